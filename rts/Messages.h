@@ -1,0 +1,58 @@
+/*
+ * rts/Messages.h -- the runtime's three kinds of message (STYLE.md §7):
+ * rts_panic for broken invariants, rts_error for user errors, and
+ * debug_trace for opt-in tracing.  All go to stderr prefixed by the
+ * program name.
+ */
+#ifndef STRATA_MESSAGES_H
+#define STRATA_MESSAGES_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* The program name used as the message prefix (basename of argv[0]). */
+extern const char *rts_prog_name;
+void rts_set_prog_name(const char *argv0);
+
+/* "<prog>: <message>\n" on stderr. */
+void rts_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rts_verror(const char *fmt, va_list ap);
+
+/* A broken invariant: prints "<prog>: internal error: <message>" with the
+ * function and file:line, then aborts.  Never returns. */
+#define rts_panic(...) rts_panic_at(__func__, __FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void rts_panic_at(const char *func, const char *file, int line,
+                            const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Debug tracing classes, chosen by +RTS -D<letters> (only S is public). */
+enum {
+    DEBUG_SANITY = 1u << 0,  /* S: full heap checks around every GC */
+    DEBUG_GC = 1u << 1,      /* g: one trace line per GC phase */
+    DEBUG_BLOCK = 1u << 2,   /* b: block allocator */
+};
+extern unsigned rts_debug_flags;
+#define debug_enabled(flag) ((rts_debug_flags & (flag)) != 0)
+#define debug_trace(flag, ...)                                               \
+    do {                                                                     \
+        if (debug_enabled(flag))                                             \
+            rts_debug_belch(__VA_ARGS__);                                    \
+    } while (0)
+void rts_debug_belch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Assertions by build level (configure --enable-debug=N, STYLE.md §6). */
+#ifndef STRATA_DEBUG
+#define STRATA_DEBUG 0
+#endif
+#if STRATA_DEBUG >= 1
+#define ASSERT(e) ((e) ? (void)0 : rts_panic("assertion failed: %s", #e))
+#else
+#define ASSERT(e) ((void)0)
+#endif
+#if STRATA_DEBUG >= 3
+#define ASSERT_EXPENSIVE(e) ASSERT(e)
+#else
+#define ASSERT_EXPENSIVE(e) ((void)0)
+#endif
+
+#endif /* STRATA_MESSAGES_H */

@@ -1,0 +1,153 @@
+/*
+ * rts/Roots.c -- local roots: frames of slots pushed by STRATA_ROOTS,
+ * living in STACK chunks owned by the main TSO.
+ *
+ * Note [Local roots live in a STACK]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * C code cannot let the collector find the heap pointers in its own
+ * variables, so it keeps them in frames on a heap STACK object instead
+ * (in the manner of OCaml's CAMLlocal, but on the heap).  A frame is
+ *
+ *     [site] [n] [slot 0] ... [slot n-1]
+ *
+ * where site points at a static StgRootSite naming the function, file and
+ * line that pushed it, which is how the heap debugger labels the frame.
+ * Chunks are allocated as large objects, so they never move and C code
+ * may hold pointers to its slots.  When a push does not fit, a new chunk
+ * is linked in front (->prev points at the older chunk); popping the first
+ * frame of a chunk returns to the older one and keeps the emptied chunk
+ * as tso->spare_stack so that a loop pushing at the boundary does not
+ * allocate every time.  The collector scans every chunk's frames at every
+ * GC, whatever the chunk's generation (the chunks are written without a
+ * write barrier), and the TSO itself is scanned every GC.
+ */
+#include "Roots.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "Messages.h"
+#include "Storage.h"
+#include "strata/Alloc.h"
+#include "strata/Roots.h"
+
+/* 16 KiB chunks: four blocks, well above the large-object threshold. */
+#define STACK_CHUNK_BYTES ((StgWord)16384)
+#define STACK_HEADER_WORDS (sizeof(StgStack) / WORD_SIZE)
+
+_Static_assert(STACK_CHUNK_BYTES >= LARGE_OBJECT_THRESHOLD,
+               "stack chunks must be large objects so that they never move");
+
+/* ----------------------------------------------------------------------
+ * Chunks
+ * ---------------------------------------------------------------------- */
+
+static StgStack *stack_chunk_new(StgWord min_frame_words)
+{
+    StgWord words = STACK_CHUNK_BYTES / WORD_SIZE;
+    if (STACK_HEADER_WORDS + min_frame_words > words)
+        words = STACK_HEADER_WORDS + min_frame_words;
+    if (words * WORD_SIZE < LARGE_OBJECT_THRESHOLD)
+        words = ROUND_UP_WORDS(LARGE_OBJECT_THRESHOLD);
+    StgStack *s = (StgStack *)strata_alloc_slow(words);
+    s->info = &stg_STACK_info;
+    s->prev = NULL;
+    s->stack_size = words - STACK_HEADER_WORDS;
+    s->sp = s->stack;
+    return s;
+}
+
+static void regs_enter_chunk(StgStack *s)
+{
+    strata_regs.sp_base = s->stack;
+    strata_regs.sp = s->sp;
+    strata_regs.sp_lim = s->stack + s->stack_size;
+}
+
+StgStack *roots_current_stack(void)
+{
+    if (strata_regs.sp_base == NULL)
+        return NULL;   /* during start-up, before the first chunk */
+    return (StgStack *)((char *)strata_regs.sp_base - offsetof(StgStack, stack));
+}
+
+void roots_sync_stack(void)
+{
+    if (strata_regs.sp_base != NULL)
+        roots_current_stack()->sp = strata_regs.sp;
+}
+
+bool roots_init(void)
+{
+    StgTSO *tso = (StgTSO *)strata_alloc_words(sizeof(StgTSO) / WORD_SIZE);
+    tso->info = &stg_TSO_info;
+    tso->stack = NULL;
+    tso->spare_stack = NULL;
+    tso->id = 1;
+    storage_main_tso = tso;
+    StgStack *s = stack_chunk_new(0);   /* may GC: re-read the TSO below */
+    storage_main_tso->stack = s;
+    regs_enter_chunk(s);
+    return true;
+}
+
+void roots_exit(void)
+{
+    strata_regs.sp = strata_regs.sp_lim = strata_regs.sp_base = NULL;
+}
+
+/* ----------------------------------------------------------------------
+ * Push and pop, slow paths
+ * ---------------------------------------------------------------------- */
+
+StgClosure **strata_roots_push_slow(const StgRootSite *site, StgWord n)
+{
+    if (strata_regs.sp_base == NULL) {
+        rts_error("strata: STRATA_ROOTS used before hs_init or after hs_exit (in %s, %s:%d)",
+                  site->func, site->file, site->line);
+        abort();
+    }
+    StgWord need = ROOT_FRAME_HEADER_WORDS + n;
+    roots_sync_stack();
+    StgStack *spare = storage_main_tso->spare_stack;
+    StgStack *s;
+    if (spare != NULL && spare->stack_size >= need) {
+        s = spare;
+        storage_main_tso->spare_stack = NULL;
+    } else {
+        s = stack_chunk_new(need);   /* may GC; chunks never move */
+    }
+    s->prev = roots_current_stack();
+    s->sp = s->stack;
+    storage_main_tso->stack = s;
+    regs_enter_chunk(s);
+    return strata_roots_push(site, n);
+}
+
+static const StgRootSite *frame_site(StgPtr f)
+{
+    return (const StgRootSite *)f[0];
+}
+
+void strata_roots_pop_slow(StgPtr f)
+{
+    StgPtr end = f + ROOT_FRAME_HEADER_WORDS + f[1];
+    if (end != strata_regs.sp || f < strata_regs.sp_base) {
+        const StgRootSite *site = frame_site(f);
+        rts_panic("local roots popped out of order: the frame pushed in %s (%s:%d) "
+                  "is not the newest frame",
+                  site->func, site->file, site->line);
+    }
+    StgStack *cur = roots_current_stack();
+    if (f != strata_regs.sp_base || cur->prev == NULL) {
+        strata_regs.sp = f;
+        return;
+    }
+    /* The chunk is empty: go back to the older one, keep this as spare. */
+    cur->sp = cur->stack;
+    StgStack *older = cur->prev;
+    cur->prev = NULL;
+    storage_main_tso->spare_stack = cur;
+    storage_main_tso->stack = older;
+    regs_enter_chunk(older);
+}

@@ -1,0 +1,23 @@
+/*
+ * rts/Roots.h -- the runtime's side of local roots: the main thread, its
+ * stack chunks, and what the collector and the debugger need of them.
+ */
+#ifndef STRATA_RTS_ROOTS_H
+#define STRATA_RTS_ROOTS_H
+
+#include <stdbool.h>
+
+#include "strata/Closures.h"
+
+/* Allocates the main TSO and its first stack chunk.  After storage_init. */
+bool roots_init(void);
+void roots_exit(void);
+
+/* The chunk the root stack pointer is in (NULL before the first exists). */
+StgStack *roots_current_stack(void);
+
+/* Writes the register copy of the stack pointer back into its chunk, so
+ * the chunk's frames are exactly [stack, sp). */
+void roots_sync_stack(void);
+
+#endif /* STRATA_RTS_ROOTS_H */

@@ -1,0 +1,106 @@
+/*
+ * rts/RtsFlags.h -- the one structure every RTS flag is parsed into, and the
+ * parser's API.  Flags are spelled as GHC spells them (shared/reference §7).
+ */
+#ifndef STRATA_RTSFLAGS_H
+#define STRATA_RTSFLAGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "strata/Config.h"
+
+/* Heap-profile breakdowns: the eventlog's HEAP_PROF_BEGIN codes. */
+typedef enum {
+    HEAP_BY_NONE = 0,
+    HEAP_BY_MOD = 2,           /* -hm */
+    HEAP_BY_DESCR = 3,         /* -hd */
+    HEAP_BY_TYPE = 4,          /* -hy */
+    HEAP_BY_CLOSURE_TYPE = 7,  /* -hT (and the deprecated -h) */
+    HEAP_BY_INFO_TABLE = 8,    /* -hi */
+    HEAP_BY_ERA = 9,           /* -he */
+} HeapBreakdown;
+
+typedef struct {
+    /* Storage manager */
+    StgWord nursery_bytes;        /* -A, default 4 MiB, at least 8 KiB */
+    unsigned generations;         /* -G, default 2, at least 1 */
+    double oldgen_factor;         /* -F, default 2.0, > 0 */
+    StgWord max_heap_bytes;       /* -M, 0 = unlimited */
+
+    /* Statistics */
+    bool stats_summary;           /* -s */
+    bool stats_per_gc;            /* -S (implies the summary, as in GHC) */
+    char *stats_file;             /* -s<file>/-S<file>; NULL = stderr; malloc'd */
+
+    /* Debugging */
+    unsigned debug_flags;         /* -D<letters>: DEBUG_* in Messages.h */
+
+    /* Heap profiling */
+    HeapBreakdown heap_breakdown; /* -hT -hi -he -hd -hy -hm */
+    bool era_selected;            /* -he<n> or -he<lo>-<hi> was given */
+    uint64_t era_lo, era_hi;      /* inclusive range of eras counted */
+    double census_interval_secs;  /* -i<secs>, default 0.1; 0 = every major GC */
+    bool automatic_heap_samples;  /* false with --no-automatic-heap-samples */
+    bool automatic_era_increment; /* --automatic-era-increment */
+
+    /* Eventlog */
+    bool eventlog;                /* -l given */
+    unsigned eventlog_classes;    /* EVENTLOG_CLASS_* bits */
+    char *eventlog_file;          /* -ol<file>; NULL = <prog>.eventlog; malloc'd */
+    double eventlog_flush_secs;   /* --eventlog-flush-interval, 0 = none */
+
+    /* Actions that end start-up */
+    bool show_usage;              /* -? */
+    bool show_info;               /* --info */
+} RtsFlags;
+
+/* Eventlog classes selected by -l<letters> (GHC's letters). */
+enum {
+    EVENTLOG_CLASS_SCHED = 1u << 0,   /* s */
+    EVENTLOG_CLASS_GC = 1u << 1,      /* g */
+    EVENTLOG_CLASS_NONMOVING = 1u << 2, /* n */
+    EVENTLOG_CLASS_SPARKS_SAMPLED = 1u << 3, /* p */
+    EVENTLOG_CLASS_SPARKS_FULL = 1u << 4,    /* f */
+    EVENTLOG_CLASS_USER = 1u << 5,    /* u */
+    EVENTLOG_CLASS_TICKY = 1u << 6,   /* T */
+    EVENTLOG_CLASS_DEFAULT = EVENTLOG_CLASS_SCHED | EVENTLOG_CLASS_GC |
+                             EVENTLOG_CLASS_SPARKS_SAMPLED | EVENTLOG_CLASS_USER,
+};
+
+extern RtsFlags rts_flags;
+
+/* Sets every field to its default. */
+void rts_flags_init_defaults(RtsFlags *flags);
+
+/* Frees the strings a parse allocated. */
+void rts_flags_free(RtsFlags *flags);
+
+/* Parses one RTS option (e.g. "-A8k", "--info") into flags.  Returns true
+ * on success; on failure writes a message naming the option and the
+ * problem (without the program prefix) into err (size err_len).
+ * Options are independent here; what depends on all of them (a bare
+ * -he<era> choosing -hT, -A clamped to -M) is settled at the end of
+ * rts_flags_process_args. */
+bool rts_flags_parse_one(RtsFlags *flags, const char *opt, char *err, size_t err_len);
+
+/* Parses a GHCRTS-style string of whitespace-separated options. */
+bool rts_flags_parse_string(RtsFlags *flags, const char *s, char *err, size_t err_len);
+
+/* Removes +RTS ... -RTS / --RTS groups from argv (in place, updating
+ * *argc, keeping argv[*argc] == NULL), parsing what they hold after the
+ * GHCRTS environment variable.  On a bad flag prints
+ * "<prog>: <problem>" and a hint to use +RTS -?, and returns false. */
+bool rts_flags_process_args(RtsFlags *flags, int *argc, char ***argv);
+
+/* True if every field holds a value the parser could have produced
+ * (sizes in range and whole blocks, generations >= 1, factor > 0, era
+ * range ordered, ...).  Checks only; never prints or aborts. */
+bool rts_flags_check(const RtsFlags *flags);
+
+/* Writes the usage text (+RTS -?) and the --info block to f. */
+void rts_flags_print_usage(FILE *f);
+void rts_flags_print_info(FILE *f);
+
+#endif /* STRATA_RTSFLAGS_H */

@@ -1,0 +1,94 @@
+/*
+ * rts/StablePtr.c -- stable pointers: a table of heap pointers the
+ * collector treats as roots and updates, handed to C code as small
+ * integers (index + 1, so that NULL is never a valid stable pointer).
+ * Free entries form a list threaded through the table, tagged with the low
+ * bit so that they can never be mistaken for a closure pointer.
+ */
+#include "StablePtr.h"
+
+#include <stdlib.h>
+
+#include "GCPrivate.h"
+#include "Messages.h"
+#include "strata/Roots.h"
+
+static StgWord *table = NULL;     /* closure pointer, or (next_free << 1) | 1 */
+static StgWord capacity = 0;
+static StgWord free_head = 0;     /* index + 1 of the first free entry; 0 = none */
+static StgWord in_use = 0;
+
+static int entry_is_free(StgWord e)
+{
+    return (e & 1) != 0;
+}
+
+static void table_grow(void)
+{
+    StgWord cap = capacity ? capacity * 2 : 64;
+    StgWord *t = realloc(table, cap * sizeof *t);
+    if (t == NULL)
+        rts_panic("out of C heap growing the stable pointer table (entries=%lu)",
+                  (unsigned long)cap);
+    /* Thread the new entries onto the free list in index order. */
+    for (StgWord i = capacity; i < cap; i++)
+        t[i] = ((i + 2) << 1) | 1;   /* next free: entry i + 1 */
+    t[cap - 1] = (free_head << 1) | 1;
+    free_head = capacity + 1;
+    table = t;
+    capacity = cap;
+}
+
+StgStablePtr getStablePtr(StgClosure *p)
+{
+    if (free_head == 0)
+        table_grow();
+    StgWord i = free_head - 1;
+    free_head = table[i] >> 1;
+    table[i] = (StgWord)p;
+    in_use++;
+    return (StgStablePtr)(i + 1);
+}
+
+static StgWord checked_index(StgStablePtr sp, const char *who)
+{
+    StgWord i = (StgWord)sp - 1;
+    if ((StgWord)sp == 0 || i >= capacity || entry_is_free(table[i])) {
+        rts_error("%s: invalid stable pointer %p (never made, or already freed)", who, sp);
+        abort();
+    }
+    return i;
+}
+
+StgClosure *deRefStablePtr(StgStablePtr sp)
+{
+    return (StgClosure *)table[checked_index(sp, "deRefStablePtr")];
+}
+
+void freeStablePtr(StgStablePtr sp)
+{
+    StgWord i = checked_index(sp, "freeStablePtr");
+    table[i] = (free_head << 1) | 1;
+    free_head = i + 1;
+    in_use--;
+}
+
+void stable_ptr_evacuate_all(void)
+{
+    gct.evac_gen = 0;
+    for (StgWord i = 0; i < capacity; i++)
+        if (!entry_is_free(table[i]))
+            evacuate((StgClosure **)&table[i]);
+}
+
+StgWord stable_ptr_count(void)
+{
+    return in_use;
+}
+
+void stable_ptr_exit(void)
+{
+    free(table);
+    table = NULL;
+    capacity = free_head = in_use = 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * rts/StgInfo.c -- the info tables the runtime itself owns.  Their layout
+ * fields are unused (these closure types have variable or special layouts
+ * that ClosureSize.h knows); their names are what -hT and the tools print.
+ */
+#include "strata/InfoTables.h"
+
+#define RTS_INFO(sym, type_, name_) \
+    const StgInfoTable sym = {(type_), 0, 0, 0, (name_), NULL, NULL}
+
+RTS_INFO(stg_IND_info, IND, "IND");
+RTS_INFO(stg_IND_STATIC_info, IND_STATIC, "IND_STATIC");
+RTS_INFO(stg_BLACKHOLE_info, BLACKHOLE, "BLACKHOLE");
+RTS_INFO(stg_ARR_WORDS_info, ARR_WORDS, "ARR_WORDS");
+RTS_INFO(stg_MUT_VAR_CLEAN_info, MUT_VAR_CLEAN, "MUT_VAR_CLEAN");
+RTS_INFO(stg_MUT_VAR_DIRTY_info, MUT_VAR_DIRTY, "MUT_VAR_DIRTY");
+RTS_INFO(stg_MUT_ARR_PTRS_CLEAN_info, MUT_ARR_PTRS_CLEAN, "MUT_ARR_PTRS_CLEAN");
+RTS_INFO(stg_MUT_ARR_PTRS_DIRTY_info, MUT_ARR_PTRS_DIRTY, "MUT_ARR_PTRS_DIRTY");
+RTS_INFO(stg_TSO_info, TSO, "TSO");
+RTS_INFO(stg_STACK_info, STACK, "STACK");

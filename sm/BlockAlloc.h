@@ -1,0 +1,59 @@
+/*
+ * sm/BlockAlloc.h -- the block allocator: groups of 4 KiB blocks carved
+ * from megablocks, kept on free lists bucketed by log2 of the group size,
+ * coalesced with free neighbours when freed (shared/reference §6.1).
+ * Design and invariants: docs/design/block-allocator.md.
+ *
+ * Not thread-safe: callers serialise.  Memory of freed blocks stays
+ * committed until the megablock layer's mblock_return_free gives whole
+ * free megablocks back to the OS.
+ *
+ * Caller contract (.inv.free-marker): never store (StgPtr)-1 in the free
+ * field of any descriptor; the allocator reserves that value to mark free
+ * groups.  Descriptors other than a group's head are the caller's to use
+ * while the group is allocated; the allocator does not read them.
+ */
+#ifndef STRATA_BLOCKALLOC_H
+#define STRATA_BLOCKALLOC_H
+
+#include "strata/Block.h"
+
+/* Empties the free lists and counters.  mblock_init must have succeeded
+ * first, and no megablocks may be in use yet (else panic).  Calls nothing
+ * but the megablock layer. */
+void block_alloc_init(void);
+
+/* A group of n >= 1 contiguous blocks; n > BLOCKS_PER_MBLOCK gives a
+ * megablock group.  The head descriptor is initialised: start, free =
+ * start, link = NULL, blocks = n, flags = 0, gen = NULL, gen_no = dest_no
+ * = 0, era = 0 (and u, pad_node, pad32 = 0).  Only the head describes the
+ * group (objects in a group start at its first block, so Bdescr of an
+ * object is its head); the group's other descriptors hold unspecified
+ * values.  The blocks' contents are unspecified (not zeroed).  A group of
+ * n <= 252 blocks lies within one megablock; a megablock group starts at
+ * its first megablock's first block and its head is that megablock's
+ * first descriptor.  Returns NULL, changing nothing, when no memory can be
+ * had from the OS or the reservation.  O(1) for n <= 252 unless a fresh
+ * megablock is needed.  n == 0 is a bug (panic). */
+BlockDesc *block_alloc_group(StgWord n);
+
+/* Frees a group (its head descriptor, with blocks as it was allocated);
+ * coalesces with free neighbours and returns whole free megablocks to the
+ * megablock free list.  A caller that split a group of at most 252 blocks
+ * into smaller groups (each piece's head with correct start and blocks)
+ * may free the pieces separately.  Freeing a group twice panics where it can be detected. */
+void block_free_group(BlockDesc *bd);
+
+/* Frees every group on a NULL-terminated list linked through ->link. */
+void block_free_chain(BlockDesc *bd);
+
+StgWord block_n_allocated(void);   /* blocks currently handed out (a megablock
+                                      group counts as the n requested) */
+StgWord block_n_free(void);        /* blocks on the free lists */
+
+/* Panics (rts_panic) if a free list is inconsistent: wrong bucket, a
+ * group not marked free, uncoalesced neighbours, bad tail descriptor,
+ * or counts that do not balance with the megablocks in use. */
+void block_check(void);
+
+#endif /* STRATA_BLOCKALLOC_H */

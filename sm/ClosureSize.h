@@ -1,0 +1,64 @@
+/*
+ * sm/ClosureSize.h -- the size of a closure in words, from its info table.
+ * Used by the collector (copy), the sanity checker and heap walkers.
+ */
+#ifndef STRATA_CLOSURESIZE_H
+#define STRATA_CLOSURESIZE_H
+
+#include "strata/Closures.h"
+
+/* Header words of a closure of this type (thunks carry one extra). */
+static inline StgWord closure_header_words(StgHalfWord type)
+{
+    return (type >= THUNK && type <= THUNK_SELECTOR) ? THUNK_HEADER_WORDS : 1;
+}
+
+static inline StgWord closure_sizeW_info(const StgClosure *c, const StgInfoTable *info)
+{
+    switch (info->type) {
+    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
+    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
+    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
+    case FUN_0_2: case FUN_STATIC:
+        return 1 + (StgWord)info->ptrs + info->nptrs;
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC:
+        return THUNK_HEADER_WORDS + (StgWord)info->ptrs + info->nptrs;
+    case BLACKHOLE: {
+        const StgInfoTable *t = ((const StgBlackhole *)c)->thunk_info;
+        return THUNK_HEADER_WORDS + (StgWord)t->ptrs + t->nptrs;
+    }
+    case IND: case IND_STATIC:
+        return 2;
+    case ARR_WORDS:
+        return 2 + ROUND_UP_WORDS(((const StgArrBytes *)c)->bytes);
+    case MUT_VAR_CLEAN: case MUT_VAR_DIRTY:
+        return 2;
+    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
+        return 3 + ((const StgMutArrPtrs *)c)->size;
+    case TSO:
+        return sizeof(StgTSO) / WORD_SIZE;
+    case STACK:
+        return sizeof(StgStack) / WORD_SIZE + ((const StgStack *)c)->stack_size;
+    default:
+        return 0;   /* not a heap object strata creates */
+    }
+}
+
+static inline StgWord closure_sizeW(const StgClosure *c)
+{
+    return closure_sizeW_info(c, c->info);
+}
+
+/* Forwarding pointers: an evacuated closure's info word holds the address
+ * of its copy with the low bit set (info tables are word aligned). */
+static inline int closure_is_forwarded(const StgClosure *c)
+{
+    return ((StgWord)c->info & 1) != 0;
+}
+static inline StgClosure *closure_forwardee(const StgClosure *c)
+{
+    return (StgClosure *)((StgWord)c->info & ~(StgWord)1);
+}
+
+#endif /* STRATA_CLOSURESIZE_H */

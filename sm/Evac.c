@@ -1,0 +1,135 @@
+/*
+ * sm/Evac.c -- evacuation: moving one object out of from-space.
+ *
+ * evacuate(p) makes *p point at the to-space copy of the object it points
+ * at, copying it on first visit and leaving a forwarding pointer behind
+ * (Note [Forwarding pointers] in ClosureSize.h).  Indirections are
+ * short-circuited here.  Large objects and pinned blocks are relinked,
+ * never copied.  Copies go to a block of the object's destination
+ * generation and *the same era* (Note [Eras live in block descriptors] in
+ * Storage.c).  Nothing here recurses: Scav.c scans the copies.
+ */
+#include <string.h>
+
+#include "BlockAlloc.h"
+#include "ClosureSize.h"
+#include "GCPrivate.h"
+#include "MBlock.h"
+#include "Messages.h"
+
+/* ----------------------------------------------------------------------
+ * To-space allocation
+ * ---------------------------------------------------------------------- */
+
+static BlockDesc *new_todo_block(Generation *g, uint64_t era)
+{
+    BlockDesc *bd = block_alloc_group(1);
+    if (bd == NULL)
+        storage_heap_overflow(BLOCK_SIZE);
+    bd->gen = g;
+    bd->gen_no = g->no;
+    bd->dest_no = g->promote_to;
+    bd->era = era;
+    bd->flags = g->no <= gct.collected_gen ? BF_EVACUATED : 0;
+    bd->u.scan = bd->start;
+    bd->link = g->blocks;
+    g->blocks = bd;
+    g->n_blocks++;
+    return bd;
+}
+
+StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era)
+{
+    Generation *g = &storage_gens[gen_no];
+    BlockDesc *bd = g->gc_last_dest;
+    if (STRATA_LIKELY(bd != NULL && bd->era == era &&
+                      bd->free + n_words <= bd->start + BLOCK_SIZE_W)) {
+        StgPtr p = bd->free;
+        bd->free += n_words;
+        g->n_words += n_words;
+        return p;
+    }
+    BlockDesc **slot = era_block_map_slot(&g->dests, era);
+    bd = *slot;
+    if (bd == NULL || bd->free + n_words > bd->start + BLOCK_SIZE_W) {
+        if (bd != NULL && bd->u.scan < bd->free)
+            gc_push_scan_queue(bd);   /* full: scan it from the queue */
+        bd = new_todo_block(g, era);
+        *slot = bd;
+    }
+    g->gc_last_dest = bd;
+    StgPtr p = bd->free;
+    bd->free += n_words;
+    g->n_words += n_words;
+    return p;
+}
+
+/* ----------------------------------------------------------------------
+ * Evacuation
+ * ---------------------------------------------------------------------- */
+
+static void evacuate_large(BlockDesc *bd)
+{
+    Generation *from = &storage_gens[bd->gen_no];
+    dbl_link_remove(bd, &from->old_large);
+    uint16_t to = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
+    Generation *g = &storage_gens[to];
+    bd->gen = g;
+    bd->gen_no = to;
+    bd->dest_no = g->promote_to;
+    bd->flags |= BF_EVACUATED;
+    bd->link = gct.todo_large;
+    gct.todo_large = bd;
+}
+
+void evacuate(StgClosure **p)
+{
+    StgClosure *q = *p;
+    for (;;) {
+        if (q == NULL || !heap_alloced(q)) {
+            /* NULL (unset field) or a static closure: statics never move,
+             * and those that point into the heap are static roots. */
+            *p = q;
+            return;
+        }
+        BlockDesc *bd = Bdescr(q);
+        if (bd->gen_no > gct.collected_gen || (bd->flags & BF_EVACUATED)) {
+            /* Not in from-space (an older generation, or already kept). */
+            if (bd->gen_no < gct.evac_gen)
+                gct.failed_to_evac = true;
+            *p = q;
+            return;
+        }
+        if (bd->flags & (BF_LARGE | BF_PINNED)) {
+            evacuate_large(bd);
+            if (bd->gen_no < gct.evac_gen)
+                gct.failed_to_evac = true;
+            *p = q;
+            return;
+        }
+        const StgInfoTable *info = q->info;
+        if (closure_is_forwarded(q)) {
+            StgClosure *to = closure_forwardee(q);
+            if (Bdescr(to)->gen_no < gct.evac_gen)
+                gct.failed_to_evac = true;
+            *p = to;
+            return;
+        }
+        if (info->type == IND) {
+            /* Short-circuit: point straight at the value. */
+            q = ((StgInd *)q)->indirectee;
+            continue;
+        }
+        StgWord size = closure_sizeW_info(q, info);
+        if (STRATA_UNLIKELY(size == 0))
+            rts_panic("evacuate: object of unknown closure type (object=%p, type=%u, block=%p)",
+                      (void *)q, (unsigned)info->type, (void *)bd);
+        uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
+        StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
+        memcpy(to, q, size * WORD_SIZE);
+        gct.copied_words += size;
+        q->info = (const StgInfoTable *)((StgWord)to | 1);
+        *p = (StgClosure *)to;
+        return;
+    }
+}

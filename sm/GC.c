@@ -1,0 +1,337 @@
+/*
+ * sm/GC.c -- the collector's driver: choose the generations, prepare
+ * from-space, evacuate the roots, scavenge to a fixed point, free
+ * from-space, resize, report.  The phases are named calls so gc_collect
+ * reads as the algorithm.  Evac.c and Scav.c hold the copying itself.
+ * See docs/design/gc.md.
+ */
+#include "GC.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "BlockAlloc.h"
+#include "GCPrivate.h"
+#include "MBlock.h"
+#include "Messages.h"
+#include "MutList.h"
+#include "Roots.h"
+#include "RtsFlags.h"
+#include "Sanity.h"
+#include "StablePtr.h"
+#include "Stats.h"
+#include "strata/Alloc.h"
+
+GCThread gct;
+
+#define MAX_GC_HOOKS 8
+static GCHook gc_hooks[MAX_GC_HOOKS];
+static unsigned n_gc_hooks = 0;
+
+/* Set when a minor GC leaves the heap above -M: the next GC is major. */
+static bool major_gc_wanted = false;
+
+/* ----------------------------------------------------------------------
+ * The era map: era -> to-space block of one generation
+ * ---------------------------------------------------------------------- */
+
+static StgWord era_hash(uint64_t era, StgWord mask)
+{
+    return (StgWord)((era * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static void era_block_map_grow(EraBlockMap *m)
+{
+    StgWord cap = m->capacity ? m->capacity * 2 : 16;
+    uint64_t *eras = calloc(cap, sizeof *eras);
+    BlockDesc **bds = calloc(cap, sizeof *bds);
+    if (eras == NULL || bds == NULL)
+        rts_panic("out of C heap growing the era block map (slots=%lu)", (unsigned long)cap);
+    for (StgWord i = 0; i < m->capacity; i++) {
+        if (m->bds[i] == NULL)
+            continue;
+        StgWord j = era_hash(m->eras[i], cap - 1);
+        while (bds[j] != NULL)
+            j = (j + 1) & (cap - 1);
+        eras[j] = m->eras[i];
+        bds[j] = m->bds[i];
+    }
+    free(m->eras);
+    free(m->bds);
+    m->eras = eras;
+    m->bds = bds;
+    m->capacity = cap;
+}
+
+/* The slot for era (created empty if absent). */
+BlockDesc **era_block_map_slot(EraBlockMap *m, uint64_t era)
+{
+    if (2 * (m->count + 1) > m->capacity)
+        era_block_map_grow(m);
+    StgWord mask = m->capacity - 1;
+    StgWord i = era_hash(era, mask);
+    while (m->bds[i] != NULL) {
+        if (m->eras[i] == era)
+            return &m->bds[i];
+        i = (i + 1) & mask;
+    }
+    /* Reserve the slot now so the caller's store keeps the count right. */
+    m->eras[i] = era;
+    m->count++;
+    return &m->bds[i];
+}
+
+void era_block_map_clear(EraBlockMap *m)
+{
+    if (m->capacity != 0) {
+        memset(m->bds, 0, m->capacity * sizeof *m->bds);
+        m->count = 0;
+    }
+}
+
+static void era_block_map_free(EraBlockMap *m)
+{
+    free(m->eras);
+    free(m->bds);
+    memset(m, 0, sizeof *m);
+}
+
+/* ----------------------------------------------------------------------
+ * The scan queue
+ * ---------------------------------------------------------------------- */
+
+void gc_push_scan_queue(BlockDesc *bd)
+{
+    if (gct.scan_queue_len == gct.scan_queue_cap) {
+        StgWord cap = gct.scan_queue_cap ? 2 * gct.scan_queue_cap : 256;
+        BlockDesc **q = realloc(gct.scan_queue, cap * sizeof *q);
+        if (q == NULL)
+            rts_panic("out of C heap growing the GC scan queue (entries=%lu)", (unsigned long)cap);
+        gct.scan_queue = q;
+        gct.scan_queue_cap = cap;
+    }
+    gct.scan_queue[gct.scan_queue_len++] = bd;
+}
+
+/* ----------------------------------------------------------------------
+ * Phases
+ * ---------------------------------------------------------------------- */
+
+static StgWord gen_blocks(const Generation *g)
+{
+    return g->n_blocks + g->n_large_blocks;
+}
+
+/* The oldest generation that has outgrown its budget, or the oldest of
+ * all for a major collection. */
+static unsigned choose_collected_gen(bool major)
+{
+    if (major || major_gc_wanted)
+        return storage_n_gens - 1;
+    unsigned n = 0;
+    for (unsigned g = 1; g < storage_n_gens; g++)
+        if (gen_blocks(&storage_gens[g]) > storage_gens[g].max_blocks)
+            n = g;
+    return n;
+}
+
+/* Turns generations 0..N into from-space and detaches the remembered sets
+ * of the older ones for scanning. */
+static void prepare_generations(unsigned N)
+{
+    storage_sync_nursery();
+    storage_retire_pinned_block();
+    for (unsigned i = 0; i < storage_n_gens; i++) {
+        Generation *g = &storage_gens[i];
+        g->gc_last_dest = NULL;
+        g->old_mut_list = g->mut_list;
+        g->mut_list = NULL;
+        if (i <= N) {
+            g->old_blocks = g->blocks;
+            g->n_old_blocks = g->n_blocks;
+            g->blocks = NULL;
+            g->n_blocks = 0;
+            g->n_words = 0;
+            g->old_large = g->large_objects;
+            g->large_objects = NULL;
+            g->n_large_blocks = 0;
+            g->n_large_words = 0;
+            era_block_map_clear(&g->dests);
+        } else {
+            /* Keep filling the partly used blocks; scan only what is new. */
+            for (StgWord j = 0; j < g->dests.capacity; j++)
+                if (g->dests.bds[j] != NULL)
+                    g->dests.bds[j]->u.scan = g->dests.bds[j]->free;
+        }
+    }
+}
+
+static void evacuate_roots(unsigned N)
+{
+    gct.evac_gen = 0;
+    /* The TSO and its stack chunks are written without a barrier, so they
+     * are scanned at every GC whatever their generation. */
+    evacuate((StgClosure **)&storage_main_tso);
+    if (storage_main_tso != NULL)
+        scavenge_object((StgClosure *)storage_main_tso);
+    scavenge_root_stack(roots_current_stack());
+    gct.evac_gen = 0;
+    stable_ptr_evacuate_all();
+    gct.evac_gen = 0;
+    for (StgWord i = 0; i < static_roots_count; i++) {
+        gct.failed_to_evac = false;
+        scavenge_object(static_roots[i]);
+    }
+    for (unsigned i = N + 1; i < storage_n_gens; i++)
+        scavenge_mut_list(&storage_gens[i]);
+}
+
+/* Frees from-space and the dead large objects; clears the GC flags on
+ * what survived; recounts the collected generations. */
+static void free_from_space(unsigned N)
+{
+    for (unsigned i = 0; i < storage_n_gens; i++) {
+        Generation *g = &storage_gens[i];
+        mut_list_free(g->old_mut_list);
+        g->old_mut_list = NULL;
+        if (i > N) {
+            for (BlockDesc *bd = g->large_objects; bd != NULL; bd = bd->link)
+                bd->flags &= (uint16_t)~BF_EVACUATED;
+            continue;
+        }
+        block_free_chain(g->old_blocks);
+        g->old_blocks = NULL;
+        g->n_old_blocks = 0;
+        for (BlockDesc *bd = g->old_large, *next; bd != NULL; bd = next) {
+            next = bd->link;
+            block_free_group(bd);
+        }
+        g->old_large = NULL;
+        for (BlockDesc *bd = g->blocks; bd != NULL; bd = bd->link)
+            bd->flags &= (uint16_t)~BF_EVACUATED;
+        for (BlockDesc *bd = g->large_objects; bd != NULL; bd = bd->link)
+            bd->flags &= (uint16_t)~BF_EVACUATED;
+        g->collections++;
+    }
+}
+
+static StgWord live_words_total(void)
+{
+    StgWord w = 0;
+    for (unsigned i = 0; i < storage_n_gens; i++)
+        w += storage_gens[i].n_words + storage_gens[i].n_large_words;
+    return w;
+}
+
+/* After collecting generation N: new budgets (-F), and megablocks the
+ * next cycle will not need go back to the OS. */
+static StgWord resize_generations(unsigned N)
+{
+    StgWord min_blocks = (1u << 20) / BLOCK_SIZE;   /* GHC's -O: 1 MiB */
+    for (unsigned i = 1; i <= N && i < storage_n_gens; i++) {
+        Generation *g = &storage_gens[i];
+        StgWord live_blocks = gen_blocks(g);
+        StgWord budget = (StgWord)((double)live_blocks * rts_flags.oldgen_factor);
+        g->max_blocks = budget > min_blocks ? budget : min_blocks;
+    }
+    if (N != storage_n_gens - 1)
+        return 0;
+    /* Keep enough free megablocks for the oldest generation to grow to its
+     * budget (and be copied once), return the rest. */
+    StgWord heap = storage_heap_blocks();
+    StgWord needed_blocks = heap + oldest_gen->max_blocks;
+    StgWord needed_mblocks = (needed_blocks + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
+    StgWord in_use = mblock_n_in_use();
+    StgWord keep = needed_mblocks > in_use ? needed_mblocks - in_use : 0;
+    return mblock_return_free(keep);
+}
+
+static void check_heap_limit(unsigned N)
+{
+    if (rts_flags.max_heap_bytes == 0)
+        return;
+    StgWord heap_bytes = storage_heap_blocks() * BLOCK_SIZE;
+    if (heap_bytes <= rts_flags.max_heap_bytes) {
+        major_gc_wanted = false;
+        return;
+    }
+    if (N == storage_n_gens - 1)
+        storage_heap_overflow(heap_bytes);
+    major_gc_wanted = true;
+}
+
+/* ----------------------------------------------------------------------
+ * The driver
+ * ---------------------------------------------------------------------- */
+
+void gc_collect(bool major)
+{
+    stats_gc_begin();
+    unsigned N = choose_collected_gen(major);
+    bool is_major = N == storage_n_gens - 1;
+    debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
+
+    GCDetails details = {0};
+    details.allocated_bytes = storage_nursery_allocated_bytes() + storage_large_alloc_bytes;
+    storage_large_alloc_bytes = 0;
+    roots_sync_stack();
+
+    if (debug_enabled(DEBUG_SANITY))
+        sanity_check_heap("before GC");
+
+    gct.collected_gen = N;
+    gct.copied_words = 0;
+    gct.todo_large = NULL;
+    gct.scan_queue_len = 0;
+
+    prepare_generations(N);
+    evacuate_roots(N);
+    scavenge_loop();
+    free_from_space(N);
+    storage_reset_nursery();
+    StgWord returned = resize_generations(N);
+
+    details.gen = N;
+    details.major = is_major;
+    details.copied_bytes = gct.copied_words * WORD_SIZE;
+    details.live_bytes = live_words_total() * WORD_SIZE;
+    StgWord large_words = 0;
+    for (unsigned i = 0; i < storage_n_gens; i++)
+        large_words += storage_gens[i].n_large_words;
+    details.large_live_bytes = large_words * WORD_SIZE;
+    StgWord heap_blocks = storage_heap_blocks() - storage_nursery.n_blocks;
+    details.slop_bytes = heap_blocks * BLOCK_SIZE > details.live_bytes
+                             ? heap_blocks * BLOCK_SIZE - details.live_bytes : 0;
+    details.mem_in_use_bytes = (mblock_n_in_use() + mblock_n_free()) * MBLOCK_SIZE;
+    details.returned_mblocks = returned;
+
+    if (debug_enabled(DEBUG_SANITY))
+        sanity_check_heap("after GC");
+
+    stats_gc_end(&details);
+    check_heap_limit(N);
+    for (unsigned i = 0; i < n_gc_hooks; i++)
+        gc_hooks[i](N, is_major);
+}
+
+void strata_perform_gc(int major)
+{
+    gc_collect(major != 0);
+}
+
+void gc_add_post_hook(GCHook hook)
+{
+    if (n_gc_hooks == MAX_GC_HOOKS)
+        rts_panic("too many GC hooks (max=%d)", MAX_GC_HOOKS);
+    gc_hooks[n_gc_hooks++] = hook;
+}
+
+void gc_exit(void)
+{
+    n_gc_hooks = 0;
+    major_gc_wanted = false;
+    for (unsigned i = 0; i < storage_n_gens; i++)
+        era_block_map_free(&storage_gens[i].dests);
+    free(gct.scan_queue);
+    memset(&gct, 0, sizeof gct);
+}

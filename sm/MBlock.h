@@ -1,0 +1,67 @@
+/*
+ * sm/MBlock.h -- megablocks: 1 MiB, 1 MiB-aligned pieces of one large
+ * address-space reservation (so heap_alloced is a range check, as in GHC's
+ * two-step allocator on 64-bit platforms).
+ *
+ * Not thread-safe: callers serialise.  The block allocator (BlockAlloc.h)
+ * is meant to be the only client of mblock_alloc_group/mblock_free_group
+ * (.inv.block-count in docs/design/block-allocator.md relies on it).
+ */
+#ifndef STRATA_MBLOCK_H
+#define STRATA_MBLOCK_H
+
+#include <stdbool.h>
+
+#include "strata/Config.h"
+
+/* The reserved range; set by mblock_init. */
+extern char *mblock_heap_base;
+extern char *mblock_heap_end;
+
+/* True iff p lies in the heap's reserved range (not a static closure). */
+static inline bool heap_alloced(const void *p)
+{
+    return (StgWord)((const char *)p - mblock_heap_base) <
+           (StgWord)(mblock_heap_end - mblock_heap_base);
+}
+
+/* Reserves reserve_bytes of address space (rounded up to megablocks).
+ * Returns 0 or an errno value (EINVAL for 0 or an absurd size, ENOMEM when
+ * the address space cannot be reserved); on failure nothing is set up.
+ * Reserving costs no memory, so pick a size well beyond any expected heap.
+ * Calling it twice without mblock_exit in between is a bug (panic). */
+int mblock_init(StgWord reserve_bytes);
+
+/* Releases the whole reservation, including any megablocks still in use,
+ * and forgets all state; mblock_init may be called again afterwards.  A
+ * no-op if mblock_init has not succeeded. */
+void mblock_exit(void);
+
+/* n >= 1 contiguous committed megablocks, or NULL when the reservation is
+ * full or the OS refuses to commit memory (nothing changes then).  First
+ * fit from the free list (lowest address), else from never-used address
+ * space.  Megablocks never used before, or returned by mblock_return_free,
+ * read as zero; megablocks reused straight from the free list keep
+ * whatever they held. */
+void *mblock_alloc_group(StgWord n);
+
+/* Puts n megablocks starting at mb back on the free megablock list; they
+ * stay committed until mblock_return_free gives them back.  Every one of
+ * them must be in use (else panic); a group may be freed in pieces. */
+void mblock_free_group(void *mb, StgWord n);
+
+/* Decommits free megablocks until at most keep remain committed and free,
+ * highest addresses first; returns how many were returned to the OS.  If
+ * the OS refuses, it stops early and returns the number done so far. */
+StgWord mblock_return_free(StgWord keep);
+
+StgWord mblock_n_in_use(void);       /* held by the block allocator */
+StgWord mblock_n_free(void);         /* committed but free */
+StgWord mblock_n_hw(void);           /* high-water mark of in_use + free */
+StgWord mblock_n_returned(void);     /* total returned to the OS so far */
+
+/* Panics (rts_panic) if the free megablock list is unsorted, overlapping,
+ * uncoalesced or miscounted. */
+void mblock_check(void);
+
+#endif /* STRATA_MBLOCK_H */

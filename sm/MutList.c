@@ -1,0 +1,120 @@
+/*
+ * sm/MutList.c -- remembered sets: per-generation mutable lists kept in
+ * chains of blocks, and the list of static closures that point into the
+ * heap.  See .inv.remembered in MutList.h.
+ */
+#include "MutList.h"
+
+#include <stdlib.h>
+
+#include "BlockAlloc.h"
+#include "MBlock.h"
+#include "Messages.h"
+#include "strata/Alloc.h"
+
+StgClosure **static_roots = NULL;
+StgWord static_roots_count = 0;
+static StgWord static_roots_capacity = 0;
+
+/* ----------------------------------------------------------------------
+ * Mutable lists
+ * ---------------------------------------------------------------------- */
+
+void mut_list_record(Generation *g, StgClosure *p)
+{
+    BlockDesc *bd = g->mut_list;
+    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
+        BlockDesc *nb = block_alloc_group(1);
+        if (nb == NULL)
+            storage_heap_overflow(BLOCK_SIZE);
+        nb->link = bd;
+        g->mut_list = bd = nb;
+    }
+    *bd->free++ = (StgWord)p;
+}
+
+void mut_list_free(BlockDesc *list)
+{
+    block_free_chain(list);
+}
+
+/* ----------------------------------------------------------------------
+ * Static roots
+ * ---------------------------------------------------------------------- */
+
+void static_roots_add(StgClosure *p)
+{
+    if (static_roots_count == static_roots_capacity) {
+        StgWord cap = static_roots_capacity ? 2 * static_roots_capacity : 64;
+        StgClosure **n = realloc(static_roots, cap * sizeof *n);
+        if (n == NULL)
+            rts_panic("out of C heap growing the static root list (entries=%lu)",
+                      (unsigned long)static_roots_count);
+        static_roots = n;
+        static_roots_capacity = cap;
+    }
+    static_roots[static_roots_count++] = p;
+}
+
+void mut_list_exit(void)
+{
+    free(static_roots);
+    static_roots = NULL;
+    static_roots_count = static_roots_capacity = 0;
+}
+
+void mut_list_remember(StgClosure *p)
+{
+    if (!heap_alloced(p)) {
+        static_roots_add(p);
+        return;
+    }
+    BlockDesc *bd = Bdescr(p);
+    if (bd->gen_no > 0)
+        mut_list_record(&storage_gens[bd->gen_no], p);
+}
+
+/* ----------------------------------------------------------------------
+ * The public write barriers
+ * ---------------------------------------------------------------------- */
+
+void strata_mut_var_write(StgClosure *mv, StgClosure *value)
+{
+    StgMutVar *m = (StgMutVar *)mv;
+    m->var = value;
+    if (m->info == &stg_MUT_VAR_CLEAN_info) {
+        m->info = &stg_MUT_VAR_DIRTY_info;
+        mut_list_remember(mv);
+    }
+}
+
+/* Note [Card marking]
+ * ~~~~~~~~~~~~~~~~~~~
+ * A mutable array has one card byte per 128 elements.  A write marks the
+ * element's card; an old array goes on the mutable list the first time it
+ * becomes dirty.  A minor GC then scans only the marked cards of the arrays
+ * on the mutable lists and clears the cards whose elements no longer point
+ * into a younger generation, so a large old array costs a minor GC in
+ * proportion to what was written, not to its length. */
+void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
+{
+    StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
+    if (STRATA_UNLIKELY(i >= a->ptrs))
+        rts_panic("strata_mut_array_write: index out of range (index=%lu, length=%lu)",
+                  (unsigned long)i, (unsigned long)a->ptrs);
+    a->payload[i] = value;
+    mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS] = 1;
+    if (a->info == &stg_MUT_ARR_PTRS_CLEAN_info) {
+        a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
+        mut_list_remember(arr);
+    }
+}
+
+StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i)
+{
+    StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
+    if (STRATA_UNLIKELY(i >= a->ptrs))
+        rts_panic("strata_mut_array_read: index out of range (index=%lu, length=%lu)",
+                  (unsigned long)i, (unsigned long)a->ptrs);
+    return a->payload[i];
+}

@@ -1,0 +1,43 @@
+/*
+ * sm/MutList.h -- remembered sets.
+ *
+ * .inv.remembered: after every GC and at every allocation, each object in
+ * generation g > 0 that may point into a generation younger than g is on
+ * g's mutable list, and each static closure that may point into the heap
+ * is on the static root list.  The write barrier (strata_mut_var_write,
+ * strata_mut_array_write, thunk update) and the collector (objects that
+ * "failed to evacuate" into their own generation) keep it.  A minor GC
+ * therefore scans these lists instead of the old generations.
+ */
+#ifndef STRATA_MUTLIST_H
+#define STRATA_MUTLIST_H
+
+#include "Storage.h"
+
+/* Appends p to g's mutable list. */
+void mut_list_record(Generation *g, StgClosure *p);
+
+/* Calls f on every entry of a mutable list (a chain of blocks). */
+#define MUT_LIST_FOR_EACH(list, var, body)                                    \
+    for (BlockDesc *mlbd_ = (list); mlbd_ != NULL; mlbd_ = mlbd_->link)      \
+        for (StgPtr mlp_ = mlbd_->start; mlp_ < mlbd_->free; mlp_++) {        \
+            StgClosure *var = (StgClosure *)*mlp_;                            \
+            body                                                              \
+        }
+
+/* Frees the blocks of a mutable list. */
+void mut_list_free(BlockDesc *list);
+
+/* Records a static closure that now points into the heap.  Static roots
+ * stay on the list for the rest of the run. */
+void static_roots_add(StgClosure *p);
+extern StgClosure **static_roots;
+extern StgWord static_roots_count;
+
+void mut_list_exit(void);
+
+/* The write barrier for objects other than through the public API (thunk
+ * updates): records p if it lives in an old generation or is static. */
+void mut_list_remember(StgClosure *p);
+
+#endif /* STRATA_MUTLIST_H */

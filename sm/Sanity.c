@@ -1,0 +1,345 @@
+/*
+ * sm/Sanity.c -- the heap sanity checker, run before and after every GC
+ * with +RTS -DS (in every build: it costs nothing when off).
+ *
+ * It checks, in order: the megablock and block free lists (their own
+ * checks); every block on every heap list belongs to its generation, has
+ * a valid era and sane bounds; every object in those blocks has a valid
+ * info table and size; every pointer field is NULL, a static closure or
+ * the start of an object inside a heap block that is on a heap list (so
+ * nothing points into from-space or freed memory); every pointer from an
+ * old generation to a younger one is in a remembered set (.inv.remembered
+ * in MutList.h); and the block inventory balances: the blocks on heap
+ * lists, mutable lists and the nursery are exactly the blocks the block
+ * allocator has handed out (.inv.block-inventory).
+ */
+#include "Sanity.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "BlockAlloc.h"
+#include "ClosureSize.h"
+#include "Eras.h"
+#include "MBlock.h"
+#include "Messages.h"
+#include "MutList.h"
+#include "Roots.h"
+#include "Storage.h"
+
+static const char *check_when;
+
+/* The old objects on mutable lists, for the remembered-set check: a
+ * sorted array searched by bisection. */
+static StgWord *remembered = NULL;
+static StgWord n_remembered = 0, cap_remembered = 0;
+
+_Noreturn __attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: sanity check failed (%s): ", rts_prog_name, check_when);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    abort();
+}
+
+/* ----------------------------------------------------------------------
+ * Blocks
+ * ---------------------------------------------------------------------- */
+
+static StgWord mark_list(BlockDesc *list, const Generation *g, uint16_t must_flags,
+                         const char *what)
+{
+    StgWord n = 0;
+    uint64_t max_era = eras_max_seen();
+    for (BlockDesc *bd = list; bd != NULL; bd = bd->link) {
+        if (bd->free == (StgPtr)-1)
+            fail("a free block is on the %s list (block=%p)", what, (void *)bd);
+        if (Bdescr(bd->start) != bd)
+            fail("block descriptor does not describe its start (block=%p, start=%p)",
+                 (void *)bd, (void *)bd->start);
+        if (bd->flags & BF_KNOWN)
+            fail("block is on two lists, or twice on the %s list (block=%p)", what, (void *)bd);
+        if (g != NULL && (bd->gen != g || bd->gen_no != g->no))
+            fail("block on generation %u's %s list belongs to generation %u (block=%p)",
+                 (unsigned)g->no, what, (unsigned)bd->gen_no, (void *)bd);
+        if (g != NULL && bd->era > max_era)
+            fail("block has an era that was never current (block=%p, era=%lu, max era=%lu)",
+                 (void *)bd, (unsigned long)bd->era, (unsigned long)max_era);
+        if ((must_flags & bd->flags) != must_flags)
+            fail("block on the %s list lacks flags 0x%x (block=%p, flags=0x%x)", what,
+                 (unsigned)must_flags, (void *)bd, (unsigned)bd->flags);
+        if (bd->free < bd->start || bd->free > bd->start + (StgWord)bd->blocks * BLOCK_SIZE_W)
+            fail("block's free pointer is outside the block (block=%p, start=%p, free=%p, blocks=%u)",
+                 (void *)bd, (void *)bd->start, (void *)bd->free, (unsigned)bd->blocks);
+        bd->flags |= BF_KNOWN;
+        n += bd->blocks;
+    }
+    return n;
+}
+
+static void unmark_list(BlockDesc *list)
+{
+    for (BlockDesc *bd = list; bd != NULL; bd = bd->link)
+        bd->flags &= (uint16_t)~BF_KNOWN;
+}
+
+static void check_large_links(const Generation *g)
+{
+    BlockDesc *prev = NULL;
+    for (BlockDesc *bd = g->large_objects; bd != NULL; bd = bd->link) {
+        if (bd->u.back != prev)
+            fail("large-object list of generation %u has a bad back link (block=%p)",
+                 (unsigned)g->no, (void *)bd);
+        if (!(bd->flags & (BF_LARGE | BF_PINNED)))
+            fail("group on the large-object list is neither large nor pinned (block=%p)",
+                 (void *)bd);
+        prev = bd;
+    }
+}
+
+/* ----------------------------------------------------------------------
+ * Objects
+ * ---------------------------------------------------------------------- */
+
+static int cmp_word(const void *a, const void *b)
+{
+    StgWord x = *(const StgWord *)a, y = *(const StgWord *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void collect_remembered(void)
+{
+    n_remembered = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++) {
+        MUT_LIST_FOR_EACH(storage_gens[g].mut_list, c, {
+            if (n_remembered == cap_remembered) {
+                cap_remembered = cap_remembered ? 2 * cap_remembered : 1024;
+                remembered = realloc(remembered, cap_remembered * sizeof *remembered);
+                if (remembered == NULL)
+                    fail("out of C heap (remembered set of %lu entries)",
+                         (unsigned long)cap_remembered);
+            }
+            remembered[n_remembered++] = (StgWord)c;
+        });
+    }
+    qsort(remembered, n_remembered, sizeof *remembered, cmp_word);
+}
+
+static bool is_remembered(const StgClosure *c)
+{
+    StgWord key = (StgWord)c;
+    StgWord lo = 0, hi = n_remembered;
+    while (lo < hi) {
+        StgWord mid = (lo + hi) / 2;
+        if (remembered[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_remembered && remembered[lo] == key;
+}
+
+static bool info_is_valid(const StgInfoTable *info)
+{
+    if (info == NULL || ((StgWord)info & (sizeof(void *) - 1)) != 0 || heap_alloced(info))
+        return false;
+    return info->type > INVALID_OBJECT && info->type < N_CLOSURE_TYPES;
+}
+
+static const char *describe_type(const StgClosure *c)
+{
+    return strata_closure_type_name(c->info->type);
+}
+
+/* Checks one pointer field of object c (in block owner, or static). */
+static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord field,
+                          const StgClosure *p)
+{
+    if (p == NULL)
+        return;
+    if (((StgWord)p & (WORD_SIZE - 1)) != 0)
+        fail("misaligned pointer (object=%p %s, field=%lu, value=%p)", (void *)c,
+             describe_type(c), (unsigned long)field, (void *)p);
+    if (!heap_alloced(p)) {
+        if (!info_is_valid(p->info))
+            fail("pointer to a static closure with a bad info table (object=%p %s, field=%lu, "
+                 "value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
+        return;
+    }
+    BlockDesc *bd = Bdescr(p);
+    if (!(bd->flags & BF_KNOWN))
+        fail("pointer into a block that is not in the heap: from-space or freed "
+             "(object=%p %s, field=%lu, value=%p, target block=%p)",
+             (void *)c, describe_type(c), (unsigned long)field, (void *)p, (void *)bd);
+    if ((StgPtr)p < bd->start || (StgPtr)p >= bd->free)
+        fail("pointer beyond the allocated part of its block (object=%p %s, field=%lu, "
+             "value=%p, block=%p)", (void *)c, describe_type(c), (unsigned long)field,
+             (void *)p, (void *)bd);
+    if (closure_is_forwarded(p) || !info_is_valid(p->info))
+        fail("pointer to something that is not a closure (object=%p %s, field=%lu, value=%p, "
+             "block=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p, (void *)bd);
+    if ((bd->flags & BF_LARGE) && (StgPtr)p != bd->start)
+        fail("pointer into the middle of a large object (object=%p %s, field=%lu, value=%p, "
+             "large object=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p,
+             (void *)bd->start);
+    /* The TSO and stack chunks are scanned at every GC: no barrier needed. */
+    if (owner != NULL && bd->gen_no < owner->gen_no && c->info->type != TSO &&
+        c->info->type != STACK) {
+        bool ok = is_remembered(c);
+        if (ok && (c->info->type == MUT_ARR_PTRS_DIRTY || c->info->type == MUT_ARR_PTRS_CLEAN)) {
+            StgMutArrPtrs *a = (StgMutArrPtrs *)c;
+            StgWord i = (StgWord)((StgClosure *const *)((const StgWord *)c + field) - a->payload);
+            ok = mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS] != 0;
+        }
+        if (!ok)
+            fail("old-to-young pointer not in a remembered set (object=%p %s in generation %u, "
+                 "field=%lu, value=%p in generation %u)", (void *)c, describe_type(c),
+                 (unsigned)owner->gen_no, (unsigned long)field, (void *)p, (unsigned)bd->gen_no);
+    }
+}
+
+/* Checks every pointer field of c (owner: its block, NULL if static). */
+static void check_fields(const StgClosure *c, const BlockDesc *owner)
+{
+    const StgInfoTable *info = c->info;
+    const StgWord *w = (const StgWord *)c;
+    StgWord first = 0, n = 0;
+    switch (info->type) {
+    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
+    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
+    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
+    case FUN_0_2: case FUN_STATIC:
+        first = 1; n = info->ptrs; break;
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC:
+        first = THUNK_HEADER_WORDS; n = info->ptrs; break;
+    case BLACKHOLE:
+        if (!info_is_valid(((const StgBlackhole *)c)->thunk_info))
+            fail("blackhole without a thunk info table (object=%p)", (void *)c);
+        first = THUNK_HEADER_WORDS; n = ((const StgBlackhole *)c)->thunk_info->ptrs; break;
+    case IND: case IND_STATIC: case MUT_VAR_CLEAN: case MUT_VAR_DIRTY:
+        first = 1; n = 1; break;
+    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
+        first = 3; n = ((const StgMutArrPtrs *)c)->ptrs; break;
+    case TSO:
+        first = 1; n = 2; break;
+    case STACK:
+        first = 1; n = 1; break;   /* frames are checked as roots */
+    case ARR_WORDS:
+        break;
+    default:
+        fail("object of a closure type strata never creates (object=%p, type=%u %s)",
+             (void *)c, (unsigned)info->type, describe_type(c));
+    }
+    for (StgWord i = first; i < first + n; i++)
+        check_pointer(c, owner, i, (const StgClosure *)w[i]);
+}
+
+/* Walks the objects in [start, end) of block bd; zero words are slop. */
+static void check_objects(BlockDesc *bd, StgPtr start, StgPtr end)
+{
+    StgPtr p = start;
+    while (p < end) {
+        if (*p == 0) {
+            p++;
+            continue;
+        }
+        StgClosure *c = (StgClosure *)p;
+        if (closure_is_forwarded(c))
+            fail("forwarding pointer outside a GC (object=%p, block=%p)", (void *)c, (void *)bd);
+        if (!info_is_valid(c->info))
+            fail("bad info pointer (object=%p, info=%p, block=%p, gen=%u, era=%lu)", (void *)c,
+                 (const void *)c->info, (void *)bd, (unsigned)bd->gen_no, (unsigned long)bd->era);
+        StgWord size = closure_sizeW(c);
+        if (size == 0 || p + size > end)
+            fail("object runs past the end of its block (object=%p %s, size=%lu words, block=%p)",
+                 (void *)c, describe_type(c), (unsigned long)size, (void *)bd);
+        check_fields(c, bd);
+        p += size;
+    }
+}
+
+static void check_root_frames(void)
+{
+    for (StgStack *s = roots_current_stack(); s != NULL; s = s->prev) {
+        StgPtr f = s->stack;
+        while (f < s->sp) {
+            const StgRootSite *site = (const StgRootSite *)f[0];
+            StgWord n = f[1];
+            if (site == NULL || f + ROOT_FRAME_HEADER_WORDS + n > s->sp)
+                fail("corrupt local-root frame (stack=%p, frame=%p)", (void *)s, (void *)f);
+            for (StgWord i = 0; i < n; i++)
+                check_pointer((const StgClosure *)s, NULL, i,
+                              (const StgClosure *)f[ROOT_FRAME_HEADER_WORDS + i]);
+            f += ROOT_FRAME_HEADER_WORDS + n;
+        }
+    }
+}
+
+/* ----------------------------------------------------------------------
+ * The whole heap
+ * ---------------------------------------------------------------------- */
+
+void sanity_check_heap(const char *when)
+{
+    check_when = when;
+    mblock_check();
+    block_check();
+    storage_sync_nursery();
+    roots_sync_stack();
+
+    /* Pass 1: every block on a heap list, marked BF_KNOWN. */
+    StgWord blocks = mark_list(storage_nursery.blocks, &storage_gens[0], BF_NURSERY, "nursery");
+    for (unsigned i = 0; i < storage_n_gens; i++) {
+        Generation *g = &storage_gens[i];
+        blocks += mark_list(g->blocks, g, 0, "block");
+        blocks += mark_list(g->large_objects, g, 0, "large-object");
+        blocks += mark_list(g->mut_list, NULL, 0, "mutable");
+        check_large_links(g);
+    }
+    BlockDesc *pinned = storage_pinned_block();
+    if (pinned != NULL)
+        blocks += mark_list(pinned, &storage_gens[0], BF_PINNED, "pinned");
+    if (blocks != block_n_allocated())
+        fail("block inventory does not balance: %lu blocks on heap lists, %lu allocated",
+             (unsigned long)blocks, (unsigned long)block_n_allocated());
+
+    /* Pass 2: every object and pointer. */
+    collect_remembered();
+    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
+        check_objects(bd, bd->start, bd->free);
+    for (unsigned i = 0; i < storage_n_gens; i++) {
+        Generation *g = &storage_gens[i];
+        for (BlockDesc *bd = g->blocks; bd != NULL; bd = bd->link)
+            check_objects(bd, bd->start, bd->free);
+        for (BlockDesc *bd = g->large_objects; bd != NULL; bd = bd->link) {
+            if (bd->flags & BF_PINNED)
+                check_objects(bd, bd->start, bd->free);
+            else
+                check_objects(bd, bd->start, bd->free);   /* exactly one object */
+        }
+    }
+    if (pinned != NULL)
+        check_objects(pinned, pinned->start, pinned->free);
+    for (StgWord i = 0; i < static_roots_count; i++)
+        check_fields(static_roots[i], NULL);
+    check_root_frames();
+    if (storage_main_tso != NULL)
+        check_pointer((const StgClosure *)storage_main_tso, NULL, 0,
+                      (const StgClosure *)storage_main_tso);
+
+    /* Clean up the marks. */
+    unmark_list(storage_nursery.blocks);
+    for (unsigned i = 0; i < storage_n_gens; i++) {
+        unmark_list(storage_gens[i].blocks);
+        unmark_list(storage_gens[i].large_objects);
+        unmark_list(storage_gens[i].mut_list);
+    }
+    if (pinned != NULL)
+        pinned->flags &= (uint16_t)~BF_KNOWN;
+}

@@ -1,0 +1,220 @@
+/*
+ * sm/Scav.c -- scavenging: scanning copied objects and evacuating what
+ * they point at, Cheney-style over to-space blocks, so the collector never
+ * recurses on the C stack however deep the data.
+ *
+ * An object scanned on behalf of generation g evacuates its children into
+ * g or older (eager promotion, gct.evac_gen).  If a child is already
+ * somewhere younger, the object "failed to evacuate" and goes on g's
+ * mutable list, which keeps .inv.remembered (MutList.h).
+ */
+#include "ClosureSize.h"
+#include "GCPrivate.h"
+#include "Messages.h"
+#include "MutList.h"
+
+/* ----------------------------------------------------------------------
+ * One object
+ * ---------------------------------------------------------------------- */
+
+static void scavenge_ptrs(StgClosure **ptrs, StgWord n)
+{
+    for (StgWord i = 0; i < n; i++)
+        evacuate(&ptrs[i]);
+}
+
+/* Scans the elements of cards [first, last) of an array, clearing each card
+ * whose elements all ended up at least as old as the array.  Returns true
+ * if any card stays set. */
+static bool scavenge_array_cards(StgMutArrPtrs *a, StgWord first, StgWord last, bool only_marked)
+{
+    uint8_t *cards = mut_arr_ptrs_card_table(a);
+    bool any = false;
+    for (StgWord c = first; c < last; c++) {
+        if (only_marked && cards[c] == 0)
+            continue;
+        StgWord lo = c << MUT_ARR_PTRS_CARD_BITS;
+        StgWord hi = lo + ((StgWord)1 << MUT_ARR_PTRS_CARD_BITS);
+        if (hi > a->ptrs)
+            hi = a->ptrs;
+        bool saved = gct.failed_to_evac;
+        gct.failed_to_evac = false;
+        scavenge_ptrs(&a->payload[lo], hi - lo);
+        cards[c] = gct.failed_to_evac;
+        any |= gct.failed_to_evac;
+        gct.failed_to_evac = saved;
+    }
+    return any;
+}
+
+static void scavenge_array(StgMutArrPtrs *a, bool only_marked)
+{
+    bool dirty = scavenge_array_cards(a, 0, mut_arr_ptrs_cards(a->ptrs), only_marked);
+    a->info = dirty ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info;
+    gct.failed_to_evac |= dirty;
+}
+
+/* Evacuates the fields of c; sets gct.failed_to_evac if one of them stays
+ * younger than gct.evac_gen.  Returns c's size in words. */
+static StgWord scavenge_fields(StgClosure *c)
+{
+    const StgInfoTable *info = c->info;
+    switch (info->type) {
+    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
+    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
+    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
+    case FUN_0_2: case FUN_STATIC:
+        scavenge_ptrs(c->payload, info->ptrs);
+        return 1 + (StgWord)info->ptrs + info->nptrs;
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC:
+        scavenge_ptrs(((StgThunk *)c)->payload, info->ptrs);
+        return THUNK_HEADER_WORDS + (StgWord)info->ptrs + info->nptrs;
+    case BLACKHOLE: {
+        const StgInfoTable *t = ((StgBlackhole *)c)->thunk_info;
+        scavenge_ptrs(((StgBlackhole *)c)->payload, t->ptrs);
+        return THUNK_HEADER_WORDS + (StgWord)t->ptrs + t->nptrs;
+    }
+    case IND: case IND_STATIC:
+        evacuate(&((StgInd *)c)->indirectee);
+        return 2;
+    case ARR_WORDS:
+        return closure_sizeW_info(c, info);
+    case MUT_VAR_CLEAN: case MUT_VAR_DIRTY: {
+        StgMutVar *m = (StgMutVar *)c;
+        bool saved = gct.failed_to_evac;
+        gct.failed_to_evac = false;
+        evacuate(&m->var);
+        m->info = gct.failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
+        gct.failed_to_evac |= saved;
+        return 2;
+    }
+    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
+        scavenge_array((StgMutArrPtrs *)c, false);
+        return closure_sizeW_info(c, info);
+    case TSO: {
+        StgTSO *t = (StgTSO *)c;
+        evacuate((StgClosure **)&t->stack);
+        evacuate((StgClosure **)&t->spare_stack);
+        return closure_sizeW_info(c, info);
+    }
+    case STACK:
+        /* The frames are roots, scanned by scavenge_root_stack every GC
+         * whatever the chunk's age; here only the link to older chunks. */
+        evacuate((StgClosure **)&((StgStack *)c)->prev);
+        return closure_sizeW_info(c, info);
+    default:
+        rts_panic("scavenge: object of unexpected closure type (object=%p, type=%u %s)",
+                  (void *)c, (unsigned)info->type, strata_closure_type_name(info->type));
+    }
+}
+
+void scavenge_object(StgClosure *c)
+{
+    (void)scavenge_fields(c);
+}
+
+/* ----------------------------------------------------------------------
+ * Blocks and large objects
+ * ---------------------------------------------------------------------- */
+
+static void scavenge_block(BlockDesc *bd)
+{
+    Generation *g = &storage_gens[bd->gen_no];
+    gct.evac_gen = bd->gen_no;
+    StgPtr p = bd->u.scan;
+    /* bd->free may grow while we scan: copies can land in this block. */
+    while (p < bd->free) {
+        StgClosure *c = (StgClosure *)p;
+        gct.failed_to_evac = false;
+        p += scavenge_fields(c);
+        bd->u.scan = p;
+        if (gct.failed_to_evac)
+            mut_list_record(g, c);
+    }
+}
+
+static void scavenge_large(BlockDesc *bd)
+{
+    Generation *g = &storage_gens[bd->gen_no];
+    if (!(bd->flags & BF_PINNED)) {   /* pinned blocks hold byte arrays only */
+        StgClosure *c = (StgClosure *)bd->start;
+        gct.evac_gen = bd->gen_no;
+        gct.failed_to_evac = false;
+        scavenge_fields(c);
+        if (gct.failed_to_evac)
+            mut_list_record(g, c);
+    }
+    dbl_link_onto(bd, &g->large_objects);
+    g->n_large_blocks += bd->blocks;
+    g->n_large_words += (StgWord)(bd->free - bd->start);
+}
+
+/* Runs until no to-space block has unscanned words and no live large
+ * object is unscanned. */
+void scavenge_loop(void)
+{
+    bool work;
+    do {
+        work = false;
+        while (gct.scan_queue_len > 0) {
+            scavenge_block(gct.scan_queue[--gct.scan_queue_len]);
+            work = true;
+        }
+        while (gct.todo_large != NULL) {
+            BlockDesc *bd = gct.todo_large;
+            gct.todo_large = bd->link;
+            scavenge_large(bd);
+            work = true;
+        }
+        /* The blocks still being filled, one per (generation, era). */
+        for (unsigned g = 0; g < storage_n_gens; g++) {
+            EraBlockMap *m = &storage_gens[g].dests;
+            for (StgWord i = 0; i < m->capacity; i++) {
+                BlockDesc *bd = m->bds[i];
+                if (bd != NULL && bd->u.scan < bd->free) {
+                    scavenge_block(bd);
+                    work = true;
+                }
+            }
+        }
+    } while (work);
+}
+
+/* ----------------------------------------------------------------------
+ * Roots that are scanned in place
+ * ---------------------------------------------------------------------- */
+
+void scavenge_mut_list(Generation *g)
+{
+    MUT_LIST_FOR_EACH(g->old_mut_list, c, {
+        gct.evac_gen = g->no;
+        gct.failed_to_evac = false;
+        switch (c->info->type) {
+        case MUT_ARR_PTRS_DIRTY:
+            scavenge_array((StgMutArrPtrs *)c, true);
+            break;
+        case MUT_ARR_PTRS_CLEAN:
+            break;   /* cleaned by an earlier entry for the same array */
+        default:
+            scavenge_fields(c);
+            break;
+        }
+        if (gct.failed_to_evac)
+            mut_list_record(g, c);
+    });
+}
+
+void scavenge_root_stack(StgStack *stack)
+{
+    gct.evac_gen = 0;
+    for (StgStack *s = stack; s != NULL; s = s->prev) {
+        evacuate((StgClosure **)&s->prev);   /* chunks never move */
+        StgPtr f = s->stack;
+        while (f < s->sp) {
+            StgWord n = f[1];
+            scavenge_ptrs((StgClosure **)(f + ROOT_FRAME_HEADER_WORDS), n);
+            f += ROOT_FRAME_HEADER_WORDS + n;
+        }
+    }
+}

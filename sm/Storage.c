@@ -1,0 +1,432 @@
+/*
+ * sm/Storage.c -- the storage manager between collections: generations,
+ * the nursery, the allocation slow paths (new nursery block, large
+ * objects, pinned byte arrays), eras, and the object constructors that are
+ * not inline.  Relies on the block allocator (BlockAlloc.h) and starts a
+ * collection (GC.h) when the nursery is exhausted.
+ * See docs/design/storage.md and docs/design/eras.md.
+ */
+#include "Storage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "BlockAlloc.h"
+#include "ClosureSize.h"
+#include "GC.h"
+#include "MBlock.h"
+#include "Messages.h"
+#include "MutList.h"
+#include "RtsFlags.h"
+#include "RtsStartup.h"
+#include "strata/Alloc.h"
+
+Generation *storage_gens = NULL;
+unsigned storage_n_gens = 0;
+Nursery storage_nursery;
+uint64_t storage_current_era = 1;
+StgTSO *storage_main_tso = NULL;
+StgWord storage_large_alloc_bytes = 0;
+void (*storage_attention_handler)(void) = NULL;
+
+StgRegs strata_regs;
+
+/* The block pinned byte arrays are bumped into, or NULL. */
+static BlockDesc *pinned_block = NULL;
+
+/* Address space reserved for the heap: megablocks come from one range so
+ * that heap_alloced is a subtraction and a compare. */
+#define HEAP_RESERVATION_BYTES ((StgWord)1 << 40)
+
+/* Note [Eras live in block descriptors]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * GHC records an object's era in a header word of every closure, which
+ * needs a profiling build.  strata records it once per block: every
+ * object in a block has the block's era (.inv.block-era).  Three places
+ * keep that true:
+ *
+ *  - a nursery block takes storage_current_era when allocation into it
+ *    starts (nursery_next_block), and a pinned block when it is opened;
+ *  - changing the era retires the current nursery and pinned blocks
+ *    (storage_retire_alloc_blocks), so the next object starts a block of
+ *    the new era;
+ *  - the collector copies each object into a to-space block of the same
+ *    generation *and era* (Generation.dests, GC.c), and large objects and
+ *    pinned blocks keep their descriptor, hence their era, when relinked.
+ *
+ * The cost is at most one partly filled block per live era per generation
+ * (plus the retired rest of a nursery block at each era change), measured
+ * in docs/design/eras.md; the census reads the era off the descriptor. */
+
+/* Note [The allocation limit]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * strata_regs.hp_lim is the end of the current nursery block, so the
+ * inline allocator does one compare.  Anything that needs the mutator to
+ * stop at a safe point (the profiling timer, the heap debugger) sets
+ * hp_lim to NULL: the next allocation fails the compare, enters
+ * strata_alloc_slow, which restores the limit and calls
+ * storage_attention_handler.  Retiring a block sets hp_lim = hp, which
+ * also sends the next allocation here without losing where the block
+ * ended. */
+
+/* ----------------------------------------------------------------------
+ * Start-up and shutdown
+ * ---------------------------------------------------------------------- */
+
+static void generation_init(Generation *g, unsigned no, unsigned n_gens)
+{
+    memset(g, 0, sizeof *g);
+    g->no = (uint16_t)no;
+    g->promote_to = (uint16_t)(no + 1 < n_gens ? no + 1 : no);
+    /* GHC's -O default: 1 MiB before the first collection of an old gen. */
+    g->max_blocks = (1u << 20) / BLOCK_SIZE;
+}
+
+static BlockDesc *nursery_block_new(void)
+{
+    BlockDesc *bd = block_alloc_group(1);
+    if (bd == NULL)
+        return NULL;
+    bd->gen = &storage_gens[0];
+    bd->gen_no = 0;
+    bd->dest_no = 0;
+    bd->flags = BF_NURSERY;
+    return bd;
+}
+
+bool storage_init(void)
+{
+    int err = mblock_init(HEAP_RESERVATION_BYTES);
+    if (err != 0) {
+        rts_error("storage: cannot reserve address space for the heap (bytes=%lu, errno=%d)",
+                  (unsigned long)HEAP_RESERVATION_BYTES, err);
+        return false;
+    }
+    block_alloc_init();
+
+    storage_n_gens = rts_flags.generations;
+    storage_gens = calloc(storage_n_gens, sizeof(Generation));
+    if (storage_gens == NULL) {
+        rts_error("storage: out of C heap allocating %u generations", storage_n_gens);
+        return false;
+    }
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        generation_init(&storage_gens[g], g, storage_n_gens);
+
+    storage_current_era = 1;
+    storage_large_alloc_bytes = 0;
+    StgWord n = rts_flags.nursery_bytes / BLOCK_SIZE;
+    if (n < 2)
+        n = 2;
+    BlockDesc **tail = &storage_nursery.blocks;
+    for (StgWord i = 0; i < n; i++) {
+        BlockDesc *bd = nursery_block_new();
+        if (bd == NULL) {
+            rts_error("storage: cannot allocate the nursery (-A%lu bytes)",
+                      (unsigned long)rts_flags.nursery_bytes);
+            return false;
+        }
+        *tail = bd;
+        tail = &bd->link;
+    }
+    storage_nursery.n_blocks = n;
+    storage_reset_nursery();
+    return true;
+}
+
+void storage_exit(void)
+{
+    /* All memory goes back with the reservation. */
+    mut_list_exit();
+    free(storage_gens);
+    storage_gens = NULL;
+    storage_n_gens = 0;
+    memset(&storage_nursery, 0, sizeof storage_nursery);
+    memset(&strata_regs, 0, sizeof strata_regs);
+    pinned_block = NULL;
+    storage_main_tso = NULL;
+    mblock_exit();
+}
+
+/* ----------------------------------------------------------------------
+ * The nursery
+ * ---------------------------------------------------------------------- */
+
+static void nursery_enter_block(BlockDesc *bd)
+{
+    storage_nursery.current = bd;
+    bd->free = bd->start;
+    bd->era = storage_current_era;
+    strata_regs.hp = bd->start;
+    strata_regs.hp_lim = bd->start + BLOCK_SIZE_W;
+}
+
+void storage_reset_nursery(void)
+{
+    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
+        bd->free = bd->start;
+    nursery_enter_block(storage_nursery.blocks);
+}
+
+void storage_sync_nursery(void)
+{
+    if (storage_nursery.current != NULL)
+        storage_nursery.current->free = strata_regs.hp;
+}
+
+StgWord storage_nursery_allocated_bytes(void)
+{
+    StgWord words = 0;
+    storage_sync_nursery();
+    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link) {
+        words += (StgWord)(bd->free - bd->start);
+        if (bd == storage_nursery.current)
+            break;
+    }
+    return words * WORD_SIZE;
+}
+
+/* Moves allocation to the next nursery block, or returns false when the
+ * nursery is exhausted. */
+static bool nursery_next_block(void)
+{
+    BlockDesc *cur = storage_nursery.current;
+    cur->free = strata_regs.hp;
+    if (cur->free == cur->start) {
+        /* Nothing was allocated here: just restamp the era. */
+        nursery_enter_block(cur);
+        return true;
+    }
+    if (cur->link == NULL)
+        return false;
+    nursery_enter_block(cur->link);
+    return true;
+}
+
+void storage_retire_alloc_blocks(void)
+{
+    /* The next allocation takes the slow path, which starts a new block. */
+    if (storage_nursery.current != NULL)
+        strata_regs.hp_lim = strata_regs.hp;
+    storage_retire_pinned_block();
+}
+
+/* ----------------------------------------------------------------------
+ * Allocation slow paths
+ * ---------------------------------------------------------------------- */
+
+/* Large objects count against the nursery size too (GHC's -AL = -A). */
+static void maybe_collect_for_large(void)
+{
+    if (storage_large_alloc_bytes >= rts_flags.nursery_bytes)
+        gc_collect(false);
+}
+
+static StgPtr alloc_large(StgWord n_words)
+{
+    maybe_collect_for_large();
+    StgWord bytes = n_words * WORD_SIZE;
+    StgWord n_blocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
+    if (n_blocks > BLOCKS_PER_MBLOCK) {
+        /* A megablock group: whole megablocks, see MBLOCK_GROUP_BLOCKS. */
+        StgWord mbs = 1;
+        while (MBLOCK_GROUP_BLOCKS(mbs) < n_blocks)
+            mbs++;
+        n_blocks = MBLOCK_GROUP_BLOCKS(mbs);
+    }
+    if (rts_flags.max_heap_bytes != 0 &&
+        (storage_heap_blocks() + n_blocks) * BLOCK_SIZE > rts_flags.max_heap_bytes) {
+        gc_collect(true);
+        if ((storage_heap_blocks() + n_blocks) * BLOCK_SIZE > rts_flags.max_heap_bytes)
+            storage_heap_overflow((storage_heap_blocks() + n_blocks) * BLOCK_SIZE);
+    }
+    BlockDesc *bd = block_alloc_group(n_blocks);
+    if (bd == NULL)
+        storage_heap_overflow(bytes);
+    Generation *g0 = &storage_gens[0];
+    bd->gen = g0;
+    bd->gen_no = 0;
+    bd->dest_no = 0;
+    bd->flags = BF_LARGE;
+    bd->era = storage_current_era;
+    bd->free = bd->start + n_words;
+    dbl_link_onto(bd, &g0->large_objects);
+    g0->n_large_blocks += bd->blocks;
+    g0->n_large_words += n_words;
+    storage_large_alloc_bytes += bytes;
+    return bd->start;
+}
+
+StgPtr strata_alloc_slow(StgWord n_words)
+{
+    if (STRATA_UNLIKELY(storage_nursery.current == NULL)) {
+        rts_error("strata: heap allocation before hs_init or after hs_exit (words=%lu)",
+                  (unsigned long)n_words);
+        abort();
+    }
+    if (n_words >= STRATA_LARGE_OBJECT_WORDS)
+        return alloc_large(n_words);
+
+    if (strata_regs.hp_lim == NULL) {
+        /* An attention request: restore the limit, then serve it. */
+        strata_regs.hp_lim = storage_nursery.current->start + BLOCK_SIZE_W;
+        if (storage_attention_handler != NULL)
+            storage_attention_handler();
+        if (strata_regs.hp + n_words <= strata_regs.hp_lim) {
+            StgPtr p = strata_regs.hp;
+            strata_regs.hp = p + n_words;
+            return p;
+        }
+    }
+
+    if (!nursery_next_block()) {
+        gc_collect(false);   /* resets the nursery */
+    }
+    StgPtr p = strata_regs.hp;
+    ASSERT(p + n_words <= strata_regs.hp_lim);
+    strata_regs.hp = p + n_words;
+    return p;
+}
+
+/* ----------------------------------------------------------------------
+ * Pinned byte arrays
+ * ---------------------------------------------------------------------- */
+
+BlockDesc *storage_pinned_block(void)
+{
+    return pinned_block;
+}
+
+void storage_retire_pinned_block(void)
+{
+    BlockDesc *bd = pinned_block;
+    if (bd == NULL)
+        return;
+    pinned_block = NULL;
+    Generation *g0 = &storage_gens[0];
+    dbl_link_onto(bd, &g0->large_objects);
+    g0->n_large_blocks += bd->blocks;
+    g0->n_large_words += (StgWord)(bd->free - bd->start);
+}
+
+/* Pinned objects smaller than a large object share pinned blocks; a pinned
+ * block stays allocated while any object in it is alive, which is the
+ * fragmentation strata-debug and the profiler make visible. */
+static StgPtr alloc_pinned(StgWord n_words)
+{
+    if (n_words >= STRATA_LARGE_OBJECT_WORDS)
+        return alloc_large(n_words);   /* large objects never move anyway */
+    if (pinned_block != NULL && pinned_block->free + n_words > pinned_block->start + BLOCK_SIZE_W)
+        storage_retire_pinned_block();
+    if (pinned_block == NULL) {
+        maybe_collect_for_large();
+        BlockDesc *bd = block_alloc_group(1);
+        if (bd == NULL)
+            storage_heap_overflow(BLOCK_SIZE);
+        bd->gen = &storage_gens[0];
+        bd->gen_no = 0;
+        bd->dest_no = 0;
+        bd->flags = BF_PINNED;
+        bd->era = storage_current_era;
+        pinned_block = bd;
+        storage_large_alloc_bytes += BLOCK_SIZE;
+    }
+    StgPtr p = pinned_block->free;
+    pinned_block->free += n_words;
+    return p;
+}
+
+/* ----------------------------------------------------------------------
+ * Object constructors
+ * ---------------------------------------------------------------------- */
+
+static StgClosure *init_arr_words(StgPtr p, StgWord n_bytes)
+{
+    StgArrBytes *a = (StgArrBytes *)p;
+    a->info = &stg_ARR_WORDS_info;
+    a->bytes = n_bytes;
+    memset(a->payload, 0, ROUND_UP_WORDS(n_bytes) * WORD_SIZE);
+    return (StgClosure *)a;
+}
+
+StgClosure *strata_alloc_bytes(StgWord n_bytes)
+{
+    return init_arr_words(strata_alloc_words(2 + ROUND_UP_WORDS(n_bytes)), n_bytes);
+}
+
+StgClosure *strata_alloc_pinned_bytes(StgWord n_bytes)
+{
+    return init_arr_words(alloc_pinned(2 + ROUND_UP_WORDS(n_bytes)), n_bytes);
+}
+
+StgClosure *strata_alloc_mut_var(void)
+{
+    StgMutVar *m = (StgMutVar *)strata_alloc_words(2);
+    m->info = &stg_MUT_VAR_CLEAN_info;
+    m->var = NULL;
+    return (StgClosure *)m;
+}
+
+StgClosure *strata_alloc_mut_array(StgWord n)
+{
+    StgWord card_words = ROUND_UP_WORDS(mut_arr_ptrs_cards(n));
+    StgMutArrPtrs *a = (StgMutArrPtrs *)strata_alloc_words(3 + n + card_words);
+    a->info = &stg_MUT_ARR_PTRS_CLEAN_info;
+    a->ptrs = n;
+    a->size = n + card_words;
+    memset(a->payload, 0, (n + card_words) * WORD_SIZE);
+    return (StgClosure *)a;
+}
+
+/* ----------------------------------------------------------------------
+ * Heap size and limits
+ * ---------------------------------------------------------------------- */
+
+StgWord storage_heap_blocks(void)
+{
+    StgWord n = storage_nursery.n_blocks;
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        n += storage_gens[g].n_blocks + storage_gens[g].n_large_blocks;
+    if (pinned_block != NULL)
+        n += pinned_block->blocks;
+    return n;
+}
+
+void storage_heap_overflow(StgWord needed_bytes)
+{
+    if (rts_flags.max_heap_bytes == 0) {
+        rts_error("heap overflow: the OS refused memory (needed %lu more bytes; heap is %lu bytes)",
+                  (unsigned long)needed_bytes,
+                  (unsigned long)(storage_heap_blocks() * BLOCK_SIZE));
+        rts_shutdown_and_exit(251);
+    }
+    rts_error("heap overflow: the heap needs %lu bytes but the maximum heap size is %lu bytes "
+              "(use `+RTS -M<size>' to increase it)",
+              (unsigned long)needed_bytes, (unsigned long)rts_flags.max_heap_bytes);
+    rts_shutdown_and_exit(251);
+}
+
+/* ----------------------------------------------------------------------
+ * Doubly linked group lists
+ * ---------------------------------------------------------------------- */
+
+void dbl_link_onto(BlockDesc *bd, BlockDesc **list)
+{
+    bd->link = *list;
+    bd->u.back = NULL;
+    if (*list != NULL)
+        (*list)->u.back = bd;
+    *list = bd;
+}
+
+void dbl_link_remove(BlockDesc *bd, BlockDesc **list)
+{
+    if (bd->u.back != NULL)
+        bd->u.back->link = bd->link;
+    else
+        *list = bd->link;
+    if (bd->link != NULL)
+        bd->link->u.back = bd->u.back;
+    bd->link = NULL;
+    bd->u.back = NULL;
+}

@@ -1,0 +1,116 @@
+/*
+ * sm/Storage.h -- generations, the nursery, the allocation slow paths and
+ * the current era: the storage manager's state between collections.
+ * See docs/design/storage.md.
+ */
+#ifndef STRATA_STORAGE_H
+#define STRATA_STORAGE_H
+
+#include <stdbool.h>
+
+#include "strata/Block.h"
+#include "strata/Closures.h"
+#include "strata/Regs.h"
+
+/* Where survivors of one (generation, era) are copied during a GC: a small
+ * open-addressing map from era to the current to-space block.  It lives in
+ * the generation because a generation that is not collected keeps filling
+ * its partly used blocks in the next GC.  See Note [Eras live in block
+ * descriptors] in Storage.c. */
+typedef struct {
+    uint64_t *eras;              /* key per slot; valid where bds[i] != NULL */
+    BlockDesc **bds;             /* current to-space block for that era */
+    StgWord capacity;            /* slots, a power of two (0 = unallocated) */
+    StgWord count;               /* slots in use */
+} EraBlockMap;
+
+typedef struct Generation_ {
+    uint16_t no;                 /* 0 = youngest */
+    uint16_t promote_to;         /* generation survivors of this one go to */
+    BlockDesc *blocks;           /* small-object blocks, linked by ->link */
+    StgWord n_blocks;            /* blocks on that list */
+    StgWord n_words;             /* words of objects in them (after a GC:
+                                    live; between GCs: an upper bound) */
+    BlockDesc *large_objects;    /* large and pinned groups, doubly linked
+                                    through ->link / ->u.back */
+    StgWord n_large_blocks;      /* blocks in those groups */
+    StgWord n_large_words;       /* words of objects in them */
+    BlockDesc *mut_list;         /* remembered set: blocks of StgClosure* */
+    StgWord max_blocks;          /* collect this generation when its
+                                    blocks exceed this */
+    StgWord collections;         /* times collected */
+    EraBlockMap dests;           /* GC: era -> to-space block */
+    BlockDesc *gc_last_dest;     /* GC: the block last copied into; copies
+                                    usually share an era, so this skips the
+                                    map.  Reset at the start of every GC. */
+
+    /* Valid during a GC that collects this generation only. */
+    BlockDesc *old_blocks;       /* from-space small-object blocks */
+    StgWord n_old_blocks;
+    BlockDesc *old_large;        /* large groups not (yet) found live */
+    BlockDesc *old_mut_list;     /* remembered set being scanned */
+} Generation;
+
+extern Generation *storage_gens;     /* [0 .. storage_n_gens-1] */
+extern unsigned storage_n_gens;
+#define oldest_gen (&storage_gens[storage_n_gens - 1])
+
+/* The nursery: -A bytes of single blocks, allocated into in order. */
+typedef struct {
+    BlockDesc *blocks;           /* all nursery blocks, linked by ->link */
+    StgWord n_blocks;
+    BlockDesc *current;          /* block the bump pointer is in */
+} Nursery;
+
+extern Nursery storage_nursery;
+
+/* The era stamped on new blocks (GHC's user_era). */
+extern uint64_t storage_current_era;
+
+/* The main thread; a GC root. */
+extern StgTSO *storage_main_tso;
+
+/* Bytes allocated in large objects and pinned blocks since the last GC. */
+extern StgWord storage_large_alloc_bytes;
+
+/* Sets up megablocks, the block allocator, generations and the nursery
+ * from rts_flags.  Returns false (after a message) if memory cannot be
+ * had. */
+bool storage_init(void);
+void storage_exit(void);
+
+/* Copies the bump pointer into the current nursery block's free field
+ * (before the heap is walked). */
+void storage_sync_nursery(void);
+
+/* Empties the nursery after a GC and starts allocation at its first block. */
+void storage_reset_nursery(void);
+
+/* Bytes allocated in the nursery since it was last reset. */
+StgWord storage_nursery_allocated_bytes(void);
+
+/* Ends allocation into the current nursery and pinned blocks so that the
+ * next object starts a block of the current era. */
+void storage_retire_alloc_blocks(void);
+
+/* Moves the current pinned block onto generation 0's large-object list. */
+void storage_retire_pinned_block(void);
+
+/* The pinned block being filled, or NULL. */
+BlockDesc *storage_pinned_block(void);
+
+/* Blocks held by the heap: every generation's lists plus the nursery. */
+StgWord storage_heap_blocks(void);
+
+/* Doubly linked lists of groups (large objects). */
+void dbl_link_onto(BlockDesc *bd, BlockDesc **list);
+void dbl_link_remove(BlockDesc *bd, BlockDesc **list);
+
+/* Ends the program with "heap overflow" (+RTS -M exceeded). */
+_Noreturn void storage_heap_overflow(StgWord needed_bytes);
+
+/* Hook run when an allocation finds hp_lim == NULL (an attention request
+ * from the timer or the debugger); NULL when nobody asks for attention. */
+extern void (*storage_attention_handler)(void);
+
+#endif /* STRATA_STORAGE_H */

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# testsuite/scripts/programs.sh -- runs the test programs and examples under
+# RTS flags: a tiny nursery (-A8k, a GC every few allocations) with the
+# sanity checker on (-DS), several generation counts, and the statistics.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+prog=$top_builddir/testsuite/programs
+ex=$top_builddir/examples
+
+# The randomized mutator, with sanity checks around every GC.
+for g in 1 2 3; do
+    expect_status 0 "$prog/gc_stress" 20000 $((g * 7)) +RTS -A8k -G$g -DS -RTS
+    grep -q 'gc_stress: ok' "$out" || fail "gc_stress -G$g did not finish"
+done
+# Longer, without the checker, to get many major collections.
+expect_status 0 "$prog/gc_stress" 300000 99 +RTS -A16k -RTS
+
+# Eras: objects keep their birth era through every GC.
+expect_status 0 "$prog/era_stress" 100 20000 +RTS -A8k -DS -RTS
+grep -q 'objects=20000 ' "$out" || fail "era_stress did not check every object"
+
+# bintrees gives the classic output whatever the flags.
+expect_status 0 "$ex/bintrees" 10
+cp "$out" "$test_tmp/bintrees.ref"
+expect_status 0 "$ex/bintrees" 10 +RTS -A8k -DS -RTS
+cmp -s "$out" "$test_tmp/bintrees.ref" || fail "bintrees output differs under -A8k -DS"
+grep -q 'long lived tree of depth 10	 check: 2047' "$out" || fail "bintrees check value wrong"
+expect_status 0 "$ex/bintrees" 10 +RTS -G1 -A8k -DS -RTS
+cmp -s "$out" "$test_tmp/bintrees.ref" || fail "bintrees output differs under -G1"
+
+# +RTS -s: GHC's summary on stderr; -S adds a line per GC; -s<file>.
+expect_status 0 "$ex/bintrees" 8 +RTS -s -RTS
+for what in 'bytes allocated in the heap' 'bytes copied during GC' \
+            'bytes maximum residency' 'total memory in use' 'Gen  0' 'Gen  1' \
+            'MUT     time' 'GC      time' 'Productivity'; do
+    expect_stderr_contains "$what"
+done
+expect_status 0 "$ex/bintrees" 8 +RTS -S -A64k -RTS
+expect_stderr_contains '(Gen:  0)'
+expect_status 0 "$ex/bintrees" 8 +RTS "-s$test_tmp/stats.txt" -RTS
+expect_stderr_contains 'bytes allocated in the heap' "$test_tmp/stats.txt"
+
+# The heap limit: exceeding -M exits 251 with "heap overflow".
+expect_status 251 "$ex/bintrees" 20 +RTS -M3m -RTS
+expect_stderr_contains 'heap overflow'
+
+finish

@@ -1,0 +1,83 @@
+/*
+ * testsuite/unit/harness.h -- shared helpers for the runtime's unit tests:
+ * starting the runtime with RTS flags, and running a piece of code that
+ * must fail in a child process so its exit status and message can be
+ * checked (panics abort; user errors exit).
+ */
+#ifndef STRATA_TEST_HARNESS_H
+#define STRATA_TEST_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <strata.h>
+
+/* Starts the runtime as if run as "test +RTS <flags...> -RTS". */
+static inline void harness_start(const char *first_flag, ...)
+{
+    static char *argv_store[32];
+    int argc = 0;
+    argv_store[argc++] = (char *)"unit-test";
+    argv_store[argc++] = (char *)"+RTS";
+    va_list ap;
+    va_start(ap, first_flag);
+    for (const char *f = first_flag; f != NULL && argc < 30; f = va_arg(ap, const char *))
+        argv_store[argc++] = (char *)f;
+    va_end(ap);
+    argv_store[argc++] = (char *)"-RTS";
+    argv_store[argc] = NULL;
+    char **argv = argv_store;
+    hs_init(&argc, &argv);
+}
+
+/* Runs fn in a child; checks that it ended with exit status want_status
+ * (or, if want_signal, that signal) and that its stderr contains want. */
+static inline void harness_expect_failure(void (*fn)(void), int want_status, int want_signal,
+                                          const char *want)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 2);
+        close(fds[0]);
+        signal(SIGABRT, SIG_DFL);
+        fn();
+        _exit(0);   /* fn should not have returned */
+    }
+    close(fds[1]);
+    static char buf[65536];
+    size_t len = 0;
+    ssize_t k;
+    while ((k = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)k;
+    buf[len] = '\0';
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (want_signal) {
+        if (!WIFSIGNALED(status) || WTERMSIG(status) != want_signal)
+            fail_msg("child should have died of signal %d; status=0x%x, stderr:\n%s",
+                     want_signal, status, buf);
+    } else {
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != want_status)
+            fail_msg("child should have exited %d; status=0x%x, stderr:\n%s", want_status,
+                     status, buf);
+    }
+    if (strstr(buf, want) == NULL)
+        fail_msg("child's stderr lacks \"%s\":\n%s", want, buf);
+}
+
+#endif /* STRATA_TEST_HARNESS_H */

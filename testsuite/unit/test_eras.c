@@ -1,0 +1,148 @@
+/*
+ * testsuite/unit/test_eras.c -- eras in block descriptors: GHC's era API,
+ * retiring allocation blocks on an era change, and the collector keeping
+ * every object in a block of its birth era through minor and major GCs.
+ */
+#include "harness.h"
+
+#include "GC.h"
+#include "Storage.h"
+
+/* An object that remembers the era it was born in. */
+STRATA_CONSTR_INFO(Born_info, "Born", 1, 1);   /* next, birth era */
+
+static StgClosure *born(StgClosure **next_slot)
+{
+    StgClosure *c = strata_alloc_constr(&Born_info);
+    STRATA_FIELD(c, 0) = *next_slot;
+    STRATA_WORD(c, 1) = getUserEra();
+    return c;
+}
+
+static StgWord objects_checked;
+static StgStablePtr chains_sp;   /* a mutable array of chains, one per slot */
+
+/* After every GC: each object's block carries the object's birth era. */
+static void check_birth_eras(unsigned gen, bool major)
+{
+    (void)gen;
+    (void)major;
+    StgClosure *chains = deRefStablePtr(chains_sp);
+    for (StgWord i = 0; i < STRATA_MUT_ARRAY_LEN(chains); i++) {
+        for (StgClosure *c = strata_mut_array_read(chains, i); c != NULL; c = STRATA_FIELD(c, 0)) {
+            if (Bdescr(c)->era != STRATA_WORD(c, 1))
+                fail_msg("object %p born in era %lu lives in a block of era %lu (gen %u)",
+                         (void *)c, (unsigned long)STRATA_WORD(c, 1),
+                         (unsigned long)Bdescr(c)->era, (unsigned)Bdescr(c)->gen_no);
+            objects_checked++;
+        }
+    }
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hs_exit();
+    return 0;
+}
+
+static void test_eras_api_follows_ghc(void **state)
+{
+    (void)state;
+    harness_start(NULL);
+    assert_int_equal(getUserEra(), 1);
+    setUserEra(7);
+    assert_int_equal(getUserEra(), 7);
+    assert_int_equal(incrementUserEra(3), 10);
+    assert_int_equal(getUserEra(), 10);
+    setUserEra(0);
+    assert_int_equal(getUserEra(), 0);
+}
+
+static void test_eras_change_retires_the_allocation_block(void **state)
+{
+    (void)state;
+    harness_start(NULL);
+    STRATA_ROOTS(r, 3);
+    r[0] = born(&r[0]);
+    setUserEra(2);
+    r[1] = born(&r[1]);
+    r[2] = strata_alloc_pinned_bytes(16);
+    assert_int_equal(Bdescr(r[0])->era, 1);
+    assert_int_equal(Bdescr(r[1])->era, 2);
+    assert_int_equal(Bdescr(r[2])->era, 2);
+    assert_ptr_not_equal(Bdescr(r[0]), Bdescr(r[1]));
+    incrementUserEra(1);
+    StgClosure *p = strata_alloc_pinned_bytes(16);
+    assert_int_equal(Bdescr(p)->era, 3);
+    assert_ptr_not_equal(Bdescr(p), Bdescr(r[2]));
+    STRATA_ROOTS_POP(r);
+}
+
+/* Many eras, interleaved with minor and major GCs; checked after each GC. */
+static void test_eras_objects_keep_their_birth_era(void **state)
+{
+    (void)state;
+    harness_start("-A16k", "-G3", "-DS", NULL);
+    objects_checked = 0;
+    const StgWord n_chains = 64;
+    chains_sp = getStablePtr(strata_alloc_mut_array(n_chains));
+    gc_add_post_hook(check_birth_eras);
+    srand(12345);
+    STRATA_ROOTS(r, 1);
+    for (int step = 0; step < 20000; step++) {
+        StgWord slot = (StgWord)rand() % n_chains;
+        r[0] = strata_mut_array_read(deRefStablePtr(chains_sp), slot);
+        StgClosure *c = born(&r[0]);
+        strata_mut_array_write(deRefStablePtr(chains_sp), slot, c);
+        if (rand() % 50 == 0)
+            incrementUserEra(1);
+        if (rand() % 400 == 0)
+            setUserEra((StgWord)(rand() % 40));   /* back to an old era, or 0 */
+        if (rand() % 3000 == 0)
+            strata_perform_gc(1);
+        if (rand() % 20 == 0)   /* drop a chain: garbage of mixed eras */
+            strata_mut_array_write(deRefStablePtr(chains_sp), (StgWord)rand() % n_chains, NULL);
+    }
+    STRATA_ROOTS_POP(r);
+    strata_perform_gc(1);
+    assert_true(objects_checked > 10000);
+    assert_true(storage_gens[0].collections > 10);
+    freeStablePtr(chains_sp);
+}
+
+static void test_eras_automatic_increment_per_major_gc(void **state)
+{
+    (void)state;
+    harness_start("--automatic-era-increment", NULL);
+    assert_int_equal(getUserEra(), 1);
+    strata_perform_gc(0);
+    assert_int_equal(getUserEra(), 1);   /* minor GCs do not count */
+    strata_perform_gc(1);
+    assert_int_equal(getUserEra(), 2);
+    strata_perform_gc(1);
+    assert_int_equal(getUserEra(), 3);
+    setUserEra(0);                       /* 0 turns it off (GHC's rule) */
+    strata_perform_gc(1);
+    assert_int_equal(getUserEra(), 0);
+}
+
+static void test_eras_no_increment_without_flag(void **state)
+{
+    (void)state;
+    harness_start(NULL);
+    strata_perform_gc(1);
+    assert_int_equal(getUserEra(), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_eras_api_follows_ghc, teardown),
+        cmocka_unit_test_teardown(test_eras_change_retires_the_allocation_block, teardown),
+        cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
+        cmocka_unit_test_teardown(test_eras_automatic_increment_per_major_gc, teardown),
+        cmocka_unit_test_teardown(test_eras_no_increment_without_flag, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

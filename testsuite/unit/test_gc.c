@@ -1,0 +1,441 @@
+/*
+ * testsuite/unit/test_gc.c -- the collector keeps everything reachable and
+ * nothing else: identity through stable pointers, cycles, deep lists,
+ * large and pinned objects, remembered sets, thunks and indirections,
+ * static closures, the heap limit.  Every test runs with a tiny nursery
+ * (-A8k: a GC every few allocations) and the sanity checker on (-DS),
+ * except the 10-million-element list, which checks sanity once at the end.
+ */
+#include "harness.h"
+
+#include "BlockAlloc.h"
+#include "ClosureSize.h"
+#include "MBlock.h"
+#include "Sanity.h"
+#include "Storage.h"
+
+/* Cons cells carry a number so each object can be recognised. */
+STRATA_CONSTR_INFO(Cons_info, "Cons", 2, 1);   /* head, tail, number */
+STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
+STRATA_CONSTR_INFO(Nil_info, "Nil", 0, 0);
+static StgClosure Nil_closure = {&Nil_info};
+
+static StgClosure *mk_int(StgWord n)
+{
+    StgClosure *c = strata_alloc_constr(&Int_info);
+    STRATA_WORD(c, 0) = n;
+    return c;
+}
+
+/* Cons(Int n, tail) with tail taken from a rooted slot. */
+static StgClosure *cons_int(StgWord n, StgClosure **tail_slot)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_int(n);
+    StgClosure *c = strata_alloc_constr(&Cons_info);
+    STRATA_FIELD(c, 0) = r[0];
+    STRATA_FIELD(c, 1) = *tail_slot;
+    STRATA_WORD(c, 2) = n;
+    STRATA_ROOTS_POP(r);
+    return c;
+}
+
+/* [lo .. hi-1] as a list. */
+static StgClosure *mk_list(StgWord lo, StgWord hi)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = hi; i > lo; i--)
+        r[0] = cons_int(i - 1, &r[0]);
+    StgClosure *l = r[0];
+    STRATA_ROOTS_POP(r);
+    return l;
+}
+
+static void check_list(StgClosure *l, StgWord lo, StgWord hi)
+{
+    for (StgWord i = lo; i < hi; i++) {
+        assert_ptr_equal(l->info, &Cons_info);
+        assert_int_equal(STRATA_WORD(l, 2), i);
+        assert_int_equal(STRATA_WORD(STRATA_FIELD(l, 0), 0), i);
+        l = STRATA_FIELD(l, 1);
+    }
+    assert_ptr_equal(l, &Nil_closure);
+}
+
+static StgWord heap_live_words(void)
+{
+    StgWord w = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        w += storage_gens[g].n_words + storage_gens[g].n_large_words;
+    return w;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hs_exit();
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Reachability
+ * ---------------------------------------------------------------------- */
+
+static void test_gc_keeps_reachable_through_stable_ptrs(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    StgStablePtr sp[10];
+    for (int k = 0; k < 10; k++)
+        sp[k] = getStablePtr(mk_list((StgWord)k * 100, (StgWord)k * 100 + 100));
+    for (int round = 0; round < 3; round++) {
+        strata_perform_gc(round == 2);
+        for (int k = 0; k < 10; k++)
+            check_list(deRefStablePtr(sp[k]), (StgWord)k * 100, (StgWord)k * 100 + 100);
+    }
+    for (int k = 0; k < 10; k++)
+        freeStablePtr(sp[k]);
+}
+
+static void test_gc_frees_unreachable(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    StgStablePtr keep = getStablePtr(mk_list(0, 1000));
+    for (int i = 0; i < 50; i++)
+        (void)mk_list(0, 1000);   /* garbage */
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    /* Exactly the kept list survives (plus the TSO and the root stack). */
+    StgWord list_words = 1000 * (4 + 2);
+    StgWord runtime_words = sizeof(StgTSO) / WORD_SIZE;
+    StgWord live = heap_live_words();
+    StgWord stack_words = 0;
+    for (BlockDesc *bd = oldest_gen->large_objects; bd != NULL; bd = bd->link)
+        stack_words += (StgWord)(bd->free - bd->start);
+    assert_int_equal(live, list_words + runtime_words + stack_words);
+    check_list(deRefStablePtr(keep), 0, 1000);
+    freeStablePtr(keep);
+    strata_perform_gc(1);
+    assert_int_equal(heap_live_words(), runtime_words + stack_words);
+}
+
+static void test_gc_cycles(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    /* A ring of 1000 mutable variables, each holding the next. */
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_var();    /* first */
+    r[1] = r[0];                      /* previous */
+    for (int i = 1; i < 1000; i++) {
+        StgClosure *v = strata_alloc_mut_var();
+        strata_mut_var_write(r[1], v);
+        r[1] = v;
+    }
+    strata_mut_var_write(r[1], r[0]);
+    strata_perform_gc(1);
+    strata_perform_gc(0);
+    StgClosure *p = r[0];
+    for (int i = 0; i < 1000; i++)
+        p = STRATA_MUT_VAR_READ(p);
+    assert_ptr_equal(p, r[0]);
+    STRATA_ROOTS_POP(r);
+    /* Unreachable now: a major GC frees the whole ring. */
+    StgWord before = heap_live_words();
+    strata_perform_gc(1);
+    assert_int_equal(heap_live_words(), before - 1000 * 2);
+}
+
+static void test_gc_deep_list_ten_million(void **state)
+{
+    (void)state;
+    harness_start("-A1m", NULL);
+    const StgWord n = 10 * 1000 * 1000;
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = n; i > 0; i--) {
+        StgClosure *c = strata_alloc_constr(&Cons_info);
+        STRATA_FIELD(c, 0) = &Nil_closure;
+        STRATA_FIELD(c, 1) = r[0];
+        STRATA_WORD(c, 2) = i - 1;
+        r[0] = c;
+    }
+    strata_perform_gc(1);   /* copies 10 million cells without recursing */
+    sanity_check_heap("deep list");
+    StgWord count = 0;
+    for (StgClosure *l = r[0]; l != &Nil_closure; l = STRATA_FIELD(l, 1)) {
+        assert_int_equal(STRATA_WORD(l, 2), count);
+        count++;
+    }
+    assert_int_equal(count, n);
+    STRATA_ROOTS_POP(r);
+}
+
+/* ----------------------------------------------------------------------
+ * Large and pinned objects
+ * ---------------------------------------------------------------------- */
+
+static void test_gc_large_objects_are_not_copied(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_bytes(100000);
+    r[1] = strata_alloc_mut_array(200000);   /* a megablock group */
+    memset(STRATA_BYTES_PTR(r[0]), 0x5a, 100000);
+    StgClosure *bytes_at = r[0], *arr_at = r[1];
+    assert_true(Bdescr(r[0])->flags & BF_LARGE);
+    for (int i = 0; i < 100; i++)
+        strata_mut_array_write(r[1], (StgWord)i * 997, mk_int((StgWord)i));
+    for (int i = 0; i < 200; i++)
+        (void)strata_alloc_bytes(10000);    /* large garbage */
+    strata_perform_gc(0);
+    strata_perform_gc(1);
+    assert_ptr_equal(r[0], bytes_at);
+    assert_ptr_equal(r[1], arr_at);
+    assert_int_equal(((unsigned char *)STRATA_BYTES_PTR(r[0]))[99999], 0x5a);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(STRATA_WORD(strata_mut_array_read(r[1], (StgWord)i * 997), 0), i);
+    STRATA_ROOTS_POP(r);
+    StgWord blocks_before = block_n_allocated();
+    strata_perform_gc(1);
+    assert_true(block_n_allocated() < blocks_before);   /* both freed */
+}
+
+static void test_gc_pinned_block_stays_while_one_object_lives(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_pinned_bytes(64);
+    void *payload = STRATA_BYTES_PTR(r[0]);
+    BlockDesc *bd = Bdescr(r[0]);
+    for (int i = 0; i < 40; i++)
+        (void)strata_alloc_pinned_bytes(64);   /* dead neighbours in the block */
+    strata_perform_gc(0);
+    strata_perform_gc(1);
+    assert_ptr_equal(STRATA_BYTES_PTR(r[0]), payload);   /* never moved */
+    assert_ptr_equal(Bdescr(r[0]), bd);
+    assert_true(bd->flags & BF_PINNED);
+    assert_int_equal(bd->gen_no, storage_n_gens - 1);
+    /* The whole block is kept: the fragmentation users must see. */
+    assert_true(oldest_gen->n_large_words >= 40 * (2 + 8));
+    STRATA_ROOTS_POP(r);
+}
+
+/* ----------------------------------------------------------------------
+ * Remembered sets
+ * ---------------------------------------------------------------------- */
+
+static void test_gc_mut_var_old_to_young(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_var();
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    assert_int_equal(Bdescr(r[0])->gen_no, storage_n_gens - 1);
+    for (StgWord i = 0; i < 2000; i++) {
+        StgClosure *v = mk_int(i);
+        strata_mut_var_write(r[0], v);     /* old -> young, every time */
+        if (i % 100 == 0)
+            strata_perform_gc(0);
+        assert_int_equal(STRATA_WORD(STRATA_MUT_VAR_READ(r[0]), 0), i);
+    }
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_gc_mut_array_cards(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    const StgWord n = 5000;
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(n);
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    for (StgWord round = 0; round < 5; round++) {
+        for (StgWord i = round; i < n; i += 37)
+            strata_mut_array_write(r[0], i, mk_int(i * 10 + round));
+        strata_perform_gc(0);
+        for (StgWord i = round; i < n; i += 37)
+            assert_int_equal(STRATA_WORD(strata_mut_array_read(r[0], i), 0), i * 10 + round);
+    }
+    /* Once everything is promoted, the cards are clean again. */
+    strata_perform_gc(1);
+    assert_ptr_equal(r[0]->info, &stg_MUT_ARR_PTRS_CLEAN_info);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_gc_mut_array_bad_index(void)
+{
+    harness_start(NULL);
+    StgClosure *a = strata_alloc_mut_array(3);
+    strata_mut_array_write(a, 3, NULL);
+}
+
+static void test_gc_mut_array_index_is_checked(void **state)
+{
+    (void)state;
+    harness_expect_failure(test_gc_mut_array_bad_index, 0, SIGABRT,
+                           "index out of range (index=3, length=3)");
+}
+
+/* ----------------------------------------------------------------------
+ * Thunks and indirections
+ * ---------------------------------------------------------------------- */
+
+static int sum_entries = 0;
+
+/* Sum of a list of Ints: the thunk's one free variable. */
+static StgClosure *sum_entry(StgClosure **self)
+{
+    sum_entries++;
+    StgWord total = 0;
+    for (StgClosure *l = STRATA_THUNK_FIELD(*self, 0); l != &Nil_closure; l = STRATA_FIELD(l, 1))
+        total += STRATA_WORD(STRATA_FIELD(l, 0), 0);
+    /* Allocate a lot so that the blackhole moves during evaluation. */
+    for (int i = 0; i < 500; i++)
+        (void)mk_list(0, 10);
+    return mk_int(total);
+}
+STRATA_THUNK_INFO(sum_thunk_info, "sum_thunk", 1, 0, sum_entry);
+STRATA_CONSTR_INFO(Box_info, "Box", 1, 0);
+
+static void test_gc_thunk_update_and_short_circuit(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    sum_entries = 0;
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_list(0, 100);
+    StgClosure *t = strata_alloc_thunk(&sum_thunk_info);
+    STRATA_THUNK_FIELD(t, 0) = r[0];
+    r[0] = t;
+    StgClosure *box = strata_alloc_constr(&Box_info);
+    STRATA_FIELD(box, 0) = r[0];
+    r[1] = box;
+    StgClosure *v = strata_eval(r[0]);
+    assert_int_equal(STRATA_WORD(v, 0), 4950);
+    assert_int_equal(sum_entries, 1);
+    /* The thunk is now an indirection; evaluating again does not rerun it. */
+    assert_int_equal(r[0]->info->type, IND);
+    assert_int_equal(STRATA_WORD(strata_eval(STRATA_FIELD(r[1], 0)), 0), 4950);
+    assert_int_equal(sum_entries, 1);
+    /* The collector short-circuits the indirection in the box (a major GC:
+     * the box and the thunk were promoted while the thunk ran). */
+    strata_perform_gc(1);
+    assert_ptr_equal(STRATA_FIELD(r[1], 0)->info, &Int_info);
+    assert_int_equal(STRATA_WORD(STRATA_FIELD(r[1], 0), 0), 4950);
+    STRATA_ROOTS_POP(r);
+}
+
+static StgClosure *self_entry(StgClosure **self)
+{
+    return strata_eval(*self);
+}
+STRATA_THUNK_INFO(self_thunk_info, "self_thunk", 0, 0, self_entry);
+
+static void run_loop_thunk(void)
+{
+    harness_start(NULL);
+    (void)strata_eval(strata_alloc_thunk(&self_thunk_info));
+}
+
+static void test_gc_thunk_loop_detected(void **state)
+{
+    (void)state;
+    harness_expect_failure(run_loop_thunk, 1, 0, "<<loop>>");
+}
+
+/* An old thunk updated with a young value must be remembered. */
+static StgClosure *young_entry(StgClosure **self)
+{
+    return mk_int(77);
+}
+STRATA_THUNK_INFO(young_thunk_info, "young_thunk", 0, 1, young_entry);
+
+static void test_gc_old_thunk_update_is_remembered(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_thunk(&young_thunk_info);
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    (void)strata_eval(r[0]);
+    strata_perform_gc(0);   /* -DS checks the remembered set */
+    assert_int_equal(STRATA_WORD(strata_eval(r[0]), 0), 77);
+    STRATA_ROOTS_POP(r);
+}
+
+/* ----------------------------------------------------------------------
+ * Static closures
+ * ---------------------------------------------------------------------- */
+
+static StgMutVar static_var = {&stg_MUT_VAR_CLEAN_info, NULL};
+
+static StgClosure *caf_entry(StgClosure **self)
+{
+    return mk_list(0, 50);
+}
+static const StgInfoTable caf_static_info = {THUNK_STATIC, 0, 0, 0, "caf_static",
+                                             (const void *)caf_entry, NULL};
+static StgThunk caf_closure = {&caf_static_info, 0};
+
+static void test_gc_static_closures_are_roots(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    strata_mut_var_write((StgClosure *)&static_var, mk_list(0, 30));
+    StgClosure *v = strata_eval((StgClosure *)&caf_closure);
+    check_list(v, 0, 50);
+    for (int i = 0; i < 3; i++)
+        strata_perform_gc(i == 2);
+    check_list(STRATA_MUT_VAR_READ((StgClosure *)&static_var), 0, 30);
+    assert_ptr_equal(caf_closure.info, &stg_IND_STATIC_info);
+    check_list(strata_eval((StgClosure *)&caf_closure), 0, 50);
+}
+
+/* ----------------------------------------------------------------------
+ * The heap limit
+ * ---------------------------------------------------------------------- */
+
+static void run_until_overflow(void)
+{
+    harness_start("-M2m", "-A64k", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (;;)
+        r[0] = cons_int(1, &r[0]);
+}
+
+static void test_gc_heap_overflow_exits_251(void **state)
+{
+    (void)state;
+    harness_expect_failure(run_until_overflow, 251, 0, "heap overflow");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_gc_keeps_reachable_through_stable_ptrs, teardown),
+        cmocka_unit_test_teardown(test_gc_frees_unreachable, teardown),
+        cmocka_unit_test_teardown(test_gc_cycles, teardown),
+        cmocka_unit_test_teardown(test_gc_deep_list_ten_million, teardown),
+        cmocka_unit_test_teardown(test_gc_large_objects_are_not_copied, teardown),
+        cmocka_unit_test_teardown(test_gc_pinned_block_stays_while_one_object_lives, teardown),
+        cmocka_unit_test_teardown(test_gc_mut_var_old_to_young, teardown),
+        cmocka_unit_test_teardown(test_gc_mut_array_cards, teardown),
+        cmocka_unit_test(test_gc_mut_array_index_is_checked),
+        cmocka_unit_test_teardown(test_gc_thunk_update_and_short_circuit, teardown),
+        cmocka_unit_test(test_gc_thunk_loop_detected),
+        cmocka_unit_test_teardown(test_gc_old_thunk_update_is_remembered, teardown),
+        cmocka_unit_test_teardown(test_gc_static_closures_are_roots, teardown),
+        cmocka_unit_test(test_gc_heap_overflow_exits_251),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,172 @@
+/*
+ * testsuite/unit/test_sanity.c -- the sanity checker catches a corrupted
+ * heap: each test breaks one invariant on purpose, in a child process, and
+ * checks that the checker aborts with a message naming the failed check.
+ * A clean heap passes.
+ */
+#include "harness.h"
+
+#include "BlockAlloc.h"
+#include "Sanity.h"
+#include "Storage.h"
+
+STRATA_CONSTR_INFO(Pair_info, "Pair", 2, 0);
+STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
+
+static StgClosure *mk_int(StgWord n)
+{
+    StgClosure *c = strata_alloc_constr(&Int_info);
+    STRATA_WORD(c, 0) = n;
+    return c;
+}
+
+/* A rooted pair of ints promoted to the oldest generation. */
+static StgClosure **old_pair(void)
+{
+    static const StgRootSite site = {"old_pair", __FILE__, __LINE__};
+    StgClosure **r = strata_roots_push(&site, 1);
+    r[0] = strata_alloc_constr(&Pair_info);
+    StgClosure *a = mk_int(1);
+    STRATA_FIELD(r[0], 0) = a;
+    StgClosure *b = mk_int(2);
+    STRATA_FIELD(r[0], 1) = b;
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    return r;
+}
+
+static void test_sanity_clean_heap_passes(void **state)
+{
+    (void)state;
+    harness_start("-A8k", NULL);
+    StgClosure **r = old_pair();
+    for (int i = 0; i < 1000; i++)
+        (void)mk_int((StgWord)i);
+    sanity_check_heap("test");
+    strata_roots_pop(r);
+    hs_exit();
+}
+
+static void corrupt_pointer_to_freed_block(void)
+{
+    harness_start("-A8k", NULL);
+    StgClosure **r = old_pair();
+    BlockDesc *bd = block_alloc_group(1);
+    block_free_group(bd);
+    STRATA_FIELD(r[0], 0) = (StgClosure *)bd->start;   /* freed memory */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_pointer_into_freed_block(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_pointer_to_freed_block, 0, SIGABRT,
+                           "pointer into a block that is not in the heap");
+}
+
+static void corrupt_info_pointer(void)
+{
+    harness_start("-A8k", NULL);
+    StgClosure **r = old_pair();
+    StgClosure *i = STRATA_FIELD(r[0], 1);
+    *(StgWord *)i = 0x1234567a;   /* not an info table (misaligned) */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_bad_info_pointer(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_info_pointer, 0, SIGABRT, "is not a closure");
+}
+
+static void corrupt_missing_barrier(void)
+{
+    harness_start("-A8k", NULL);
+    static const StgRootSite site = {"corrupt_missing_barrier", __FILE__, __LINE__};
+    StgClosure **r = strata_roots_push(&site, 1);
+    r[0] = strata_alloc_mut_var();
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    StgClosure *young = mk_int(3);
+    ((StgMutVar *)r[0])->var = young;   /* bypasses the write barrier */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_missing_write_barrier(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_missing_barrier, 0, SIGABRT,
+                           "old-to-young pointer not in a remembered set");
+}
+
+static void corrupt_block_era(void)
+{
+    harness_start("-A8k", NULL);
+    StgClosure **r = old_pair();
+    Bdescr(r[0])->era = 1000000;   /* never current */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_invalid_block_era(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_block_era, 0, SIGABRT, "era that was never current");
+}
+
+static void corrupt_block_generation(void)
+{
+    harness_start("-A8k", "-G3", NULL);
+    StgClosure **r = old_pair();
+    Bdescr(r[0])->gen_no = 2;   /* the descriptor lies about its generation */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_wrong_generation(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_block_generation, 0, SIGABRT,
+                           "list belongs to generation 2");
+}
+
+static void corrupt_inventory(void)
+{
+    harness_start("-A8k", NULL);
+    (void)block_alloc_group(3);   /* allocated, but on no heap list: a leak */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_leaked_blocks(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_inventory, 0, SIGABRT, "block inventory does not balance");
+}
+
+static void corrupt_via_dS(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    StgClosure **r = old_pair();
+    STRATA_FIELD(r[0], 0) = (StgClosure *)((char *)STRATA_FIELD(r[0], 0) + 3);
+    for (;;)
+        (void)mk_int(0);   /* the next GC's check must stop the program */
+}
+
+static void test_sanity_runs_around_every_gc_with_dS(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_via_dS, 0, SIGABRT, "sanity check failed (before GC)");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sanity_clean_heap_passes),
+        cmocka_unit_test(test_sanity_catches_pointer_into_freed_block),
+        cmocka_unit_test(test_sanity_catches_bad_info_pointer),
+        cmocka_unit_test(test_sanity_catches_missing_write_barrier),
+        cmocka_unit_test(test_sanity_catches_invalid_block_era),
+        cmocka_unit_test(test_sanity_catches_wrong_generation),
+        cmocka_unit_test(test_sanity_catches_leaked_blocks),
+        cmocka_unit_test(test_sanity_runs_around_every_gc_with_dS),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
