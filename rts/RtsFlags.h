@@ -90,8 +90,11 @@ bool rts_flags_parse_string(RtsFlags *flags, const char *s, char *err, size_t er
 
 /* Removes +RTS ... -RTS / --RTS groups from argv (in place, updating
  * *argc, keeping argv[*argc] == NULL), parsing what they hold after the
- * GHCRTS environment variable.  On a bad flag prints
- * "<prog>: <problem>" and a hint to use +RTS -?, and returns false. */
+ * GHCRTS environment variable; "--" stays and ends RTS processing.  Sets
+ * the message prefix from argv[0].  Prints "<prog>: <problem>" for every
+ * bad flag, then one hint to use +RTS -?, and returns false.  -? and
+ * --info are not errors: they set show_usage/show_info, and the caller
+ * prints and exits (1 after -?, as GHC does; 0 after --info). */
 bool rts_flags_process_args(RtsFlags *flags, int *argc, char ***argv);
 
 /* True if every field holds a value the parser could have produced

@@ -22,7 +22,7 @@ typedef struct {
     StgWord large_live_bytes;     /* ... of which in large and pinned groups */
     StgWord slop_bytes;           /* heap blocks' bytes after this GC that hold
                                      no live data */
-    StgWord mem_in_use_bytes;     /* megablocks held from the OS x MBLOCK_SIZE */
+    StgWord mem_in_use_bytes;     /* peak megablocks held from the OS x MBLOCK_SIZE */
     StgWord returned_mblocks;     /* megablocks returned to the OS by this GC */
 } GCDetails;
 
@@ -53,6 +53,10 @@ void stats_end_exit(void);              /* EXIT ends; with -S writes the last
  * nursery's use at exit).  Call after stats_start_exit, before
  * stats_end_exit, as GHC counts them in stat_exit. */
 void stats_add_allocated_bytes(StgWord bytes);
+
+/* The peak memory held from the OS, if higher than any GC reported (at
+ * exit: the megablocks' high-water mark). */
+void stats_note_mem_in_use(StgWord bytes);
 
 /* Frees what stats_init allocated (the per-generation counters). */
 void stats_exit(void);
