@@ -16,7 +16,7 @@ void rts_set_prog_name(const char *argv0);
 
 /* "<prog>: <message>\n" on stderr. */
 void rts_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void rts_verror(const char *fmt, va_list ap);
+void rts_verror(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A broken invariant: prints "<prog>: internal error: <message>" with the
  * function and file:line, then aborts.  Never returns. */

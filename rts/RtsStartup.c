@@ -10,6 +10,7 @@
 
 #include "Eras.h"
 #include "GC.h"
+#include "MBlock.h"
 #include "Messages.h"
 #include "Roots.h"
 #include "RtsFlags.h"
@@ -69,12 +70,16 @@ void hs_init(int *argc, char ***argv)
     stats_end_init();
 }
 
+/* Counts what was allocated since the last GC, ends the EXIT phase and
+ * writes the summary if +RTS -s/-S asked for it. */
 static void report_statistics(void)
 {
-    if (rts_flags.stats_summary || rts_flags.stats_per_gc) {
-        FILE *out = rts_flags.stats_file ? NULL : stderr;
-        stats_print_summary(out);
-    }
+    stats_add_allocated_bytes(storage_nursery_allocated_bytes() + storage_large_alloc_bytes);
+    storage_large_alloc_bytes = 0;
+    stats_note_mem_in_use(mblock_n_hw() * MBLOCK_SIZE);
+    stats_end_exit();
+    if (rts_flags.stats_summary || rts_flags.stats_per_gc)
+        stats_print_summary(NULL);
     stats_close_output();
 }
 
@@ -87,8 +92,8 @@ void hs_exit(void)
     if (--init_count > 0)
         return;
     stats_start_exit();
-    stats_end_exit();
     report_statistics();
+    stats_exit();
     gc_exit();
     roots_exit();
     stable_ptr_exit();
@@ -99,7 +104,6 @@ void hs_exit(void)
 void rts_shutdown_and_exit(int status)
 {
     stats_start_exit();
-    stats_end_exit();
     report_statistics();
     exit(status);
 }

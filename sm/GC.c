@@ -302,7 +302,7 @@ void gc_collect(bool major)
     StgWord heap_blocks = storage_heap_blocks() - storage_nursery.n_blocks;
     details.slop_bytes = heap_blocks * BLOCK_SIZE > details.live_bytes
                              ? heap_blocks * BLOCK_SIZE - details.live_bytes : 0;
-    details.mem_in_use_bytes = (mblock_n_in_use() + mblock_n_free()) * MBLOCK_SIZE;
+    details.mem_in_use_bytes = mblock_n_hw() * MBLOCK_SIZE;   /* GHC: peak megablocks */
     details.returned_mblocks = returned;
 
     if (debug_enabled(DEBUG_SANITY))

@@ -127,7 +127,8 @@ static void collect_remembered(void)
             remembered[n_remembered++] = (StgWord)c;
         });
     }
-    qsort(remembered, n_remembered, sizeof *remembered, cmp_word);
+    if (n_remembered > 1)
+        qsort(remembered, n_remembered, sizeof *remembered, cmp_word);
 }
 
 static bool is_remembered(const StgClosure *c)

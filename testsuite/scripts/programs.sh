@@ -30,7 +30,7 @@ expect_status 0 "$ex/bintrees" 10 +RTS -G1 -A8k -DS -RTS
 cmp -s "$out" "$test_tmp/bintrees.ref" || fail "bintrees output differs under -G1"
 
 # +RTS -s: GHC's summary on stderr; -S adds a line per GC; -s<file>.
-expect_status 0 "$ex/bintrees" 8 +RTS -s -RTS
+expect_status 0 "$ex/bintrees" 12 +RTS -s -A64k -RTS
 for what in 'bytes allocated in the heap' 'bytes copied during GC' \
             'bytes maximum residency' 'total memory in use' 'Gen  0' 'Gen  1' \
             'MUT     time' 'GC      time' 'Productivity'; do

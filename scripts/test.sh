@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# scripts/test.sh -- the README's second Quick start command: `make check`
+# in the release build (build/) and in the sanitizer build at debug level 3
+# (build-san/), each built incrementally.  Ends with one line,
+# "N passed, N failed", totalled over both builds, for CI to read.
+#
+# STRATA_TEST_QUICK=1 skips the sanitizer build (for local iteration).
+set -euo pipefail
+
+# shellcheck source=scripts/deps.sh
+. "$(dirname "${BASH_SOURCE[0]}")/deps.sh"
+cd "$STRATA_ROOT"
+
+SAN_CONFIG=(--enable-sanitizers --enable-debug=3 --enable-werror)
+LOG_TAIL_LINES=150
+
+total_passed=0
+total_failed=0
+
+# Adds the counts in DIR/test-suite.log's header to the totals; an error
+# or an unexpected pass counts as a failure.  The header ends where the
+# logs of the failed tests (which may hold lines of their own) begin.
+count_results() {
+    local passed failed
+    read -r passed failed < <(awk '
+        /^\.\. contents::/ { exit }
+        /^# PASS:/ { p += $3 }
+        /^# (FAIL|ERROR|XPASS):/ { f += $3 }
+        END { print p + 0, f + 0 }' "$1/test-suite.log")
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+}
+
+# Prints the log of every test in DIR that failed, errored or passed
+# unexpectedly (automake's .trs files record each result).
+print_failed_logs() {
+    local trs log
+    { find "$1" -name '*.trs' -exec grep -l -E '^:test-result: (FAIL|ERROR|XPASS)' {} + ||
+        true; } | sort | while IFS= read -r trs; do
+            log=${trs%.trs}.log
+            printf '\n---------- %s ----------\n' "$log"
+            if [ "$(wc -l <"$log")" -gt "$LOG_TAIL_LINES" ]; then
+                printf '(last %d lines)\n' "$LOG_TAIL_LINES"
+            fi
+            tail -n "$LOG_TAIL_LINES" "$log"
+        done
+}
+
+# Builds DIR with the given configure arguments and runs `make check`
+# there.  A build that fails, or tests that never run, count as one failure.
+check_build() {
+    local dir=$1
+    shift
+    local start=$SECONDS
+    # A subshell, so that a failed configure (die) ends this step only.
+    if ! (strata_build "$dir" "$@"); then
+        echo "(counting the failed build of $dir/ as one failed test)"
+        total_failed=$((total_failed + 1))
+        return
+    fi
+    say "testing ($dir/)"
+    rm -f "$dir/test-suite.log"
+    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check; then
+        count_results "$dir"
+    elif [ -f "$dir/test-suite.log" ]; then
+        count_results "$dir"
+        printf '\n%s: failing tests in %s/, their logs:\n' "${0##*/}" "$dir"
+        print_failed_logs "$dir"
+    else
+        echo "(the tests in $dir/ did not run; counting that as one failed test)"
+        total_failed=$((total_failed + 1))
+    fi
+    say "$dir/ done in $((SECONDS - start))s"
+}
+
+main() {
+    deps_ensure_required
+    # Once for both builds, so that a broken configure.ac fails only once.
+    if ! (strata_autoreconf); then
+        echo "(counting the failed autoreconf as one failed test)"
+        total_failed=1
+    else
+        check_build build "${STRATA_RELEASE_CONFIG[@]}"
+        if [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
+            say "skipping the sanitizer build (STRATA_TEST_QUICK=1)"
+        else
+            check_build build-san "${SAN_CONFIG[@]}"
+        fi
+    fi
+    printf '%d passed, %d failed\n' "$total_passed" "$total_failed"
+    [ "$total_failed" -eq 0 ]
+}
+
+main "$@"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# testsuite/scripts/install.sh -- `make install` into a temporary prefix
+# yields a library that a program finds with pkg-config and links
+# statically: it includes <strata.h>, calls hs_init/hs_exit and exits 0.
+set -u
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+
+command -v pkg-config >/dev/null 2>&1 || skip "pkg-config is not installed"
+
+prefix=$test_tmp/prefix
+
+# The build's compiler, and its sanitizer flags, which a program linking a
+# sanitizer build's objects needs too.
+make_var() { sed -n "s/^$1 = //p" "$top_builddir/Makefile"; }
+read -ra cc <<<"$(make_var CC)"
+read -ra san_cflags <<<"$(make_var SAN_CFLAGS)"
+
+# Our own make, not a sub-make of `make check`: drop the parent's jobserver.
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        make -s -C "$top_builddir" install prefix="$prefix" \
+        >"$test_tmp/install.log" 2>&1; then
+    pass
+else
+    fail "make install prefix=$prefix failed:"
+    tail -n 30 "$test_tmp/install.log" >&2
+    finish
+fi
+
+# strata.pc names the prefix chosen at configure time; point it here.
+pc() {
+    PKG_CONFIG_PATH=$prefix/lib/pkgconfig \
+        pkg-config --define-variable=prefix="$prefix" "$@" strata
+}
+if ! pc_cflags=$(pc --cflags) || ! pc_libs=$(pc --static --libs); then
+    fail "pkg-config cannot find strata in $prefix/lib/pkgconfig"
+    finish
+fi
+read -ra cflags <<<"$pc_cflags"
+read -ra libs <<<"$pc_libs"
+# -lstrata would pick libstrata.so; ask the linker for the archive.
+static=no
+for i in "${!libs[@]}"; do
+    if [ "${libs[$i]}" = -lstrata ]; then
+        libs[i]=-l:libstrata.a
+        static=yes
+    fi
+done
+[ "$static" = yes ] || fail "pkg-config --libs strata has no -lstrata: ${libs[*]}"
+
+cat >"$test_tmp/hello.c" <<'C'
+#include <strata.h>
+
+int main(int argc, char **argv)
+{
+    hs_init(&argc, &argv);
+    hs_exit();
+    return 0;
+}
+C
+hello=$test_tmp/hello
+expect_status 0 "${cc[@]:-cc}" -std=c11 -Wall -Wextra -Werror "${san_cflags[@]}" \
+    "${cflags[@]}" -o "$hello" "$test_tmp/hello.c" "${libs[@]}"
+if [ -x "$hello" ]; then
+    if readelf -d "$hello" | grep -q 'NEEDED.*libstrata'; then
+        fail "$hello links libstrata dynamically"
+    else
+        pass
+    fi
+    expect_status 0 "$hello"
+fi
+
+finish

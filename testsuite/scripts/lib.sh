@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# testsuite/scripts/lib.sh -- helpers for the shell tests `make check` runs.
+#
+# A test script starts with
+#     #!/usr/bin/env bash
+#     set -u
+#     . "$(dirname "$0")/lib.sh"
+# and ends with `finish`.  The makefile exports top_builddir and top_srcdir
+# (absolute paths); run one script with `make check TESTS=<script>`.
+#
+#   expect_status STATUS CMD [ARG...]   run CMD, stdout to $out, stderr to
+#                                       $err; fail unless it exits STATUS
+#   expect_stderr_contains TEXT [FILE]  fail unless FILE ($err by default)
+#                                       contains TEXT, a fixed string
+#   fail MSG                            record a failure, MSG to stderr
+#   skip MSG                            exit 77, automake's SKIP
+#   finish                              print "N passed, N failed", exit 0/1
+#
+# $test_tmp is a scratch directory, removed when the script exits (so do
+# not set an EXIT trap of your own).
+
+: "${top_builddir:?is not set: run this test through make check}"
+: "${top_srcdir:?is not set: run this test through make check}"
+
+test_name=${0##*/}
+tests_passed=0
+tests_failed=0
+test_tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-test.XXXXXX")
+trap 'rm -rf "$test_tmp"' EXIT
+out=$test_tmp/stdout
+err=$test_tmp/stderr
+
+pass() { tests_passed=$((tests_passed + 1)); }
+
+fail() {
+    printf '%s: FAIL: %s\n' "$test_name" "$*" >&2
+    tests_failed=$((tests_failed + 1))
+}
+
+skip() {
+    printf '%s: SKIP: %s\n' "$test_name" "$*"
+    exit 77
+}
+
+expect_status() {
+    local want=$1 got=0
+    shift
+    "$@" >"$out" 2>"$err" || got=$?
+    if [ "$got" -eq "$want" ]; then
+        pass
+    else
+        fail "'$*' exited with $got, expected $want; its stderr begins:"
+        head -n 20 "$err" | sed 's/^/    /' >&2
+    fi
+}
+
+expect_stderr_contains() {
+    local file=${2:-$err} what=${2:-the stderr of the last command}
+    if grep -qF -e "$1" "$file"; then
+        pass
+    else
+        fail "expected '$1' in $what, which begins:"
+        head -n 20 "$file" | sed 's/^/    /' >&2
+    fi
+}
+
+finish() {
+    printf '%d passed, %d failed\n' "$tests_passed" "$tests_failed"
+    [ "$tests_failed" -eq 0 ] && exit 0
+    exit 1
+}
