@@ -74,6 +74,7 @@ void hs_init(int *argc, char ***argv)
  * writes the summary if +RTS -s/-S asked for it. */
 static void report_statistics(void)
 {
+    fflush(stdout);   /* the program's output comes before the summary */
     stats_add_allocated_bytes(storage_nursery_allocated_bytes() + storage_large_alloc_bytes);
     storage_large_alloc_bytes = 0;
     stats_note_mem_in_use(mblock_n_hw() * MBLOCK_SIZE);

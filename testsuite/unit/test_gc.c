@@ -12,6 +12,7 @@
 #include "ClosureSize.h"
 #include "MBlock.h"
 #include "Sanity.h"
+#include "Stats.h"
 #include "Storage.h"
 
 /* Cons cells carry a number so each object can be recognised. */
@@ -171,6 +172,39 @@ static void test_gc_deep_list_ten_million(void **state)
     }
     assert_int_equal(count, n);
     STRATA_ROOTS_POP(r);
+}
+
+static void test_gc_aging_copies_once_within_gen0(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_int(1);
+    assert_true(Bdescr(r[0])->flags & BF_NURSERY);
+    strata_perform_gc(0);   /* survives once: aged within generation 0 */
+    assert_int_equal(Bdescr(r[0])->gen_no, 0);
+    assert_false(Bdescr(r[0])->flags & BF_NURSERY);
+    strata_perform_gc(0);   /* survives twice: promoted */
+    assert_int_equal(Bdescr(r[0])->gen_no, 1);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_gc_free_megablocks_return_to_os(void **state)
+{
+    (void)state;
+    harness_start(NULL);
+    StgStablePtr big = getStablePtr(mk_list(0, 2000000));   /* ~96 MB */
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    StgWord in_use = mblock_n_in_use();
+    freeStablePtr(big);
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    assert_true(mblock_n_in_use() < in_use / 4);
+    RtsStats st;
+    stats_get(&st);
+    assert_true(st.returned_mblocks > 50);   /* visible in +RTS -s */
+    assert_int_equal(st.returned_mblocks, mblock_n_returned());
 }
 
 /* ----------------------------------------------------------------------
@@ -372,6 +406,45 @@ static void test_gc_old_thunk_update_is_remembered(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* add_n: a function closure with one free variable (n) and arity 1. */
+static StgClosure *add_n_entry(StgClosure **self, StgClosure **args)
+{
+    StgWord n = STRATA_WORD(*self, 0);
+    for (int i = 0; i < 300; i++)
+        (void)mk_int(0);   /* let the collector move the function and the argument */
+    StgWord x = STRATA_WORD(strata_eval(args[0]), 0);
+    return mk_int(n + x);
+}
+STRATA_FUN_INFO(add_n_info, "add_n", 0, 1, 1, add_n_entry);
+
+static void test_gc_apply_function_closure(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_fun(&add_n_info);
+    STRATA_WORD(r[0], 0) = 40;
+    r[1] = mk_int(2);
+    StgClosure *v = strata_apply(r[0], &r[1], 1);
+    assert_int_equal(STRATA_WORD(v, 0), 42);
+    STRATA_ROOTS_POP(r);
+}
+
+static void apply_wrong_arity(void)
+{
+    harness_start(NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_fun(&add_n_info);
+    (void)strata_apply(r[0], &r[1], 2);
+}
+
+static void test_gc_apply_wrong_arity_is_reported(void **state)
+{
+    (void)state;
+    harness_expect_failure(apply_wrong_arity, 0, SIGABRT,
+                           "function add_n takes 1 arguments, applied to 2");
+}
+
 /* ----------------------------------------------------------------------
  * Static closures
  * ---------------------------------------------------------------------- */
@@ -426,6 +499,8 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_frees_unreachable, teardown),
         cmocka_unit_test_teardown(test_gc_cycles, teardown),
         cmocka_unit_test_teardown(test_gc_deep_list_ten_million, teardown),
+        cmocka_unit_test_teardown(test_gc_aging_copies_once_within_gen0, teardown),
+        cmocka_unit_test_teardown(test_gc_free_megablocks_return_to_os, teardown),
         cmocka_unit_test_teardown(test_gc_large_objects_are_not_copied, teardown),
         cmocka_unit_test_teardown(test_gc_pinned_block_stays_while_one_object_lives, teardown),
         cmocka_unit_test_teardown(test_gc_mut_var_old_to_young, teardown),
@@ -434,6 +509,8 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_thunk_update_and_short_circuit, teardown),
         cmocka_unit_test(test_gc_thunk_loop_detected),
         cmocka_unit_test_teardown(test_gc_old_thunk_update_is_remembered, teardown),
+        cmocka_unit_test_teardown(test_gc_apply_function_closure, teardown),
+        cmocka_unit_test(test_gc_apply_wrong_arity_is_reported),
         cmocka_unit_test_teardown(test_gc_static_closures_are_roots, teardown),
         cmocka_unit_test(test_gc_heap_overflow_exits_251),
     };
