@@ -14,5 +14,6 @@
 #include "strata/Alloc.h"
 #include "strata/Roots.h"
 #include "strata/Api.h"
+#include "strata/Trace.h"
 
 #endif /* STRATA_H */

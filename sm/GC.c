@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "BlockAlloc.h"
+#include "EventLog.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -261,12 +262,47 @@ static void check_heap_limit(unsigned N)
 }
 
 /* ----------------------------------------------------------------------
+ * Eventlog
+ * ---------------------------------------------------------------------- */
+
+/* The events that close a GC, in GHC's order (docs/design/eventlog.md):
+ * GC_END, then the heap figures, then for a major GC the live data and
+ * what was returned to the OS.  HEAP_SIZE is megablocks held, as in GHC;
+ * BLOCKS_SIZE is the heap's blocks. */
+static void trace_gc_end(const GCDetails *d, StgWord returned_mblocks)
+{
+    if (!eventlog_enabled())
+        return;
+    RtsStats totals;
+    stats_get(&totals);
+    uint64_t heap_bytes = (uint64_t)mblock_n_in_use() * MBLOCK_SIZE;
+    uint64_t blocks_bytes = (uint64_t)storage_heap_blocks() * BLOCK_SIZE;
+    eventlog_post_gc_end();
+    eventlog_post_heap_allocated(totals.allocated_bytes);
+    eventlog_post_heap_size(heap_bytes);
+    eventlog_post_blocks_size(blocks_bytes);
+    /* One GC thread: it copied everything, so max = total = balanced. */
+    eventlog_post_gc_stats_ghc((uint16_t)d->gen, d->copied_bytes, d->slop_bytes,
+                               heap_bytes > blocks_bytes ? heap_bytes - blocks_bytes : 0, 1,
+                               d->copied_bytes, d->copied_bytes, d->copied_bytes);
+    if (d->major) {
+        StgWord kept = mblock_n_in_use();
+        eventlog_post_heap_live(d->live_bytes);
+        eventlog_post_mem_return((uint32_t)(kept + returned_mblocks), (uint32_t)kept,
+                                 (uint32_t)returned_mblocks);
+    }
+}
+
+/* ----------------------------------------------------------------------
  * The driver
  * ---------------------------------------------------------------------- */
 
 void gc_collect(bool major)
 {
     stats_gc_begin();
+    eventlog_post_request_seq_gc();
+    eventlog_post_gc_global_sync();
+    eventlog_post_gc_start();
     unsigned N = choose_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
     debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
@@ -285,8 +321,11 @@ void gc_collect(bool major)
     gct.scan_queue_len = 0;
 
     prepare_generations(N);
+    eventlog_post_gc_work();
     evacuate_roots(N);
     scavenge_loop();
+    eventlog_post_gc_idle();
+    eventlog_post_gc_done();
     free_from_space(N);
     storage_reset_nursery();
     StgWord returned = resize_generations(N);
@@ -309,6 +348,7 @@ void gc_collect(bool major)
         sanity_check_heap("after GC");
 
     stats_gc_end(&details);
+    trace_gc_end(&details, returned);
     check_heap_limit(N);
     for (unsigned i = 0; i < n_gc_hooks; i++)
         gc_hooks[i](N, is_major);

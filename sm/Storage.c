@@ -19,6 +19,7 @@
 #include "MutList.h"
 #include "RtsFlags.h"
 #include "RtsStartup.h"
+#include "os/Ticker.h"
 #include "strata/Alloc.h"
 
 Generation *storage_gens = NULL;
@@ -267,9 +268,19 @@ StgPtr strata_alloc_slow(StgWord n_words)
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
         return alloc_large(n_words);
 
-    if (strata_regs.hp_lim == NULL) {
-        /* An attention request: restore the limit, then serve it. */
-        strata_regs.hp_lim = storage_nursery.current->start + BLOCK_SIZE_W;
+    bool limit_cleared = strata_regs.hp_lim == NULL;
+    if (limit_cleared || ticker_attention_pending()) {
+        /* An attention request: restore the limit, then serve it.  The
+         * ticker's flag is checked too, in case our own write of hp_lim
+         * overwrote its NULL (Note [The ticker] in rts/os/Ticker.c). */
+        if (limit_cleared) {
+            /* The request may have overwritten a retirement (hp_lim = hp
+             * after an era change): a block of another era stays retired,
+             * so that no object lands in a block of the wrong era. */
+            BlockDesc *cur = storage_nursery.current;
+            strata_regs.hp_lim = cur->era == storage_current_era ? cur->start + BLOCK_SIZE_W
+                                                                 : strata_regs.hp;
+        }
         if (storage_attention_handler != NULL)
             storage_attention_handler();
         if (strata_regs.hp + n_words <= strata_regs.hp_lim) {

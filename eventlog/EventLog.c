@@ -1,0 +1,674 @@
+/*
+ * eventlog/EventLog.c -- writes GHC's eventlog format: the header that
+ * declares every event type strata emits, then events in blocks, then the
+ * data-end marker.  Relies on EventLogWriter for output, rts/os/Clock for
+ * timestamps and RtsFlags for -l/-ol.  The format is
+ * strata/EventLogFormat.h; the design and its invariants (.inv.*) are in
+ * docs/design/eventlog.md.
+ *
+ * There are two buffers: capability 0's (GC and user events) and the
+ * global one (capsets, process identity, heap profile, IPE), as in GHC.
+ * Each begins with a BLOCK_MARKER whose size and end time are patched when
+ * the buffer is flushed.  Only the mutator thread calls in here.
+ */
+#include "EventLog.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "Messages.h"
+#include "RtsFlags.h"
+#include "os/Clock.h"
+#include "strata/Config.h"
+#include "strata/EventLogFormat.h"
+
+/* The event types strata emits, in the order the header declares them
+ * (.inv.declared: nothing else is ever posted). */
+static const uint16_t emitted_types[] = {
+    EVENT_GC_START, EVENT_GC_END, EVENT_REQUEST_SEQ_GC, EVENT_BLOCK_MARKER,
+    EVENT_USER_MSG, EVENT_GC_IDLE, EVENT_GC_WORK, EVENT_GC_DONE,
+    EVENT_CAPSET_CREATE, EVENT_CAPSET_DELETE, EVENT_CAPSET_ASSIGN_CAP,
+    EVENT_CAPSET_REMOVE_CAP, EVENT_RTS_IDENTIFIER, EVENT_PROGRAM_ARGS,
+    EVENT_OSPROCESS_PID, EVENT_OSPROCESS_PPID, EVENT_WALL_CLOCK_TIME,
+    EVENT_CAP_CREATE, EVENT_CAP_DELETE, EVENT_HEAP_ALLOCATED, EVENT_HEAP_SIZE,
+    EVENT_HEAP_LIVE, EVENT_HEAP_INFO_GHC, EVENT_GC_STATS_GHC,
+    EVENT_GC_GLOBAL_SYNC, EVENT_USER_MARKER, EVENT_MEM_RETURN,
+    EVENT_BLOCKS_SIZE, EVENT_HEAP_PROF_BEGIN, EVENT_HEAP_PROF_SAMPLE_BEGIN,
+    EVENT_HEAP_PROF_SAMPLE_STRING, EVENT_HEAP_PROF_SAMPLE_END, EVENT_IPE,
+};
+#define N_EMITTED_TYPES (sizeof emitted_types / sizeof emitted_types[0])
+
+/* Bytes of the marker event: header + Word32 size + Word64 end + Word16 cap. */
+#define MARKER_BYTES (EVENT_HEADER_BYTES + EVENT_SIZE_BLOCK_MARKER)
+
+/* The most one event can take: header, length field, largest payload. */
+#define EVENT_MAX_BYTES (EVENT_HEADER_BYTES + 2 + EVENT_PAYLOAD_SIZE_MAX)
+
+typedef struct {
+    uint8_t *begin;      /* EVENTLOG_BUFFER_BYTES, malloc'd */
+    uint8_t *pos;        /* next free byte; begin + MARKER_BYTES after reset */
+    uint16_t cap;        /* block marker cap: 0 or EVENT_CAP_GLOBAL */
+} EventBuf;
+
+static const EventLogWriter *writer = &eventlog_file_writer;
+static const EventLogWriter *chosen_writer = NULL;   /* NULL: file writer */
+static bool enabled;          /* started and no write error since */
+static unsigned classes;      /* rts_flags.eventlog_classes at start */
+static EventBuf cap_buf;      /* capability 0 */
+static EventBuf global_buf;   /* cap 0xffff */
+
+/* ----------------------------------------------------------------------
+ * Big-endian encoding
+ * ---------------------------------------------------------------------- */
+
+static inline uint8_t *put8(uint8_t *p, uint8_t v)
+{
+    *p = v;
+    return p + 1;
+}
+
+static inline uint8_t *put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+    return p + 2;
+}
+
+static inline uint8_t *put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (24 - 8 * i));
+    return p + 4;
+}
+
+static inline uint8_t *put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (56 - 8 * i));
+    return p + 8;
+}
+
+/* ----------------------------------------------------------------------
+ * Strings
+ * ---------------------------------------------------------------------- */
+
+/* Length of the UTF-8 sequence starting at s (at most avail bytes), or 0
+ * if the byte there does not start a valid one. */
+static size_t utf8_sequence_len(const uint8_t *s, size_t avail)
+{
+    uint8_t c = s[0];
+    size_t n;
+    uint32_t min;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2; min = 0x80; cp = c & 0x1fu;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3; min = 0x800; cp = c & 0x0fu;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4; min = 0x10000; cp = c & 0x07u;
+    } else {
+        return 0;
+    }
+    if (n > avail)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* Copies at most max_bytes of src (n_src bytes) to dst as valid UTF-8:
+ * each byte that starts no valid sequence becomes '?', and a sequence is
+ * never cut in half.  Returns the bytes written.  See Note [Strings in
+ * events]. */
+static size_t utf8_copy_clamped(uint8_t *dst, const char *src, size_t n_src, size_t max_bytes)
+{
+    const uint8_t *s = (const uint8_t *)src;
+    size_t in = 0, out = 0;
+    while (in < n_src) {
+        size_t n = utf8_sequence_len(s + in, n_src - in);
+        if (n == 0) {
+            if (out + 1 > max_bytes)
+                break;
+            dst[out++] = '?';
+            in++;
+            continue;
+        }
+        if (out + n > max_bytes)
+            break;
+        memcpy(dst + out, s + in, n);
+        out += n;
+        in += n;
+    }
+    return out;
+}
+
+/* Note [Strings in events]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * ghc-events decodes NUL-terminated strings as UTF-8 and fails the whole
+ * parse on invalid bytes, and every payload must fit its Word16 length.
+ * Labels come from user code and DWARF, so nothing guarantees either.  We
+ * repair rather than reject: an invalid byte becomes '?', and a string
+ * that does not fit is cut at a character boundary.  An embedded NUL
+ * cannot occur, since the inputs are C strings (or, for the user events,
+ * bytes whose length the payload length carries, not a terminator). */
+
+/* ----------------------------------------------------------------------
+ * Buffers and blocks
+ * ---------------------------------------------------------------------- */
+
+static void buf_begin_block(EventBuf *b)
+{
+    uint8_t *p = b->begin;
+    p = put16(p, EVENT_BLOCK_MARKER);
+    p = put64(p, clock_elapsed_ns());
+    p = put32(p, 0);       /* size: patched at flush */
+    p = put64(p, 0);       /* end time: patched at flush */
+    p = put16(p, b->cap);
+    b->pos = p;
+}
+
+static void eventlog_fail(void)
+{
+    /* The writer has reported the error (Note [Eventlog write errors] in
+     * EventLogWriter.c); stop writing for the rest of the run. */
+    enabled = false;
+    writer->stop();
+}
+
+static bool writer_write(const void *bytes, size_t n)
+{
+    if (!enabled)
+        return false;
+    if (!writer->write(bytes, n)) {
+        eventlog_fail();
+        return false;
+    }
+    return true;
+}
+
+/* Writes the buffer out as one block (.inv.block-size) unless it holds
+ * only its marker, then starts a new block. */
+static void buf_flush(EventBuf *b)
+{
+    size_t n = (size_t)(b->pos - b->begin);
+    if (n > MARKER_BYTES) {
+        put32(b->begin + EVENT_HEADER_BYTES, (uint32_t)n);
+        put64(b->begin + EVENT_HEADER_BYTES + 4, clock_elapsed_ns());
+        writer_write(b->begin, n);
+    }
+    buf_begin_block(b);
+}
+
+static bool buf_init(EventBuf *b, uint16_t cap)
+{
+    b->begin = malloc(EVENTLOG_BUFFER_BYTES);
+    if (b->begin == NULL)
+        return false;
+    b->cap = cap;
+    buf_begin_block(b);
+    return true;
+}
+
+static void buf_free(EventBuf *b)
+{
+    free(b->begin);
+    memset(b, 0, sizeof *b);
+}
+
+/* Room for an event of payload_bytes (plus its length field if
+ * variable): flushes first if the buffer would overflow. */
+static uint8_t *event_begin(EventBuf *b, uint16_t type, size_t payload_bytes)
+{
+    size_t need = EVENT_HEADER_BYTES + 2 + payload_bytes;
+    if ((size_t)(b->pos - b->begin) + need > EVENTLOG_BUFFER_BYTES)
+        buf_flush(b);
+    uint8_t *p = b->pos;
+    p = put16(p, type);
+    p = put64(p, clock_elapsed_ns());
+    return p;
+}
+
+/* A fixed-size event: p must be its payload's end (.inv.fixed-size). */
+static void event_end(EventBuf *b, uint8_t *p)
+{
+    b->pos = p;
+}
+
+/* Variable events: reserve the Word16 length, write the payload, patch
+ * the length to exactly what was written (.inv.var-length). */
+static uint8_t *var_event_begin(EventBuf *b, uint16_t type, size_t max_payload_bytes)
+{
+    uint8_t *p = event_begin(b, type, max_payload_bytes);
+    return p + 2;
+}
+
+static void var_event_end(EventBuf *b, uint8_t *payload_start, uint8_t *p)
+{
+    size_t n = (size_t)(p - payload_start);
+    ASSERT(n <= EVENT_PAYLOAD_SIZE_MAX);
+    put16(payload_start - 2, (uint16_t)n);
+    b->pos = p;
+}
+
+static bool class_on(unsigned cls)
+{
+    return enabled && (classes & cls) != 0;
+}
+
+/* ----------------------------------------------------------------------
+ * The header
+ * ---------------------------------------------------------------------- */
+
+static bool write_header(void)
+{
+    size_t len = 5 * 4;
+    for (size_t i = 0; i < N_EMITTED_TYPES; i++)
+        len += 4 + 2 + 2 + 4 + strlen(eventlog_type_description(emitted_types[i])) + 4 + 4;
+    uint8_t *h = malloc(len);
+    if (h == NULL)
+        return false;
+    uint8_t *p = h;
+    p = put32(p, EVENT_HEADER_BEGIN);
+    p = put32(p, EVENT_HET_BEGIN);
+    for (size_t i = 0; i < N_EMITTED_TYPES; i++) {
+        uint16_t t = emitted_types[i];
+        const char *desc = eventlog_type_description(t);
+        size_t dlen = strlen(desc);
+        p = put32(p, EVENT_ET_BEGIN);
+        p = put16(p, t);
+        p = put16(p, (uint16_t)eventlog_type_size(t));
+        p = put32(p, (uint32_t)dlen);
+        memcpy(p, desc, dlen);
+        p += dlen;
+        p = put32(p, 0);   /* no extra info */
+        p = put32(p, EVENT_ET_END);
+    }
+    p = put32(p, EVENT_HET_END);
+    p = put32(p, EVENT_HEADER_END);
+    p = put32(p, EVENT_DATA_BEGIN);
+    ASSERT((size_t)(p - h) == len);
+    writer_write(h, (size_t)(p - h));
+    free(h);
+    return true;
+}
+
+/* ----------------------------------------------------------------------
+ * Start-up and shutdown
+ * ---------------------------------------------------------------------- */
+
+static void post_capset_create(uint32_t capset, uint16_t type)
+{
+    uint8_t *p = event_begin(&global_buf, EVENT_CAPSET_CREATE, EVENT_SIZE_CAPSET_CREATE);
+    p = put32(p, capset);
+    p = put16(p, type);
+    event_end(&global_buf, p);
+}
+
+static void post_capset_cap(uint16_t type, uint32_t capset, uint16_t cap)
+{
+    uint8_t *p = event_begin(&global_buf, type, EVENT_SIZE_CAPSET_ASSIGN_CAP);
+    p = put32(p, capset);
+    p = put16(p, cap);
+    event_end(&global_buf, p);
+}
+
+static void post_cap_event(uint16_t type, uint16_t cap)
+{
+    uint8_t *p = event_begin(&cap_buf, type, EVENT_SIZE_CAP_CREATE);
+    p = put16(p, cap);
+    event_end(&cap_buf, p);
+}
+
+static void post_capset_u32(uint16_t type, uint32_t capset, uint32_t value)
+{
+    uint8_t *p = event_begin(&global_buf, type, EVENT_SIZE_OSPROCESS_PID);
+    p = put32(p, capset);
+    p = put32(p, value);
+    event_end(&global_buf, p);
+}
+
+static void post_wall_clock_time(void)
+{
+    struct timespec now;
+    if (timespec_get(&now, TIME_UTC) != TIME_UTC)
+        now = (struct timespec){0, 0};
+    /* The event's timestamp is taken right after the wall clock. */
+    uint8_t *p = event_begin(&global_buf, EVENT_WALL_CLOCK_TIME, EVENT_SIZE_WALL_CLOCK_TIME);
+    p = put32(p, STRATA_CAPSET_CLOCKDOMAIN);
+    p = put64(p, (uint64_t)now.tv_sec);
+    p = put32(p, (uint32_t)now.tv_nsec);
+    event_end(&global_buf, p);
+}
+
+static void post_rts_identifier(void)
+{
+    static const char ident[] = "strata-" STRATA_VERSION " rts_strata";
+    size_t n = sizeof ident - 1;
+    uint8_t *start = var_event_begin(&global_buf, EVENT_RTS_IDENTIFIER, 4 + n);
+    uint8_t *p = put32(start, STRATA_CAPSET_OSPROCESS);
+    memcpy(p, ident, n);
+    var_event_end(&global_buf, start, p + n);
+}
+
+/* Each argument NUL-terminated; arguments that would overflow the
+ * payload are left out. */
+static void post_program_args(int argc, char **argv)
+{
+    uint8_t *start = var_event_begin(&global_buf, EVENT_PROGRAM_ARGS, EVENT_PAYLOAD_SIZE_MAX);
+    uint8_t *p = put32(start, STRATA_CAPSET_OSPROCESS);
+    for (int i = 0; i < argc && argv != NULL && argv[i] != NULL; i++) {
+        size_t n = strlen(argv[i]) + 1;
+        if ((size_t)(p - start) + n > EVENT_PAYLOAD_SIZE_MAX)
+            break;
+        memcpy(p, argv[i], n);
+        p += n;
+    }
+    var_event_end(&global_buf, start, p);
+}
+
+static void post_heap_info(void)
+{
+    uint8_t *p = event_begin(&global_buf, EVENT_HEAP_INFO_GHC, EVENT_SIZE_HEAP_INFO_GHC);
+    p = put32(p, STRATA_CAPSET_OSPROCESS);
+    p = put16(p, (uint16_t)rts_flags.generations);
+    p = put64(p, rts_flags.max_heap_bytes);
+    p = put64(p, rts_flags.nursery_bytes);
+    p = put64(p, MBLOCK_SIZE);
+    p = put64(p, BLOCK_SIZE);
+    event_end(&global_buf, p);
+}
+
+void eventlog_set_writer(const EventLogWriter *w)
+{
+    chosen_writer = w;
+}
+
+bool eventlog_start(int argc, char **argv)
+{
+    if (!rts_flags.eventlog || enabled)
+        return true;
+    writer = chosen_writer != NULL ? chosen_writer : &eventlog_file_writer;
+    classes = rts_flags.eventlog_classes;
+    if (!buf_init(&cap_buf, 0) || !buf_init(&global_buf, EVENT_CAP_GLOBAL)) {
+        rts_error("eventlog: out of C heap allocating buffers (bytes=%zu)",
+                  2 * EVENTLOG_BUFFER_BYTES);
+        buf_free(&cap_buf);
+        buf_free(&global_buf);
+        return false;
+    }
+    if (!writer->init()) {
+        buf_free(&cap_buf);
+        buf_free(&global_buf);
+        return true;   /* reported; the program runs without the eventlog */
+    }
+    enabled = true;
+    if (!write_header()) {
+        rts_error("eventlog: out of C heap writing the header");
+        eventlog_fail();
+        buf_free(&cap_buf);
+        buf_free(&global_buf);
+        return false;
+    }
+    post_capset_create(STRATA_CAPSET_OSPROCESS, CAPSET_TYPE_OSPROCESS);
+    post_capset_create(STRATA_CAPSET_CLOCKDOMAIN, CAPSET_TYPE_CLOCKDOMAIN);
+    post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_OSPROCESS, 0);
+    post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_CLOCKDOMAIN, 0);
+    post_cap_event(EVENT_CAP_CREATE, 0);
+    post_wall_clock_time();
+    post_capset_u32(EVENT_OSPROCESS_PID, STRATA_CAPSET_OSPROCESS, (uint32_t)getpid());
+    post_capset_u32(EVENT_OSPROCESS_PPID, STRATA_CAPSET_OSPROCESS, (uint32_t)getppid());
+    post_rts_identifier();
+    post_program_args(argc, argv);
+    post_heap_info();
+    return true;
+}
+
+bool eventlog_enabled(void)
+{
+    return enabled;
+}
+
+static bool buf_check(const EventBuf *b, uint16_t cap)
+{
+    if (b->begin == NULL || b->cap != cap)
+        return false;
+    if (b->pos < b->begin + MARKER_BYTES || b->pos > b->begin + EVENTLOG_BUFFER_BYTES)
+        return false;
+    /* The marker's type and cap; size and end time are patched at flush. */
+    return b->begin[0] == 0 && b->begin[1] == EVENT_BLOCK_MARKER &&
+           b->begin[MARKER_BYTES - 2] == (uint8_t)(cap >> 8) &&
+           b->begin[MARKER_BYTES - 1] == (uint8_t)cap;
+}
+
+bool eventlog_check(void)
+{
+    if (!enabled)
+        return true;   /* stopped, never started, or off after a write error */
+    return buf_check(&cap_buf, 0) && buf_check(&global_buf, EVENT_CAP_GLOBAL);
+}
+
+/* Global buffer first: it holds the capsets that the capability's events
+ * refer to. */
+void eventlog_flush(void)
+{
+    if (!enabled)
+        return;
+    buf_flush(&global_buf);
+    buf_flush(&cap_buf);
+    if (enabled)
+        writer->flush();
+}
+
+void eventlog_stop(void)
+{
+    if (enabled) {
+        post_cap_event(EVENT_CAP_DELETE, 0);
+        post_capset_cap(EVENT_CAPSET_REMOVE_CAP, STRATA_CAPSET_OSPROCESS, 0);
+        uint8_t *p = event_begin(&global_buf, EVENT_CAPSET_DELETE, EVENT_SIZE_CAPSET_DELETE);
+        event_end(&global_buf, put32(p, STRATA_CAPSET_OSPROCESS));
+        p = event_begin(&global_buf, EVENT_CAPSET_DELETE, EVENT_SIZE_CAPSET_DELETE);
+        event_end(&global_buf, put32(p, STRATA_CAPSET_CLOCKDOMAIN));
+        eventlog_flush();
+        uint8_t end[2];
+        put16(end, EVENT_DATA_END);
+        if (writer_write(end, sizeof end)) {
+            writer->flush();
+            writer->stop();
+        }
+        enabled = false;
+    }
+    buf_free(&cap_buf);
+    buf_free(&global_buf);
+}
+
+/* ----------------------------------------------------------------------
+ * GC and heap events (class 'g', capability 0's buffer)
+ * ---------------------------------------------------------------------- */
+
+static void post_gc_phase(uint16_t type)
+{
+    if (!class_on(EVENTLOG_CLASS_GC))
+        return;
+    event_end(&cap_buf, event_begin(&cap_buf, type, 0));
+}
+
+void eventlog_post_request_seq_gc(void) { post_gc_phase(EVENT_REQUEST_SEQ_GC); }
+void eventlog_post_gc_global_sync(void) { post_gc_phase(EVENT_GC_GLOBAL_SYNC); }
+void eventlog_post_gc_start(void) { post_gc_phase(EVENT_GC_START); }
+void eventlog_post_gc_work(void) { post_gc_phase(EVENT_GC_WORK); }
+void eventlog_post_gc_idle(void) { post_gc_phase(EVENT_GC_IDLE); }
+void eventlog_post_gc_done(void) { post_gc_phase(EVENT_GC_DONE); }
+void eventlog_post_gc_end(void) { post_gc_phase(EVENT_GC_END); }
+
+/* HEAP_ALLOCATED, HEAP_SIZE, HEAP_LIVE, BLOCKS_SIZE: capset + Word64. */
+static void post_heap_figure(uint16_t type, uint64_t bytes)
+{
+    if (!class_on(EVENTLOG_CLASS_GC))
+        return;
+    uint8_t *p = event_begin(&cap_buf, type, EVENT_SIZE_HEAP_SIZE);
+    p = put32(p, STRATA_CAPSET_OSPROCESS);
+    p = put64(p, bytes);
+    event_end(&cap_buf, p);
+}
+
+void eventlog_post_heap_allocated(uint64_t total_allocated_bytes)
+{
+    post_heap_figure(EVENT_HEAP_ALLOCATED, total_allocated_bytes);
+}
+
+void eventlog_post_heap_size(uint64_t heap_bytes)
+{
+    post_heap_figure(EVENT_HEAP_SIZE, heap_bytes);
+}
+
+void eventlog_post_blocks_size(uint64_t blocks_bytes)
+{
+    post_heap_figure(EVENT_BLOCKS_SIZE, blocks_bytes);
+}
+
+void eventlog_post_heap_live(uint64_t live_bytes)
+{
+    post_heap_figure(EVENT_HEAP_LIVE, live_bytes);
+}
+
+void eventlog_post_gc_stats_ghc(uint16_t gen, uint64_t copied_bytes, uint64_t slop_bytes,
+                                uint64_t fragmentation_bytes, uint32_t par_n_threads,
+                                uint64_t par_max_copied, uint64_t par_tot_copied,
+                                uint64_t par_balanced_copied)
+{
+    if (!class_on(EVENTLOG_CLASS_GC))
+        return;
+    uint8_t *p = event_begin(&cap_buf, EVENT_GC_STATS_GHC, EVENT_SIZE_GC_STATS_GHC);
+    p = put32(p, STRATA_CAPSET_OSPROCESS);
+    p = put16(p, gen);
+    p = put64(p, copied_bytes);
+    p = put64(p, slop_bytes);
+    p = put64(p, fragmentation_bytes);
+    p = put32(p, par_n_threads);
+    p = put64(p, par_max_copied);
+    p = put64(p, par_tot_copied);
+    p = put64(p, par_balanced_copied);
+    event_end(&cap_buf, p);
+}
+
+void eventlog_post_mem_return(uint32_t current_mblocks, uint32_t needed_mblocks,
+                              uint32_t returned_mblocks)
+{
+    if (!class_on(EVENTLOG_CLASS_GC))
+        return;
+    uint8_t *p = event_begin(&cap_buf, EVENT_MEM_RETURN, EVENT_SIZE_MEM_RETURN);
+    p = put32(p, STRATA_CAPSET_OSPROCESS);
+    p = put32(p, current_mblocks);
+    p = put32(p, needed_mblocks);
+    p = put32(p, returned_mblocks);
+    event_end(&cap_buf, p);
+}
+
+/* ----------------------------------------------------------------------
+ * Heap-profile and IPE events (no class; the global buffer)
+ * ---------------------------------------------------------------------- */
+
+void eventlog_post_heap_prof_begin(uint64_t sampling_period_ns, uint32_t breakdown)
+{
+    if (!enabled)
+        return;
+    uint8_t *start = var_event_begin(&global_buf, EVENT_HEAP_PROF_BEGIN, 1 + 8 + 4 + 7);
+    uint8_t *p = put8(start, 0);            /* profile id */
+    p = put64(p, sampling_period_ns);
+    p = put32(p, breakdown);
+    for (int i = 0; i < 7; i++)             /* no filters: 7 empty strings */
+        p = put8(p, 0);
+    var_event_end(&global_buf, start, p);
+}
+
+static void post_sample_bracket(uint16_t type, uint64_t census_counter)
+{
+    if (!enabled)
+        return;
+    uint8_t *p = event_begin(&global_buf, type, EVENT_SIZE_HEAP_PROF_SAMPLE_BEGIN);
+    event_end(&global_buf, put64(p, census_counter));
+}
+
+void eventlog_post_heap_prof_sample_begin(uint64_t census_counter)
+{
+    post_sample_bracket(EVENT_HEAP_PROF_SAMPLE_BEGIN, census_counter);
+}
+
+void eventlog_post_heap_prof_sample_end(uint64_t census_counter)
+{
+    post_sample_bracket(EVENT_HEAP_PROF_SAMPLE_END, census_counter);
+}
+
+/* Writes s (NULL = "") as clamped UTF-8 plus NUL, within max_bytes
+ * including the NUL (max_bytes >= 1). */
+static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
+{
+    if (s == NULL)
+        s = "";
+    p += utf8_copy_clamped(p, s, strlen(s), max_bytes - 1);
+    return put8(p, 0);
+}
+
+void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char *label)
+{
+    if (!enabled)
+        return;
+    uint8_t *start = var_event_begin(&global_buf, EVENT_HEAP_PROF_SAMPLE_STRING,
+                                     EVENT_PAYLOAD_SIZE_MAX);
+    uint8_t *p = put8(start, 0);            /* profile id */
+    p = put64(p, residency_bytes);
+    p = put_cstring(p, label, EVENT_PAYLOAD_SIZE_MAX - 9);
+    var_event_end(&global_buf, start, p);
+}
+
+void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *closure_desc,
+                       const char *ty_desc, const char *label, const char *module,
+                       const char *srcloc)
+{
+    if (!enabled)
+        return;
+    const char *strings[6] = {table_name, closure_desc, ty_desc, label, module, srcloc};
+    uint8_t *start = var_event_begin(&global_buf, EVENT_IPE, EVENT_PAYLOAD_SIZE_MAX);
+    uint8_t *p = put64(start, info_addr);
+    for (int i = 0; i < 6; i++) {
+        /* Leave one byte for each later string's NUL. */
+        size_t left = EVENT_PAYLOAD_SIZE_MAX - (size_t)(p - start) - (size_t)(5 - i);
+        p = put_cstring(p, strings[i], left);
+    }
+    var_event_end(&global_buf, start, p);
+}
+
+/* ----------------------------------------------------------------------
+ * User events (class 'u', capability 0's buffer)
+ * ---------------------------------------------------------------------- */
+
+static void post_user_bytes(uint16_t type, const char *msg, size_t len)
+{
+    if (!class_on(EVENTLOG_CLASS_USER))
+        return;
+    if (len > EVENT_PAYLOAD_SIZE_MAX)
+        len = EVENT_PAYLOAD_SIZE_MAX;
+    uint8_t *start = var_event_begin(&cap_buf, type, len);
+    if (len > 0)
+        memcpy(start, msg, len);
+    var_event_end(&cap_buf, start, start + len);
+}
+
+void eventlog_post_user_msg(const char *msg, size_t len)
+{
+    post_user_bytes(EVENT_USER_MSG, msg, len);
+}
+
+void eventlog_post_user_marker(const char *msg, size_t len)
+{
+    post_user_bytes(EVENT_USER_MARKER, msg, len);
+}

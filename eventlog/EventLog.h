@@ -1,0 +1,89 @@
+/*
+ * eventlog/EventLog.h -- the eventlog writer's API: start-up and shutdown,
+ * and one posting function per event strata emits.  Bytes are GHC's format
+ * exactly (strata/EventLogFormat.h, shared/reference §1-2).  All calls come
+ * from the mutator thread (the ticker only asks; see rts/os/Ticker.h).
+ * Every post is a no-op when the eventlog is off.  See
+ * docs/design/eventlog.md.
+ */
+#ifndef STRATA_EVENTLOG_H
+#define STRATA_EVENTLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "EventLogWriter.h"
+
+/* Bytes per buffer (GHC's size); a full buffer is flushed as one block. */
+#define EVENTLOG_BUFFER_BYTES ((size_t)2 * 1024 * 1024)
+
+/* The writer eventlog_start opens; NULL restores the default (the file
+ * writer).  Call before eventlog_start (tests use the memory writer). */
+void eventlog_set_writer(const EventLogWriter *writer);
+
+/* If rts_flags.eventlog: opens the writer, writes the header and the
+ * start-up events (capsets, capability 0, wall clock, pids, RTS
+ * identifier, argv, heap parameters) in GHC's order.  argv must be the
+ * original argv, +RTS options included.  A writer that cannot open turns
+ * the eventlog off after one message; only an out-of-memory start returns
+ * false. */
+bool eventlog_start(int argc, char **argv);
+
+/* Posts the shutdown events, flushes, writes the data-end marker and
+ * closes the writer.  Safe to call when the eventlog is off or stopped. */
+void eventlog_stop(void);
+
+/* True between a successful eventlog_start and eventlog_stop (or the first
+ * write error). */
+bool eventlog_enabled(void);
+
+/* True if the writer's state is consistent: when enabled, both buffers
+ * exist, start with a block marker of their cap and have their write
+ * position inside them past that marker (nothing to check when off).
+ * Checks only; never prints or aborts. */
+bool eventlog_check(void);
+
+/* Writes both buffers out as blocks (a tick action; see Ticker.h). */
+void eventlog_flush(void);
+
+/* GC and heap events: class 'g'.  The collector posts them in GHC's order:
+ * request_seq_gc, gc_global_sync, gc_start, gc_work, gc_idle, gc_done,
+ * gc_end, heap_allocated, heap_size, blocks_size, gc_stats_ghc, and after
+ * a major GC heap_live and mem_return. */
+void eventlog_post_request_seq_gc(void);
+void eventlog_post_gc_global_sync(void);
+void eventlog_post_gc_start(void);
+void eventlog_post_gc_work(void);
+void eventlog_post_gc_idle(void);
+void eventlog_post_gc_done(void);
+void eventlog_post_gc_end(void);
+void eventlog_post_heap_allocated(uint64_t total_allocated_bytes);
+void eventlog_post_heap_size(uint64_t heap_bytes);
+void eventlog_post_blocks_size(uint64_t blocks_bytes);
+void eventlog_post_gc_stats_ghc(uint16_t gen, uint64_t copied_bytes, uint64_t slop_bytes,
+                                uint64_t fragmentation_bytes, uint32_t par_n_threads,
+                                uint64_t par_max_copied, uint64_t par_tot_copied,
+                                uint64_t par_balanced_copied);
+void eventlog_post_heap_live(uint64_t live_bytes);
+void eventlog_post_mem_return(uint32_t current_mblocks, uint32_t needed_mblocks,
+                              uint32_t returned_mblocks);
+
+/* Heap-profile and IPE events: posted whenever the eventlog is on, into
+ * the global buffer.  Strings may be NULL (written as ""); they are made
+ * valid UTF-8 (an invalid byte becomes '?') and clamped so the payload
+ * fits in 65535 bytes. */
+void eventlog_post_heap_prof_begin(uint64_t sampling_period_ns, uint32_t breakdown);
+void eventlog_post_heap_prof_sample_begin(uint64_t census_counter);
+void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char *label);
+void eventlog_post_heap_prof_sample_end(uint64_t census_counter);
+void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *closure_desc,
+                       const char *ty_desc, const char *label, const char *module,
+                       const char *srcloc);
+
+/* User events: class 'u'.  len bytes of msg (no NUL needed), clamped to
+ * 65535. */
+void eventlog_post_user_msg(const char *msg, size_t len);
+void eventlog_post_user_marker(const char *msg, size_t len);
+
+#endif /* STRATA_EVENTLOG_H */
