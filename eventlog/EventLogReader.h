@@ -1,0 +1,160 @@
+/*
+ * eventlog/EventLogReader.h -- a streaming reader for GHC-format eventlogs
+ * (strata's and GHC's own): the whole API of the reader module.
+ *
+ * The reader parses the header (the event type table) when it is opened,
+ * then yields one event at a time.  It reads through one fixed-size buffer
+ * and never loads the whole file, so memory is bounded by the buffer plus
+ * the type table.  The binary format is the one in strata/EventLogFormat.h
+ * (shared/reference/ghc-formats.md §1-2).  See Note [Reader errors] in
+ * EventLogReader.c for what is an error and what is tolerated.
+ *
+ * Typical use:
+ *
+ *     EventLogReader *r = evr_open_file(f, "prog.eventlog");
+ *     EvrEvent ev;
+ *     int rc;
+ *     while ((rc = evr_next(r, &ev)) == 1)
+ *         use(&ev);
+ *     if (rc < 0)
+ *         report(evr_error(r));   // "offset 1234: truncated event payload ..."
+ *     evr_close(r);
+ */
+#ifndef STRATA_EVENTLOGREADER_H
+#define STRATA_EVENTLOGREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <strata/EventLogFormat.h>
+
+typedef struct EventLogReader EventLogReader;
+
+/* A byte string inside an event's payload; not NUL-terminated.  Valid until
+ * the next evr_next() or evr_close() on the same reader. */
+typedef struct EvrStr {
+    const char *ptr;   /* first byte (never NULL once decoded) */
+    size_t len;        /* bytes, excluding any NUL terminator */
+} EvrStr;
+
+/* One declared event type from the header. */
+typedef struct EvrEventType {
+    uint16_t id;              /* GHC's event type id; never EVENT_DATA_END */
+    uint16_t size;            /* fixed payload bytes, or EVENT_SIZE_VARIABLE */
+    const char *description;  /* NUL-terminated; clamped to EVR_DESCRIPTION_MAX bytes */
+} EvrEventType;
+
+#define EVR_DESCRIPTION_MAX 1024   /* longer descriptions are truncated */
+#define EVR_HEAP_PROF_FILTERS 7    /* filter strings in HEAP_PROF_BEGIN */
+
+/* One event.  The decoded fields (`u`) are filled for the event types the
+ * tools need (see evr_decodes_type); `decoded` says whether they are valid. */
+typedef struct EvrEvent {
+    uint16_t type;             /* event type id (declared in the header) */
+    uint64_t time_ns;          /* the event's timestamp */
+    int cap;                   /* cap of the enclosing block; -1 for none or global */
+    uint64_t offset;           /* file offset of the event's first byte */
+    uint32_t size_bytes;       /* whole event on the wire: header, length, payload */
+    const uint8_t *payload;    /* payload bytes (valid until the next evr_next) */
+    uint32_t payload_bytes;    /* payload length (excludes the Word16 length field) */
+    int decoded;               /* 1: `u` holds this type's fields */
+    const char *malformed;     /* non-NULL: a type we decode whose payload does
+                                  not match its layout (static string, why) */
+    union {
+        struct {               /* EVENT_BLOCK_MARKER */
+            uint32_t block_bytes;   /* from this marker's first byte to block end */
+            uint64_t end_time_ns;
+            uint16_t cap;           /* raw, EVENT_CAP_GLOBAL for the global buffer */
+        } block;
+        struct {               /* HEAP_SIZE, HEAP_LIVE, BLOCKS_SIZE, HEAP_ALLOCATED */
+            uint32_t capset;
+            uint64_t bytes;
+        } heap;
+        struct {               /* RTS_IDENTIFIER */
+            uint32_t capset;
+            EvrStr ident;
+        } rts_id;
+        struct {               /* PROGRAM_ARGS */
+            uint32_t capset;
+            EvrStr args;            /* NUL-separated: argv[0]\0argv[1]\0... */
+            uint32_t n_args;
+        } args;
+        struct {               /* WALL_CLOCK_TIME */
+            uint32_t capset;
+            uint64_t secs;
+            uint32_t nsecs;
+        } wall_clock;
+        struct {               /* USER_MSG, USER_MARKER */
+            EvrStr text;
+        } user;
+        struct {               /* HEAP_PROF_BEGIN */
+            uint8_t profile_id;
+            uint64_t interval_ns;
+            uint32_t breakdown;     /* HEAP_PROF_BREAKDOWN_* */
+            EvrStr filters[EVR_HEAP_PROF_FILTERS];  /* module, closure descr, type
+                                       descr, cost centre, CCS, retainer, biography */
+        } prof_begin;
+        struct {               /* HEAP_PROF_SAMPLE_BEGIN/END, HEAP_BIO_PROF_SAMPLE_BEGIN */
+            uint64_t era;
+            uint64_t sample_time_ns;   /* BIO begin only; else the event's time */
+        } sample;
+        struct {               /* HEAP_PROF_SAMPLE_STRING */
+            uint8_t profile_id;
+            uint64_t residency_bytes;
+            EvrStr label;
+        } sample_string;
+        struct {               /* IPE */
+            uint64_t info;
+            EvrStr table_name, closure_desc, ty_desc, label, module, srcloc;
+        } ipe;
+    } u;
+} EvrEvent;
+
+/* Opens a reader on f (not closed by the reader) and parses the header.
+ * name is used only by callers (evr_name).  Returns NULL only when out of
+ * memory; a bad header is reported by evr_error() and the first evr_next(). */
+EventLogReader *evr_open_file(FILE *f, const char *name);
+
+/* The same over a memory buffer, which must outlive the reader. */
+EventLogReader *evr_open_memory(const void *data, size_t size_bytes, const char *name);
+
+/* Frees the reader (not the FILE or the buffer). NULL is allowed. */
+void evr_close(EventLogReader *r);
+
+/* Reads the next event into *out: 1 = an event, 0 = end of the log (the
+ * data-end marker, or end of input at an event boundary; see
+ * evr_saw_data_end), -1 = error (evr_error).  After 0 or -1 every further
+ * call returns the same. */
+int evr_next(EventLogReader *r, EvrEvent *out);
+
+/* "offset N: what went wrong (key=value ...)", or NULL if no error. */
+const char *evr_error(const EventLogReader *r);
+
+/* The file offset the error refers to (0 if none). */
+uint64_t evr_error_offset(const EventLogReader *r);
+
+/* The file offset of the next unread byte. */
+uint64_t evr_offset(const EventLogReader *r);
+
+/* 1 if the log ended with the data-end marker, 0 if it simply stopped. */
+int evr_saw_data_end(const EventLogReader *r);
+
+/* The name given at open. */
+const char *evr_name(const EventLogReader *r);
+
+/* Declared event types, in header order: index 0 .. evr_type_count()-1. */
+size_t evr_type_count(const EventLogReader *r);
+const EvrEventType *evr_type_at(const EventLogReader *r, size_t index);
+
+/* The declaration of id, or NULL if the header does not declare it. */
+const EvrEventType *evr_type(const EventLogReader *r, uint16_t id);
+
+/* 1 if the reader decodes fields of this event type. */
+int evr_decodes_type(uint16_t id);
+
+/* Checks the reader's internal invariants (buffer bounds, type index);
+ * returns 1 if they hold.  For tests. */
+int evr_check(const EventLogReader *r);
+
+#endif /* STRATA_EVENTLOGREADER_H */

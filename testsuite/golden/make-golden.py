@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# testsuite/golden/make-golden.py -- writes the hand-built eventlogs that
+# testsuite/scripts/strata-events.sh feeds to strata-events.  Each log is
+# built byte by byte from shared/reference/ghc-formats.md §1-2 (big-endian
+# framing, block markers, payload layouts), so the inputs do not depend on
+# strata's own writer.  Run it from anywhere; it writes next to itself:
+#
+#   heap-hT.eventlog     a -hT run: identity events, a global block, a cap 0
+#                        block with GC and heap events, three censuses,
+#                        user markers and messages, a declared type the
+#                        reader does not decode (CAPSET_CREATE) and a
+#                        declared id no GHC has (250)
+#   ghc92-ipe.eventlog   GHC 9.2-style -hi log whose HEAP_PROF_BEGIN and IPE
+#                        payloads are byte for byte the examples of reference
+#                        §2.4 (20-byte -hT begin, here with breakdown 8) and
+#                        §2.5 (the 67-byte IPE), and header-time events
+#                        outside any block, as GHC writes them
+#   no-end.eventlog      one event and no data end marker
+#   bad-order.eventlog   a block whose timestamps go backwards (check fails)
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+TYPES = {
+    9: (0, "Starting GC"),
+    10: (0, "Finished GC"),
+    18: (14, "Block marker"),
+    19: (0xffff, "User message"),
+    25: (6, "Create capability set"),
+    29: (0xffff, "RTS name and version"),
+    30: (0xffff, "Program arguments"),
+    43: (16, "Wall clock time"),
+    49: (12, "Total heap memory ever allocated"),
+    50: (12, "Current heap size"),
+    51: (12, "Current heap live data"),
+    58: (0xffff, "User marker"),
+    91: (12, "Report the size of the heap in blocks"),
+    160: (0xffff, "Start of heap profile"),
+    162: (8, "Start of heap profile sample"),
+    164: (0xffff, "Heap profile string sample"),
+    165: (8, "End of heap profile sample"),
+    169: (0xffff, "An IPE entry"),
+    250: (3, "A future event with a 3-byte payload"),
+}
+
+
+def u8(v): return struct.pack(">B", v)
+def u16(v): return struct.pack(">H", v)
+def u32(v): return struct.pack(">I", v)
+def u64(v): return struct.pack(">Q", v)
+def cstr(s): return s.encode() + b"\0"
+
+
+def header(ids):
+    out = b"hdrb" + b"hetb"
+    for i in ids:
+        size, desc = TYPES[i]
+        d = desc.encode()
+        out += b"etb\0" + u16(i) + u16(size) + u32(len(d)) + d + u32(0) + b"ete\0"
+    return out + b"hete" + b"hdre" + b"datb"
+
+
+def event(etype, t, payload=b""):
+    size = TYPES[etype][0]
+    if size == 0xffff:
+        return u16(etype) + u64(t) + u16(len(payload)) + payload
+    assert len(payload) == size, (etype, len(payload), size)
+    return u16(etype) + u64(t) + payload
+
+
+def block(cap, start, end, events, size_adjust=0):
+    body = b"".join(events)
+    size = 24 + len(body) + size_adjust
+    return event(18, start, u32(size) + u64(end) + u16(cap)) + body
+
+
+def heap_ev(etype, t, nbytes, capset=0):
+    return event(etype, t, u32(capset) + u64(nbytes))
+
+
+def prof_begin(t, breakdown, interval_ns, filters=("",) * 7):
+    return event(160, t, u8(0) + u64(interval_ns) + u32(breakdown)
+                 + b"".join(cstr(f) for f in filters))
+
+
+def sample(t, era, buckets):
+    evs = [event(162, t, u64(era))]
+    evs += [event(164, t, u8(0) + u64(n) + cstr(label)) for label, n in buckets]
+    evs.append(event(165, t, u64(era)))
+    return evs
+
+
+def data_end():
+    return u16(0xffff)
+
+
+def heap_ht():
+    ids = sorted(TYPES)
+    g = [
+        event(25, 100, u32(0) + u16(2)),
+        event(29, 110, u32(0) + b"strata-0.1 rts_v"),
+        event(30, 120, u32(0) + b"".join(cstr(a) for a in
+                                         ["./prog", "10", "+RTS", "-hT", "-i0.05", "-RTS"])),
+        event(43, 130, u32(1) + u64(1700000000) + u32(250000000)),
+        prof_begin(140, 7, 50000000),
+    ]
+    g += sample(1000000, 0, [("THUNK_1_0", 4096), ("ghc-prim:GHC.Types.:", 8192)])
+    g += sample(51000000, 0, [("THUNK_1_0", 16384), ("ghc-prim:GHC.Types.:", 2048),
+                              ("ARR_WORDS", 1024)])
+    g += sample(101000000, 0, [("ghc-prim:GHC.Types.:", 32768), ("ARR_WORDS", 1024),
+                               ("weird \"label\"\t\u00e9", 8)])
+    c0 = [
+        event(19, 500000, b"hello from main"),
+        event(58, 600000, b"phase 1"),
+        event(9, 900000),
+        event(10, 950000),
+        heap_ev(49, 950001, 1 << 20),
+        heap_ev(50, 950002, 4 << 20),
+        heap_ev(91, 950003, 3 << 20),
+        heap_ev(51, 950004, 123456),
+        event(250, 960000, b"\x01\x02\x03"),
+        event(58, 50000000, b"phase 2"),
+        event(9, 50900000),
+        event(10, 50950000),
+        heap_ev(50, 50950002, 8 << 20),
+        heap_ev(91, 50950003, 6 << 20),
+        heap_ev(51, 50950004, 654321),
+        event(58, 100000000, b""),
+    ]
+    return (header(ids) + block(0xffff, 90, 101000001, g)
+            + block(0, 400000, 100000001, c0) + data_end())
+
+
+def ghc92_ipe():
+    ids = [18, 29, 30, 160, 162, 164, 165, 169]
+    # Reference §2.4: the 20-byte HEAP_PROF_BEGIN observed for -hT, except
+    # for the breakdown (8, -hi) so that the IPE below is meaningful.
+    begin = bytes.fromhex("00" "00000000" "05f5e100" "00000008") + b"\0" * 7
+    assert len(begin) == 20
+    # Reference §2.5: the real GHC 9.2 IPE payload, 67 bytes.
+    ipe = (bytes.fromhex("0000000000409f78") + cstr("sat_s154_info") + cstr("21")
+           + cstr("Integer -> IO ()") + cstr("main") + cstr("Main")
+           + cstr("Test.hs:5:1-30"))
+    assert len(ipe) == 67
+    pre = [
+        event(29, 0, u32(0) + b"GHC-9.1.20210309 rts_l"),
+        event(30, 0, u32(0) + cstr("Test") + cstr("+RTS") + cstr("-hi") + cstr("-l")),
+        event(169, 0, ipe),
+    ]
+    g = [event(160, 1000, begin)]
+    g += sample(2000, 0, [("0x409f78", 48), ("0x4a0010", 4800)])
+    g += sample(102000, 0, [("0x409f78", 96)])
+    return header(ids) + b"".join(pre) + block(0xffff, 1000, 102000, g) + data_end()
+
+
+def no_end():
+    return header([19]) + event(19, 5, b"last words")
+
+
+def bad_order():
+    ids = [9, 10, 18]
+    return (header(ids) + block(0, 100, 300, [event(9, 200), event(10, 150)])
+            + data_end())
+
+
+LOGS = {
+    "heap-hT.eventlog": heap_ht,
+    "ghc92-ipe.eventlog": ghc92_ipe,
+    "no-end.eventlog": no_end,
+    "bad-order.eventlog": bad_order,
+}
+
+if __name__ == "__main__":
+    for name, build in LOGS.items():
+        with open(os.path.join(HERE, name), "wb") as f:
+            f.write(build())

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# testsuite/scripts/strata-events.sh -- strata-events on the hand-built
+# logs in testsuite/golden/ (made by make-golden.py): `show`, `check` and
+# `summary [--json]` must print exactly the .reference files, and bad input
+# and bad usage must fail with the documented messages and exit codes
+# (docs/strata-events.md).  STRATA_GOLDEN_UPDATE=1 rewrites the references
+# instead of comparing (review the diff before committing it).
+set -u
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+
+tool=$top_builddir/utils/strata-events/strata-events
+[ -x "$tool" ] || skip "$tool has not been built"
+golden=$top_srcdir/testsuite/golden
+cd "$golden" || fail "cannot cd to $golden"
+
+# golden STATUS REFERENCE ARG...: runs the tool, expecting STATUS and stdout
+# equal to REFERENCE.
+golden() {
+    local want=$1 ref=$2
+    shift 2
+    expect_status "$want" "$tool" "$@"
+    if [ "${STRATA_GOLDEN_UPDATE:-0}" = 1 ]; then
+        cp "$out" "$ref"
+    elif diff -u "$ref" "$out" >"$test_tmp/diff"; then
+        pass
+    else
+        fail "'strata-events $*' differs from $ref:"
+        head -n 40 "$test_tmp/diff" | sed 's/^/    /' >&2
+    fi
+}
+
+# --- Golden outputs --------------------------------------------------------
+for log in heap-hT ghc92-ipe; do
+    golden 0 "$log.show.reference" show "$log.eventlog"
+    golden 0 "$log.check.reference" check "$log.eventlog"
+    golden 0 "$log.summary.reference" summary "$log.eventlog"
+    golden 0 "$log.summary-json.reference" summary --json "$log.eventlog"
+done
+golden 1 bad-order.check.reference check bad-order.eventlog
+golden 1 no-end.check.reference check no-end.eventlog
+golden 0 no-end.show.reference show no-end.eventlog
+expect_stderr_contains "strata-events: no-end.eventlog: warning: offset 74: no data end marker"
+
+if command -v python3 >/dev/null; then
+    expect_status 0 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+        heap-hT.summary-json.reference
+fi
+
+# --- Bad input ---------------------------------------------------------------
+missing=$test_tmp/no-such.eventlog
+for cmd in show check summary; do
+    expect_status 1 "$tool" "$cmd" "$missing"
+    expect_stderr_contains "strata-events: cannot open $missing: No such file or directory"
+done
+
+# Cut inside the payload of the heap profile begin event (offset 932; its payload at 944).
+trunc=$test_tmp/trunc.eventlog
+head -c 955 heap-hT.eventlog >"$trunc"
+problem="offset 944: truncated event payload (type 160, need 20 bytes, have 11)"
+expect_status 1 "$tool" show "$trunc"
+expect_stderr_contains "strata-events: $trunc: $problem"
+expect_status 1 "$tool" summary "$trunc"
+expect_stderr_contains "strata-events: $trunc: $problem"
+expect_status 1 "$tool" check "$trunc"
+expect_stderr_contains "$trunc: $problem" "$out"
+
+expect_status 1 "$tool" check make-golden.py
+expect_stderr_contains "make-golden.py: offset 0: bad header begin marker" "$out"
+
+# Every prefix of a golden log: check fails with an offset, never crashes.
+for n in 0 1 5 40 123 333 601 1000 1667 1668 1669; do
+    head -c "$n" heap-hT.eventlog >"$trunc"
+    expect_status 1 "$tool" check "$trunc"
+    expect_stderr_contains ": offset " "$out"
+done
+
+# --- Bad usage ---------------------------------------------------------------
+expect_status 2 "$tool"
+expect_stderr_contains "usage: strata-events show FILE"
+expect_status 2 "$tool" frobnicate heap-hT.eventlog
+expect_stderr_contains "strata-events: unknown command: frobnicate"
+expect_status 2 "$tool" show
+expect_stderr_contains "strata-events: missing FILE"
+expect_status 2 "$tool" show heap-hT.eventlog ghc92-ipe.eventlog
+expect_stderr_contains "strata-events: too many arguments: ghc92-ipe.eventlog"
+expect_status 2 "$tool" check --json heap-hT.eventlog
+expect_stderr_contains "strata-events: unknown option: --json"
+expect_status 0 "$tool" --help
+expect_stderr_contains "usage: strata-events show FILE" "$out"
+
+finish

@@ -1,0 +1,133 @@
+/*
+ * utils/strata-events/check.c -- `strata-events check FILE`: validates a
+ * log beyond what the reader needs to parse it, and stops at the first
+ * problem with "<file>: offset N: <problem>" (stdout, exit 1).  See
+ * Note [What check checks].  Format: docs/strata-events.md.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tool.h"
+
+/* Note [What check checks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * The reader already rejects bad framing: header markers, undeclared or
+ * twice-declared types, cut-short events.  check adds:
+ *   - payloads of the types the reader decodes must match their layout
+ *     exactly (EvrEvent.malformed), since ghc-events misparses the stream
+ *     otherwise (shared/reference §1.6);
+ *   - a block marker's size is at least the marker itself (24 bytes), the
+ *     block ends exactly at an event boundary, at or before the data end,
+ *     and blocks do not nest;
+ *   - timestamps never decrease within a block (from the marker's own
+ *     timestamp on);
+ *   - the data-end marker is present, and nothing follows it.
+ * Events outside blocks (the header-time events GHC writes before its
+ * first flush, say) have no ordering requirement.
+ */
+
+#define BLOCK_MARKER_BYTES (EVENT_HEADER_BYTES + EVENT_SIZE_BLOCK_MARKER)
+
+typedef struct CheckState {
+    const char *path;
+    uint64_t n_events;
+    uint64_t n_blocks;
+    uint64_t block_start;      /* offset of the current block's marker */
+    uint64_t block_end;        /* offset just past it; 0 = not in a block */
+    uint64_t last_time_ns;     /* latest timestamp in the current block */
+} CheckState;
+
+/* Prints "<file>: offset N: <problem>" and returns 0. */
+__attribute__((format(printf, 3, 4)))
+static int check_fail(const CheckState *s, uint64_t offset, const char *fmt, ...)
+{
+    printf("%s: offset %" PRIu64 ": ", s->path, offset);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    return 0;
+}
+
+/* Returns 0 (after printing the problem) if ev breaks a rule. */
+static int check_event(CheckState *s, const EventLogReader *r, const EvrEvent *ev)
+{
+    if (ev->malformed != NULL)
+        return check_fail(s, ev->offset, "malformed %s event (type %u): %s",
+                          evr_type(r, ev->type)->description, ev->type, ev->malformed);
+    int in_block = ev->offset < s->block_end;
+    if (in_block && ev->offset + ev->size_bytes > s->block_end)
+        return check_fail(s, ev->offset, "event (type %u, %" PRIu32 " bytes) runs past the end "
+                          "of its block (block at offset %" PRIu64 " ends at offset %" PRIu64 ")",
+                          ev->type, ev->size_bytes, s->block_start, s->block_end);
+    if (ev->type == EVENT_BLOCK_MARKER && ev->decoded) {
+        if (in_block)
+            return check_fail(s, ev->offset, "block marker inside the block at offset %" PRIu64
+                              " (which ends at offset %" PRIu64 ")", s->block_start,
+                              s->block_end);
+        if (ev->u.block.block_bytes < BLOCK_MARKER_BYTES)
+            return check_fail(s, ev->offset, "block size too small (size=%" PRIu32
+                              ", at least %d)", ev->u.block.block_bytes, BLOCK_MARKER_BYTES);
+        s->n_blocks++;
+        s->block_start = ev->offset;
+        s->block_end = ev->offset + ev->u.block.block_bytes;
+        s->last_time_ns = ev->time_ns;
+        return 1;
+    }
+    if (in_block) {
+        if (ev->time_ns < s->last_time_ns)
+            return check_fail(s, ev->offset, "timestamp goes backwards in the block at offset %"
+                              PRIu64 " (type %u, time %" PRIu64 " after %" PRIu64 ")",
+                              s->block_start, ev->type, ev->time_ns, s->last_time_ns);
+        s->last_time_ns = ev->time_ns;
+    }
+    return 1;
+}
+
+/* The end-of-log rules; end is the offset just past the last byte read. */
+static int check_end(CheckState *s, const EventLogReader *r, FILE *f)
+{
+    uint64_t end = evr_offset(r);
+    if (!evr_saw_data_end(r))
+        return check_fail(s, end, "missing data end marker (0xffff): log cut short");
+    uint64_t data_end = end - 2;
+    if (s->block_end > data_end)
+        return check_fail(s, s->block_start, "block runs past the data end marker (ends at "
+                          "offset %" PRIu64 ", data end at offset %" PRIu64 ")", s->block_end,
+                          data_end);
+    if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        if (size >= 0 && (uint64_t)size > end)
+            return check_fail(s, end, "%" PRIu64 " bytes after the data end marker",
+                              (uint64_t)size - end);
+    }
+    return 1;
+}
+
+int tool_check(const char *path)
+{
+    FILE *f;
+    EventLogReader *r = tool_open(path, &f);
+    if (r == NULL)
+        return TOOL_EXIT_FAIL;
+    CheckState s = { .path = path };
+    EvrEvent ev;
+    int rc = 0, ok = 1;
+    while (ok && (rc = evr_next(r, &ev)) == 1) {
+        s.n_events++;
+        ok = check_event(&s, r, &ev);
+    }
+    if (ok && rc < 0) {
+        printf("%s: %s\n", path, evr_error(r));
+        ok = 0;
+    }
+    if (ok)
+        ok = check_end(&s, r, f);
+    if (ok)
+        printf("%s: OK: %" PRIu64 " events, %zu event types, %" PRIu64 " blocks\n", path,
+               s.n_events, evr_type_count(r), s.n_blocks);
+    tool_close(r, f);
+    return ok ? TOOL_EXIT_OK : TOOL_EXIT_FAIL;
+}

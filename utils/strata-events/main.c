@@ -1,0 +1,173 @@
+/*
+ * utils/strata-events/main.c -- strata-events: command-line parsing and the
+ * helpers the commands share.  The commands are in show.c, check.c and
+ * summary.c; all reading goes through eventlog/EventLogReader.h.  Usage,
+ * output formats and exit codes: docs/strata-events.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+/* ----------------------------------------------------------------------
+ * Shared helpers
+ * ------------------------------------------------------------------- */
+
+EventLogReader *tool_open(const char *path, FILE **file_out)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", TOOL_NAME, path, strerror(errno));
+        return NULL;
+    }
+    EventLogReader *r = evr_open_file(f, path);
+    if (r == NULL) {
+        fprintf(stderr, "%s: out of memory opening %s\n", TOOL_NAME, path);
+        if (f != stdin)
+            fclose(f);
+        return NULL;
+    }
+    *file_out = f;
+    return r;
+}
+
+void tool_close(EventLogReader *r, FILE *f)
+{
+    evr_close(r);
+    if (f != NULL && f != stdin)
+        fclose(f);
+}
+
+void tool_report_error(const EventLogReader *r)
+{
+    fprintf(stderr, "%s: %s: %s\n", TOOL_NAME, evr_name(r), evr_error(r));
+}
+
+void tool_warn_no_data_end(const EventLogReader *r)
+{
+    if (evr_error(r) == NULL && !evr_saw_data_end(r))
+        fprintf(stderr, "%s: %s: warning: offset %llu: no data end marker (log cut short?)\n",
+                TOOL_NAME, evr_name(r), (unsigned long long)evr_offset(r));
+}
+
+void tool_print_escaped(FILE *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c > 0x7e)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+void tool_print_quoted(FILE *out, const char *s, size_t len)
+{
+    fputc('"', out);
+    tool_print_escaped(out, s, len);
+    fputc('"', out);
+}
+
+void tool_print_json_string(FILE *out, const char *s, size_t len)
+{
+    fputc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c > 0x7e)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static const struct {
+    const char *flag;
+    const char *name;
+} breakdowns[] = {
+    [HEAP_PROF_BREAKDOWN_COST_CENTRE] = {"-hc", "cost centre stack"},
+    [HEAP_PROF_BREAKDOWN_MODULE] = {"-hm", "module"},
+    [HEAP_PROF_BREAKDOWN_CLOSURE_DESCR] = {"-hd", "closure description"},
+    [HEAP_PROF_BREAKDOWN_TYPE_DESCR] = {"-hy", "type description"},
+    [HEAP_PROF_BREAKDOWN_RETAINER] = {"-hr", "retainer set"},
+    [HEAP_PROF_BREAKDOWN_BIOGRAPHY] = {"-hb", "biography"},
+    [HEAP_PROF_BREAKDOWN_CLOSURE_TYPE] = {"-hT", "closure type"},
+    [HEAP_PROF_BREAKDOWN_INFO_TABLE] = {"-hi", "info table"},
+    [HEAP_PROF_BREAKDOWN_ERA] = {"-he", "era"},
+};
+
+const char *tool_breakdown_flag(uint32_t code)
+{
+    if (code >= sizeof breakdowns / sizeof breakdowns[0] || breakdowns[code].flag == NULL)
+        return "?";
+    return breakdowns[code].flag;
+}
+
+const char *tool_breakdown_name(uint32_t code)
+{
+    if (code >= sizeof breakdowns / sizeof breakdowns[0] || breakdowns[code].name == NULL)
+        return "unknown";
+    return breakdowns[code].name;
+}
+
+/* ----------------------------------------------------------------------
+ * Command line
+ * ------------------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: %s show FILE            print every event, one per line\n"
+            "       %s check FILE           check the log's framing; exit 1 on a problem\n"
+            "       %s summary FILE [--json]\n"
+            "                                  program, heap profile, top buckets, maxima\n"
+            "FILE may be - for standard input.  See docs/strata-events.md.\n",
+            TOOL_NAME, TOOL_NAME, TOOL_NAME);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s%s\n", TOOL_NAME, what, arg ? ": " : "", arg ? arg : "");
+    usage(stderr);
+    return TOOL_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return TOOL_EXIT_OK;
+    }
+    if (argc < 2)
+        return usage_error("missing command", NULL);
+    const char *cmd = argv[1];
+    const char *file = NULL;
+    int json = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0 && strcmp(cmd, "summary") == 0)
+            json = 1;
+        else if (a[0] == '-' && a[1] != '\0')
+            return usage_error("unknown option", a);
+        else if (file != NULL)
+            return usage_error("too many arguments", a);
+        else
+            file = a;
+    }
+    int known = strcmp(cmd, "show") == 0 || strcmp(cmd, "check") == 0 ||
+                strcmp(cmd, "summary") == 0;
+    if (!known)
+        return usage_error("unknown command", cmd);
+    if (file == NULL)
+        return usage_error("missing FILE", NULL);
+    if (strcmp(cmd, "show") == 0)
+        return tool_show(file);
+    if (strcmp(cmd, "check") == 0)
+        return tool_check(file);
+    return tool_summary(file, json);
+}

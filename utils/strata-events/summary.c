@@ -1,0 +1,532 @@
+/*
+ * utils/strata-events/summary.c -- `strata-events summary FILE [--json]`:
+ * the program and its arguments, the RTS identifier, the heap profile
+ * (mode, interval, samples, top buckets by peak and by integrated size),
+ * heap maxima and user markers.  One pass over the log; memory grows only
+ * with the number of distinct bucket labels and markers.  See Note
+ * [Integrated size].  Output formats: docs/strata-events.md.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+#define SUMMARY_TOP 10
+
+/* Note [Integrated size]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * A bucket's integrated size is the area under its residency curve, in
+ * byte-seconds, by the trapezoid rule over the census times (each sample's
+ * SAMPLE_BEGIN timestamp, or the sample time of a biographical sample).  A
+ * bucket absent from a census counts as 0 there, as hp2ps draws it, so a
+ * bucket seen once in a run of censuses still gets the two half-areas
+ * either side.  A single census has no area.  Ranking ties are broken by
+ * label so that the output is stable.
+ */
+
+typedef struct Bucket {
+    char *label;               /* owned; not NUL-safe labels are cut at NUL */
+    size_t label_len;
+    uint64_t peak_bytes;       /* largest residency in any census */
+    uint64_t cur_bytes;        /* residency in the open census */
+    uint64_t last_bytes;       /* residency in the last closed census */
+    double area_byte_ns;       /* integral so far (byte-nanoseconds) */
+} Bucket;
+
+typedef struct Marker {
+    uint64_t time_ns;
+    char *name;                /* owned */
+    size_t name_len;
+} Marker;
+
+typedef struct Summary {
+    char *args;                /* owned copy of PROGRAM_ARGS (NUL-separated) */
+    size_t args_len;
+    char *rts_id;              /* owned copy of RTS_IDENTIFIER */
+    size_t rts_id_len;
+    int have_profile;
+    uint32_t breakdown;
+    uint64_t interval_ns;
+    uint64_t n_samples;        /* censuses opened */
+    int sample_open;           /* between a SAMPLE_BEGIN and its END */
+    int have_last_sample;      /* a census has been closed */
+    uint64_t sample_time_ns;   /* time of the open census */
+    uint64_t last_sample_time_ns;
+    Bucket *buckets;
+    size_t n_buckets, buckets_capacity;
+    size_t *hash;              /* open addressing: 1 + bucket index, 0 = empty */
+    size_t hash_capacity;      /* power of two, > 2 * n_buckets */
+    int have_heap_size, have_heap_live, have_blocks_size;
+    uint64_t max_heap_size, max_heap_live, max_blocks_size;
+    Marker *markers;
+    size_t n_markers, markers_capacity;
+    uint64_t n_events;
+    uint64_t n_gcs;
+    uint64_t last_time_ns;
+    int out_of_memory;
+} Summary;
+
+/* ----------------------------------------------------------------------
+ * Buckets
+ * ------------------------------------------------------------------- */
+
+static size_t label_hash(const char *s, size_t n)
+{
+    size_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static int hash_grow(Summary *s)
+{
+    size_t cap = s->hash_capacity ? s->hash_capacity * 2 : 64;
+    size_t *h = calloc(cap, sizeof *h);
+    if (h == NULL)
+        return 0;
+    for (size_t i = 0; i < s->n_buckets; i++) {
+        size_t j = label_hash(s->buckets[i].label, s->buckets[i].label_len) & (cap - 1);
+        while (h[j] != 0)
+            j = (j + 1) & (cap - 1);
+        h[j] = i + 1;
+    }
+    free(s->hash);
+    s->hash = h;
+    s->hash_capacity = cap;
+    return 1;
+}
+
+/* The bucket for label, created if new; NULL when out of memory. */
+static Bucket *bucket_get(Summary *s, EvrStr label)
+{
+    if (2 * (s->n_buckets + 1) >= s->hash_capacity && !hash_grow(s))
+        return NULL;
+    size_t j = label_hash(label.ptr, label.len) & (s->hash_capacity - 1);
+    while (s->hash[j] != 0) {
+        Bucket *b = &s->buckets[s->hash[j] - 1];
+        if (b->label_len == label.len && memcmp(b->label, label.ptr, label.len) == 0)
+            return b;
+        j = (j + 1) & (s->hash_capacity - 1);
+    }
+    if (s->n_buckets == s->buckets_capacity) {
+        size_t cap = s->buckets_capacity ? s->buckets_capacity * 2 : 32;
+        Bucket *nb = realloc(s->buckets, cap * sizeof *nb);
+        if (nb == NULL)
+            return NULL;
+        s->buckets = nb;
+        s->buckets_capacity = cap;
+    }
+    char *copy = malloc(label.len + 1);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, label.ptr, label.len);
+    copy[label.len] = '\0';
+    s->buckets[s->n_buckets] = (Bucket){ .label = copy, .label_len = label.len };
+    s->hash[j] = ++s->n_buckets;
+    return &s->buckets[s->n_buckets - 1];
+}
+
+/* Closes the open census: see Note [Integrated size]. */
+static void sample_close(Summary *s)
+{
+    if (!s->sample_open)
+        return;
+    double dt_ns = s->have_last_sample
+                       ? (double)s->sample_time_ns - (double)s->last_sample_time_ns : 0.0;
+    for (size_t i = 0; i < s->n_buckets; i++) {
+        Bucket *b = &s->buckets[i];
+        if (s->have_last_sample)
+            b->area_byte_ns += dt_ns * ((double)b->last_bytes + (double)b->cur_bytes) / 2.0;
+        if (b->cur_bytes > b->peak_bytes)
+            b->peak_bytes = b->cur_bytes;
+        b->last_bytes = b->cur_bytes;
+        b->cur_bytes = 0;
+    }
+    s->have_last_sample = 1;
+    s->last_sample_time_ns = s->sample_time_ns;
+    s->sample_open = 0;
+}
+
+static void sample_open(Summary *s, uint64_t time_ns)
+{
+    sample_close(s);
+    s->sample_open = 1;
+    s->sample_time_ns = time_ns;
+    s->n_samples++;
+}
+
+/* ----------------------------------------------------------------------
+ * Collecting
+ * ------------------------------------------------------------------- */
+
+static char *copy_bytes(Summary *s, EvrStr str)
+{
+    char *c = malloc(str.len + 1);
+    if (c == NULL) {
+        s->out_of_memory = 1;
+        return NULL;
+    }
+    memcpy(c, str.ptr, str.len);
+    c[str.len] = '\0';
+    return c;
+}
+
+static void marker_add(Summary *s, uint64_t time_ns, EvrStr name)
+{
+    if (s->n_markers == s->markers_capacity) {
+        size_t cap = s->markers_capacity ? s->markers_capacity * 2 : 16;
+        Marker *m = realloc(s->markers, cap * sizeof *m);
+        if (m == NULL) {
+            s->out_of_memory = 1;
+            return;
+        }
+        s->markers = m;
+        s->markers_capacity = cap;
+    }
+    char *c = copy_bytes(s, name);
+    if (c == NULL)
+        return;
+    s->markers[s->n_markers++] = (Marker){ .time_ns = time_ns, .name = c, .name_len = name.len };
+}
+
+static void max_update(int *have, uint64_t *max, uint64_t v)
+{
+    if (!*have || v > *max)
+        *max = v;
+    *have = 1;
+}
+
+static void summary_add(Summary *s, const EvrEvent *ev)
+{
+    s->n_events++;
+    if (ev->time_ns > s->last_time_ns)
+        s->last_time_ns = ev->time_ns;
+    if (ev->type == EVENT_GC_START)
+        s->n_gcs++;
+    if (!ev->decoded)
+        return;
+    switch (ev->type) {
+    case EVENT_PROGRAM_ARGS:
+        if (s->args == NULL) {
+            s->args = copy_bytes(s, ev->u.args.args);
+            s->args_len = ev->u.args.args.len;
+        }
+        break;
+    case EVENT_RTS_IDENTIFIER:
+        if (s->rts_id == NULL) {
+            s->rts_id = copy_bytes(s, ev->u.rts_id.ident);
+            s->rts_id_len = ev->u.rts_id.ident.len;
+        }
+        break;
+    case EVENT_HEAP_PROF_BEGIN:
+        if (!s->have_profile) {
+            s->have_profile = 1;
+            s->breakdown = ev->u.prof_begin.breakdown;
+            s->interval_ns = ev->u.prof_begin.interval_ns;
+        }
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_BEGIN:
+    case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
+        sample_open(s, ev->u.sample.sample_time_ns);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_END:
+        sample_close(s);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_STRING:
+        if (s->sample_open) {
+            Bucket *b = bucket_get(s, ev->u.sample_string.label);
+            if (b == NULL)
+                s->out_of_memory = 1;
+            else
+                b->cur_bytes += ev->u.sample_string.residency_bytes;
+        }
+        break;
+    case EVENT_HEAP_SIZE:
+        max_update(&s->have_heap_size, &s->max_heap_size, ev->u.heap.bytes);
+        break;
+    case EVENT_HEAP_LIVE:
+        max_update(&s->have_heap_live, &s->max_heap_live, ev->u.heap.bytes);
+        break;
+    case EVENT_BLOCKS_SIZE:
+        max_update(&s->have_blocks_size, &s->max_blocks_size, ev->u.heap.bytes);
+        break;
+    case EVENT_USER_MARKER:
+        marker_add(s, ev->time_ns, ev->u.user.text);
+        break;
+    default:
+        break;
+    }
+}
+
+static void summary_free(Summary *s)
+{
+    for (size_t i = 0; i < s->n_buckets; i++)
+        free(s->buckets[i].label);
+    for (size_t i = 0; i < s->n_markers; i++)
+        free(s->markers[i].name);
+    free(s->buckets);
+    free(s->hash);
+    free(s->markers);
+    free(s->args);
+    free(s->rts_id);
+}
+
+/* ----------------------------------------------------------------------
+ * Ranking
+ * ------------------------------------------------------------------- */
+
+static int label_cmp(const Bucket *a, const Bucket *b)
+{
+    size_t n = a->label_len < b->label_len ? a->label_len : b->label_len;
+    int c = memcmp(a->label, b->label, n);
+    if (c != 0)
+        return c;
+    return (a->label_len > b->label_len) - (a->label_len < b->label_len);
+}
+
+static int by_peak(const void *pa, const void *pb)
+{
+    const Bucket *a = *(const Bucket *const *)pa, *b = *(const Bucket *const *)pb;
+    if (a->peak_bytes != b->peak_bytes)
+        return a->peak_bytes < b->peak_bytes ? 1 : -1;
+    return label_cmp(a, b);
+}
+
+static int by_area(const void *pa, const void *pb)
+{
+    const Bucket *a = *(const Bucket *const *)pa, *b = *(const Bucket *const *)pb;
+    if (a->area_byte_ns != b->area_byte_ns)
+        return a->area_byte_ns < b->area_byte_ns ? 1 : -1;
+    return label_cmp(a, b);
+}
+
+/* The top SUMMARY_TOP buckets under cmp, into top[]; returns how many. */
+static size_t rank_buckets(const Summary *s, int (*cmp)(const void *, const void *),
+                           const Bucket **top, const Bucket **scratch)
+{
+    for (size_t i = 0; i < s->n_buckets; i++)
+        scratch[i] = &s->buckets[i];
+    qsort(scratch, s->n_buckets, sizeof *scratch, cmp);
+    size_t n = s->n_buckets < SUMMARY_TOP ? s->n_buckets : SUMMARY_TOP;
+    memcpy(top, scratch, n * sizeof *top);
+    return n;
+}
+
+/* ----------------------------------------------------------------------
+ * Output
+ * ------------------------------------------------------------------- */
+
+static double byte_seconds(const Bucket *b)
+{
+    return b->area_byte_ns / 1e9;
+}
+
+/* Calls fn on each NUL-separated argument. */
+static void args_each(const Summary *s, void (*fn)(FILE *, const char *, size_t, int),
+                      FILE *out, int skip_first)
+{
+    size_t i = 0;
+    int k = 0;
+    while (i < s->args_len) {
+        const char *nul = memchr(s->args + i, '\0', s->args_len - i);
+        size_t n = nul ? (size_t)(nul - (s->args + i)) : s->args_len - i;
+        if (!(skip_first && k == 0))
+            fn(out, s->args + i, n, k - skip_first);
+        k++;
+        i += n + 1;
+    }
+}
+
+static size_t args_first_len(const Summary *s)
+{
+    const char *nul = memchr(s->args, '\0', s->args_len);
+    return nul ? (size_t)(nul - s->args) : s->args_len;
+}
+
+static void text_arg(FILE *out, const char *a, size_t n, int k)
+{
+    (void)k;
+    fputc(' ', out);
+    tool_print_quoted(out, a, n);
+}
+
+static void text_max(FILE *out, const char *what, int have, uint64_t v)
+{
+    if (have)
+        fprintf(out, "%s: %" PRIu64 " bytes\n", what, v);
+    else
+        fprintf(out, "%s: none\n", what);
+}
+
+static void summary_print_text(const Summary *s, const char *path, const Bucket **peak,
+                               size_t n_peak, const Bucket **area, size_t n_area)
+{
+    FILE *out = stdout;
+    fprintf(out, "file: %s\n", path);
+    fputs("program: ", out);
+    if (s->args != NULL) {
+        tool_print_quoted(out, s->args, args_first_len(s));
+        fputs("\nargs:", out);
+        args_each(s, text_arg, out, 1);
+        fputc('\n', out);
+    } else {
+        fputs("unknown\nargs:\n", out);
+    }
+    fputs("rts: ", out);
+    if (s->rts_id != NULL)
+        tool_print_quoted(out, s->rts_id, s->rts_id_len);
+    else
+        fputs("unknown", out);
+    fputc('\n', out);
+    if (s->have_profile)
+        fprintf(out, "profile: %s (%s), interval %" PRIu64 " ns\n",
+                tool_breakdown_flag(s->breakdown), tool_breakdown_name(s->breakdown),
+                s->interval_ns);
+    else
+        fputs("profile: none\n", out);
+    fprintf(out, "samples: %" PRIu64 "\n", s->n_samples);
+    fprintf(out, "events: %" PRIu64 "\n", s->n_events);
+    fprintf(out, "gcs: %" PRIu64 "\n", s->n_gcs);
+    fprintf(out, "end time: %" PRIu64 " ns\n", s->last_time_ns);
+    fprintf(out, "top buckets by peak (bytes):\n");
+    for (size_t i = 0; i < n_peak; i++) {
+        fprintf(out, "  %2zu. %14" PRIu64 "  ", i + 1, peak[i]->peak_bytes);
+        tool_print_quoted(out, peak[i]->label, peak[i]->label_len);
+        fputc('\n', out);
+    }
+    fprintf(out, "top buckets by integrated size (byte-seconds):\n");
+    for (size_t i = 0; i < n_area; i++) {
+        fprintf(out, "  %2zu. %14.6f  ", i + 1, byte_seconds(area[i]));
+        tool_print_quoted(out, area[i]->label, area[i]->label_len);
+        fputc('\n', out);
+    }
+    text_max(out, "max heap size", s->have_heap_size, s->max_heap_size);
+    text_max(out, "max heap live", s->have_heap_live, s->max_heap_live);
+    text_max(out, "max blocks size", s->have_blocks_size, s->max_blocks_size);
+    fprintf(out, "markers: %zu\n", s->n_markers);
+    for (size_t i = 0; i < s->n_markers; i++) {
+        fprintf(out, "  %14" PRIu64 " ns  ", s->markers[i].time_ns);
+        tool_print_quoted(out, s->markers[i].name, s->markers[i].name_len);
+        fputc('\n', out);
+    }
+}
+
+static void json_arg(FILE *out, const char *a, size_t n, int k)
+{
+    if (k > 0)
+        fputs(", ", out);
+    tool_print_json_string(out, a, n);
+}
+
+static void json_max(FILE *out, const char *key, int have, uint64_t v)
+{
+    if (have)
+        fprintf(out, "  \"%s\": %" PRIu64 ",\n", key, v);
+    else
+        fprintf(out, "  \"%s\": null,\n", key);
+}
+
+static void json_buckets(FILE *out, const char *key, const Bucket **b, size_t n)
+{
+    fprintf(out, "  \"%s\": [", key);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        fputs("{\"label\": ", out);
+        tool_print_json_string(out, b[i]->label, b[i]->label_len);
+        fprintf(out, ", \"peak_bytes\": %" PRIu64 ", \"integrated_byte_seconds\": %.6f}",
+                b[i]->peak_bytes, byte_seconds(b[i]));
+    }
+    fputs(n ? "\n  ],\n" : "],\n", out);
+}
+
+static void summary_print_json(const Summary *s, const char *path, const Bucket **peak,
+                               size_t n_peak, const Bucket **area, size_t n_area)
+{
+    FILE *out = stdout;
+    fputs("{\n  \"file\": ", out);
+    tool_print_json_string(out, path, strlen(path));
+    fputs(",\n  \"program\": ", out);
+    if (s->args != NULL)
+        tool_print_json_string(out, s->args, args_first_len(s));
+    else
+        fputs("null", out);
+    fputs(",\n  \"args\": [", out);
+    if (s->args != NULL)
+        args_each(s, json_arg, out, 1);
+    fputs("],\n  \"rts_identifier\": ", out);
+    if (s->rts_id != NULL)
+        tool_print_json_string(out, s->rts_id, s->rts_id_len);
+    else
+        fputs("null", out);
+    fputs(",\n  \"profile\": ", out);
+    if (s->have_profile)
+        fprintf(out, "{\"mode\": \"%s\", \"breakdown\": %" PRIu32 ", \"breakdown_name\": "
+                     "\"%s\", \"interval_ns\": %" PRIu64 "}",
+                tool_breakdown_flag(s->breakdown), s->breakdown,
+                tool_breakdown_name(s->breakdown), s->interval_ns);
+    else
+        fputs("null", out);
+    fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n", s->n_samples);
+    fprintf(out, "  \"events\": %" PRIu64 ",\n", s->n_events);
+    fprintf(out, "  \"gcs\": %" PRIu64 ",\n", s->n_gcs);
+    fprintf(out, "  \"end_time_ns\": %" PRIu64 ",\n", s->last_time_ns);
+    json_buckets(out, "top_by_peak", peak, n_peak);
+    json_buckets(out, "top_by_integrated", area, n_area);
+    json_max(out, "max_heap_size_bytes", s->have_heap_size, s->max_heap_size);
+    json_max(out, "max_heap_live_bytes", s->have_heap_live, s->max_heap_live);
+    json_max(out, "max_blocks_size_bytes", s->have_blocks_size, s->max_blocks_size);
+    fputs("  \"markers\": [", out);
+    for (size_t i = 0; i < s->n_markers; i++) {
+        fprintf(out, "%s{\"time_ns\": %" PRIu64 ", \"name\": ", i ? ",\n    " : "\n    ",
+                s->markers[i].time_ns);
+        tool_print_json_string(out, s->markers[i].name, s->markers[i].name_len);
+        fputc('}', out);
+    }
+    fputs(s->n_markers ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+/* ----------------------------------------------------------------------
+ * The command
+ * ------------------------------------------------------------------- */
+
+int tool_summary(const char *path, int json)
+{
+    FILE *f;
+    EventLogReader *r = tool_open(path, &f);
+    if (r == NULL)
+        return TOOL_EXIT_FAIL;
+    Summary s;
+    memset(&s, 0, sizeof s);
+    EvrEvent ev;
+    int rc;
+    while ((rc = evr_next(r, &ev)) == 1 && !s.out_of_memory)
+        summary_add(&s, &ev);
+    int status = TOOL_EXIT_OK;
+    const Bucket **scratch = NULL, *peak[SUMMARY_TOP], *area[SUMMARY_TOP];
+    if (rc < 0) {
+        tool_report_error(r);
+        status = TOOL_EXIT_FAIL;
+        goto done;
+    }
+    sample_close(&s);
+    scratch = malloc((s.n_buckets ? s.n_buckets : 1) * sizeof *scratch);
+    if (s.out_of_memory || scratch == NULL) {
+        fprintf(stderr, "%s: %s: out of memory (buckets=%zu)\n", TOOL_NAME, path, s.n_buckets);
+        status = TOOL_EXIT_FAIL;
+        goto done;
+    }
+    tool_warn_no_data_end(r);
+    size_t n_peak = rank_buckets(&s, by_peak, peak, scratch);
+    size_t n_area = rank_buckets(&s, by_area, area, scratch);
+    if (json)
+        summary_print_json(&s, path, peak, n_peak, area, n_area);
+    else
+        summary_print_text(&s, path, peak, n_peak, area, n_area);
+done:
+    free(scratch);
+    summary_free(&s);
+    tool_close(r, f);
+    return status;
+}

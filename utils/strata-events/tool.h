@@ -1,0 +1,57 @@
+/*
+ * utils/strata-events/tool.h -- the internal API shared by the files of
+ * strata-events: one function per command (show.c, check.c, summary.c)
+ * and the helpers they share (main.c): opening a log, reporting errors,
+ * printing strings safely.  Reads logs only through EventLogReader.h.
+ */
+#ifndef STRATA_EVENTS_TOOL_H
+#define STRATA_EVENTS_TOOL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "EventLogReader.h"
+
+#define TOOL_NAME "strata-events"
+
+/* Exit codes (docs/strata-events.md). */
+#define TOOL_EXIT_OK 0
+#define TOOL_EXIT_FAIL 1    /* unreadable or bad log, or check found a problem */
+#define TOOL_EXIT_USAGE 2
+
+/* The commands; each returns an exit code. */
+int tool_show(const char *path);
+int tool_check(const char *path);
+int tool_summary(const char *path, int json);
+
+/* Opens path ("-" = stdin) and its reader.  On failure prints
+ * "strata-events: cannot open X: <strerror>" and returns NULL. */
+EventLogReader *tool_open(const char *path, FILE **file_out);
+
+/* Closes what tool_open opened. */
+void tool_close(EventLogReader *r, FILE *f);
+
+/* Prints "strata-events: FILE: offset N: problem" for the reader's error
+ * to stderr. */
+void tool_report_error(const EventLogReader *r);
+
+/* Prints "strata-events: FILE: warning: offset N: no data end marker ..."
+ * to stderr if the log stopped without one. */
+void tool_warn_no_data_end(const EventLogReader *r);
+
+/* Writes s, escaping '"', '\\' and bytes outside printable ASCII as \xNN. */
+void tool_print_escaped(FILE *out, const char *s, size_t len);
+
+/* Writes s in double quotes, escaping '"', '\\' and bytes outside
+ * printable ASCII as \xNN. */
+void tool_print_quoted(FILE *out, const char *s, size_t len);
+
+/* Writes s as a JSON string literal (bytes >= 0x80 as \u00NN). */
+void tool_print_json_string(FILE *out, const char *s, size_t len);
+
+/* The +RTS flag of a heap profile breakdown code ("-hT"), and its name
+ * ("closure type"); "?" and "unknown" for codes GHC does not define. */
+const char *tool_breakdown_flag(uint32_t code);
+const char *tool_breakdown_name(uint32_t code);
+
+#endif /* STRATA_EVENTS_TOOL_H */
