@@ -1,14 +1,17 @@
 /*
  * rts/RtsStartup.c -- hs_init and hs_exit: the runtime's phases from flag
  * parsing to the final statistics.  Calls into every other module; none
- * calls back except through rts_shutdown_and_exit.
+ * calls back except through rts_shutdown_and_exit and the attention
+ * handler (Note [The ticker] in rts/os/Ticker.c).
  */
 #include "RtsStartup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "Eras.h"
+#include "EventLog.h"
 #include "GC.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -17,6 +20,8 @@
 #include "StablePtr.h"
 #include "Stats.h"
 #include "Storage.h"
+#include "ProfHeap.h"
+#include "os/Ticker.h"
 #include "strata/Api.h"
 
 /* hs_init may be called more than once; hs_exit undoes the last call only
@@ -26,6 +31,78 @@ static int init_count = 0;
 bool rts_is_running(void)
 {
     return init_count > 0;
+}
+
+/* A copy of argv as the program received it, +RTS options included: the
+ * eventlog's PROGRAM_ARGS shows the full command line, as GHC's does. */
+static int original_argc;
+static char **original_argv;   /* malloc'd array of malloc'd strings */
+
+static void original_args_free(void)
+{
+    for (int i = 0; i < original_argc; i++)
+        free(original_argv[i]);
+    free(original_argv);
+    original_argv = NULL;
+    original_argc = 0;
+}
+
+static void original_args_save(const int *argc, char **const *argv)
+{
+    if (argc == NULL || argv == NULL || *argv == NULL || *argc <= 0)
+        return;
+    original_argv = calloc((size_t)*argc + 1, sizeof(char *));
+    if (original_argv == NULL)
+        return;
+    for (int i = 0; i < *argc && (*argv)[i] != NULL; i++) {
+        original_argv[i] = strdup((*argv)[i]);
+        if (original_argv[i] == NULL)
+            break;
+        original_argc = i + 1;
+    }
+}
+
+/* Runs when the mutator answers an attention request (Note [The
+ * allocation limit] in sm/Storage.c). */
+static void serve_attention(void)
+{
+    ticker_run_due_actions();
+}
+
+/* Opens the eventlog (+RTS -l) and arms its periodic flush. */
+static void start_eventlog_or_exit(void)
+{
+    if (!eventlog_start(original_argc, original_argv))
+        exit(EXIT_FAILURE);
+    if (eventlog_enabled() && rts_flags.eventlog_flush_secs > 0) {
+        int err = ticker_add_action(rts_flags.eventlog_flush_secs, eventlog_flush);
+        if (err != 0)
+            rts_error("eventlog: cannot start the flush ticker (interval=%gs, errno=%d); "
+                      "events are flushed at exit only",
+                      rts_flags.eventlog_flush_secs, err);
+    }
+}
+
+/* Starts heap profiling (-hT, -hi, -he, ...); the .hp JOB line is the
+ * command line as the program received it. */
+static void start_heap_profile_or_exit(void)
+{
+    size_t len = 1;
+    for (int i = 0; i < original_argc; i++)
+        len += strlen(original_argv[i]) + 1;
+    char *job = malloc(len);
+    if (job == NULL)
+        exit(EXIT_FAILURE);
+    job[0] = '\0';
+    for (int i = 0; i < original_argc; i++) {
+        if (i > 0)
+            strcat(job, " ");
+        strcat(job, original_argv[i]);
+    }
+    bool ok = prof_heap_init(original_argc > 0 ? job : rts_prog_name);
+    free(job);
+    if (!ok)
+        exit(EXIT_FAILURE);
 }
 
 static void parse_flags_or_exit(int *argc, char ***argv)
@@ -57,16 +134,22 @@ void hs_init(int *argc, char ***argv)
 {
     if (init_count++ > 0)
         return;
+    original_args_save(argc, argv);
     parse_flags_or_exit(argc, argv);
     stats_init(rts_flags.generations);
     if (!stats_open_output())
         exit(EXIT_FAILURE);
     if (!storage_init())
         exit(EXIT_FAILURE);
+    storage_attention_handler = serve_attention;
+    start_eventlog_or_exit();   /* before anything can overflow the heap */
     eras_reset();
     if (!roots_init())
         exit(EXIT_FAILURE);
+    /* The census sees a GC's heap before the era advances (GHC's order). */
+    gc_add_post_hook(prof_heap_after_gc);
     gc_add_post_hook(eras_after_gc);
+    start_heap_profile_or_exit();
     stats_end_init();
 }
 
@@ -93,11 +176,16 @@ void hs_exit(void)
     if (--init_count > 0)
         return;
     stats_start_exit();
+    prof_heap_exit();   /* the final census, before the eventlog closes */
+    ticker_exit();
     report_statistics();
+    eventlog_stop();
+    original_args_free();
     stats_exit();
     gc_exit();
     roots_exit();
     stable_ptr_exit();
+    storage_attention_handler = NULL;
     storage_exit();
     rts_flags_free(&rts_flags);
 }
@@ -105,6 +193,9 @@ void hs_exit(void)
 void rts_shutdown_and_exit(int status)
 {
     stats_start_exit();
+    prof_heap_abandon();   /* no census: the heap may be in any state */
+    ticker_exit();
     report_statistics();
+    eventlog_stop();   /* a heap overflow still leaves a well-formed eventlog */
     exit(status);
 }

@@ -1,0 +1,296 @@
+/*
+ * profiling/Census.c -- one heap census.
+ *
+ * After a major GC every live object sits densely in its generation's
+ * blocks (small objects) or alone in a large group (large objects, stack
+ * chunks), or in a pinned block, whose used words all count as live
+ * because the block lives while any object in it does.  So a census is a
+ * linear walk of those blocks -- no marking, no recursion -- and its total
+ * is exactly the live bytes the collector reports (tested).
+ *
+ * Per object the work is one info-table lookup: a one-entry cache, then a
+ * small open-addressing map from info pointer to bucket.  The era
+ * breakdown needs no per-object work at all: every object in a block has
+ * the block's era (Note [Eras live in block descriptors] in
+ * sm/Storage.c), so it adds whole blocks.
+ */
+#include "Census.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ClosureSize.h"
+#include "Messages.h"
+#include "Storage.h"
+
+/* ----------------------------------------------------------------------
+ * Buckets
+ * ---------------------------------------------------------------------- */
+
+void census_init(Census *c)
+{
+    memset(c, 0, sizeof *c);
+}
+
+void census_free(Census *c)
+{
+    for (size_t i = 0; i < c->n_buckets; i++)
+        free(c->buckets[i].label);
+    free(c->buckets);
+    memset(c, 0, sizeof *c);
+}
+
+static size_t bucket_new(Census *c, const char *label, const StgInfoTable *info)
+{
+    if (c->n_buckets == c->cap_buckets) {
+        size_t cap = c->cap_buckets ? 2 * c->cap_buckets : 64;
+        CensusBucket *b = realloc(c->buckets, cap * sizeof *b);
+        if (b == NULL)
+            rts_panic("census: out of C heap (buckets=%zu)", cap);
+        c->buckets = b;
+        c->cap_buckets = cap;
+    }
+    char *copy = strdup(label);
+    if (copy == NULL)
+        rts_panic("census: out of C heap copying a label");
+    c->buckets[c->n_buckets] = (CensusBucket){copy, 0, info};
+    return c->n_buckets++;
+}
+
+/* A map from a 64-bit key (an info pointer, an era, a label's hash chain
+ * head) to a bucket index. */
+typedef struct {
+    uint64_t *keys;
+    size_t *vals;
+    bool *used;
+    size_t cap, count;
+} KeyMap;
+
+static size_t key_hash(uint64_t k, size_t mask)
+{
+    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 29) & mask;
+}
+
+static void keymap_free(KeyMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+static void keymap_grow(KeyMap *m)
+{
+    size_t cap = m->cap ? 2 * m->cap : 256;
+    KeyMap n = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(size_t)),
+                calloc(cap, sizeof(bool)), cap, 0};
+    if (n.keys == NULL || n.vals == NULL || n.used == NULL)
+        rts_panic("census: out of C heap (map slots=%zu)", cap);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->used[i])
+            continue;
+        size_t j = key_hash(m->keys[i], cap - 1);
+        while (n.used[j])
+            j = (j + 1) & (cap - 1);
+        n.used[j] = true;
+        n.keys[j] = m->keys[i];
+        n.vals[j] = m->vals[i];
+        n.count++;
+    }
+    keymap_free(m);
+    *m = n;
+}
+
+/* The slot for key; *found says whether it held a value. */
+static size_t *keymap_slot(KeyMap *m, uint64_t key, bool *found)
+{
+    if (2 * (m->count + 1) > m->cap)
+        keymap_grow(m);
+    size_t i = key_hash(key, m->cap - 1);
+    while (m->used[i]) {
+        if (m->keys[i] == key) {
+            *found = true;
+            return &m->vals[i];
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    m->used[i] = true;
+    m->keys[i] = key;
+    m->count++;
+    *found = false;
+    return &m->vals[i];
+}
+
+/* ----------------------------------------------------------------------
+ * Labels
+ * ---------------------------------------------------------------------- */
+
+static bool is_constr(StgHalfWord t)
+{
+    return t >= CONSTR && t <= CONSTR_NOCAF;
+}
+
+static const char *or_unknown(const char *s)
+{
+    return s != NULL && s[0] != '\0' ? s : "<unknown>";
+}
+
+const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *buf,
+                              size_t buf_len)
+{
+    const StgInfoProv *prov = info->prov;
+    switch (by) {
+    case HEAP_BY_CLOSURE_TYPE:
+        /* GHC labels constructors by name, everything else by type. */
+        return is_constr(info->type) ? or_unknown(info->name)
+                                     : strata_closure_type_name(info->type);
+    case HEAP_BY_INFO_TABLE:
+        snprintf(buf, buf_len, "0x%lx", (unsigned long)(uintptr_t)info);
+        return buf;
+    case HEAP_BY_DESCR:
+        if (prov != NULL && prov->closure_desc != NULL)
+            return or_unknown(prov->closure_desc);
+        return is_constr(info->type) ? or_unknown(info->name)
+                                     : strata_closure_type_name(info->type);
+    case HEAP_BY_TYPE:
+        return or_unknown(prov != NULL ? prov->ty_desc : NULL);
+    case HEAP_BY_MOD:
+        return or_unknown(prov != NULL ? prov->module : NULL);
+    default:
+        rts_panic("census: no per-table label for breakdown %d", (int)by);
+    }
+}
+
+/* ----------------------------------------------------------------------
+ * The walk
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    Census *census;
+    HeapBreakdown by;
+    KeyMap by_info;       /* info pointer -> bucket */
+    KeyMap by_label;      /* label hash -> first bucket with that hash */
+    const StgInfoTable *last_info;
+    size_t last_bucket;
+} Walk;
+
+static uint64_t string_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The bucket for a label: buckets with equal labels are merged (-hd, -hy,
+ * -hm put many tables in one bucket; -hT puts all thunks of a type in one). */
+static size_t bucket_for_label(Walk *w, const char *label, const StgInfoTable *info)
+{
+    uint64_t h = string_hash(label);
+    for (;;) {   /* linear probing over the hash itself on collision */
+        bool found;
+        size_t *slot = keymap_slot(&w->by_label, h, &found);
+        if (!found) {
+            *slot = bucket_new(w->census, label, info);
+            return *slot;
+        }
+        if (strcmp(w->census->buckets[*slot].label, label) == 0)
+            return *slot;
+        h++;
+    }
+}
+
+static size_t bucket_for_info(Walk *w, const StgInfoTable *info)
+{
+    if (info == w->last_info)
+        return w->last_bucket;
+    bool found;
+    size_t *slot = keymap_slot(&w->by_info, (uint64_t)(uintptr_t)info, &found);
+    if (!found) {
+        char buf[32];
+        *slot = bucket_for_label(w, census_info_label(info, w->by, buf, sizeof buf), info);
+    }
+    w->last_info = info;
+    w->last_bucket = *slot;
+    return *slot;
+}
+
+static void count_objects(Walk *w, StgPtr p, StgPtr end)
+{
+    Census *c = w->census;
+    while (p < end) {
+        if (*p == 0) {   /* slop (.inv.slop-zero) */
+            p++;
+            continue;
+        }
+        const StgInfoTable *info = ((StgClosure *)p)->info;
+        StgWord size = closure_sizeW_info((StgClosure *)p, info);
+        if (STRATA_UNLIKELY(size == 0))
+            rts_panic("census: object of unknown size (object=%p, type=%u)", (void *)p,
+                      (unsigned)info->type);
+        size_t b = bucket_for_info(w, info);   /* may grow c->buckets */
+        c->buckets[b].bytes += size * WORD_SIZE;
+        c->total_bytes += size * WORD_SIZE;
+        c->objects++;
+        p += size;
+    }
+}
+
+static void count_era_block(Walk *w, const BlockDesc *bd)
+{
+    char label[24];
+    bool found;
+    size_t *slot = keymap_slot(&w->by_info, bd->era, &found);
+    if (!found) {
+        snprintf(label, sizeof label, "%lu", (unsigned long)bd->era);
+        *slot = bucket_new(w->census, label, NULL);
+    }
+    uint64_t bytes = (uint64_t)(bd->free - bd->start) * WORD_SIZE;
+    w->census->buckets[*slot].bytes += bytes;
+    w->census->total_bytes += bytes;
+}
+
+static bool era_counted(uint64_t era, HeapBreakdown by, bool selected, uint64_t lo, uint64_t hi)
+{
+    if (selected)
+        return era >= lo && era <= hi;
+    return by != HEAP_BY_ERA || era != 0;   /* era 0: "not counted" by -he */
+}
+
+static void count_block(Walk *w, const BlockDesc *bd)
+{
+    if (w->by == HEAP_BY_ERA)
+        count_era_block(w, bd);
+    else
+        count_objects(w, bd->start, bd->free);
+}
+
+void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
+                 uint64_t era_hi)
+{
+    Walk w = {.census = c, .by = by};
+    storage_sync_nursery();
+    for (unsigned g = 0; g < storage_n_gens; g++) {
+        const Generation *gen = &storage_gens[g];
+        for (const BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link)
+            if (era_counted(bd->era, by, era_selected, era_lo, era_hi))
+                count_block(&w, bd);
+        for (const BlockDesc *bd = gen->large_objects; bd != NULL; bd = bd->link)
+            if (era_counted(bd->era, by, era_selected, era_lo, era_hi))
+                count_block(&w, bd);
+    }
+    /* Objects allocated since the GC (a census right after a major GC has
+     * none, but a census requested at exit may). */
+    for (const BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link) {
+        if (bd->free > bd->start && era_counted(bd->era, by, era_selected, era_lo, era_hi))
+            count_block(&w, bd);
+        if (bd == storage_nursery.current)
+            break;
+    }
+    const BlockDesc *pinned = storage_pinned_block();
+    if (pinned != NULL && era_counted(pinned->era, by, era_selected, era_lo, era_hi))
+        count_block(&w, pinned);
+    keymap_free(&w.by_info);
+    keymap_free(&w.by_label);
+}

@@ -1,0 +1,42 @@
+/*
+ * profiling/Census.h -- one heap census: a walk over the live heap right
+ * after a major GC that sums object sizes into labelled buckets (by closure
+ * type, info table, era, description, type or module).
+ */
+#ifndef STRATA_CENSUS_H
+#define STRATA_CENSUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "RtsFlags.h"
+#include "strata/InfoTables.h"
+
+typedef struct {
+    char *label;                  /* owned; what the sample calls the bucket */
+    uint64_t bytes;               /* live bytes in this census */
+    const StgInfoTable *info;     /* -hi: the table (for its IPE event) */
+} CensusBucket;
+
+typedef struct {
+    CensusBucket *buckets;        /* [0 .. n_buckets), in first-seen order */
+    size_t n_buckets, cap_buckets;
+    uint64_t total_bytes;         /* sum over the buckets */
+    uint64_t objects;             /* objects counted */
+} Census;
+
+/* Walks the heap (every generation's blocks and large objects; the nursery
+ * must be empty, as after a major GC) and fills c, which census_init has
+ * prepared, for the given breakdown and era range.  Era 0 is skipped in
+ * the era breakdown and whenever an era range is selected. */
+void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
+                 uint64_t era_hi);
+
+void census_init(Census *c);
+void census_free(Census *c);
+
+/* The label of an info table under a breakdown (not for HEAP_BY_ERA). */
+const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *buf,
+                              size_t buf_len);
+
+#endif /* STRATA_CENSUS_H */

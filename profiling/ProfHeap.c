@@ -1,0 +1,145 @@
+/*
+ * profiling/ProfHeap.c -- the heap profiler's driver.
+ *
+ * A census runs after the first major GC that follows each -i tick (the
+ * tick forces that GC at the next allocation), after every major GC with
+ * -i0, and once more at exit.  Each census goes to the eventlog as
+ * SAMPLE_BEGIN, one SAMPLE_STRING per non-empty bucket, SAMPLE_END (with
+ * the IPE events of -hi tables first seen in it posted before), or to the
+ * .hp file when there is no eventlog.  Census.c does the walk.
+ */
+#include "ProfHeap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Census.h"
+#include "EventLog.h"
+#include "GC.h"
+#include "HpFile.h"
+#include "Ipe.h"
+#include "Messages.h"
+#include "RtsFlags.h"
+#include "os/Ticker.h"
+#include "os/Clock.h"
+
+static bool profiling = false;
+static bool census_due = false;
+static uint64_t censuses = 0;
+static uint64_t last_total = 0;
+
+static double secs_since_start(void)
+{
+    return (double)clock_elapsed_ns() / 1e9;
+}
+
+static void emit_to_eventlog(const Census *c)
+{
+    if (rts_flags.heap_breakdown == HEAP_BY_INFO_TABLE)
+        for (size_t i = 0; i < c->n_buckets; i++)
+            if (c->buckets[i].bytes > 0 && c->buckets[i].info != NULL)
+                ipe_post_once(c->buckets[i].info);
+    /* The Word64 of SAMPLE_BEGIN/END is GHC's LDV census counter, 0 without
+     * -hb (shared/reference §2.4); eras are the -he labels instead. */
+    eventlog_post_heap_prof_sample_begin(0);
+    for (size_t i = 0; i < c->n_buckets; i++)
+        if (c->buckets[i].bytes > 0)
+            eventlog_post_heap_prof_sample_string(c->buckets[i].bytes, c->buckets[i].label);
+    eventlog_post_heap_prof_sample_end(0);
+}
+
+static void take_census(void)
+{
+    Census c;
+    census_init(&c);
+    census_take(&c, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
+                rts_flags.era_hi);
+    if (eventlog_enabled())
+        emit_to_eventlog(&c);
+    else
+        hp_file_write_sample(secs_since_start(), &c);
+    last_total = c.total_bytes;
+    censuses++;
+    census_free(&c);
+}
+
+void prof_heap_after_gc(unsigned collected_gen, bool major)
+{
+    (void)collected_gen;
+    if (!profiling || !major)
+        return;
+    if (census_due || rts_flags.census_interval_secs == 0) {
+        census_due = false;
+        take_census();
+    }
+}
+
+/* The -i tick: the next allocation runs a major GC, and the census follows. */
+static void census_tick(void)
+{
+    census_due = true;
+    gc_collect(true);
+}
+
+bool prof_heap_init(const char *job)
+{
+    if (rts_flags.heap_breakdown == HEAP_BY_NONE)
+        return true;
+    profiling = true;
+    census_due = false;
+    censuses = 0;
+    if (eventlog_enabled()) {
+        eventlog_post_heap_prof_begin((uint64_t)(rts_flags.census_interval_secs * 1e9),
+                                      (uint32_t)rts_flags.heap_breakdown);
+    } else {
+        size_t len = strlen(rts_prog_name) + 4;
+        char *path = malloc(len);
+        if (path == NULL)
+            rts_panic("heap profile: out of C heap");
+        snprintf(path, len, "%s.hp", rts_prog_name);
+        bool ok = hp_file_open(path, job);
+        free(path);
+        if (!ok)
+            return false;
+    }
+    if (rts_flags.automatic_heap_samples && rts_flags.census_interval_secs > 0)
+        ticker_add_action(rts_flags.census_interval_secs, census_tick);
+    return true;
+}
+
+void prof_heap_exit(void)
+{
+    if (!profiling)
+        return;
+    census_due = true;
+    gc_collect(true);   /* the final census runs after it */
+    hp_file_close(secs_since_start());
+    ipe_exit();
+    profiling = false;
+}
+
+void prof_heap_abandon(void)
+{
+    if (!profiling)
+        return;
+    hp_file_close(secs_since_start());
+    ipe_exit();
+    profiling = false;
+}
+
+void prof_heap_mark(void)
+{
+    if (profiling && !eventlog_enabled())
+        hp_file_write_mark(secs_since_start());
+}
+
+uint64_t prof_heap_census_count(void)
+{
+    return censuses;
+}
+
+uint64_t prof_heap_last_total_bytes(void)
+{
+    return last_total;
+}

@@ -1,0 +1,190 @@
+/*
+ * testsuite/unit/test_census.c -- the heap census: labels per breakdown
+ * (GHC's for -hT, addresses for -hi, eras for -he, provenance for
+ * -hd/-hy/-hm), era selection, and the census total equal to the live
+ * bytes the collector reports after the same major GC.
+ */
+#include "harness.h"
+
+#include "Census.h"
+#include "GC.h"
+#include "ProfHeap.h"
+#include "Storage.h"
+
+static const StgInfoProv leaf_prov = {"Leaf_con_info", "Leaf", "Tree", "mkLeaf", "Tree",
+                                      "tree.c", "10:1-20"};
+STRATA_CONSTR_INFO_PROV(Leaf_info, "Leaf", 0, 1, &leaf_prov);
+STRATA_CONSTR_INFO(Cell_info, "Cell", 2, 0);
+
+static StgClosure *id_entry(StgClosure **self)
+{
+    return STRATA_THUNK_FIELD(*self, 0);
+}
+STRATA_THUNK_INFO(id_thunk_info, "id_thunk", 1, 0, id_entry);
+
+static int teardown(void **state)
+{
+    (void)state;
+    hs_exit();
+    return 0;
+}
+
+static const CensusBucket *find(const Census *c, const char *label)
+{
+    for (size_t i = 0; i < c->n_buckets; i++)
+        if (strcmp(c->buckets[i].label, label) == 0)
+            return &c->buckets[i];
+    return NULL;
+}
+
+/* 100 leaves (2 words), 50 cells (3 words), 10 thunks (3 words), one
+ * 1000-byte array (2 + 125 words), all reachable from one array root. */
+static void build_heap(StgClosure **root)
+{
+    *root = strata_alloc_mut_array(161);
+    for (StgWord i = 0; i < 100; i++)
+        strata_mut_array_write(*root, i, strata_alloc_constr(&Leaf_info));
+    for (StgWord i = 100; i < 150; i++)
+        strata_mut_array_write(*root, i, strata_alloc_constr(&Cell_info));
+    for (StgWord i = 150; i < 160; i++)
+        strata_mut_array_write(*root, i, strata_alloc_thunk(&id_thunk_info));
+    strata_mut_array_write(*root, 160, strata_alloc_bytes(1000));
+}
+
+static void test_census_by_closure_type(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    build_heap(&r[0]);
+    strata_perform_gc(1);
+    Census c;
+    census_init(&c);
+    census_take(&c, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    assert_non_null(find(&c, "Leaf"));
+    assert_int_equal(find(&c, "Leaf")->bytes, 100 * 2 * 8);
+    assert_int_equal(find(&c, "Cell")->bytes, 50 * 3 * 8);
+    assert_int_equal(find(&c, "THUNK_1_0")->bytes, 10 * 3 * 8);
+    assert_int_equal(find(&c, "ARR_WORDS")->bytes, (2 + 125) * 8);
+    assert_non_null(find(&c, "MUT_ARR_PTRS_CLEAN"));
+    assert_non_null(find(&c, "STACK"));
+    assert_non_null(find(&c, "TSO"));
+    census_free(&c);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_census_by_info_table_and_provenance(void **state)
+{
+    (void)state;
+    harness_start("-A8k", NULL);
+    STRATA_ROOTS(r, 1);
+    build_heap(&r[0]);
+    strata_perform_gc(1);
+    Census c;
+    char label[32];
+    snprintf(label, sizeof label, "0x%lx", (unsigned long)(uintptr_t)&Leaf_info);
+    census_init(&c);
+    census_take(&c, HEAP_BY_INFO_TABLE, false, 0, 0);
+    assert_non_null(find(&c, label));
+    assert_ptr_equal(find(&c, label)->info, &Leaf_info);
+    assert_int_equal(find(&c, label)->bytes, 100 * 2 * 8);
+    census_free(&c);
+
+    census_init(&c);
+    census_take(&c, HEAP_BY_TYPE, false, 0, 0);
+    assert_int_equal(find(&c, "Tree")->bytes, 100 * 2 * 8);
+    assert_non_null(find(&c, "<unknown>"));   /* tables without provenance */
+    census_free(&c);
+    census_init(&c);
+    census_take(&c, HEAP_BY_MOD, false, 0, 0);
+    assert_int_equal(find(&c, "Tree")->bytes, 100 * 2 * 8);
+    census_free(&c);
+    census_init(&c);
+    census_take(&c, HEAP_BY_DESCR, false, 0, 0);
+    assert_int_equal(find(&c, "Leaf")->bytes, 100 * 2 * 8);
+    assert_int_equal(find(&c, "Cell")->bytes, 50 * 3 * 8);
+    census_free(&c);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_census_by_era_and_selection(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(40);
+    for (StgWord i = 0; i < 40; i++) {
+        setUserEra(i / 10);           /* eras 0, 1, 2, 3: ten leaves each */
+        strata_mut_array_write(r[0], i, strata_alloc_constr(&Leaf_info));
+    }
+    setUserEra(1);
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    Census c;
+    census_init(&c);
+    census_take(&c, HEAP_BY_ERA, false, 0, 0);
+    assert_null(find(&c, "0"));                  /* era 0 is not counted */
+    assert_int_equal(find(&c, "2")->bytes, 10 * 2 * 8);
+    assert_int_equal(find(&c, "3")->bytes, 10 * 2 * 8);
+    assert_true(find(&c, "1")->bytes >= 10 * 2 * 8);   /* + TSO, stack, array */
+    census_free(&c);
+
+    census_init(&c);   /* -hT -he2-3 */
+    census_take(&c, HEAP_BY_CLOSURE_TYPE, true, 2, 3);
+    assert_int_equal(c.total_bytes, 20 * 2 * 8);
+    assert_int_equal(find(&c, "Leaf")->bytes, 20 * 2 * 8);
+    census_free(&c);
+    STRATA_ROOTS_POP(r);
+}
+
+/* Each census's total equals the live bytes the collector counted. */
+static uint64_t census_live_mismatches, census_checks;
+
+static void compare_with_collector(unsigned gen, bool major)
+{
+    (void)gen;
+    if (!major)
+        return;
+    StgWord live = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        live += (storage_gens[g].n_words + storage_gens[g].n_large_words) * WORD_SIZE;
+    census_checks++;
+    if (prof_heap_last_total_bytes() != live)
+        census_live_mismatches++;
+}
+
+static void test_census_total_equals_live_bytes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/strata-census-XXXXXX";   /* the .hp file goes here */
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(chdir(dir), 0);
+    harness_start("-hT", "-i0", "-A16k", "-DS", NULL);
+    census_live_mismatches = census_checks = 0;
+    gc_add_post_hook(compare_with_collector);   /* runs after the census hook */
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(500);
+    for (StgWord i = 0; i < 20000; i++) {
+        StgClosure *x = i % 7 == 0 ? strata_alloc_pinned_bytes(i % 300)
+                        : i % 5 == 0 ? strata_alloc_bytes(i % 5000)
+                                     : strata_alloc_constr(&Cell_info);
+        strata_mut_array_write(r[0], i % 500, x);
+        if (i % 2000 == 0)
+            strata_perform_gc(1);
+    }
+    STRATA_ROOTS_POP(r);
+    assert_true(census_checks >= 10);
+    assert_int_equal(census_live_mismatches, 0);
+    assert_true(prof_heap_census_count() >= census_checks);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_census_by_closure_type, teardown),
+        cmocka_unit_test_teardown(test_census_by_info_table_and_provenance, teardown),
+        cmocka_unit_test_teardown(test_census_by_era_and_selection, teardown),
+        cmocka_unit_test_teardown(test_census_total_equals_live_bytes, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
