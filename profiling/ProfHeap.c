@@ -21,6 +21,7 @@
 #include "Ipe.h"
 #include "Messages.h"
 #include "RtsFlags.h"
+#include "Stats.h"
 #include "os/Ticker.h"
 #include "os/Clock.h"
 
@@ -51,6 +52,7 @@ static void emit_to_eventlog(const Census *c)
 
 static void take_census(void)
 {
+    uint64_t cpu0 = clock_cpu_ns(), wall0 = clock_elapsed_ns();
     Census c;
     census_init(&c);
     census_take(&c, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
@@ -61,6 +63,7 @@ static void take_census(void)
         hp_file_write_sample(secs_since_start(), &c);
     last_total = c.total_bytes;
     censuses++;
+    stats_note_census(clock_cpu_ns() - cpu0, clock_elapsed_ns() - wall0, c.total_bytes);
     census_free(&c);
 }
 

@@ -54,6 +54,10 @@ void stats_end_exit(void);              /* EXIT ends; with -S writes the last
  * stats_end_exit, as GHC counts them in stat_exit. */
 void stats_add_allocated_bytes(StgWord bytes);
 
+/* One heap census took this long over this many live bytes (+RTS -s
+ * reports the total and the rate). */
+void stats_note_census(uint64_t cpu_ns, uint64_t elapsed_ns, uint64_t bytes);
+
 /* The peak memory held from the OS, if higher than any GC reported (at
  * exit: the megablocks' high-water mark). */
 void stats_note_mem_in_use(StgWord bytes);

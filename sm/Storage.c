@@ -223,8 +223,11 @@ static void maybe_collect_for_large(void)
         gc_collect(false);
 }
 
+static bool serve_attention(void);
+
 static StgPtr alloc_large(StgWord n_words)
 {
+    serve_attention();
     maybe_collect_for_large();
     StgWord bytes = n_words * WORD_SIZE;
     StgWord n_blocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
@@ -258,6 +261,30 @@ static StgPtr alloc_large(StgWord n_words)
     return bd->start;
 }
 
+/* Serves an attention request (the ticker's, the debugger's) if one is
+ * pending; every allocation slow path calls it, since programs that only
+ * allocate large or pinned objects never fail the nursery's limit check.
+ * Returns true if it served one. */
+static bool serve_attention(void)
+{
+    bool limit_cleared = strata_regs.hp_lim == NULL;
+    /* The ticker's flag is checked too, in case our own write of hp_lim
+     * overwrote its NULL (Note [The ticker] in rts/os/Ticker.c). */
+    if (!limit_cleared && !ticker_attention_pending())
+        return false;
+    if (limit_cleared) {
+        /* The request may have overwritten a retirement (hp_lim = hp
+         * after an era change): a block of another era stays retired,
+         * so that no object lands in a block of the wrong era. */
+        BlockDesc *cur = storage_nursery.current;
+        strata_regs.hp_lim = cur->era == storage_current_era ? cur->start + BLOCK_SIZE_W
+                                                             : strata_regs.hp;
+    }
+    if (storage_attention_handler != NULL)
+        storage_attention_handler();
+    return true;
+}
+
 StgPtr strata_alloc_slow(StgWord n_words)
 {
     if (STRATA_UNLIKELY(storage_nursery.current == NULL)) {
@@ -268,26 +295,10 @@ StgPtr strata_alloc_slow(StgWord n_words)
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
         return alloc_large(n_words);
 
-    bool limit_cleared = strata_regs.hp_lim == NULL;
-    if (limit_cleared || ticker_attention_pending()) {
-        /* An attention request: restore the limit, then serve it.  The
-         * ticker's flag is checked too, in case our own write of hp_lim
-         * overwrote its NULL (Note [The ticker] in rts/os/Ticker.c). */
-        if (limit_cleared) {
-            /* The request may have overwritten a retirement (hp_lim = hp
-             * after an era change): a block of another era stays retired,
-             * so that no object lands in a block of the wrong era. */
-            BlockDesc *cur = storage_nursery.current;
-            strata_regs.hp_lim = cur->era == storage_current_era ? cur->start + BLOCK_SIZE_W
-                                                                 : strata_regs.hp;
-        }
-        if (storage_attention_handler != NULL)
-            storage_attention_handler();
-        if (strata_regs.hp + n_words <= strata_regs.hp_lim) {
-            StgPtr p = strata_regs.hp;
-            strata_regs.hp = p + n_words;
-            return p;
-        }
+    if (serve_attention() && strata_regs.hp + n_words <= strata_regs.hp_lim) {
+        StgPtr p = strata_regs.hp;
+        strata_regs.hp = p + n_words;
+        return p;
     }
 
     if (!nursery_next_block()) {
@@ -330,6 +341,7 @@ static StgPtr alloc_pinned(StgWord n_words)
     if (pinned_block != NULL && pinned_block->free + n_words > pinned_block->start + BLOCK_SIZE_W)
         storage_retire_pinned_block();
     if (pinned_block == NULL) {
+        serve_attention();
         maybe_collect_for_large();
         BlockDesc *bd = block_alloc_group(1);
         if (bd == NULL)
