@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/demo.sh -- the README's first Quick start command: build strata
-# (incrementally, out of tree in build/) and run the bintrees example with
-# the runtime's GC statistics.
+# (incrementally, out of tree in build/), then profile the leak example the
+# way a user hunting a leak would: by info table (-hi), then by era (-he),
+# each to an eventlog that strata-events summarises (and that GHC's own
+# tools read).  The logs stay in build/demo/.
 set -euo pipefail
 
 # shellcheck source=scripts/deps.sh
@@ -13,20 +15,37 @@ build() {
     strata_build build "${STRATA_RELEASE_CONFIG[@]}"
 }
 
-run_bintrees() {
-    local cmd=(build/examples/bintrees 18 +RTS -s -RTS)
-    say "${cmd[*]}"
-    echo "bintrees (the binary-trees benchmark) keeps a depth-18 tree alive" \
-         "while it builds and drops many short-lived trees; +RTS -s makes the" \
-         "runtime print its GC summary (bytes allocated and copied, max" \
-         "residency, GC and mutator time) when it exits."
+# profile NAME RTS-FLAGS...: runs examples/leak under the flags, writing
+# build/demo/NAME.eventlog, and prints strata-events' summary of it.
+profile() {
+    local name=$1
+    shift
+    local log=build/demo/$name.eventlog
+    mkdir -p build/demo
+    say "build/examples/leak +RTS $* -ol$log -RTS"
+    build/examples/leak +RTS "$@" "-ol$log" -RTS || die "leak failed (exit status $?)"
+    say "build/utils/strata-events/strata-events summary $log"
+    build/utils/strata-events/strata-events summary "$log"
     echo
-    "${cmd[@]}" 2>&1 || die "bintrees failed (exit status $?)"
 }
 
 main() {
     build
-    run_bintrees
+    echo "examples/leak is a toy server: every request builds short-lived data, and"
+    echo "one request in 64 leaves a session entry in a cache that is never evicted."
+    echo "Each phase of requests sets a new era (setUserEra) and posts a marker."
+    echo
+    echo "1. By info table: which allocation site grows?  The top band is the"
+    echo "   SessionEntry table (its IPE event names it: Cache.remember, leak.c:52)."
+    echo
+    profile leak-hi -hi -l
+    echo "2. By era: do objects from old phases die?  The era advances at each phase"
+    echo "   (setUserEra) and after each major GC (--automatic-era-increment); every"
+    echo "   era's band stays once made: nothing from the past is ever freed."
+    echo
+    profile leak-he -he --automatic-era-increment -l
+    echo "Open the logs with any eventlog viewer (eventlog2html reads them; ghc-events"
+    echo ">= 0.20 is needed for the -he log, which uses GHC 9.10's era breakdown)."
 }
 
 main "$@"

@@ -46,6 +46,16 @@ print_failed_logs() {
         done
 }
 
+# Says plainly which tests were skipped in DIR, and why (their SKIP lines).
+say_skipped() {
+    local dir=$1 trs
+    grep -l '^:test-result: SKIP' "$dir"/testsuite/*/*.trs 2>/dev/null |
+        while read -r trs; do
+            printf '%s: SKIPPED %s: %s\n' "${0##*/}" "${trs%.trs}" \
+                "$(grep -h 'SKIP:' "${trs%.trs}.log" | head -n 1)"
+        done
+}
+
 # Builds DIR with the given configure arguments and runs `make check`
 # there.  A build that fails, or tests that never run, count as one failure.
 check_build() {
@@ -62,6 +72,7 @@ check_build() {
     rm -f "$dir/test-suite.log"
     if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check; then
         count_results "$dir"
+        say_skipped "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
         count_results "$dir"
         printf '\n%s: failing tests in %s/, their logs:\n' "${0##*/}" "$dir"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# testsuite/scripts/interop.sh -- real consumers read what strata writes,
+# and strata's reader reads what GHC writes:
+#   - Debian's ghc-events 0.17 parses our -hT and -hi eventlogs (markers,
+#     user messages, every heap event) without error, and every -hi label
+#     has its IPE event (testsuite/interop/GhcEventsCheck.hs);
+#   - it rejects our -he logs (breakdown 9 needs ghc-events >= 0.20): the
+#     documented limitation, checked so that we notice if it changes;
+#   - hp2ps renders our .hp files;
+#   - strata-events reads an eventlog written by GHC 9.0.2 itself.
+# Needs ghc and libghc-ghc-events-dev; skips, saying so, without them.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+command -v ghc >/dev/null || skip "ghc is not installed (apt-get install ghc libghc-ghc-events-dev): the ghc-events and hp2ps checks did not run"
+ghc-pkg list --simple-output ghc-events 2>/dev/null | grep -q ghc-events ||
+    skip "ghc-events is not installed (apt-get install libghc-ghc-events-dev): the interop checks did not run"
+
+ex=$top_builddir/examples
+events=$top_builddir/utils/strata-events/strata-events
+checker=$top_builddir/testsuite/interop/ghc-events-check
+src=$top_srcdir/testsuite/interop/GhcEventsCheck.hs
+if [ ! -x "$checker" ] || [ "$src" -nt "$checker" ]; then
+    mkdir -p "$top_builddir/testsuite/interop"
+    expect_status 0 ghc -O -v0 -package ghc-events -outputdir "$test_tmp/ghc-build" \
+        "$src" -o "$checker"
+fi
+cd "$test_tmp" || exit 1
+
+# Our logs through ghc-events 0.17.
+expect_status 0 "$ex/leak" 4 100000 +RTS -hT -l -i0.02 -ollog-hT.eventlog -RTS
+expect_status 0 "$checker" log-hT.eventlog
+grep -q 'breakdown HeapProfBreakdownClosureType' "$out" || fail "-hT log: $(cat "$out")"
+grep -q ' 4 markers' "$out" || fail "-hT log lost markers: $(cat "$out")"
+expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.02 -ollog-hi.eventlog -RTS
+expect_status 0 "$checker" log-hi.eventlog
+grep -q 'HeapProfBreakdownInfoTable' "$out" || fail "-hi log: $(cat "$out")"
+expect_status 0 "$ex/thunk-leak" 2 +RTS -hi -l -i0.02 -ollog-thunk.eventlog -RTS
+expect_status 0 "$checker" log-thunk.eventlog
+for mode in hd hy hm; do
+    expect_status 0 "$ex/leak" 2 50000 +RTS -$mode -l -ollog-$mode.eventlog -RTS
+    expect_status 0 "$checker" log-$mode.eventlog
+done
+# A GC-heavy run with a flush interval: many blocks, all GC and heap events.
+expect_status 0 "$ex/bintrees" 16 +RTS -hT -l -A64k -i0.01 --eventlog-flush-interval=0.01 \
+    -olbintrees.eventlog -RTS
+expect_status 0 "$checker" bintrees.eventlog
+expect_status 0 "$events" check bintrees.eventlog
+
+# -he: breakdown 9, which ghc-events 0.17 does not know.
+expect_status 0 "$ex/leak" 2 50000 +RTS -he -l -ollog-he.eventlog -RTS
+expect_status 0 "$events" check log-he.eventlog
+expect_status 1 "$checker" log-he.eventlog
+expect_stderr_contains "Unknown HeapProfBreakdown"
+
+# .hp files through hp2ps.
+if command -v hp2ps >/dev/null; then
+    expect_status 0 "$ex/leak" 3 100000 +RTS -hT -i0.02 -RTS
+    [ -s leak.hp ] || fail "no leak.hp written"
+    expect_status 0 hp2ps -c leak.hp
+    [ -s leak.ps ] || fail "hp2ps wrote no leak.ps"
+    grep -q 'SessionEntry' leak.ps || fail "leak.ps does not name the SessionEntry band"
+else
+    printf 'interop.sh: hp2ps not found: .hp rendering not checked\n'
+fi
+
+# GHC's own eventlog through our reader.
+cat >Tiny.hs <<'HS'
+import Debug.Trace (traceMarkerIO)
+main :: IO ()
+main = do
+  traceMarkerIO "start"
+  print (sum (map (* 2) [1 .. 200000 :: Int]))
+  print (length (show (reverse [1 .. 100000 :: Int])))
+HS
+expect_status 0 ghc -O -v0 -rtsopts -eventlog Tiny.hs -o tiny
+expect_status 0 ./tiny +RTS -hT -l -i0.01 -RTS
+expect_status 0 "$events" check tiny.eventlog
+expect_status 0 "$events" summary tiny.eventlog
+grep -q 'rts: "GHC-9' "$out" || fail "summary of GHC's log lacks its RTS identifier"
+grep -q 'profile: -hT' "$out" || fail "summary of GHC's log lacks the profile mode"
+
+finish
