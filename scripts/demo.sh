@@ -35,8 +35,9 @@ main() {
     echo "one request in 64 leaves a session entry in a cache that is never evicted."
     echo "Each phase of requests sets a new era (setUserEra) and posts a marker."
     echo
-    echo "1. By info table: which allocation site grows?  The top band is the"
-    echo "   SessionEntry table (its IPE event names it: Cache.remember, leak.c:52)."
+    echo "1. By info table: which allocation site grows?  The growing bands are the"
+    echo "   SessionEntry table -- its IPE event names it: Cache.remember,"
+    echo "   examples/leak.c:52 -- and the byte arrays (ARR_WORDS) its entries hold."
     echo
     profile leak-hi -hi -l
     echo "2. By era: do objects from old phases die?  The era advances at each phase"
