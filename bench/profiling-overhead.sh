@@ -16,7 +16,7 @@ events=$build/utils/strata-events/strata-events
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-workloads=("bintrees 20" "leak")
+workloads=(${STRATA_BENCH_WORKLOADS:-"bintrees 20" "leak"})
 modes=("none" "-l" "-hT" "-hi" "-he")
 
 flags_for() {
@@ -39,18 +39,19 @@ for w in "${workloads[@]}"; do
     cmd[0]=$build/examples/${cmd[0]}
     # Warm-up.
     "${cmd[@]}" >/dev/null 2>&1
-    declare -A times=()
+    rm -f "$tmp"/times-*
     for ((i = 0; i < reps; i++)); do
-        for m in "${modes[@]}"; do
+        for k in "${!modes[@]}"; do
             # shellcheck disable=SC2046
-            t=$( { /usr/bin/time -f '%e' "${cmd[@]}" +RTS $(flags_for "$m") -RTS >/dev/null 2>/dev/null; } 2>&1 | tail -n1)
-            times[$m]="${times[$m]:-} $t"
+            /usr/bin/time -f '%e' -a -o "$tmp/times-$k" \
+                "${cmd[@]}" +RTS $(flags_for "${modes[$k]}") -RTS >/dev/null 2>&1
         done
     done
-    base=$(tr ' ' '\n' <<<"${times[none]}" | grep . | median)
+    base=$(median <"$tmp/times-0")
     lbytes=0
-    for m in "${modes[@]}"; do
-        med=$(tr ' ' '\n' <<<"${times[$m]}" | grep . | median)
+    for k in "${!modes[@]}"; do
+        m=${modes[$k]}
+        med=$(median <"$tmp/times-$k")
         ratio=$(awk -v a="$med" -v b="$base" 'BEGIN {printf "%.3f", a / b}')
         samples="-" per="-" speed="-"
         if [ "$m" != none ]; then
@@ -68,5 +69,4 @@ for w in "${workloads[@]}"; do
         fi
         printf '%-12s %-5s %9s %7s %11s %14s %12s\n' "$w" "$m" "$med" "$ratio" "$samples" "$per" "$speed"
     done
-    unset times
 done

@@ -9,7 +9,7 @@
  * is exactly the live bytes the collector reports (tested).
  *
  * Per object the work is one info-table lookup: a one-entry cache, then a
- * small open-addressing map from info pointer to bucket.  The era
+ * WordMap from info pointer to bucket.  The era
  * breakdown needs no per-object work at all: every object in a block has
  * the block's era (Note [Eras live in block descriptors] in
  * sm/Storage.c), so it adds whole blocks.
@@ -23,6 +23,7 @@
 #include "ClosureSize.h"
 #include "Messages.h"
 #include "Storage.h"
+#include "WordMap.h"
 
 /* ----------------------------------------------------------------------
  * Buckets
@@ -56,70 +57,6 @@ static size_t bucket_new(Census *c, const char *label, const StgInfoTable *info)
         rts_panic("census: out of C heap copying a label");
     c->buckets[c->n_buckets] = (CensusBucket){copy, 0, info};
     return c->n_buckets++;
-}
-
-/* A map from a 64-bit key (an info pointer, an era, a label's hash chain
- * head) to a bucket index. */
-typedef struct {
-    uint64_t *keys;
-    size_t *vals;
-    bool *used;
-    size_t cap, count;
-} KeyMap;
-
-static size_t key_hash(uint64_t k, size_t mask)
-{
-    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 29) & mask;
-}
-
-static void keymap_free(KeyMap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
-    memset(m, 0, sizeof *m);
-}
-
-static void keymap_grow(KeyMap *m)
-{
-    size_t cap = m->cap ? 2 * m->cap : 256;
-    KeyMap n = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(size_t)),
-                calloc(cap, sizeof(bool)), cap, 0};
-    if (n.keys == NULL || n.vals == NULL || n.used == NULL)
-        rts_panic("census: out of C heap (map slots=%zu)", cap);
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->used[i])
-            continue;
-        size_t j = key_hash(m->keys[i], cap - 1);
-        while (n.used[j])
-            j = (j + 1) & (cap - 1);
-        n.used[j] = true;
-        n.keys[j] = m->keys[i];
-        n.vals[j] = m->vals[i];
-        n.count++;
-    }
-    keymap_free(m);
-    *m = n;
-}
-
-/* The slot for key; *found says whether it held a value. */
-static size_t *keymap_slot(KeyMap *m, uint64_t key, bool *found)
-{
-    if (2 * (m->count + 1) > m->cap)
-        keymap_grow(m);
-    size_t i = key_hash(key, m->cap - 1);
-    while (m->used[i]) {
-        if (m->keys[i] == key) {
-            *found = true;
-            return &m->vals[i];
-        }
-        i = (i + 1) & (m->cap - 1);
-    }
-    m->used[i] = true;
-    m->keys[i] = key;
-    m->count++;
-    *found = false;
-    return &m->vals[i];
 }
 
 /* ----------------------------------------------------------------------
@@ -169,8 +106,8 @@ const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *
 typedef struct {
     Census *census;
     HeapBreakdown by;
-    KeyMap by_info;       /* info pointer -> bucket */
-    KeyMap by_label;      /* label hash -> first bucket with that hash */
+    WordMap by_info;      /* info pointer (or era) -> bucket */
+    WordMap by_label;     /* label hash -> bucket with that label */
     const StgInfoTable *last_info;
     size_t last_bucket;
 } Walk;
@@ -190,7 +127,7 @@ static size_t bucket_for_label(Walk *w, const char *label, const StgInfoTable *i
     uint64_t h = string_hash(label);
     for (;;) {   /* linear probing over the hash itself on collision */
         bool found;
-        size_t *slot = keymap_slot(&w->by_label, h, &found);
+        StgWord *slot = word_map_slot(&w->by_label, h, &found);
         if (!found) {
             *slot = bucket_new(w->census, label, info);
             return *slot;
@@ -206,7 +143,7 @@ static size_t bucket_for_info(Walk *w, const StgInfoTable *info)
     if (info == w->last_info)
         return w->last_bucket;
     bool found;
-    size_t *slot = keymap_slot(&w->by_info, (uint64_t)(uintptr_t)info, &found);
+    StgWord *slot = word_map_slot(&w->by_info, (uint64_t)(uintptr_t)info, &found);
     if (!found) {
         char buf[32];
         *slot = bucket_for_label(w, census_info_label(info, w->by, buf, sizeof buf), info);
@@ -241,7 +178,7 @@ static void count_era_block(Walk *w, const BlockDesc *bd)
 {
     char label[24];
     bool found;
-    size_t *slot = keymap_slot(&w->by_info, bd->era, &found);
+    StgWord *slot = word_map_slot(&w->by_info, bd->era, &found);
     if (!found) {
         snprintf(label, sizeof label, "%lu", (unsigned long)bd->era);
         *slot = bucket_new(w->census, label, NULL);
@@ -291,6 +228,6 @@ void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo
     const BlockDesc *pinned = storage_pinned_block();
     if (pinned != NULL && era_counted(pinned->era, by, era_selected, era_lo, era_hi))
         count_block(&w, pinned);
-    keymap_free(&w.by_info);
-    keymap_free(&w.by_label);
+    word_map_free(&w.by_info);
+    word_map_free(&w.by_label);
 }

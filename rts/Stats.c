@@ -54,6 +54,7 @@ static struct {
     uint64_t gc_cpu_ns, gc_elapsed_ns;
     uint64_t exit_allocated_bytes; /* stats_add_allocated_bytes, at exit */
     uint64_t censuses, census_cpu_ns, census_elapsed_ns, census_bytes; /* heap profiler */
+    uint64_t last_gc_elapsed_ns;  /* the most recent GC's pause */
 
     /* Phase boundaries. */
     StatsClockReading start_init, end_init, start_exit, end_exit;
@@ -150,6 +151,11 @@ void stats_start_exit(void)
     st.phase = PHASE_EXIT;
 }
 
+uint64_t stats_last_gc_elapsed_ns(void)
+{
+    return st.last_gc_elapsed_ns;
+}
+
 void stats_note_census(uint64_t cpu_ns, uint64_t elapsed_ns, uint64_t bytes)
 {
     st.censuses++;
@@ -227,6 +233,7 @@ void stats_gc_end(const GCDetails *gc)
     gc_elapsed_ns = ns_diff(now.elapsed_ns, st.gc_start.elapsed_ns);
 
     st.gcs++;
+    st.last_gc_elapsed_ns = gc_elapsed_ns;
     st.allocated_bytes += gc->allocated_bytes;
     st.copied_bytes += gc->copied_bytes;
     st.gc_cpu_ns += gc_cpu_ns;

@@ -54,6 +54,9 @@ void stats_end_exit(void);              /* EXIT ends; with -S writes the last
  * stats_end_exit, as GHC counts them in stat_exit. */
 void stats_add_allocated_bytes(StgWord bytes);
 
+/* The elapsed time of the most recent GC (0 before the first). */
+uint64_t stats_last_gc_elapsed_ns(void);
+
 /* One heap census took this long over this many live bytes (+RTS -s
  * reports the total and the rate). */
 void stats_note_census(uint64_t cpu_ns, uint64_t elapsed_ns, uint64_t bytes);

@@ -49,8 +49,9 @@ StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era)
         g->n_words += n_words;
         return p;
     }
-    BlockDesc **slot = era_block_map_slot(&g->dests, era);
-    bd = *slot;
+    bool found;
+    BlockDesc **slot = (BlockDesc **)word_map_slot(&g->dests, era, &found);
+    bd = *slot;   /* NULL when the era is new to this generation */
     if (bd == NULL || bd->free + n_words > bd->start + BLOCK_SIZE_W) {
         if (bd != NULL && bd->u.scan < bd->free)
             gc_push_scan_queue(bd);   /* full: scan it from the queue */

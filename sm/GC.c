@@ -29,72 +29,13 @@ GCThread gct;
 static GCHook gc_hooks[MAX_GC_HOOKS];
 static unsigned n_gc_hooks = 0;
 
-/* Set when a minor GC leaves the heap above -M: the next GC is major. */
+/* Set when a minor GC leaves the heap above -M, or when a heap census is
+ * due: the next GC is major. */
 static bool major_gc_wanted = false;
 
-/* ----------------------------------------------------------------------
- * The era map: era -> to-space block of one generation
- * ---------------------------------------------------------------------- */
-
-static StgWord era_hash(uint64_t era, StgWord mask)
+void gc_request_major(void)
 {
-    return (StgWord)((era * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static void era_block_map_grow(EraBlockMap *m)
-{
-    StgWord cap = m->capacity ? m->capacity * 2 : 16;
-    uint64_t *eras = calloc(cap, sizeof *eras);
-    BlockDesc **bds = calloc(cap, sizeof *bds);
-    if (eras == NULL || bds == NULL)
-        rts_panic("out of C heap growing the era block map (slots=%lu)", (unsigned long)cap);
-    for (StgWord i = 0; i < m->capacity; i++) {
-        if (m->bds[i] == NULL)
-            continue;
-        StgWord j = era_hash(m->eras[i], cap - 1);
-        while (bds[j] != NULL)
-            j = (j + 1) & (cap - 1);
-        eras[j] = m->eras[i];
-        bds[j] = m->bds[i];
-    }
-    free(m->eras);
-    free(m->bds);
-    m->eras = eras;
-    m->bds = bds;
-    m->capacity = cap;
-}
-
-/* The slot for era (created empty if absent). */
-BlockDesc **era_block_map_slot(EraBlockMap *m, uint64_t era)
-{
-    if (2 * (m->count + 1) > m->capacity)
-        era_block_map_grow(m);
-    StgWord mask = m->capacity - 1;
-    StgWord i = era_hash(era, mask);
-    while (m->bds[i] != NULL) {
-        if (m->eras[i] == era)
-            return &m->bds[i];
-        i = (i + 1) & mask;
-    }
-    /* Reserve the slot now so the caller's store keeps the count right. */
-    m->eras[i] = era;
-    m->count++;
-    return &m->bds[i];
-}
-
-void era_block_map_clear(EraBlockMap *m)
-{
-    if (m->capacity != 0) {
-        memset(m->bds, 0, m->capacity * sizeof *m->bds);
-        m->count = 0;
-    }
-}
-
-static void era_block_map_free(EraBlockMap *m)
-{
-    free(m->eras);
-    free(m->bds);
-    memset(m, 0, sizeof *m);
+    major_gc_wanted = true;
 }
 
 /* ----------------------------------------------------------------------
@@ -157,12 +98,14 @@ static void prepare_generations(unsigned N)
             g->large_objects = NULL;
             g->n_large_blocks = 0;
             g->n_large_words = 0;
-            era_block_map_clear(&g->dests);
+            word_map_clear(&g->dests);
         } else {
             /* Keep filling the partly used blocks; scan only what is new. */
             for (StgWord j = 0; j < g->dests.capacity; j++)
-                if (g->dests.bds[j] != NULL)
-                    g->dests.bds[j]->u.scan = g->dests.bds[j]->free;
+                if (g->dests.used[j]) {
+                    BlockDesc *bd = (BlockDesc *)g->dests.vals[j];
+                    bd->u.scan = bd->free;
+                }
         }
     }
 }
@@ -252,10 +195,8 @@ static void check_heap_limit(unsigned N)
     if (rts_flags.max_heap_bytes == 0)
         return;
     StgWord heap_bytes = storage_heap_blocks() * BLOCK_SIZE;
-    if (heap_bytes <= rts_flags.max_heap_bytes) {
-        major_gc_wanted = false;
+    if (heap_bytes <= rts_flags.max_heap_bytes)
         return;
-    }
     if (N == storage_n_gens - 1)
         storage_heap_overflow(heap_bytes);
     major_gc_wanted = true;
@@ -305,6 +246,8 @@ void gc_collect(bool major)
     eventlog_post_gc_start();
     unsigned N = choose_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
+    if (is_major)
+        major_gc_wanted = false;
     debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
 
     GCDetails details = {0};
@@ -371,7 +314,7 @@ void gc_exit(void)
     n_gc_hooks = 0;
     major_gc_wanted = false;
     for (unsigned i = 0; i < storage_n_gens; i++)
-        era_block_map_free(&storage_gens[i].dests);
+        word_map_free(&storage_gens[i].dests);
     free(gct.scan_queue);
     memset(&gct, 0, sizeof gct);
 }

@@ -10,6 +10,9 @@
  * budget (and all younger ones), or everything when major is true. */
 void gc_collect(bool major);
 
+/* Makes the next collection a major one (a heap census is due). */
+void gc_request_major(void);
+
 /* Hooks run after every collection (the profiler's census, the era
  * auto-increment); at most a few, registered at start-up. */
 typedef void (*GCHook)(unsigned collected_gen, bool major);

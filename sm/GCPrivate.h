@@ -34,7 +34,5 @@ void scavenge_root_stack(StgStack *stack);   /* frames of a chunk chain */
 
 /* GC.c */
 void gc_push_scan_queue(BlockDesc *bd);
-void era_block_map_clear(EraBlockMap *m);
-BlockDesc **era_block_map_slot(EraBlockMap *m, uint64_t era);
 
 #endif /* STRATA_GCPRIVATE_H */

@@ -169,10 +169,10 @@ void scavenge_loop(void)
         }
         /* The blocks still being filled, one per (generation, era). */
         for (unsigned g = 0; g < storage_n_gens; g++) {
-            EraBlockMap *m = &storage_gens[g].dests;
+            const WordMap *m = &storage_gens[g].dests;
             for (StgWord i = 0; i < m->capacity; i++) {
-                BlockDesc *bd = m->bds[i];
-                if (bd != NULL && bd->u.scan < bd->free) {
+                BlockDesc *bd = (BlockDesc *)m->vals[i];
+                if (m->used[i] && bd->u.scan < bd->free) {
                     scavenge_block(bd);
                     work = true;
                 }

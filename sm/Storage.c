@@ -304,8 +304,9 @@ StgPtr strata_alloc_slow(StgWord n_words)
     if (!nursery_next_block()) {
         gc_collect(false);   /* resets the nursery */
     }
+    /* Not hp_lim: the ticker thread may have stored NULL there meanwhile. */
     StgPtr p = strata_regs.hp;
-    ASSERT(p + n_words <= strata_regs.hp_lim);
+    ASSERT(p + n_words <= storage_nursery.current->start + BLOCK_SIZE_W);
     strata_regs.hp = p + n_words;
     return p;
 }

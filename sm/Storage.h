@@ -11,18 +11,7 @@
 #include "strata/Block.h"
 #include "strata/Closures.h"
 #include "strata/Regs.h"
-
-/* Where survivors of one (generation, era) are copied during a GC: a small
- * open-addressing map from era to the current to-space block.  It lives in
- * the generation because a generation that is not collected keeps filling
- * its partly used blocks in the next GC.  See Note [Eras live in block
- * descriptors] in Storage.c. */
-typedef struct {
-    uint64_t *eras;              /* key per slot; valid where bds[i] != NULL */
-    BlockDesc **bds;             /* current to-space block for that era */
-    StgWord capacity;            /* slots, a power of two (0 = unallocated) */
-    StgWord count;               /* slots in use */
-} EraBlockMap;
+#include "WordMap.h"
 
 typedef struct Generation_ {
     uint16_t no;                 /* 0 = youngest */
@@ -39,7 +28,12 @@ typedef struct Generation_ {
     StgWord max_blocks;          /* collect this generation when its
                                     blocks exceed this */
     StgWord collections;         /* times collected */
-    EraBlockMap dests;           /* GC: era -> to-space block */
+    WordMap dests;               /* GC: era -> to-space block (BlockDesc *) of
+                                    this generation.  It outlives a GC because
+                                    a generation that is not collected keeps
+                                    filling its partly used blocks in the next
+                                    one (Note [Eras live in block descriptors]
+                                    in Storage.c) */
     BlockDesc *gc_last_dest;     /* GC: the block last copied into; copies
                                     usually share an era, so this skips the
                                     map.  Reset at the start of every GC. */

@@ -47,12 +47,12 @@ expect_status 0 "$ex/leak" 4 40000 +RTS -hi -he3 -i0.002 -l -olhi3.eventlog -RTS
 expect_status 0 "$events" summary hi3.eventlog
 grep -q 'profile: -hi' "$out" || fail "-hi -he3 is not an info-table profile"
 # --automatic-era-increment makes eras without any setUserEra call.
-expect_status 0 "$ex/thunk-leak" 2 +RTS -he --automatic-era-increment -l -olauto.eventlog -RTS
+expect_status 0 "$ex/thunk-leak" 2 +RTS -he --automatic-era-increment -i0.005 -l -olauto.eventlog -RTS
 expect_status 0 "$events" summary --json auto.eventlog
 grep -q '"label": "2"' "$out" || fail "--automatic-era-increment made no era 2"
 
 # --- the examples' leaks are visible ---------------------------------------------
-expect_status 0 "$ex/thunk-leak" 2 +RTS -hT -l -olthunk.eventlog -RTS
+expect_status 0 "$ex/thunk-leak" 2 +RTS -hT -i0.005 -l -olthunk.eventlog -RTS
 expect_status 0 "$events" summary thunk.eventlog
 grep -A1 'top buckets by peak' "$out" | grep -q '"THUNK_1_1"' ||
     fail "thunk-leak: THUNK_1_1 is not the top band"

@@ -39,10 +39,10 @@ static inline void harness_start(const char *first_flag, ...)
     hs_init(&argc, &argv);
 }
 
-/* Runs fn in a child; checks that it ended with exit status want_status
- * (or, if want_signal, that signal) and that its stderr contains want. */
-static inline void harness_expect_failure(void (*fn)(void), int want_status, int want_signal,
-                                          const char *want)
+/* Runs fn in a child process with its stderr captured into buf (cap
+ * bytes, NUL-terminated); returns its wait status.  fn should not return
+ * (if it does, the child exits 0). */
+static inline int harness_run_child(void (*fn)(void), char *buf, size_t cap)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -55,18 +55,27 @@ static inline void harness_expect_failure(void (*fn)(void), int want_status, int
         close(fds[0]);
         signal(SIGABRT, SIG_DFL);
         fn();
-        _exit(0);   /* fn should not have returned */
+        _exit(0);
     }
     close(fds[1]);
-    static char buf[65536];
     size_t len = 0;
     ssize_t k;
-    while ((k = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0)
+    while ((k = read(fds[0], buf + len, cap - 1 - len)) > 0)
         len += (size_t)k;
     buf[len] = '\0';
     close(fds[0]);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+/* Runs fn in a child; checks that it ended with exit status want_status
+ * (or, if want_signal, that signal) and that its stderr contains want. */
+static inline void harness_expect_failure(void (*fn)(void), int want_status, int want_signal,
+                                          const char *want)
+{
+    static char buf[65536];
+    int status = harness_run_child(fn, buf, sizeof buf);
     if (want_signal) {
         if (!WIFSIGNALED(status) || WTERMSIG(status) != want_signal)
             fail_msg("child should have died of signal %d; status=0x%x, stderr:\n%s",

@@ -541,33 +541,6 @@ static void test_eventlog_writer_gc_class_off(void **state)
  * Write errors
  * ---------------------------------------------------------------------- */
 
-/* Runs fn in a child with stderr captured into buf; returns its status. */
-static int run_child(void (*fn)(void), char *buf, size_t cap)
-{
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        close(fds[0]);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t len = 0;
-    ssize_t k;
-    while ((k = read(fds[0], buf + len, cap - 1 - len)) > 0)
-        len += (size_t)k;
-    buf[len] = '\0';
-    close(fds[0]);
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return status;
-}
-
 static unsigned count_substr(const char *hay, const char *needle)
 {
     unsigned c = 0;
@@ -604,7 +577,7 @@ static void test_eventlog_writer_disk_full_reported_once(void **state)
 {
     (void)state;
     static char buf[65536];
-    int status = run_child(child_disk_full, buf, sizeof buf);
+    int status = harness_run_child(child_disk_full, buf, sizeof buf);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_int_equal(count_substr(buf, "cannot write"), 1);
     assert_non_null(strstr(buf, "unit-test: eventlog: cannot write /dev/full: "
@@ -616,7 +589,7 @@ static void test_eventlog_writer_missing_dir_reported_once(void **state)
 {
     (void)state;
     static char buf[65536];
-    int status = run_child(child_missing_dir, buf, sizeof buf);
+    int status = harness_run_child(child_missing_dir, buf, sizeof buf);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_int_equal(count_substr(buf, "cannot write"), 1);
     assert_non_null(strstr(buf, "unit-test: eventlog: cannot write "
@@ -641,7 +614,7 @@ static void test_eventlog_writer_error_disables(void **state)
 {
     (void)state;
     static char buf[65536];
-    int status = run_child(child_memory_fails, buf, sizeof buf);
+    int status = harness_run_child(child_memory_fails, buf, sizeof buf);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_int_equal(count_substr(buf, "cannot write <memory>"), 1);
     assert_null(strstr(buf, "still enabled"));
@@ -733,7 +706,7 @@ static void test_eventlog_writer_heap_overflow_well_formed(void **state)
     snprintf(tmp_path, sizeof tmp_path, "/tmp/strata-test-overflow-%ld.eventlog",
              (long)getpid());
     static char buf[65536];
-    int status = run_child(child_overflows_heap, buf, sizeof buf);
+    int status = harness_run_child(child_overflows_heap, buf, sizeof buf);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 251)
         fail_msg("status=0x%x, stderr:\n%s", status, buf);
     assert_non_null(strstr(buf, "heap overflow"));
