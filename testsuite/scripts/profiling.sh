@@ -61,6 +61,14 @@ expect_status 0 "$events" summary pinned.eventlog
 grep -A1 'top buckets by peak' "$out" | grep -q '"ARR_WORDS"' ||
     fail "pinned-frag: ARR_WORDS is not the top band"
 
+# --- leak.c's hand-written provenance names the real allocation sites -----
+for table in SessionEntry Request Chunk; do
+    span=$(grep -A3 "\"${table}_con_info\"" "$top_srcdir/examples/leak.c" |
+        sed -n 's/.*"examples\/leak.c", "\([0-9]*\):.*/\1/p' | head -n 1)
+    sed -n "${span}p" "$top_srcdir/examples/leak.c" | grep -q "alloc_constr(&${table}_info)" &&
+        pass || fail "examples/leak.c: the provenance of $table points at line $span, not its allocation"
+done
+
 # --- errors -------------------------------------------------------------------------
 mkdir leak.hp.d && mkdir -p ro && mkdir ro/leak.hp
 (cd ro && expect_status 1 "$ex/leak" 1 10 +RTS -hT -RTS)
