@@ -73,8 +73,9 @@ static const char *or_unknown(const char *s)
     return s != NULL && s[0] != '\0' ? s : "<unknown>";
 }
 
-const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *buf,
-                              size_t buf_len)
+/* The label of an info table under a breakdown (not for HEAP_BY_ERA). */
+static const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *buf,
+                                     size_t buf_len)
 {
     const StgInfoProv *prov = info->prov;
     switch (by) {

@@ -35,8 +35,4 @@ void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo
 void census_init(Census *c);
 void census_free(Census *c);
 
-/* The label of an info table under a breakdown (not for HEAP_BY_ERA). */
-const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *buf,
-                              size_t buf_len);
-
 #endif /* STRATA_CENSUS_H */

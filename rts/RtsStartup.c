@@ -28,11 +28,6 @@
  * (GHC's rule). */
 static int init_count = 0;
 
-bool rts_is_running(void)
-{
-    return init_count > 0;
-}
-
 /* A copy of argv as the program received it, +RTS options included: the
  * eventlog's PROGRAM_ARGS shows the full command line, as GHC's does. */
 static int original_argc;

@@ -10,7 +10,4 @@
  * process with status: heap overflow (251), <<loop>> (1). */
 _Noreturn void rts_shutdown_and_exit(int status);
 
-/* True between hs_init and hs_exit. */
-bool rts_is_running(void);
-
 #endif /* STRATA_RTSSTARTUP_H */

@@ -16,7 +16,6 @@
 static StgWord *table = NULL;     /* closure pointer, or (next_free << 1) | 1 */
 static StgWord capacity = 0;
 static StgWord free_head = 0;     /* index + 1 of the first free entry; 0 = none */
-static StgWord in_use = 0;
 
 static int entry_is_free(StgWord e)
 {
@@ -46,7 +45,6 @@ StgStablePtr getStablePtr(StgClosure *p)
     StgWord i = free_head - 1;
     free_head = table[i] >> 1;
     table[i] = (StgWord)p;
-    in_use++;
     return (StgStablePtr)(i + 1);
 }
 
@@ -70,7 +68,6 @@ void freeStablePtr(StgStablePtr sp)
     StgWord i = checked_index(sp, "freeStablePtr");
     table[i] = (free_head << 1) | 1;
     free_head = i + 1;
-    in_use--;
 }
 
 void stable_ptr_evacuate_all(void)
@@ -81,14 +78,9 @@ void stable_ptr_evacuate_all(void)
             evacuate((StgClosure **)&table[i]);
 }
 
-StgWord stable_ptr_count(void)
-{
-    return in_use;
-}
-
 void stable_ptr_exit(void)
 {
     free(table);
     table = NULL;
-    capacity = free_head = in_use = 0;
+    capacity = free_head = 0;
 }

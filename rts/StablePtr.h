@@ -9,9 +9,6 @@
 /* Evacuates every live entry (a GC root set). */
 void stable_ptr_evacuate_all(void);
 
-/* Entries in use. */
-StgWord stable_ptr_count(void);
-
 void stable_ptr_exit(void);
 
 #endif /* STRATA_STABLEPTR_H */

@@ -58,17 +58,6 @@ StgWord *word_map_slot(WordMap *m, uint64_t key, bool *found)
     return &m->vals[i];
 }
 
-StgWord *word_map_find(const WordMap *m, uint64_t key)
-{
-    if (m->capacity == 0)
-        return NULL;
-    StgWord mask = m->capacity - 1;
-    for (StgWord i = slot_of(key, mask); m->used[i]; i = (i + 1) & mask)
-        if (m->keys[i] == key)
-            return &m->vals[i];
-    return NULL;
-}
-
 void word_map_clear(WordMap *m)
 {
     if (m->capacity != 0)

@@ -25,9 +25,6 @@ typedef struct {
  * The pointer is valid until the next insertion. */
 StgWord *word_map_slot(WordMap *m, uint64_t key, bool *found);
 
-/* The value slot for key, or NULL if absent. */
-StgWord *word_map_find(const WordMap *m, uint64_t key);
-
 /* Forgets every key, keeping the allocated slots. */
 void word_map_clear(WordMap *m);
 
