@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include "Evac.h"
 #include "GCPrivate.h"
 #include "Messages.h"
 #include "strata/Roots.h"

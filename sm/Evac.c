@@ -7,12 +7,14 @@
  * short-circuited here.  Large objects and pinned blocks are relinked,
  * never copied.  Copies go to a block of the object's destination
  * generation and *the same era* (Note [Eras live in block descriptors] in
- * Storage.c).  Nothing here recurses: Scav.c scans the copies.
+ * Storage.c).  Nothing here recurses: Scav.c scans the copies.  The
+ * common cases are inline in Evac.h (Note [The evacuate fast path]).
  */
 #include <string.h>
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
+#include "Evac.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -38,20 +40,13 @@ static BlockDesc *new_todo_block(Generation *g, uint64_t era)
     return bd;
 }
 
-StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era)
+/* The current to-space block of (g, era) is not the last one used or is
+ * full: find it in the era map, or start a new one. */
+StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era)
 {
-    Generation *g = &storage_gens[gen_no];
-    BlockDesc *bd = g->gc_last_dest;
-    if (STRATA_LIKELY(bd != NULL && bd->era == era &&
-                      bd->free + n_words <= bd->start + BLOCK_SIZE_W)) {
-        StgPtr p = bd->free;
-        bd->free += n_words;
-        g->n_words += n_words;
-        return p;
-    }
     bool found;
     BlockDesc **slot = (BlockDesc **)word_map_slot(&g->dests, era, &found);
-    bd = *slot;   /* NULL when the era is new to this generation */
+    BlockDesc *bd = *slot;   /* NULL when the era is new to this generation */
     if (bd == NULL || bd->free + n_words > bd->start + BLOCK_SIZE_W) {
         if (bd != NULL && bd->u.scan < bd->free)
             gc_push_scan_queue(bd);   /* full: scan it from the queue */
@@ -83,7 +78,8 @@ static void evacuate_large(BlockDesc *bd)
     gct.todo_large = bd;
 }
 
-void evacuate(StgClosure **p)
+/* Every case, including those the inline fast path (Evac.h) also handles. */
+void evacuate_slow(StgClosure **p)
 {
     StgClosure *q = *p;
     for (;;) {

@@ -12,6 +12,7 @@
 
 #include "BlockAlloc.h"
 #include "EventLog.h"
+#include "Evac.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"

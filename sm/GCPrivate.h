@@ -22,9 +22,7 @@ typedef struct {
 
 extern GCThread gct;
 
-/* Evac.c */
-void evacuate(StgClosure **p);
-StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era);
+/* Evac.c / Evac.h: evacuate(p) and gc_alloc_for_copy are inline there. */
 
 /* Scav.c */
 void scavenge_loop(void);

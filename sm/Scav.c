@@ -9,6 +9,7 @@
  * mutable list, which keeps .inv.remembered (MutList.h).
  */
 #include "ClosureSize.h"
+#include "Evac.h"
 #include "GCPrivate.h"
 #include "Messages.h"
 #include "MutList.h"

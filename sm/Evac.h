@@ -1,0 +1,80 @@
+/*
+ * sm/Evac.h -- the inline fast paths of evacuation, for the loops that
+ * call it once per pointer field (Scav.c, the roots).
+ *
+ * Note [The evacuate fast path]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Most calls see one of: NULL or a static closure; an object outside
+ * from-space (an old generation in a minor GC, or already copied to
+ * to-space); a forwarding pointer; or a small constructor, function or
+ * thunk to copy into the current to-space block of its generation and
+ * era.  Those are handled here, inline, with the size computed from the
+ * info table's layout and the words copied by a loop.  Everything else --
+ * large and pinned objects, indirections to short-circuit, blackholes,
+ * arrays, stacks, an era or generation needing a new to-space block --
+ * goes to the out-of-line slow paths in Evac.c, which keep the general
+ * rules.  Measured with perf on bintrees: the call overhead, the size
+ * switch and the memcpy call were a third of evacuate's time.
+ */
+#ifndef STRATA_EVAC_H
+#define STRATA_EVAC_H
+
+#include "ClosureSize.h"
+#include "GCPrivate.h"
+#include "MBlock.h"
+
+/* The general cases, out of line (Evac.c). */
+void evacuate_slow(StgClosure **p);
+StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era);
+
+static inline StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era)
+{
+    Generation *g = &storage_gens[gen_no];
+    BlockDesc *bd = g->gc_last_dest;
+    if (STRATA_LIKELY(bd != NULL && bd->era == era &&
+                      bd->free + n_words <= bd->start + BLOCK_SIZE_W)) {
+        StgPtr to = bd->free;
+        bd->free += n_words;
+        g->n_words += n_words;
+        return to;
+    }
+    return gc_alloc_for_copy_slow(g, n_words, era);
+}
+
+static inline void evacuate(StgClosure **p)
+{
+    StgClosure *q = *p;
+    if (q == NULL || !heap_alloced(q))
+        return;   /* unset field, or a static closure (never moves) */
+    BlockDesc *bd = Bdescr(q);
+    if (bd->gen_no > gct.collected_gen || (bd->flags & BF_EVACUATED)) {
+        if (bd->gen_no < gct.evac_gen)
+            gct.failed_to_evac = true;
+        return;
+    }
+    const StgInfoTable *info = q->info;
+    if (closure_is_forwarded(q)) {
+        StgClosure *to = closure_forwardee(q);
+        if (Bdescr(to)->gen_no < gct.evac_gen)
+            gct.failed_to_evac = true;
+        *p = to;
+        return;
+    }
+    StgHalfWord type = info->type;
+    if (STRATA_UNLIKELY((bd->flags & (BF_LARGE | BF_PINNED)) || type < CONSTR ||
+                        type > THUNK_0_2)) {
+        evacuate_slow(p);
+        return;
+    }
+    StgWord size = (type >= THUNK ? THUNK_HEADER_WORDS : 1) + (StgWord)info->ptrs + info->nptrs;
+    uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
+    StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
+    const StgWord *from = (const StgWord *)q;
+    for (StgWord i = 0; i < size; i++)
+        to[i] = from[i];
+    gct.copied_words += size;
+    q->info = (const StgInfoTable *)((StgWord)to | 1);
+    *p = (StgClosure *)to;
+}
+
+#endif /* STRATA_EVAC_H */
