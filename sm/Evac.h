@@ -13,8 +13,12 @@
  * large and pinned objects, indirections to short-circuit, blackholes,
  * arrays, stacks, an era or generation needing a new to-space block --
  * goes to the out-of-line slow paths in Evac.c, which keep the general
- * rules.  Measured with perf on bintrees: the call overhead, the size
- * switch and the memcpy call were a third of evacuate's time.
+ * rules.  perf on bintrees showed evacuate's time going to its prologue
+ * and epilogue, the size switch's indirect jump and a memcpy call; this
+ * fast path cut GC time on bintrees 20 by 15% (3.53 s -> 3.01 s).  Forcing
+ * it inline into every caller (always_inline) measured no better, so the
+ * compiler decides; what remains is mostly the cache miss on each
+ * from-space object.
  */
 #ifndef STRATA_EVAC_H
 #define STRATA_EVAC_H
