@@ -1,0 +1,80 @@
+# bench/lib/report.awk -- turns bench/run's measurements into Markdown
+# tables: medians per workload, size and variant, and the ratio
+# strata / variant for each metric.
+#
+# Input: one line per timed run, tab-separated:
+#   workload size variant rep wall_s peak_rss_kib gc_elapsed_s bytes_copied
+# where the last two are "-" for a variant whose runtime does not report
+# them.  Variables: memcpy (GB/s from bench/memcpy-bw, or "-").
+# Written for POSIX awk (mawk on Debian): no asort, no gawk extensions.
+
+BEGIN { FS = "\t" }
+
+{
+    w = $1; s = $2; v = $3
+    if (!(w in seen_w)) { seen_w[w] = 1; ws[++nw] = w }
+    if (!((w, s) in seen_s)) { seen_s[w, s] = 1; ss[w, ++ns[w]] = s }
+    if (!((w, s, v) in seen_v)) { seen_v[w, s, v] = 1; vs[w, s, ++nv[w, s]] = v }
+    add(w, s, v, "wall", $5)
+    add(w, s, v, "rss", $6 / 1024)          # KiB -> MiB
+    add(w, s, v, "gc", $7)
+    add(w, s, v, "copied", $8 == "-" ? "-" : $8 / 1e6)   # bytes -> MB
+    if ($7 != "-" && $8 != "-" && $7 > 0)
+        add(w, s, v, "tput", $8 / $7 / 1e9)  # GB/s
+}
+
+# Collects value x of metric m; "-" means not reported.
+function add(w, s, v, m, x,    k) {
+    if (x == "-") return
+    k = w SUBSEP s SUBSEP v SUBSEP m
+    vals[k, ++cnt[k]] = x + 0
+}
+
+# The median of metric m, or "" if no run reported it.
+function median(w, s, v, m,    k, n, i, j, t, a) {
+    k = w SUBSEP s SUBSEP v SUBSEP m
+    n = cnt[k] + 0
+    if (n == 0) return ""
+    for (i = 1; i <= n; i++) a[i] = vals[k, i]
+    for (i = 2; i <= n; i++) {          # insertion sort: n is small
+        t = a[i]
+        for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+        a[j + 1] = t
+    }
+    return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function fmt(x, f) { return x == "" ? "—" : sprintf(f, x) }
+
+# strata's median over this variant's, or "—".
+function ratio(w, s, v, m,    a, b) {
+    if (v == "strata") return "—"
+    a = median(w, s, "strata", m); b = median(w, s, v, m)
+    if (a == "" || b == "" || b == 0) return "—"
+    return sprintf("%.2f", a / b)
+}
+
+END {
+    for (i = 1; i <= nw; i++) {
+        w = ws[i]
+        printf "### %s\n\n", w
+        print "| size | variant | runs | wall (s) | strata/x | GC (s) | strata/x | copied (MB) | strata/x | peak RSS (MiB) | strata/x | copy (GB/s) | of memcpy |"
+        print "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        for (j = 1; j <= ns[w]; j++) {
+            s = ss[w, j]
+            for (k = 1; k <= nv[w, s]; k++) {
+                v = vs[w, s, k]
+                tp = median(w, s, v, "tput")
+                of = (tp == "" || memcpy == "-" || memcpy <= 0) ? "—" : sprintf("%.0f%%", 100 * tp / memcpy)
+                printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    s, v, cnt[w SUBSEP s SUBSEP v SUBSEP "wall"],
+                    fmt(median(w, s, v, "wall"), "%.3f"), ratio(w, s, v, "wall"),
+                    fmt(median(w, s, v, "gc"), "%.3f"), ratio(w, s, v, "gc"),
+                    fmt(median(w, s, v, "copied"), "%.1f"), ratio(w, s, v, "copied"),
+                    fmt(median(w, s, v, "rss"), "%.1f"), ratio(w, s, v, "rss"),
+                    fmt(tp, "%.2f"), of
+            }
+        }
+        print ""
+    }
+}
