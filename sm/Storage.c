@@ -38,6 +38,7 @@ static BlockDesc *pinned_block = NULL;
 /* Address space reserved for the heap: megablocks come from one range so
  * that heap_alloced is a subtraction and a compare. */
 #define HEAP_RESERVATION_BYTES ((StgWord)1 << 40)
+#define HEAP_RESERVATION_MIN_BYTES ((StgWord)1 << 28)   /* 256 MiB */
 
 /* Note [Eras live in block descriptors]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -97,12 +98,22 @@ static BlockDesc *nursery_block_new(void)
 
 bool storage_init(void)
 {
-    int err = mblock_init(HEAP_RESERVATION_BYTES);
+    /* A smaller reservation when the address space is limited (ulimit -v,
+     * valgrind): halve down to the minimum before giving up. */
+    StgWord reserve = HEAP_RESERVATION_BYTES;
+    int err;
+    while ((err = mblock_init(reserve)) != 0 && reserve / 2 >= HEAP_RESERVATION_MIN_BYTES)
+        reserve /= 2;
     if (err != 0) {
-        rts_error("storage: cannot reserve address space for the heap (bytes=%lu, errno=%d)",
-                  (unsigned long)HEAP_RESERVATION_BYTES, err);
+        rts_error("storage: cannot reserve address space for the heap (tried %lu down to %lu "
+                  "bytes, errno=%d); is the address space limited (ulimit -v)?",
+                  (unsigned long)HEAP_RESERVATION_BYTES, (unsigned long)reserve, err);
         return false;
     }
+    if (rts_flags.max_heap_bytes > reserve)
+        rts_error("storage: warning: the heap can grow to %lu bytes only (address space "
+                  "reserved), less than -M%lu", (unsigned long)reserve,
+                  (unsigned long)rts_flags.max_heap_bytes);
     block_alloc_init();
 
     storage_n_gens = rts_flags.generations;

@@ -41,6 +41,16 @@ expect_stderr_contains '(Gen:  0)'
 expect_status 0 "$ex/bintrees" 8 +RTS "-s$test_tmp/stats.txt" -RTS
 expect_stderr_contains 'bytes allocated in the heap' "$test_tmp/stats.txt"
 
+# A limited address space (ulimit -v, valgrind): a smaller reservation, or
+# a clear message.  (Not under the sanitizers, whose shadow memory needs
+# the address space itself.)
+if [ -z "${SAN_CFLAGS:-}" ]; then
+    expect_status 0 bash -c "ulimit -v 4000000 && exec '$ex/bintrees' 12"
+    grep -q 'long lived tree of depth 12' "$out" || fail "bintrees under ulimit -v 4 GB did not finish"
+    expect_status 1 bash -c "ulimit -v 200000 && exec '$ex/bintrees' 12"
+    expect_stderr_contains "cannot reserve address space for the heap"
+fi
+
 # The heap limit: exceeding -M exits 251 with "heap overflow".
 expect_status 251 "$ex/bintrees" 20 +RTS -M3m -RTS
 expect_stderr_contains 'heap overflow'
