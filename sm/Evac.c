@@ -10,7 +10,6 @@
  * Storage.c).  Nothing here recurses: Scav.c scans the copies.  The
  * common cases are inline in Evac.h (Note [The evacuate fast path]).
  */
-#include <string.h>
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
@@ -78,55 +77,28 @@ static void evacuate_large(BlockDesc *bd)
     gct.todo_large = bd;
 }
 
-/* Every case, including those the inline fast path (Evac.h) also handles. */
+/* Large and pinned objects are relinked, indirections short-circuited
+ * (their value goes back through evacuate, which knows every other rule),
+ * and anything else is copied whole. */
 void evacuate_slow(StgClosure **p)
 {
     StgClosure *q = *p;
-    for (;;) {
-        if (q == NULL || !heap_alloced(q)) {
-            /* NULL (unset field) or a static closure: statics never move,
-             * and those that point into the heap are static roots. */
-            *p = q;
-            return;
-        }
-        BlockDesc *bd = Bdescr(q);
-        if (bd->gen_no > gct.collected_gen || (bd->flags & BF_EVACUATED)) {
-            /* Not in from-space (an older generation, or already kept). */
-            if (bd->gen_no < gct.evac_gen)
-                gct.failed_to_evac = true;
-            *p = q;
-            return;
-        }
-        if (bd->flags & (BF_LARGE | BF_PINNED)) {
-            evacuate_large(bd);
-            if (bd->gen_no < gct.evac_gen)
-                gct.failed_to_evac = true;
-            *p = q;
-            return;
-        }
-        const StgInfoTable *info = q->info;
-        if (closure_is_forwarded(q)) {
-            StgClosure *to = closure_forwardee(q);
-            if (Bdescr(to)->gen_no < gct.evac_gen)
-                gct.failed_to_evac = true;
-            *p = to;
-            return;
-        }
-        if (info->type == IND) {
-            /* Short-circuit: point straight at the value. */
-            q = ((StgInd *)q)->indirectee;
-            continue;
-        }
-        StgWord size = closure_sizeW_info(q, info);
-        if (STRATA_UNLIKELY(size == 0))
-            rts_panic("evacuate: object of unknown closure type (object=%p, type=%u, block=%p)",
-                      (void *)q, (unsigned)info->type, (void *)bd);
-        uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
-        StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
-        memcpy(to, q, size * WORD_SIZE);
-        gct.copied_words += size;
-        q->info = (const StgInfoTable *)((StgWord)to | 1);
-        *p = (StgClosure *)to;
+    BlockDesc *bd = Bdescr(q);
+    if (bd->flags & (BF_LARGE | BF_PINNED)) {
+        evacuate_large(bd);
+        if (bd->gen_no < gct.evac_gen)
+            gct.failed_to_evac = true;
         return;
     }
+    const StgInfoTable *info = q->info;
+    if (info->type == IND) {
+        *p = ((StgInd *)q)->indirectee;
+        evacuate(p);
+        return;
+    }
+    StgWord size = closure_sizeW_info(q, info);
+    if (STRATA_UNLIKELY(size == 0))
+        rts_panic("evacuate: object of unknown closure type (object=%p, type=%u, block=%p)",
+                  (void *)q, (unsigned)info->type, (void *)bd);
+    evacuate_copy(p, q, bd, size);
 }

@@ -27,7 +27,9 @@
 #include "GCPrivate.h"
 #include "MBlock.h"
 
-/* The general cases, out of line (Evac.c). */
+/* The cases the fast path leaves, out of line (Evac.c).  Precondition: *p
+ * is a from-space object that is not forwarded, and is large or pinned or
+ * not a constructor, function or thunk. */
 void evacuate_slow(StgClosure **p);
 StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era);
 
@@ -43,6 +45,22 @@ static inline StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_
         return to;
     }
     return gc_alloc_for_copy_slow(g, n_words, era);
+}
+
+/* Copies q (size words, in from-space block bd) to a to-space block of its
+ * destination generation and era, leaves a forwarding pointer, and points
+ * *p at the copy. */
+static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd,
+                                 StgWord size)
+{
+    uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
+    StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
+    const StgWord *from = (const StgWord *)q;
+    for (StgWord i = 0; i < size; i++)
+        to[i] = from[i];
+    gct.copied_words += size;
+    q->info = (const StgInfoTable *)((StgWord)to | 1);
+    *p = (StgClosure *)to;
 }
 
 static inline void evacuate(StgClosure **p)
@@ -71,14 +89,7 @@ static inline void evacuate(StgClosure **p)
         return;
     }
     StgWord size = (type >= THUNK ? THUNK_HEADER_WORDS : 1) + (StgWord)info->ptrs + info->nptrs;
-    uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
-    StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
-    const StgWord *from = (const StgWord *)q;
-    for (StgWord i = 0; i < size; i++)
-        to[i] = from[i];
-    gct.copied_words += size;
-    q->info = (const StgInfoTable *)((StgWord)to | 1);
-    *p = (StgClosure *)to;
+    evacuate_copy(p, q, bd, size);
 }
 
 #endif /* STRATA_EVAC_H */
