@@ -8,6 +8,7 @@
 #define STRATA_TEST_HARNESS_H
 
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <signal.h>
@@ -20,6 +21,9 @@
 #include <cmocka.h>
 
 #include <strata.h>
+
+#include "BlockAlloc.h"
+#include "MBlock.h"
 
 /* Starts the runtime as if run as "test +RTS <flags...> -RTS". */
 static inline void harness_start(const char *first_flag, ...)
@@ -67,6 +71,42 @@ static inline int harness_run_child(void (*fn)(void), char *buf, size_t cap)
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     return status;
+}
+
+/* Runs fn in a child with its stderr discarded; returns its wait status
+ * (for tests of what must crash). */
+static inline int harness_child_status(void (*fn)(void))
+{
+    static char discarded[65536];
+    return harness_run_child(fn, discarded, sizeof discarded);
+}
+
+/* The seed of a randomized test: STRATA_TEST_SEED, or a fixed default;
+ * printed so that a failing run can be repeated. */
+static inline uint64_t harness_seed(const char *test)
+{
+    const char *env = getenv("STRATA_TEST_SEED");
+    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : 20240601u;
+    printf("%s: seed=%llu (set STRATA_TEST_SEED to repeat)\n", test, (unsigned long long)seed);
+    return seed;
+}
+
+/* cmocka group set-up for tests of the allocators alone (no hs_init). */
+#define HARNESS_MBLOCK_RESERVE_BYTES ((StgWord)4 << 30)   /* 4 GiB */
+static inline int harness_mblock_setup(void **state)
+{
+    (void)state;
+    if (mblock_init(HARNESS_MBLOCK_RESERVE_BYTES) != 0)
+        return -1;
+    block_alloc_init();
+    return 0;
+}
+
+static inline int harness_mblock_teardown(void **state)
+{
+    (void)state;
+    mblock_exit();
+    return 0;
 }
 
 /* Runs fn in a child; checks that it ended with exit status want_status

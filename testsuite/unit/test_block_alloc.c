@@ -10,7 +10,6 @@
  * the top down, each ending where the previous one starts.  Randomised
  * tests print their seed; set STRATA_TEST_SEED to repeat a run.
  */
-#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "harness.h"
+
 #include "BlockAlloc.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -33,7 +34,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-#define RESERVE_BYTES ((StgWord)4 << 30) /* 4 GiB */
+#define RESERVE_BYTES HARNESS_MBLOCK_RESERVE_BYTES
 #define FREE_MARKER ((StgPtr)-1)
 
 /* --------------------------------------------------------------------------
@@ -84,28 +85,9 @@ static char *group_mblock(const BlockDesc *bd)
     return (char *)((StgWord)bd->start & ~MBLOCK_MASK);
 }
 
-/* Runs fn in a child process with stderr silenced; returns the wait
- * status.  fn must not use cmocka assertions. */
-static int run_in_child(void (*fn)(void))
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDERR_FILENO);
-        fn();
-        _exit(0);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return status;
-}
-
 static void assert_child_panicked(void (*fn)(void))
 {
-    int status = run_in_child(fn);
+    int status = harness_child_status(fn);
     assert_true(WIFSIGNALED(status));
     assert_int_equal(WTERMSIG(status), SIGABRT);
 }
@@ -834,28 +816,9 @@ static void test_block_alloc_random_against_model(void **state)
  * Driver
  * ----------------------------------------------------------------------- */
 
-static int group_setup(void **state)
-{
-    (void)state;
-    if (mblock_init(RESERVE_BYTES) != 0)
-        return -1;
-    block_alloc_init();
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    mblock_exit();
-    return 0;
-}
-
 int main(void)
 {
-    const char *env = getenv("STRATA_TEST_SEED");
-    test_seed = env != NULL ? strtoull(env, NULL, 0) : 20240601u;
-    printf("test_block_alloc: seed=%llu (set STRATA_TEST_SEED to repeat)\n",
-           (unsigned long long)test_seed);
+    test_seed = harness_seed("test_block_alloc");
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_block_alloc_head_fields, after_test),
@@ -877,5 +840,5 @@ int main(void)
         cmocka_unit_test_teardown(test_block_alloc_check_catches_corruption, after_test),
         cmocka_unit_test_teardown(test_block_alloc_random_against_model, after_test),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, harness_mblock_setup, harness_mblock_teardown);
 }

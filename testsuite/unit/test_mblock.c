@@ -16,17 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "harness.h"
+
 #include "BlockAlloc.h"
 #include "MBlock.h"
 #include "os/OSMem.h"
 
-#define RESERVE_BYTES ((StgWord)4 << 30) /* 4 GiB */
+#define RESERVE_BYTES HARNESS_MBLOCK_RESERVE_BYTES
 #define RESERVE_MBLOCKS (RESERVE_BYTES >> MBLOCK_SHIFT)
 
 /* --------------------------------------------------------------------------
@@ -65,25 +66,6 @@ static void heap_reset(void)
     mblock_return_free(0);
     assert_int_equal(mblock_n_free(), 0);
     mblock_check();
-}
-
-/* Runs fn in a child process with stderr silenced and returns its wait
- * status, for tests of what must crash. */
-static int run_in_child(void (*fn)(void))
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0)
-            dup2(devnull, STDERR_FILENO);
-        fn();
-        _exit(0);
-    }
-    int status = 0;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    return status;
 }
 
 static int after_test(void **state)
@@ -256,7 +238,7 @@ static void touch_returned_megablock(void)
 static void test_mblock_returned_memory_is_inaccessible(void **state)
 {
     (void)state;
-    int status = run_in_child(touch_returned_megablock);
+    int status = harness_child_status(touch_returned_megablock);
     assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -366,7 +348,7 @@ static void free_twice(void)
 static void test_mblock_double_free_panics(void **state)
 {
     (void)state;
-    int status = run_in_child(free_twice);
+    int status = harness_child_status(free_twice);
     assert_true(WIFSIGNALED(status));
     assert_int_equal(WTERMSIG(status), SIGABRT);
 }
@@ -379,7 +361,7 @@ static void init_twice(void)
 static void test_mblock_init_twice_panics(void **state)
 {
     (void)state;
-    int status = run_in_child(init_twice);
+    int status = harness_child_status(init_twice);
     assert_true(WIFSIGNALED(status));
     assert_int_equal(WTERMSIG(status), SIGABRT);
 }
@@ -549,28 +531,9 @@ static void test_mblock_random_against_model(void **state)
  * Driver
  * ----------------------------------------------------------------------- */
 
-static int group_setup(void **state)
-{
-    (void)state;
-    if (mblock_init(RESERVE_BYTES) != 0)
-        return -1;
-    block_alloc_init();
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    mblock_exit();
-    return 0;
-}
-
 int main(void)
 {
-    const char *env = getenv("STRATA_TEST_SEED");
-    test_seed = env != NULL ? strtoull(env, NULL, 0) : 20240601u;
-    printf("test_mblock: seed=%llu (set STRATA_TEST_SEED to repeat)\n",
-           (unsigned long long)test_seed);
+    test_seed = harness_seed("test_mblock");
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_mblock_alloc_is_aligned_and_usable, after_test),
@@ -591,5 +554,5 @@ int main(void)
         cmocka_unit_test_teardown(test_os_mem_fail_after_is_one_shot, after_test),
         cmocka_unit_test_teardown(test_mblock_random_against_model, after_test),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, harness_mblock_setup, harness_mblock_teardown);
 }
