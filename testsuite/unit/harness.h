@@ -73,6 +73,31 @@ static inline int harness_run_child(void (*fn)(void), char *buf, size_t cap)
     return status;
 }
 
+/* Runs fn(arg) in this process with stderr going to a temporary file;
+ * returns what it wrote (malloc'd, NUL-terminated). */
+static inline char *harness_capture_stderr(void (*fn)(void *), void *arg)
+{
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(tmp), 2) >= 0);
+    fn(arg);
+    fflush(stderr);
+    assert_true(dup2(saved, 2) >= 0);
+    close(saved);
+    long len = ftell(tmp);
+    assert_true(len >= 0);
+    char *text = malloc((size_t)len + 1);
+    assert_non_null(text);
+    rewind(tmp);
+    assert_int_equal(fread(text, 1, (size_t)len, tmp), (size_t)len);
+    text[len] = '\0';
+    fclose(tmp);
+    return text;
+}
+
 /* Runs fn in a child with its stderr discarded; returns its wait status
  * (for tests of what must crash). */
 static inline int harness_child_status(void (*fn)(void))

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "harness.h"
+
 #include "Messages.h"
 #include "RtsFlags.h"
 
@@ -53,35 +55,6 @@ static void parse_bad(const char *opt, const char *message)
     if (rts_flags_parse_one(&f, opt, err, sizeof err))
         fail_msg("'%s' was accepted, expected \"%s\"", opt, message);
     assert_string_equal(err, message);
-}
-
-/* Runs fn with stderr going to a temporary file; returns what it wrote
- * (malloc'd). */
-static char *capture_stderr(void (*fn)(void *), void *arg)
-{
-    FILE *tmp = tmpfile();
-    int saved;
-    long len;
-    char *text;
-
-    assert_non_null(tmp);
-    fflush(stderr);
-    saved = dup(2);
-    assert_true(saved >= 0);
-    assert_true(dup2(fileno(tmp), 2) >= 0);
-    fn(arg);
-    fflush(stderr);
-    assert_true(dup2(saved, 2) >= 0);
-    close(saved);
-    len = ftell(tmp);
-    assert_true(len >= 0);
-    text = malloc((size_t)len + 1);
-    assert_non_null(text);
-    rewind(tmp);
-    assert_int_equal(fread(text, 1, (size_t)len, tmp), (size_t)len);
-    text[len] = '\0';
-    fclose(tmp);
-    return text;
 }
 
 static void assert_contains(const char *haystack, const char *needle)
@@ -376,7 +349,7 @@ static void test_flags_heap_deprecated_h(void **state)
     char *out;
     (void)state;
     rts_set_prog_name("prog");
-    out = capture_stderr(parse_bare_h, NULL);
+    out = harness_capture_stderr(parse_bare_h, NULL);
     assert_string_equal(out, "prog: -h is deprecated, use -hT instead.\n");
     free(out);
     assert_int_equal(f.heap_breakdown, HEAP_BY_CLOSURE_TYPE);
@@ -631,7 +604,7 @@ static void run_process_args(void *arg)
 static char *process(Args *a, const char *const *words)
 {
     args_set(a, words);
-    return capture_stderr(run_process_args, a);
+    return harness_capture_stderr(run_process_args, a);
 }
 
 static void assert_args(const Args *a, const char *const *want)

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "harness.h"
+
 #include "Messages.h"
 #include "RtsFlags.h"
 #include "Stats.h"
@@ -393,40 +395,13 @@ static void open_output_quietly(void *arg)
     *(bool *)arg = stats_open_output();
 }
 
-static char *capture_stderr(void (*fn)(void *), void *arg)
-{
-    FILE *tmp = tmpfile();
-    int saved;
-    long len;
-    char *text;
-
-    assert_non_null(tmp);
-    fflush(stderr);
-    saved = dup(2);
-    assert_true(saved >= 0);
-    assert_true(dup2(fileno(tmp), 2) >= 0);
-    fn(arg);
-    fflush(stderr);
-    assert_true(dup2(saved, 2) >= 0);
-    close(saved);
-    len = ftell(tmp);
-    assert_true(len >= 0);
-    text = malloc((size_t)len + 1);
-    assert_non_null(text);
-    rewind(tmp);
-    assert_int_equal(fread(text, 1, (size_t)len, tmp), (size_t)len);
-    text[len] = '\0';
-    fclose(tmp);
-    return text;
-}
-
 static void test_stats_open_output_fails(void **state)
 {
     bool ok = true;
     char *text;
     (void)state;
     assert_true(rts_flags_parse_one(&rts_flags, "-s/nonexistent-dir/x.stats", NULL, 0));
-    text = capture_stderr(open_output_quietly, &ok);
+    text = harness_capture_stderr(open_output_quietly, &ok);
     assert_false(ok);
     assert_string_equal(text, "test_stats: cannot open stats file /nonexistent-dir/x.stats: "
                               "No such file or directory\n");
@@ -450,7 +425,7 @@ static void test_stats_open_output_stderr(void **state)
     char *text;
     (void)state;
     assert_true(rts_flags_parse_one(&rts_flags, "-S", NULL, 0));
-    text = capture_stderr(print_per_gc_to_stderr, NULL);
+    text = harness_capture_stderr(print_per_gc_to_stderr, NULL);
     assert_string_equal(text,
         "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts\n"
         "    bytes     bytes     bytes   user   elap     user     elap\n"
