@@ -22,6 +22,7 @@
 #include "Sanity.h"
 #include "StablePtr.h"
 #include "Stats.h"
+#include "Tenure.h"
 #include "strata/Alloc.h"
 
 GCThread gct;
@@ -264,6 +265,7 @@ void gc_collect(bool major)
     gct.todo_large = NULL;
     gct.scan_queue_len = 0;
 
+    tenure_before_gc(N);
     prepare_generations(N);
     eventlog_post_gc_work();
     evacuate_roots(N);
@@ -271,6 +273,7 @@ void gc_collect(bool major)
     eventlog_post_gc_idle();
     eventlog_post_gc_done();
     free_from_space(N);
+    tenure_after_gc(N);
     storage_reset_nursery();
     StgWord returned = resize_generations(N);
 
@@ -314,6 +317,7 @@ void gc_exit(void)
 {
     n_gc_hooks = 0;
     major_gc_wanted = false;
+    tenure_reset();
     for (unsigned i = 0; i < storage_n_gens; i++)
         word_map_free(&storage_gens[i].dests);
     free(gct.scan_queue);

@@ -14,6 +14,7 @@
 #include "Sanity.h"
 #include "Stats.h"
 #include "Storage.h"
+#include "Tenure.h"
 
 /* Cons cells carry a number so each object can be recognised. */
 STRATA_CONSTR_INFO(Cons_info, "Cons", 2, 1);   /* head, tail, number */
@@ -186,6 +187,65 @@ static void test_gc_aging_copies_once_within_gen0(void **state)
     assert_false(Bdescr(r[0])->flags & BF_NURSERY);
     strata_perform_gc(0);   /* survives twice: promoted */
     assert_int_equal(Bdescr(r[0])->gen_no, 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* Note [Adaptive aging] (sm/Tenure.h): a workload whose aged objects all
+ * survive stops aging; one whose aged objects die keeps it. */
+static void test_gc_aging_stops_when_everything_survives(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", NULL);
+    assert_true(tenure_aging_enabled());
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    /* A list that keeps growing: every aged cell survives. */
+    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
+        r[0] = cons_int(i, &r[0]);
+    assert_false(tenure_aging_enabled());
+    /* Survivors of the next GC skip the aging blocks. */
+    r[0] = cons_int(7, &r[0]);
+    strata_perform_gc(0);
+    assert_int_equal(Bdescr(r[0])->gen_no, 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* Allocates n short lists that each live for WINDOW allocations: about half
+ * a 64k nursery is live at any GC, and all of it is dead by the next. */
+#define WINDOW 64
+static void churn_short_lived(StgClosure **window, StgWord n)
+{
+    for (StgWord i = 0; i < n; i++)
+        window[i % WINDOW] = mk_list(0, 10);
+}
+
+static void test_gc_aging_stays_when_aged_objects_die(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, WINDOW);
+    churn_short_lived(r, 20000);
+    assert_true(storage_gens[0].collections > 20);
+    assert_true(tenure_aging_enabled());
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_gc_aging_returns_after_a_probe(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
+        r[0] = cons_int(i, &r[0]);
+    assert_false(tenure_aging_enabled());
+    /* Now everything dies young: a probe GC ages again, the next one
+     * finds almost nothing of it promoted, and aging stays on. */
+    r[0] = &Nil_closure;
+    STRATA_ROOTS(w, WINDOW);
+    churn_short_lived(w, 40000);
+    STRATA_ROOTS_POP(w);
+    assert_true(tenure_aging_enabled());
     STRATA_ROOTS_POP(r);
 }
 
@@ -500,6 +560,9 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_cycles, teardown),
         cmocka_unit_test_teardown(test_gc_deep_list_ten_million, teardown),
         cmocka_unit_test_teardown(test_gc_aging_copies_once_within_gen0, teardown),
+        cmocka_unit_test_teardown(test_gc_aging_stops_when_everything_survives, teardown),
+        cmocka_unit_test_teardown(test_gc_aging_stays_when_aged_objects_die, teardown),
+        cmocka_unit_test_teardown(test_gc_aging_returns_after_a_probe, teardown),
         cmocka_unit_test_teardown(test_gc_free_megablocks_return_to_os, teardown),
         cmocka_unit_test_teardown(test_gc_large_objects_are_not_copied, teardown),
         cmocka_unit_test_teardown(test_gc_pinned_block_stays_while_one_object_lives, teardown),

@@ -1,0 +1,35 @@
+/*
+ * sm/Tenure.h -- adaptive aging: whether nursery survivors spend one GC in
+ * generation 0's aging blocks or go straight to generation 1.
+ *
+ * Note [Adaptive aging]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * GHC copies every nursery survivor twice: into generation 0's aging
+ * blocks, then at the next GC into generation 1.  Aging pays when many
+ * objects live at one GC are dead by the next; when most aged objects
+ * survive anyway it only doubles the copying (bench/RESULTS.md: binary
+ * trees and long lists copy each survivor twice for nothing).  So strata
+ * measures it: at each minor GC the share of aged words that survived
+ * into generation 1.  While that share is at least half, nursery
+ * survivors are promoted directly; every TENURE_PROBE_INTERVAL GCs one GC
+ * ages again, so the next one can measure again and aging comes back as
+ * soon as it pays.  With one generation there is nothing to decide.
+ */
+#ifndef STRATA_TENURE_H
+#define STRATA_TENURE_H
+
+#include <stdbool.h>
+
+/* Before a GC collecting generations 0..N: picks the nursery's destination
+ * and notes what the measurement needs. */
+void tenure_before_gc(unsigned N);
+
+/* After that GC: measures the aged survival and decides for the next. */
+void tenure_after_gc(unsigned N);
+
+/* Whether nursery survivors currently go to the aging blocks (tests). */
+bool tenure_aging_enabled(void);
+
+void tenure_reset(void);
+
+#endif /* STRATA_TENURE_H */
