@@ -54,8 +54,12 @@ grep -q '"label": "2"' "$out" || fail "--automatic-era-increment made no era 2"
 # --- the examples' leaks are visible ---------------------------------------------
 expect_status 0 "$ex/thunk-leak" 2 +RTS -hT -i0.005 -l -olthunk.eventlog -RTS
 expect_status 0 "$events" summary thunk.eventlog
-grep -A1 'top buckets by peak' "$out" | grep -q '"THUNK_1_1"' ||
-    fail "thunk-leak: THUNK_1_1 is not the top band"
+# The chain of thunks reaches 12.8 MB; which census sees it at its largest
+# depends on when major GCs happen, and the Ints it turns into at the end
+# (6.4 MB) can outrank a census taken early.  So: among the top two, and
+# seen above 4 MB (125,000 unevaluated thunks).
+grep -A2 'top buckets by peak' "$out" | awk '$3 == "\"THUNK_1_1\"" && $2 > 4000000 {ok = 1} END {exit !ok}' ||
+    fail "thunk-leak: THUNK_1_1 is not a top band above 4 MB"
 expect_status 0 "$ex/pinned-frag" 40 +RTS -hT -i0.005 -l -olpinned.eventlog -RTS
 expect_status 0 "$events" summary pinned.eventlog
 grep -A1 'top buckets by peak' "$out" | grep -q '"ARR_WORDS"' ||
