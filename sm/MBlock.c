@@ -101,6 +101,7 @@ static StgWord n_free;         /* megablocks in state MB_FREE */
 static StgWord n_returned_free; /* megablocks in state MB_RETURNED */
 static StgWord n_hw;           /* high-water mark of n_in_use + n_free */
 static StgWord n_returned_total; /* megablocks ever decommitted */
+static StgWord n_cycle_peak;   /* highest n_in_use since mblock_take_cycle_peak */
 
 static inline char *mb_addr(uint32_t i)
 {
@@ -114,6 +115,8 @@ static inline uint32_t mb_index(const void *mb)
 
 static void note_high_water(void)
 {
+    if (n_in_use > n_cycle_peak)
+        n_cycle_peak = n_in_use;
     if (n_in_use + n_free > n_hw)
         n_hw = n_in_use + n_free;
 }
@@ -153,7 +156,7 @@ int mblock_init(StgWord reserve_bytes)
     n_total = count;
     bump = bump_hw = 0;
     free_runs = NO_RUN;
-    n_in_use = n_free = n_returned_free = n_hw = n_returned_total = 0;
+    n_in_use = n_free = n_returned_free = n_hw = n_returned_total = n_cycle_peak = 0;
     debug_trace(DEBUG_BLOCK, "mblock: reserved %lu megablocks at %p",
                 (unsigned long)count, base);
     return 0;
@@ -195,7 +198,7 @@ void mblock_exit(void)
     mblock_heap_base = mblock_heap_end = NULL;
     n_total = bump = bump_hw = 0;
     free_runs = NO_RUN;
-    n_in_use = n_free = n_returned_free = n_hw = n_returned_total = 0;
+    n_in_use = n_free = n_returned_free = n_hw = n_returned_total = n_cycle_peak = 0;
 }
 
 /* --------------------------------------------------------------------------
@@ -486,6 +489,13 @@ StgWord mblock_return_free(StgWord keep)
 StgWord mblock_n_in_use(void) { return n_in_use; }
 StgWord mblock_n_free(void) { return n_free; }
 StgWord mblock_n_hw(void) { return n_hw; }
+
+StgWord mblock_take_cycle_peak(void)
+{
+    StgWord peak = n_cycle_peak;
+    n_cycle_peak = n_in_use;
+    return peak;
+}
 StgWord mblock_n_returned(void) { return n_returned_total; }
 
 /* --------------------------------------------------------------------------

@@ -59,6 +59,9 @@ StgWord mblock_n_in_use(void);       /* held by the block allocator */
 StgWord mblock_n_free(void);         /* committed but free */
 StgWord mblock_n_hw(void);           /* high-water mark of in_use + free */
 StgWord mblock_n_returned(void);     /* total returned to the OS so far */
+/* The most megablocks in use at once since the previous call; then starts
+ * a new period from the current count. */
+StgWord mblock_take_cycle_peak(void);
 
 /* Panics (rts_panic) if the free megablock list is unsorted, overlapping,
  * uncoalesced or miscounted. */
