@@ -119,13 +119,43 @@ void scavenge_object(StgClosure *c)
  * Blocks and large objects
  * ---------------------------------------------------------------------- */
 
+/* Note [Prefetching the scan]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Evacuating a child costs mostly the cache miss on the from-space object
+ * (perf: the load of its info pointer).  The objects between the scan
+ * pointer and the free pointer are already known, so a second pointer runs
+ * up to PREFETCH_AHEAD_WORDS ahead of the scan and prefetches the children
+ * of each object it passes; by the time the scan reaches that object, its
+ * children are on their way.  Only the common layouts (constructors,
+ * functions, thunks: pointers first) are prefetched; other objects are
+ * stepped over.  Prefetching NULL or a static closure is harmless. */
+#define PREFETCH_AHEAD_WORDS 48
+
+static inline StgPtr prefetch_children(StgPtr q)
+{
+    const StgClosure *c = (const StgClosure *)q;
+    const StgInfoTable *info = c->info;
+    StgHalfWord type = info->type;
+    if (STRATA_LIKELY(type >= CONSTR && type <= THUNK_0_2)) {
+        StgWord header = type >= THUNK ? THUNK_HEADER_WORDS : 1;
+        StgClosure *const *fields = (StgClosure *const *)(q + header);
+        for (StgWord i = 0; i < info->ptrs; i++)
+            __builtin_prefetch(fields[i], 1);
+        return q + header + info->ptrs + info->nptrs;
+    }
+    return q + closure_sizeW_info(c, info);
+}
+
 static void scavenge_block(BlockDesc *bd)
 {
     Generation *g = &storage_gens[bd->gen_no];
     gct.evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
+    StgPtr ahead = p;
     /* bd->free may grow while we scan: copies can land in this block. */
     while (p < bd->free) {
+        while (ahead < bd->free && ahead < p + PREFETCH_AHEAD_WORDS)
+            ahead = prefetch_children(ahead);
         StgClosure *c = (StgClosure *)p;
         gct.failed_to_evac = false;
         p += scavenge_fields(c);
