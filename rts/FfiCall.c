@@ -1,0 +1,127 @@
+/*
+ * rts/FfiCall.c -- rts_dynamic_call: calling a C function with arguments
+ * taken from heap values, through libffi's ffi_call
+ * (includes/strata/Ffi.h).  Relies on FfiSignature.c and FfiMarshal.c for
+ * the types and on OwnerThread.c to refuse foreign threads.
+ *
+ * The call goes in three phases so that no heap pointer is held in a C
+ * variable across an allocation: evaluate every argument into a root
+ * frame (evaluation runs thunks, which allocate); unbox them all, which
+ * allocates nothing and may still fail with a message, so that nothing
+ * has been called or handed out when an argument is rejected; only then
+ * make the stable pointers for sptr arguments and call.  The callee may
+ * call back into strata and collect; the values it was given are plain C
+ * values by then, except addresses of byte arrays, which is why those
+ * must be arrays that never move.  See docs/design/ffi.md.
+ */
+#include <ffi.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "Adjustor.h"
+#include "FfiMarshal.h"
+#include "FfiSignature.h"
+#include "Messages.h"
+#include "OwnerThread.h"
+#include "strata/Api.h"
+#include "strata/Ffi.h"
+#include "strata/Roots.h"
+
+static const char who[] = "rts_dynamic_call";
+
+static StrataFfiStatus status_of(OwnerCheck c)
+{
+    return c == OWNER_NOT_RUNNING ? STRATA_FFI_NOT_RUNNING : STRATA_FFI_WRONG_THREAD;
+}
+
+/* Checks what can be checked before touching the heap. */
+static StrataFfiStatus check_call(HsFunPtr fn, const char *signature, const FfiSignature *sig,
+                                  StgClosure **args, StgClosure **result)
+{
+    if (fn == NULL) {
+        rts_error("%s: NULL function pointer (signature \"%s\")", who, signature);
+        return STRATA_FFI_BAD_ARGUMENT;
+    }
+    if (sig->n_args > 0 && args == NULL) {
+        rts_error("%s: signature \"%s\" takes %u arguments, but args is NULL", who, signature,
+                  (unsigned)sig->n_args);
+        return STRATA_FFI_BAD_ARGUMENT;
+    }
+    for (uint32_t i = 0; i < sig->n_args; i++) {
+        if (args[i] == NULL) {
+            rts_error("%s: argument %u (%s) of \"%s\" is NULL", who, (unsigned)i + 1,
+                      ffi_signature_type_name(sig->args[i]), signature);
+            return STRATA_FFI_BAD_ARGUMENT;
+        }
+    }
+    if (sig->result != SIG_VOID && result == NULL) {
+        rts_error("%s: signature \"%s\" returns %s, but result is NULL", who, signature,
+                  ffi_signature_type_name(sig->result));
+        return STRATA_FFI_BAD_ARGUMENT;
+    }
+    return STRATA_FFI_OK;
+}
+
+/* Unboxes the evaluated arguments r[0 .. n-1] into vals (sptr ones are
+ * left for later).  Allocates nothing. */
+static StrataFfiStatus unbox_args(const char *signature, const FfiSignature *sig,
+                                  StgClosure **r, FfiValue *vals)
+{
+    char why[256];
+    for (uint32_t i = 0; i < sig->n_args; i++) {
+        if (sig->args[i] == SIG_SPTR)
+            continue;
+        if (!ffi_unbox(sig->args[i], r[i], &vals[i], why, sizeof why)) {
+            rts_error("%s: argument %u (%s) of \"%s\": %s", who, (unsigned)i + 1,
+                      ffi_signature_type_name(sig->args[i]), signature, why);
+            return STRATA_FFI_BAD_ARGUMENT;
+        }
+    }
+    return STRATA_FFI_OK;
+}
+
+StrataFfiStatus rts_dynamic_call(HsFunPtr fn, const char *signature, StgClosure **args,
+                                 StgClosure **result)
+{
+    OwnerCheck owner = owner_thread_check(who);
+    if (owner != OWNER_OK)
+        return status_of(owner);
+    adjustor_release_pending();
+    FfiSignature sig;
+    char why[256];
+    if (!ffi_signature_parse(signature, &sig, why, sizeof why)) {
+        rts_error("%s: bad signature \"%s\": %s", who, signature ? signature : "(null)", why);
+        return STRATA_FFI_BAD_SIGNATURE;
+    }
+    StrataFfiStatus st = check_call(fn, signature, &sig, args, result);
+    if (st != STRATA_FFI_OK)
+        return st;
+
+    uint32_t n = sig.n_args;
+    STRATA_ROOTS(r, n > 0 ? n : 1);
+    for (uint32_t i = 0; i < n; i++)
+        r[i] = strata_eval(args[i]);   /* args[i] re-read: it is a root */
+    FfiValue vals[FFI_SIGNATURE_MAX_ARGS];
+    void *arg_ptrs[FFI_SIGNATURE_MAX_ARGS];
+    st = unbox_args(signature, &sig, r, vals);
+    if (st != STRATA_FFI_OK) {
+        STRATA_ROOTS_POP(r);
+        return st;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (sig.args[i] == SIG_SPTR)
+            vals[i].ptr = getStablePtr(r[i]);   /* the callee owns it */
+        arg_ptrs[i] = &vals[i];
+    }
+    FfiValue ret;
+    memset(&ret, 0, sizeof ret);
+    ffi_call(&sig.cif, fn, &ret, arg_ptrs);
+    STRATA_ROOTS_POP(r);
+
+    if (sig.result != SIG_VOID) {
+        ffi_value_from_return(sig.result, &ret);
+        *result = ffi_box(sig.result, &ret);
+    }
+    return STRATA_FFI_OK;
+}
