@@ -119,7 +119,7 @@ static int c_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-#define QSORT_N 30000
+#define QSORT_N 100000
 
 static void test_ffi_qsort_with_allocating_comparator(void **state)
 {
