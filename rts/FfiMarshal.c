@@ -159,6 +159,11 @@ static void store_integer(SigType t, StgWord w, FfiValue *out)
 bool ffi_unbox(SigType t, StgClosure *c, FfiValue *out, char *why, size_t why_bytes)
 {
     const StgInfoTable *info = c->info;
+    /* The common case first: the type's own box. */
+    if (t == SIG_I64 && info == &stg_Int_info) {
+        out->i64 = (int64_t)STRATA_WORD(c, 0);
+        return true;
+    }
     switch (t) {
     case SIG_I8: case SIG_I16: case SIG_I32: case SIG_I64:
     case SIG_U8: case SIG_U16: case SIG_U32: case SIG_U64:
@@ -273,27 +278,39 @@ static FfiValue get_value(const char *who, SigType t, StgClosure *c)
     return v;
 }
 
+/* Each getter reads its own box at once (a callback's arguments are
+ * exactly these), and takes the general path for anything else. */
 int64_t rts_getInt(StgClosure *c)
 {
+    if (STRATA_LIKELY(c != NULL && is_integer_box(c->info)))
+        return (int64_t)STRATA_WORD(c, 0);
     return get_value("rts_getInt", SIG_I64, c).i64;
 }
 
 uint64_t rts_getWord(StgClosure *c)
 {
+    if (STRATA_LIKELY(c != NULL && is_integer_box(c->info)))
+        return (uint64_t)STRATA_WORD(c, 0);
     return get_value("rts_getWord", SIG_U64, c).u64;
 }
 
 double rts_getDouble(StgClosure *c)
 {
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_Double_info))
+        return double_of_box(c);
     return get_value("rts_getDouble", SIG_F64, c).f64;
 }
 
 float rts_getFloat(StgClosure *c)
 {
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_Float_info))
+        return float_of_box(c);
     return get_value("rts_getFloat", SIG_F32, c).f32;
 }
 
 void *rts_getPtr(StgClosure *c)
 {
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_Ptr_info))
+        return (void *)STRATA_WORD(c, 0);
     return get_value("rts_getPtr", SIG_PTR, c).ptr;
 }

@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include "Adjustor.h"
+#include "FfiCall.h"
 #include "FfiSignature.h"
 #include "Stats.h"
 
@@ -480,6 +481,69 @@ static void test_ffi_dynamic_call_evaluates_and_writes_memory(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* Nested dynamic calls whose signatures share a cache slot: the inner
+ * one (in a thunk argument of the outer, and in a callback during the
+ * outer call) must not replace the outer's signature under it. */
+static char colliding[64];
+
+static StgClosure *inner_call(int64_t x)
+{
+    STRATA_ROOTS(r, 2);
+    r[0] = rts_mkInt(x);
+    assert_int_equal(rts_dynamic_call((HsFunPtr)negate, colliding, r, &r[1]), STRATA_FFI_OK);
+    StgClosure *res = r[1];
+    STRATA_ROOTS_POP(r);
+    return res;
+}
+
+static StgClosure *nested_thunk_entry(StgClosure **self)
+{
+    (void)self;
+    return rts_mkDouble((double)rts_getInt(inner_call(-8)));   /* 8.0 */
+}
+STRATA_THUNK_INFO(nested_thunk_info, "nested", 0, 0, nested_thunk_entry);
+
+static StgClosure *nested_callback_entry(StgClosure **self, StgClosure **args)
+{
+    (void)self;
+    double x = rts_getDouble(args[0]);
+    return rts_mkDouble(x + (double)rts_getInt(inner_call(-100)));
+}
+STRATA_FUN_INFO(nested_callback_info, "nested_callback", 0, 0, 1, nested_callback_entry);
+static StgClosure nested_callback_closure = {&nested_callback_info};
+
+static double call_and_halve(double (*cb)(double), double x)
+{
+    return cb(x) / 2;
+}
+
+static void test_ffi_nested_dynamic_calls_sharing_a_cache_slot(void **state)
+{
+    (void)state;
+    const char *outer = "f64(ptr,f64)";
+    unsigned slot = ffi_call_cache_slot(outer);
+    /* "i64(i64)" with spaces in different places: same meaning, other
+     * texts; one of them falls into the outer's slot. */
+    bool found = false;
+    for (int a = 0; a < 40 && !found; a++)
+        for (int b = 0; b < 40 && !found; b++) {
+            snprintf(colliding, sizeof colliding, "i64(%*si64%*s)", a, "", b, "");
+            found = ffi_call_cache_slot(colliding) == slot;
+        }
+    assert_true(found);
+    STRATA_ROOTS(r, 3);
+    HsFunPtr cb = rts_mkFunPtr(&nested_callback_closure, "f64(f64)");
+    r[0] = rts_mkPtr((void *)cb);
+    r[1] = strata_alloc_thunk(&nested_thunk_info);
+    for (int round = 0; round < 3; round++) {   /* cold and warm cache */
+        assert_int_equal(rts_dynamic_call((HsFunPtr)call_and_halve, outer, r, &r[2]),
+                         STRATA_FFI_OK);
+        assert_true(rts_getDouble(r[2]) == (8.0 + 100.0) / 2);
+    }
+    hs_free_fun_ptr(cb);
+    STRATA_ROOTS_POP(r);
+}
+
 /* ----------------------------------------------------------------------
  * Signatures
  * ---------------------------------------------------------------------- */
@@ -917,6 +981,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ffi_dynamic_call_with_many_mixed_arguments, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ffi_dynamic_call_evaluates_and_writes_memory,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ffi_nested_dynamic_calls_sharing_a_cache_slot,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_ffi_mkfunptr_rejects_wrong_signatures, setup,
                                         teardown),
