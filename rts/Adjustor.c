@@ -48,6 +48,7 @@
 #include "Messages.h"
 #include "OwnerThread.h"
 #include "RtsStartup.h"
+#include "StablePtr.h"
 #include "strata/Api.h"
 #include "strata/Ffi.h"
 #include "strata/Roots.h"
@@ -259,6 +260,15 @@ _Noreturn static void bad_result(const Adjustor *a, const char *why)
     rts_shutdown_and_exit(1);
 }
 
+/* C passed as an sptr argument something that is no stable pointer. */
+_Noreturn static void bad_sptr_argument(const Adjustor *a, uint32_t i, StgStablePtr sp)
+{
+    rts_error("ffi: callback %s :: %s was called with argument %u (sptr) = %p, which is not a "
+              "live stable pointer (never made, or already freed); stopping the program",
+              a->fun_name, a->signature_text, (unsigned)i + 1, sp);
+    rts_shutdown_and_exit(1);
+}
+
 static void store_result(const Adjustor *a, StgClosure *res, void *ret)
 {
     SigType t = a->sig.result;
@@ -290,8 +300,11 @@ static void adjustor_enter(ffi_cif *cif, void *ret, void **args, void *user_data
     a->active_calls++;
     uint32_t n = a->sig.n_args;
     STRATA_ROOTS(r, 1 + n);   /* r[0]: the function; r[1 + i]: argument i */
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (a->sig.args[i] == SIG_SPTR && !stable_ptr_is_live(*(StgStablePtr *)args[i]))
+            bad_sptr_argument(a, i, *(StgStablePtr *)args[i]);
         r[1 + i] = ffi_box(a->sig.args[i], args[i]);
+    }
     r[0] = deRefStablePtr(a->fun);
     /* rts_mkFunPtr checked that this is an evaluated function of arity n
      * (.inv.fun-checked), so enter it directly, as strata_apply would. */

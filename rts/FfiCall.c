@@ -37,6 +37,7 @@
 #include "FfiSignature.h"
 #include "Messages.h"
 #include "OwnerThread.h"
+#include "StablePtr.h"
 #include "strata/Api.h"
 #include "strata/Ffi.h"
 #include "strata/Roots.h"
@@ -178,10 +179,16 @@ static StrataFfiStatus call_with(HsFunPtr fn, const char *signature, const FfiSi
     memset(&ret, 0, sizeof ret);
     ffi_call((ffi_cif *)&sig->cif, fn, &ret, arg_ptrs);
     STRATA_ROOTS_POP(r);
-    if (sig->result != SIG_VOID) {
-        ffi_value_from_return(sig->result, &ret);
-        *result = ffi_box(sig->result, &ret);
+    if (sig->result == SIG_VOID)
+        return STRATA_FFI_OK;
+    ffi_value_from_return(sig->result, &ret);
+    if (sig->result == SIG_SPTR && !stable_ptr_is_live(ret.ptr)) {
+        rts_error("%s: the function returned %p as its sptr result (\"%s\"), which is not a "
+                  "live stable pointer (never made, or already freed)",
+                  who, ret.ptr, signature);
+        return STRATA_FFI_BAD_RESULT;
     }
+    *result = ffi_box(sig->result, &ret);
     return STRATA_FFI_OK;
 }
 

@@ -56,7 +56,8 @@ typedef void (*HsFunPtr)(void);
  * of arguments in signature.  Returns NULL, after a message naming the
  * problem, for a bad signature, an arity mismatch, a closure that is not a
  * function, a call from a thread that does not hold the runtime, or when
- * libffi cannot make a closure. */
+ * libffi cannot make a closure.  With a void result, what fun returns is
+ * ignored (not evaluated). */
 STRATA_API HsFunPtr rts_mkFunPtr(StgClosure *fun, const char *signature);
 
 /* Frees a function pointer made by rts_mkFunPtr and lets its closure go.
@@ -79,6 +80,7 @@ typedef enum {
     STRATA_FFI_BAD_ARGUMENT = 2,   /* NULL function, or an argument of the wrong kind */
     STRATA_FFI_WRONG_THREAD = 3,   /* the caller does not hold the runtime */
     STRATA_FFI_NOT_RUNNING = 4,    /* before hs_init or after hs_exit */
+    STRATA_FFI_BAD_RESULT = 5,     /* an sptr result that is no live stable pointer */
 } StrataFfiStatus;
 
 /* Calls fn as signature describes, with args[0 .. n-1] (rooted slots, as
@@ -91,7 +93,9 @@ typedef enum {
  * is passed); sptr takes any object.  fn may call back into strata
  * through function pointers made by rts_mkFunPtr, and the collector may
  * run during the call.  Returns STRATA_FFI_OK, or an error after a message
- * naming the problem (nothing is called then). */
+ * naming the problem (nothing is called then, except for
+ * STRATA_FFI_BAD_RESULT: the call was made, but returned as sptr something
+ * that is not a live stable pointer, and *result is not written). */
 STRATA_API StrataFfiStatus rts_dynamic_call(HsFunPtr fn, const char *signature,
                                             StgClosure **args, StgClosure **result);
 

@@ -411,6 +411,29 @@ static void test_ffi_callbacks_see_c_values_exactly(void **state)
     hs_free_fun_ptr(fp);
 }
 
+/* rts_mkFunPtr evaluates its closure: a thunk whose value is a function
+ * (here an adder over a fresh heap Int) will do. */
+static StgClosure *adder_thunk_entry(StgClosure **self)
+{
+    return make_adder(rts_getInt(STRATA_THUNK_FIELD(*self, 0)));
+}
+STRATA_THUNK_INFO(adder_thunk_info, "adder_thunk", 1, 0, adder_thunk_entry);
+
+static void test_ffi_mkfunptr_evaluates_a_thunk(void **state)
+{
+    (void)state;
+    STRATA_ROOTS(r, 1);
+    r[0] = rts_mkInt(1000);
+    StgClosure *t = strata_alloc_thunk(&adder_thunk_info);
+    STRATA_THUNK_FIELD(t, 0) = r[0];
+    HsFunPtr fp = rts_mkFunPtr(t, "i64(i64)");
+    assert_non_null(fp);
+    strata_perform_gc(1);   /* the function moves; its stable pointer follows */
+    assert_int_equal(((int64_t (*)(int64_t))fp)(23), 1023);
+    hs_free_fun_ptr(fp);
+    STRATA_ROOTS_POP(r);
+}
+
 /* More arguments than registers, of mixed kinds. */
 static double mixed(int8_t a, uint16_t b, int32_t c, int64_t d, float e, double f, void *g,
                     uint32_t h, double i, int16_t j, float k, uint64_t l)
@@ -747,6 +770,30 @@ static void test_ffi_dynamic_call_rejects_bad_arguments(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+static void *bogus_stable_ptr(void)
+{
+    callee_called = true;
+    return (void *)(uintptr_t)0x7fff0001;
+}
+
+static void test_ffi_dynamic_call_rejects_a_bad_sptr_result(void **state)
+{
+    (void)state;
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    char *err;
+    DynCall c = {(HsFunPtr)bogus_stable_ptr, "sptr()", NULL, &r[0]};
+    callee_called = false;
+    err = harness_capture_stderr(run_dyn_call, &c);
+    assert_int_equal(status, STRATA_FFI_BAD_RESULT);
+    assert_true(callee_called);
+    assert_ptr_equal(r[0], &Nil_closure);   /* not written */
+    assert_non_null(strstr(err, "rts_dynamic_call: the function returned 0x7fff0001 as its sptr "
+                                "result (\"sptr()\"), which is not a live stable pointer"));
+    free(err);
+    STRATA_ROOTS_POP(r);
+}
+
 /* ----------------------------------------------------------------------
  * Freeing: double frees, unknown pointers, freeing from inside the call
  * ---------------------------------------------------------------------- */
@@ -912,6 +959,15 @@ static void callback_returns_a_list(void)
     ((int32_t (*)(StgStablePtr))fp)(sp);
 }
 
+static void callback_given_a_freed_sptr(void)
+{
+    harness_start(NULL);
+    HsFunPtr fp = rts_mkFunPtr(&id_closure, "sptr(sptr)");
+    StgStablePtr sp = getStablePtr(&Nil_closure);
+    freeStablePtr(sp);
+    ((StgStablePtr (*)(StgStablePtr))fp)(sp);
+}
+
 static void get_int_of_a_list(void)
 {
     harness_start(NULL);
@@ -935,6 +991,11 @@ static void test_ffi_misuse_without_error_channel_stops(void **state)
     harness_expect_failure(callback_returns_a_list, 1, 0,
                            "ffi: callback id :: i32(sptr) returned a bad result (i32): expected "
                            "an integer (I#, W#, or a constructor of one word), got Cons");
+    harness_expect_failure(callback_given_a_freed_sptr, 1, 0,
+                           "ffi: callback id :: sptr(sptr) was called with argument 1 (sptr) = ");
+    harness_expect_failure(callback_given_a_freed_sptr, 1, 0,
+                           "which is not a live stable pointer (never made, or already freed); "
+                           "stopping the program");
     harness_expect_failure(get_int_of_a_list, 1, 0, "rts_getInt: expected an integer");
     harness_expect_failure(get_double_of_an_int, 1, 0,
                            "rts_getDouble: expected a floating-point number (D# or F#), got I#");
@@ -978,6 +1039,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ffi_every_type_round_trips, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ffi_callbacks_see_c_values_exactly, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_ffi_mkfunptr_evaluates_a_thunk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ffi_dynamic_call_with_many_mixed_arguments, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ffi_dynamic_call_evaluates_and_writes_memory,
@@ -987,6 +1049,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ffi_mkfunptr_rejects_wrong_signatures, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ffi_dynamic_call_rejects_bad_arguments, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_ffi_dynamic_call_rejects_a_bad_sptr_result, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ffi_free_of_a_dead_pointer_is_reported, setup,
                                         teardown),
