@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Adjustor.h"
 #include "Eras.h"
 #include "EventLog.h"
 #include "GC.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "OwnerThread.h"
 #include "Roots.h"
 #include "RtsFlags.h"
 #include "StablePtr.h"
@@ -129,6 +131,7 @@ void hs_init(int *argc, char ***argv)
 {
     if (init_count++ > 0)
         return;
+    owner_thread_claim();   /* the FFI refuses calls from other threads */
     original_args_save(argc, argv);
     parse_flags_or_exit(argc, argv);
     stats_init(rts_flags.generations);
@@ -179,10 +182,12 @@ void hs_exit(void)
     stats_exit();
     gc_exit();
     roots_exit();
+    adjustor_exit();   /* function pointers let their closures go */
     stable_ptr_exit();
     storage_attention_handler = NULL;
     storage_exit();
     rts_flags_free(&rts_flags);
+    owner_thread_release();
 }
 
 void rts_shutdown_and_exit(int status)

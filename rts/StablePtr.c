@@ -59,6 +59,12 @@ static StgWord checked_index(StgStablePtr sp, const char *who)
     return i;
 }
 
+bool stable_ptr_is_live(StgStablePtr sp)
+{
+    StgWord i = (StgWord)sp - 1;
+    return (StgWord)sp != 0 && i < capacity && !entry_is_free(table[i]);
+}
+
 StgClosure *deRefStablePtr(StgStablePtr sp)
 {
     return (StgClosure *)table[checked_index(sp, "deRefStablePtr")];

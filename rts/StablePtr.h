@@ -4,11 +4,18 @@
 #ifndef STRATA_STABLEPTR_H
 #define STRATA_STABLEPTR_H
 
-#include "strata/Config.h"
+#include <stdbool.h>
+
+#include "strata/Roots.h"
 
 /* Evacuates every live entry (a GC root set). */
 void stable_ptr_evacuate_all(void);
 
 void stable_ptr_exit(void);
+
+/* True iff sp was made by getStablePtr and not freed since: lets a caller
+ * with its own way to report misuse (the FFI) check before deRefStablePtr,
+ * which aborts. */
+bool stable_ptr_is_live(StgStablePtr sp);
 
 #endif /* STRATA_STABLEPTR_H */
