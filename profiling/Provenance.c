@@ -1,0 +1,279 @@
+/*
+ * profiling/Provenance.c -- ipe_resolve: explicit provenance, completed
+ * from the ELF symbols and DWARF of whichever mapped file holds the info
+ * table (Provenance.h; docs/design/provenance.md).
+ *
+ * The cache has three levels, each filled only on demand:
+ *   - the file-backed mappings of the process (/proc/self/maps), read at
+ *     the first resolution and again whenever an address lies in none of
+ *     them (a library loaded since);
+ *   - per mapped ELF file, its symbol index (ElfSymbols.c) and DWARF index
+ *     (DwarfIndex.c), built when the first table or entry function in it
+ *     is resolved;
+ *   - per info table, the resolved IpeInfo (a WordMap keyed by address).
+ * A table with complete explicit provenance never touches the first two.
+ */
+#include "Provenance.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "DwarfIndex.h"
+#include "ElfSymbols.h"
+#include "Messages.h"
+#include "ProvenanceMaps.h"
+#include "WordMap.h"
+#include "os/Clock.h"
+
+#define PROC_MAPS_PATH "/proc/self/maps"
+
+/* One mapped ELF file. */
+typedef struct {
+    char *path;          /* as /proc/self/maps names it (owned) */
+    bool indexed;        /* elf and dwarf have been read */
+    ElfObject elf;
+    DwarfIndex dwarf;
+} ProvObject;
+
+/* One file-backed mapping and the file it maps. */
+typedef struct {
+    uintptr_t start, end;
+    uint64_t offset;
+    ProvObject *object;
+} ProvRange;
+
+/* A resolved table: its IpeInfo and the storage for its line. */
+typedef struct {
+    IpeInfo info;
+    char span[24];
+} Resolved;
+
+/* Where an address lies: its file's symbol and DWARF entry, if any. */
+typedef struct {
+    const ElfSymbol *symbol;
+    const DwarfEntry *dwarf;
+} Location;
+
+static ProvObject **objects;   /* every file seen in the mappings, never moved */
+static size_t n_objects;
+static ProvRange *ranges;      /* the mappings as last read */
+static size_t n_ranges;
+static WordMap resolved;       /* info table address -> Resolved * */
+static ProvenanceStats stats;
+
+/* ----------------------------------------------------------------------
+ * Mappings and files
+ * ---------------------------------------------------------------------- */
+
+static ProvObject *object_for_path(const char *path)
+{
+    for (size_t i = 0; i < n_objects; i++)
+        if (strcmp(objects[i]->path, path) == 0)
+            return objects[i];
+    ProvObject **grown = realloc(objects, (n_objects + 1) * sizeof *objects);
+    ProvObject *o = calloc(1, sizeof *o);
+    if (grown == NULL || o == NULL)
+        rts_panic("provenance: out of C heap (%zu files)", n_objects + 1);
+    objects = grown;
+    o->path = strdup(path);
+    if (o->path == NULL)
+        rts_panic("provenance: out of C heap copying %s", path);
+    objects[n_objects++] = o;
+    return o;
+}
+
+/* Re-reads the mappings; false (and the old ones kept) if they cannot be
+ * read. */
+static bool ranges_refresh(void)
+{
+    ProcMapping *maps;
+    size_t n;
+    stats.maps_reads++;
+    if (proc_maps_read(PROC_MAPS_PATH, &maps, &n) != 0) {
+        if (stats.maps_reads == 1)
+            rts_error("provenance: cannot read %s: %s", PROC_MAPS_PATH, strerror(errno));
+        return false;
+    }
+    ProvRange *fresh = malloc((n ? n : 1) * sizeof *fresh);
+    if (fresh == NULL)
+        rts_panic("provenance: out of C heap (%zu mappings)", n);
+    for (size_t i = 0; i < n; i++)
+        fresh[i] = (ProvRange){maps[i].start, maps[i].end, maps[i].offset,
+                               object_for_path(maps[i].path)};
+    proc_maps_free(maps, n);
+    free(ranges);
+    ranges = fresh;
+    n_ranges = n;
+    return true;
+}
+
+static const ProvRange *range_of(uintptr_t addr)
+{
+    for (size_t i = 0; i < n_ranges; i++)
+        if (addr >= ranges[i].start && addr < ranges[i].end)
+            return &ranges[i];
+    return NULL;
+}
+
+static void object_index(ProvObject *o)
+{
+    uint64_t t0 = clock_elapsed_ns();
+    char why[512];
+    o->indexed = true;
+    if (elf_object_read(o->path, &o->elf, why, sizeof why) && o->elf.dwarf_path != NULL &&
+        !dwarf_index_build(o->elf.dwarf_path, &o->dwarf, why, sizeof why))
+        rts_error("provenance: ignoring the rest of the DWARF of %s: %s", o->elf.dwarf_path,
+                  why);
+    /* A file that is not ELF (nothing holding code or info tables is) just
+     * has no names: not worth a message. */
+    stats.files_indexed++;
+    stats.symbols += o->elf.n_symbols;
+    stats.dwarf_entries += o->dwarf.n_entries;
+    stats.index_ns += clock_elapsed_ns() - t0;
+}
+
+/* What the mapped files say about addr.  *refreshed says whether the
+ * mappings were re-read during this resolution already. */
+static Location locate(uintptr_t addr, bool *refreshed)
+{
+    Location loc = {NULL, NULL};
+    const ProvRange *r = range_of(addr);
+    if (r == NULL && !*refreshed) {
+        *refreshed = true;
+        if (ranges_refresh())
+            r = range_of(addr);
+    }
+    if (r == NULL)
+        return loc;   /* not in a mapped file: heap, stack, anonymous memory */
+    ProvObject *o = r->object;
+    if (!o->indexed)
+        object_index(o);
+    intptr_t bias;
+    if (!elf_object_bias(&o->elf, r->start, r->offset, &bias))
+        return loc;
+    uint64_t vaddr = (uint64_t)(addr - (uintptr_t)bias);
+    loc.symbol = elf_object_symbol_at(&o->elf, vaddr);
+    loc.dwarf = dwarf_index_find(&o->dwarf, vaddr);
+    return loc;
+}
+
+/* ----------------------------------------------------------------------
+ * Resolution
+ * ---------------------------------------------------------------------- */
+
+static const char *or_empty(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+/* Fills the fields explicit provenance leaves open from the symbols and
+ * DWARF.  See Note [Which definition names a table]. */
+static void derive(const StgInfoTable *info, Resolved *r, const StgInfoProv *p)
+{
+    bool refreshed = false;
+    Location table = locate((uintptr_t)info, &refreshed);
+    Location entry = {NULL, NULL};
+    if (info->entry != NULL)
+        entry = locate((uintptr_t)info->entry, &refreshed);
+    const char *table_name = table.symbol != NULL ? table.symbol->name
+                             : table.dwarf != NULL ? table.dwarf->name : "";
+    const char *label = entry.symbol != NULL ? entry.symbol->name
+                        : entry.dwarf != NULL ? entry.dwarf->name : "";
+    const char *module = table.dwarf != NULL ? table.dwarf->module
+                         : entry.dwarf != NULL ? entry.dwarf->module : "";
+    const DwarfEntry *src = entry.dwarf != NULL ? entry.dwarf : table.dwarf;
+    if (p == NULL || p->table_name == NULL)
+        r->info.table_name = table_name;
+    if (p == NULL || p->label == NULL)
+        r->info.label = label;
+    if (p == NULL || p->module == NULL)
+        r->info.module = module;
+    if ((p == NULL || p->src_file == NULL) && src != NULL) {
+        r->info.src_file = src->file;
+        if (src->line != 0) {
+            snprintf(r->span, sizeof r->span, "%u", (unsigned)src->line);
+            r->info.src_span = r->span;
+        }
+    }
+}
+
+/* Note [Which definition names a table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A constructor's table is named by its own definition: the symbol of the
+ * static variable, the file and line declaring it, its unit as module.
+ * A thunk or function table is one of many such tables a C file defines
+ * next to their entry functions; what a reader wants to see is the code
+ * that builds the value, so the label is the entry function's symbol and
+ * the source location is the entry's declaration (the table's, if the
+ * entry has no DWARF).  The module stays the table's unit.  Labels of
+ * constructors stay empty: C has no binding to name. */
+
+const IpeInfo *ipe_resolve(const StgInfoTable *info)
+{
+    if (info == NULL)
+        return NULL;
+    bool found;
+    StgWord *slot = word_map_slot(&resolved, (uint64_t)(uintptr_t)info, &found);
+    if (found)
+        return &((Resolved *)*slot)->info;
+    uint64_t t0 = clock_elapsed_ns();
+    Resolved *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        rts_panic("provenance: out of C heap resolving %p", (const void *)info);
+    *slot = (StgWord)(uintptr_t)r;   /* derive() never inserts into resolved */
+    const StgInfoProv *p = info->prov;
+    r->info = (IpeInfo){
+        .table_name = or_empty(p != NULL ? p->table_name : NULL),
+        .closure_desc = or_empty(p != NULL ? p->closure_desc : NULL),
+        .ty_desc = or_empty(p != NULL ? p->ty_desc : NULL),
+        .label = or_empty(p != NULL ? p->label : NULL),
+        .module = or_empty(p != NULL ? p->module : NULL),
+        .src_file = or_empty(p != NULL ? p->src_file : NULL),
+        .src_span = p != NULL && p->src_file != NULL ? or_empty(p->src_span) : "",
+    };
+    if (p == NULL || p->table_name == NULL || p->label == NULL || p->module == NULL ||
+        p->src_file == NULL)
+        derive(info, r, p);
+    stats.tables_resolved++;
+    stats.resolve_ns += clock_elapsed_ns() - t0;
+    return &r->info;
+}
+
+/* ----------------------------------------------------------------------
+ * Statistics and shutdown
+ * ---------------------------------------------------------------------- */
+
+void provenance_stats(ProvenanceStats *out)
+{
+    uint64_t bytes = n_objects * sizeof *objects + n_ranges * sizeof *ranges +
+                     resolved.capacity * (sizeof(uint64_t) + sizeof(StgWord) + sizeof(bool)) +
+                     stats.tables_resolved * sizeof(Resolved);
+    for (size_t i = 0; i < n_objects; i++)
+        bytes += sizeof **objects + strlen(objects[i]->path) + 1 + objects[i]->elf.bytes +
+                 objects[i]->dwarf.bytes;
+    *out = stats;
+    out->bytes_held = bytes;
+}
+
+void provenance_exit(void)
+{
+    for (StgWord i = 0; i < resolved.capacity; i++)
+        if (resolved.used[i])
+            free((Resolved *)(uintptr_t)resolved.vals[i]);
+    word_map_free(&resolved);
+    for (size_t i = 0; i < n_objects; i++) {
+        elf_object_free(&objects[i]->elf);
+        dwarf_index_free(&objects[i]->dwarf);
+        free(objects[i]->path);
+        free(objects[i]);
+    }
+    free(objects);
+    free(ranges);
+    objects = NULL;
+    ranges = NULL;
+    n_objects = n_ranges = 0;
+    memset(&stats, 0, sizeof stats);
+}
