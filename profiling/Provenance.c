@@ -34,6 +34,9 @@
 typedef struct {
     char *path;          /* as /proc/self/maps names it (owned) */
     bool indexed;        /* elf and dwarf have been read */
+    bool mapped;         /* in the mappings as last read */
+    uintptr_t base_start;   /* its mapping of the lowest file offset: */
+    uint64_t base_offset;   /* the one the load bias is computed from */
     ElfObject elf;
     DwarfIndex dwarf;
 } ProvObject;
@@ -100,9 +103,17 @@ static bool ranges_refresh(void)
     ProvRange *fresh = malloc((n ? n : 1) * sizeof *fresh);
     if (fresh == NULL)
         rts_panic("provenance: out of C heap (%zu mappings)", n);
-    for (size_t i = 0; i < n; i++)
-        fresh[i] = (ProvRange){maps[i].start, maps[i].end, maps[i].offset,
-                               object_for_path(maps[i].path)};
+    for (size_t i = 0; i < n_objects; i++)
+        objects[i]->mapped = false;
+    for (size_t i = 0; i < n; i++) {
+        ProvObject *o = object_for_path(maps[i].path);
+        fresh[i] = (ProvRange){maps[i].start, maps[i].end, maps[i].offset, o};
+        if (!o->mapped || maps[i].offset < o->base_offset) {
+            o->mapped = true;
+            o->base_start = maps[i].start;
+            o->base_offset = maps[i].offset;
+        }
+    }
     proc_maps_free(maps, n);
     free(ranges);
     ranges = fresh;
@@ -151,8 +162,11 @@ static Location locate(uintptr_t addr, bool *refreshed)
     ProvObject *o = r->object;
     if (!o->indexed)
         object_index(o);
+    /* One bias for the whole file, from the mapping of its first segment:
+     * two segments may share a file page, so another mapping's offset can
+     * be ambiguous (a RELRO segment in the page that ends .rodata). */
     intptr_t bias;
-    if (!elf_object_bias(&o->elf, r->start, r->offset, &bias))
+    if (!elf_object_bias(&o->elf, o->base_start, o->base_offset, &bias))
         return loc;
     uint64_t vaddr = (uint64_t)(addr - (uintptr_t)bias);
     loc.symbol = elf_object_symbol_at(&o->elf, vaddr);
