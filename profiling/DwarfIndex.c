@@ -453,7 +453,8 @@ bool dwarf_index_build(const char *path, DwarfIndex *ix, char *why, size_t why_l
         walk_fail(&w, "opening its DWARF", err);
     }
     close(fd);
-    qsort(ix->entries, ix->n_entries, sizeof *ix->entries, entry_order);
+    if (ix->n_entries > 1)
+        qsort(ix->entries, ix->n_entries, sizeof *ix->entries, entry_order);
     ix->bytes = ix->cap_entries * sizeof *ix->entries + ix->strings.bytes;
     return !w.failed;
 }
