@@ -110,8 +110,20 @@ static bool attr_udata(Walk *w, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *
     if (res != DW_DLV_OK)
         return false;
     res = dwarf_formudata(a, out, &err);
-    if (res == DW_DLV_ERROR)
-        dwarf_dealloc_error(w->dbg, err);   /* a form we do not read: no value */
+    if (res == DW_DLV_ERROR) {
+        /* DWARF 5's DW_FORM_implicit_const (gcc uses it for the lines of
+         * runs of similar declarations) is signed: formudata refuses it. */
+        dwarf_dealloc_error(w->dbg, err);
+        err = NULL;
+        Dwarf_Signed v;
+        res = dwarf_formsdata(a, &v, &err);
+        if (res == DW_DLV_ERROR)
+            dwarf_dealloc_error(w->dbg, err);   /* a form we do not read: no value */
+        else if (res == DW_DLV_OK && v >= 0)
+            *out = (Dwarf_Unsigned)v;
+        else
+            res = DW_DLV_NO_ENTRY;
+    }
     dwarf_dealloc_attribute(a);
     return res == DW_DLV_OK;
 }

@@ -51,6 +51,12 @@ expect_status 0 "$events" summary hm.eventlog
 grep -q '"[^"]*examples/bintrees.c"' "$out" && pass || fail "-hm has no examples/bintrees.c band: $(cat "$out")"
 grep -q '"<unknown>"' "$out" && fail "-hm left tables under <unknown> in a -g build" || pass
 
+# --- many tables from one macro: gcc gives their lines as DW_FORM_implicit_const
+expect_status 0 "$top_builddir/testsuite/programs/provenance_cost"
+grep -q '^tables_named 128$' "$out" && pass || fail "provenance_cost: not every table named: $(cat "$out")"
+grep -q '^files_indexed 1$' "$out" && pass || fail "provenance_cost: indexed other files: $(cat "$out")"
+grep -q '^bytes_held [1-9]' "$out" && pass || fail "provenance_cost: no cache size: $(cat "$out")"
+
 # --- a stripped copy ------------------------------------------------------------------
 expect_status 0 strip -o bintrees-stripped "$ex/bintrees"
 expect_status 0 ./bintrees-stripped 12 +RTS -A64k -hi -i0 -l -olstripped.eventlog -RTS
