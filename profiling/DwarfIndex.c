@@ -211,7 +211,7 @@ static void die_decl(Walk *w, Dwarf_Die die, char **name, Dwarf_Unsigned *file_n
  * Entries
  * ---------------------------------------------------------------------- */
 
-static void add_entry(Walk *w, Dwarf_Die die, Dwarf_Addr vaddr)
+static void add_entry(Walk *w, Dwarf_Die die, Dwarf_Addr vaddr, bool function)
 {
     char *name;
     Dwarf_Unsigned file_no, line;
@@ -232,16 +232,25 @@ static void add_entry(Walk *w, Dwarf_Die die, Dwarf_Addr vaddr)
         .module = w->module,
         .line = line <= UINT32_MAX ? (uint32_t)line : 0,
     };
-    if (line == 0)
+    if (line == 0 && function)
         w->needs_lines = true;
 }
 
-/* A variable whose location is one DW_OP_addr: a static address. */
+/* A variable whose location is one DW_OP_addr: a static address.  The
+ * compiler's own (__func__ and the like: DW_AT_artificial) are skipped. */
 static void index_variable(Walk *w, Dwarf_Die die)
 {
     Dwarf_Attribute a;
     Dwarf_Error err = NULL;
-    int res = dwarf_attr(die, DW_AT_location, &a, &err);
+    Dwarf_Bool artificial = false;
+    int res = dwarf_hasattr(die, DW_AT_artificial, &artificial, &err);
+    if (res == DW_DLV_ERROR) {
+        walk_fail(w, "reading a variable's attributes", err);
+        return;
+    }
+    if (artificial)
+        return;
+    res = dwarf_attr(die, DW_AT_location, &a, &err);
     if (res == DW_DLV_ERROR)
         walk_fail(w, "reading a variable's location", err);
     if (res != DW_DLV_OK)
@@ -267,7 +276,7 @@ static void index_variable(Walk *w, Dwarf_Die die)
     for (unsigned i = w->address_size; i > 0; i--)   /* little-endian: native */
         vaddr = vaddr << 8 | op[i];
     if (vaddr != 0)
-        add_entry(w, die, vaddr);
+        add_entry(w, die, vaddr, false);
 }
 
 static void index_function(Walk *w, Dwarf_Die die)
@@ -278,7 +287,7 @@ static void index_function(Walk *w, Dwarf_Die die)
     if (res == DW_DLV_ERROR)
         walk_fail(w, "reading a function's entry", err);
     else if (res == DW_DLV_OK && low_pc != 0)
-        add_entry(w, die, low_pc);
+        add_entry(w, die, low_pc, true);
 }
 
 /* Functions of the current unit without a declaring line take the line of
