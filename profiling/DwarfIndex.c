@@ -4,8 +4,11 @@
  * dwarf_srcfiles, dwarf_srclines_b).
  *
  * One pass over the compilation units.  In each, the walk visits the
- * unit's top-level DIEs and the bodies of functions and lexical blocks
- * (where static local variables live), never types.  A variable is
+ * unit's top-level DIEs and, in a deep walk, the bodies of functions and
+ * lexical blocks (where static local variables live), never types.  The
+ * bodies are most of the DIEs (parameters, locals, inlined calls, call
+ * sites) and tables are rarely static locals, so the resolver walks deep
+ * only when a shallow index misses (Provenance.c).  A variable is
  * indexed when its location is a single DW_OP_addr; a function when it
  * has a low PC.  Name, declaring file and line come from the DIE itself
  * or, for a definition that refers back to its declaration or abstract
@@ -35,6 +38,7 @@
 typedef struct {
     Dwarf_Debug dbg;
     DwarfIndex *ix;
+    bool deep;                  /* into function bodies too (static locals) */
     bool failed;
     char *why;
     size_t why_len;
@@ -345,7 +349,8 @@ static void walk_die(Walk *w, Dwarf_Die die, int depth)
         break;
     case DW_TAG_subprogram:
         index_function(w, die);
-        walk_children(w, die, depth + 1);
+        if (w->deep)
+            walk_children(w, die, depth + 1);
         break;
     case DW_TAG_lexical_block:
         walk_children(w, die, depth + 1);
@@ -456,14 +461,15 @@ static int entry_order(const void *a, const void *b)
     return (y->line != 0) - (x->line != 0);   /* an entry with a line first */
 }
 
-bool dwarf_index_build(const char *path, DwarfIndex *ix, char *why, size_t why_len)
+bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why, size_t why_len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
         return false;
     }
-    Walk w = {.ix = ix, .why = why, .why_len = why_len};
+    Walk w = {.ix = ix, .deep = deep, .why = why, .why_len = why_len};
+    ix->deep = deep;
     Dwarf_Error err = NULL;
     int res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &w.dbg, &err);
     if (res == DW_DLV_OK) {

@@ -29,15 +29,19 @@ typedef struct {
     size_t n_entries, cap_entries;
     StrArena strings;
     size_t bytes;         /* C heap held: entries + arena */
+    bool deep;            /* built with static locals (see dwarf_index_build) */
 } DwarfIndex;
 
 /* Indexes the DWARF of the ELF file at path into ix (which must be
- * zeroed).  Returns true if the whole of it was read; false, with a reason
+ * zeroed): file-scope variables and functions, and with deep also the
+ * static variables inside function bodies (several times slower: the
+ * bodies are most of the DWARF).  Returns true if the whole of it was read; false, with a reason
  * in why[why_len], if libdwarf reported an error -- ix then keeps what was
  * read before the error (corrupt debug information never crashes the
  * program, it only loses names).  Free ix with dwarf_index_free either
  * way. */
-bool dwarf_index_build(const char *path, DwarfIndex *ix, char *why, size_t why_len);
+bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why,
+                       size_t why_len);
 
 void dwarf_index_free(DwarfIndex *ix);
 

@@ -9,7 +9,8 @@
  *     them (a library loaded since);
  *   - per mapped ELF file, its symbol index (ElfSymbols.c) and DWARF index
  *     (DwarfIndex.c), built when the first table or entry function in it
- *     is resolved;
+ *     is resolved, without function bodies until an address misses (Note
+ *     [Shallow, then deep]);
  *   - per info table, the resolved IpeInfo (a WordMap keyed by address).
  * A table with complete explicit provenance never touches the first two.
  */
@@ -38,7 +39,10 @@ typedef struct {
     uintptr_t base_start;   /* its mapping of the lowest file offset: */
     uint64_t base_offset;   /* the one the load bias is computed from */
     ElfObject elf;
-    DwarfIndex dwarf;
+    DwarfIndex dwarf;       /* shallow, then deep after a miss */
+    DwarfIndex retired;     /* the shallow index a deep one replaced: resolved
+                             * tables still point at its strings */
+    bool dwarf_reported;    /* a DWARF error was reported for this file */
 } ProvObject;
 
 /* One file-backed mapping and the file it maps. */
@@ -129,22 +133,51 @@ static const ProvRange *range_of(uintptr_t addr)
     return NULL;
 }
 
+static void object_index_dwarf(ProvObject *o, bool deep)
+{
+    char why[512];
+    if (!dwarf_index_build(o->elf.dwarf_path, deep, &o->dwarf, why, sizeof why) &&
+        !o->dwarf_reported) {
+        rts_error("provenance: ignoring the rest of the DWARF of %s: %s", o->elf.dwarf_path,
+                  why);
+        o->dwarf_reported = true;
+    }
+}
+
 static void object_index(ProvObject *o)
 {
     uint64_t t0 = clock_elapsed_ns();
     char why[512];
     o->indexed = true;
-    if (elf_object_read(o->path, &o->elf, why, sizeof why) && o->elf.dwarf_path != NULL &&
-        !dwarf_index_build(o->elf.dwarf_path, &o->dwarf, why, sizeof why))
-        rts_error("provenance: ignoring the rest of the DWARF of %s: %s", o->elf.dwarf_path,
-                  why);
     /* A file that is not ELF (nothing holding code or info tables is) just
      * has no names: not worth a message. */
+    if (elf_object_read(o->path, &o->elf, why, sizeof why) && o->elf.dwarf_path != NULL)
+        object_index_dwarf(o, false);
     stats.files_indexed++;
-    stats.symbols += o->elf.n_symbols;
-    stats.dwarf_entries += o->dwarf.n_entries;
     stats.index_ns += clock_elapsed_ns() - t0;
 }
+
+/* After a miss in a shallow index: the address may be a static local
+ * (Note [Shallow, then deep]). */
+static void object_index_deep(ProvObject *o)
+{
+    uint64_t t0 = clock_elapsed_ns();
+    o->retired = o->dwarf;
+    memset(&o->dwarf, 0, sizeof o->dwarf);
+    object_index_dwarf(o, true);
+    stats.deep_walks++;
+    stats.index_ns += clock_elapsed_ns() - t0;
+}
+
+/* Note [Shallow, then deep]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Function bodies are most of a file's DWARF (parameters, locals, inlined
+ * calls, call sites): walking them made indexing the examples three times
+ * slower, and tables are rarely static locals.  So a file is first indexed
+ * without them; the first address in it that the shallow index lacks makes
+ * one deep walk, whose index replaces the shallow one.  The shallow one is
+ * kept until provenance_exit, because tables already resolved point into
+ * its strings. */
 
 /* What the mapped files say about addr.  *refreshed says whether the
  * mappings were re-read during this resolution already. */
@@ -171,6 +204,10 @@ static Location locate(uintptr_t addr, bool *refreshed)
     uint64_t vaddr = (uint64_t)(addr - (uintptr_t)bias);
     loc.symbol = elf_object_symbol_at(&o->elf, vaddr);
     loc.dwarf = dwarf_index_find(&o->dwarf, vaddr);
+    if (loc.dwarf == NULL && o->elf.dwarf_path != NULL && !o->dwarf.deep) {
+        object_index_deep(o);
+        loc.dwarf = dwarf_index_find(&o->dwarf, vaddr);
+    }
     return loc;
 }
 
@@ -265,10 +302,14 @@ void provenance_stats(ProvenanceStats *out)
     uint64_t bytes = n_objects * sizeof *objects + n_ranges * sizeof *ranges +
                      resolved.capacity * (sizeof(uint64_t) + sizeof(StgWord) + sizeof(bool)) +
                      stats.tables_resolved * sizeof(Resolved);
-    for (size_t i = 0; i < n_objects; i++)
-        bytes += sizeof **objects + strlen(objects[i]->path) + 1 + objects[i]->elf.bytes +
-                 objects[i]->dwarf.bytes;
     *out = stats;
+    for (size_t i = 0; i < n_objects; i++) {
+        const ProvObject *o = objects[i];
+        bytes += sizeof *o + strlen(o->path) + 1 + o->elf.bytes + o->dwarf.bytes +
+                 o->retired.bytes;
+        out->symbols += o->elf.n_symbols;
+        out->dwarf_entries += o->dwarf.n_entries;
+    }
     out->bytes_held = bytes;
 }
 
@@ -281,6 +322,7 @@ void provenance_exit(void)
     for (size_t i = 0; i < n_objects; i++) {
         elf_object_free(&objects[i]->elf);
         dwarf_index_free(&objects[i]->dwarf);
+        dwarf_index_free(&objects[i]->retired);
         free(objects[i]->path);
         free(objects[i]);
     }

@@ -44,6 +44,7 @@ typedef struct {
     uint64_t files_indexed;      /* ELF files whose symbols / DWARF were read */
     uint64_t symbols, dwarf_entries;   /* held in those files' indexes */
     uint64_t maps_reads;         /* times /proc/self/maps was read */
+    uint64_t deep_walks;         /* DWARF walks into function bodies */
     uint64_t bytes_held;         /* C heap held by the cache */
     uint64_t index_ns;           /* time spent reading ELF files and DWARF */
     uint64_t resolve_ns;         /* time spent in ipe_resolve, indexing included */

@@ -98,10 +98,18 @@ static void test_provenance_static_local_and_header(void **state)
 {
     (void)state;
     unsigned line;
+    ProvenanceStats st;
+    (void)ipe_resolve(&Cell_info);
+    provenance_stats(&st);
+    assert_int_equal(st.deep_walks, 0);   /* file-scope tables: no function bodies */
     const StgInfoTable *local = local_table(&line);
     const IpeInfo *p = ipe_resolve(local);
     assert_true(strncmp(p->table_name, "Local_info", 10) == 0);   /* gcc may add ".0" */
     assert_line(p, line);
+    provenance_stats(&st);
+    assert_int_equal(st.deep_walks, 1);   /* the static local needed one */
+    /* What was resolved from the shallow index is still readable. */
+    assert_true(ends_with(ipe_resolve(&Cell_info)->src_file, "test_provenance.c"));
     p = ipe_resolve(&HeaderTable_info);
     assert_string_equal(p->table_name, "HeaderTable_info");
     assert_true(ends_with(p->src_file, "testsuite/unit/test_provenance_tables.h"));
@@ -148,6 +156,7 @@ static void test_provenance_is_cached(void **state)
     assert_int_equal(after.files_indexed, 1);   /* this program only */
     assert_true(after.symbols > 0 && after.dwarf_entries > 0);
     assert_true(after.bytes_held > 0);
+    assert_int_equal(after.deep_walks, 0);
     /* A second table in the same file reuses its index. */
     (void)ipe_resolve(&Pair_thunk_info);
     provenance_stats(&after);
@@ -277,10 +286,10 @@ static void test_provenance_unreadable_files(void **state)
     assert_non_null(strstr(why, "not an ELF file"));
     elf_object_free(&obj);
     DwarfIndex ix = {0};
-    (void)dwarf_index_build(tmp_path("garbage"), &ix, why, sizeof why);   /* no DWARF */
+    (void)dwarf_index_build(tmp_path("garbage"), true, &ix, why, sizeof why);   /* no DWARF */
     assert_int_equal(ix.n_entries, 0);
     dwarf_index_free(&ix);
-    assert_false(dwarf_index_build(tmp_path("missing"), &ix, why, sizeof why));
+    assert_false(dwarf_index_build(tmp_path("missing"), false, &ix, why, sizeof why));
     assert_non_null(strstr(why, "cannot open"));
     dwarf_index_free(&ix);
 }
@@ -299,7 +308,7 @@ static void test_provenance_corrupt_dwarf(void **state)
         write_file(tmp_path("truncated"), self, cut);
         (void)elf_object_read(tmp_path("truncated"), &obj, why, sizeof why);
         elf_object_free(&obj);
-        (void)dwarf_index_build(tmp_path("truncated"), &ix, why, sizeof why);
+        (void)dwarf_index_build(tmp_path("truncated"), true, &ix, why, sizeof why);
         dwarf_index_free(&ix);
     }
     static const char *const sections[] = {".debug_info", ".debug_abbrev", ".debug_line",
@@ -328,7 +337,7 @@ static void test_provenance_corrupt_dwarf(void **state)
                 obj.dwarf_path != NULL) {
                 corrupted++;
                 why[0] = '\0';
-                if (!dwarf_index_build(obj.dwarf_path, &ix, why, sizeof why)) {
+                if (!dwarf_index_build(obj.dwarf_path, variant != 1, &ix, why, sizeof why)) {
                     reported++;
                     assert_true(why[0] != '\0');
                 }
