@@ -493,6 +493,21 @@ void dwarf_index_free(DwarfIndex *ix)
     memset(ix, 0, sizeof *ix);
 }
 
+void dwarf_index_check(const DwarfIndex *ix)
+{
+    if (ix->n_entries > ix->cap_entries)
+        rts_panic("provenance: %zu DWARF entries in room for %zu", ix->n_entries,
+                  ix->cap_entries);
+    for (size_t i = 0; i < ix->n_entries; i++) {
+        const DwarfEntry *e = &ix->entries[i];
+        if (e->name == NULL || e->file == NULL || e->module == NULL)
+            rts_panic("provenance: DWARF entry %zu (vaddr=0x%llx) lacks a string", i,
+                      (unsigned long long)e->vaddr);
+        if (i > 0 && ix->entries[i - 1].vaddr > e->vaddr)
+            rts_panic("provenance: DWARF entries %zu and %zu out of order", i - 1, i);
+    }
+}
+
 const DwarfEntry *dwarf_index_find(const DwarfIndex *ix, uint64_t vaddr)
 {
     size_t lo = 0, hi = ix->n_entries;

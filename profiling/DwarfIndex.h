@@ -45,6 +45,10 @@ bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why,
 
 void dwarf_index_free(DwarfIndex *ix);
 
+/* Panics unless ix is well formed: entries sorted, within capacity, every
+ * string present. */
+void dwarf_index_check(const DwarfIndex *ix);
+
 /* The entry at exactly vaddr, or NULL. */
 const DwarfEntry *dwarf_index_find(const DwarfIndex *ix, uint64_t vaddr);
 

@@ -341,6 +341,20 @@ void elf_object_free(ElfObject *obj)
     memset(obj, 0, sizeof *obj);
 }
 
+void elf_object_check(const ElfObject *obj)
+{
+    if (obj->n_segments > ELF_MAX_SEGMENTS)
+        rts_panic("provenance: %zu segments (max %d)", obj->n_segments, ELF_MAX_SEGMENTS);
+    if (obj->n_symbols > 0 && obj->symbols == NULL)
+        rts_panic("provenance: %zu symbols without an array", obj->n_symbols);
+    for (size_t i = 0; i < obj->n_symbols; i++) {
+        if (obj->symbols[i].name == NULL)
+            rts_panic("provenance: symbol %zu has no name", i);
+        if (i > 0 && symbol_order(&obj->symbols[i - 1], &obj->symbols[i]) > 0)
+            rts_panic("provenance: symbols %zu and %zu out of order", i - 1, i);
+    }
+}
+
 const ElfSymbol *elf_object_symbol_at(const ElfObject *obj, uint64_t vaddr)
 {
     /* The last symbol starting at or below vaddr, then the ones before it

@@ -47,6 +47,10 @@ bool elf_object_read(const char *path, ElfObject *obj, char *why, size_t why_len
 
 void elf_object_free(ElfObject *obj);
 
+/* Panics unless obj is well formed: symbols sorted, named, within the
+ * segment table's bounds. */
+void elf_object_check(const ElfObject *obj);
+
 /* The symbol whose [vaddr, vaddr + size) holds vaddr (an exact start
  * match for a symbol of size 0), or NULL. */
 const ElfSymbol *elf_object_symbol_at(const ElfObject *obj, uint64_t vaddr);

@@ -290,6 +290,9 @@ const IpeInfo *ipe_resolve(const StgInfoTable *info)
         derive(info, r, p);
     stats.tables_resolved++;
     stats.resolve_ns += clock_elapsed_ns() - t0;
+#if STRATA_DEBUG >= 3
+    provenance_check();
+#endif
     return &r->info;
 }
 
@@ -311,6 +314,37 @@ void provenance_stats(ProvenanceStats *out)
         out->dwarf_entries += o->dwarf.n_entries;
     }
     out->bytes_held = bytes;
+}
+
+void provenance_check(void)
+{
+    for (size_t i = 0; i < n_objects; i++) {
+        const ProvObject *o = objects[i];
+        if (o == NULL || o->path == NULL)
+            rts_panic("provenance: file %zu of %zu missing", i, n_objects);
+        elf_object_check(&o->elf);
+        dwarf_index_check(&o->dwarf);
+        dwarf_index_check(&o->retired);
+    }
+    for (size_t i = 0; i < n_ranges; i++)
+        if (ranges[i].object == NULL || ranges[i].start >= ranges[i].end)
+            rts_panic("provenance: mapping %zu [%p, %p) is malformed", i,
+                      (void *)ranges[i].start, (void *)ranges[i].end);
+    uint64_t n = 0;
+    for (StgWord i = 0; i < resolved.capacity; i++) {
+        if (!resolved.used[i])
+            continue;
+        const IpeInfo *p = &((const Resolved *)(uintptr_t)resolved.vals[i])->info;
+        if (p->table_name == NULL || p->closure_desc == NULL || p->ty_desc == NULL ||
+            p->label == NULL || p->module == NULL || p->src_file == NULL ||
+            p->src_span == NULL)
+            rts_panic("provenance: table 0x%llx resolved with a NULL field",
+                      (unsigned long long)resolved.keys[i]);
+        n++;
+    }
+    if (n != stats.tables_resolved)
+        rts_panic("provenance: %llu tables cached, %llu counted", (unsigned long long)n,
+                  (unsigned long long)stats.tables_resolved);
 }
 
 void provenance_exit(void)

@@ -52,6 +52,10 @@ typedef struct {
 
 void provenance_stats(ProvenanceStats *out);
 
+/* Panics unless the cache is well formed: every file's indexes (checked
+ * down), every mapping's file, every resolved table's fields. */
+void provenance_check(void);
+
 /* Frees the cache (hs_exit).  Pointers ipe_resolve returned are invalid
  * afterwards; a later call starts again from nothing. */
 void provenance_exit(void);

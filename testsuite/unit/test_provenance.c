@@ -61,6 +61,7 @@ static void assert_line(const IpeInfo *p, unsigned line)
 static int teardown(void **state)
 {
     (void)state;
+    provenance_check();
     provenance_exit();
     return 0;
 }
@@ -307,8 +308,10 @@ static void test_provenance_corrupt_dwarf(void **state)
     for (size_t cut = 64; cut < len; cut = cut * 4) {
         write_file(tmp_path("truncated"), self, cut);
         (void)elf_object_read(tmp_path("truncated"), &obj, why, sizeof why);
+        elf_object_check(&obj);
         elf_object_free(&obj);
         (void)dwarf_index_build(tmp_path("truncated"), true, &ix, why, sizeof why);
+        dwarf_index_check(&ix);
         dwarf_index_free(&ix);
     }
     static const char *const sections[] = {".debug_info", ".debug_abbrev", ".debug_line",
@@ -333,16 +336,16 @@ static void test_provenance_corrupt_dwarf(void **state)
                                              : (unsigned char)(x >> 56);
             }
             write_file(tmp_path("corrupt"), copy, len);
-            if (elf_object_read(tmp_path("corrupt"), &obj, why, sizeof why) &&
-                obj.dwarf_path != NULL) {
+            bool read = elf_object_read(tmp_path("corrupt"), &obj, why, sizeof why);
+            elf_object_check(&obj);
+            if (read && obj.dwarf_path != NULL) {
                 corrupted++;
                 why[0] = '\0';
                 if (!dwarf_index_build(obj.dwarf_path, variant != 1, &ix, why, sizeof why)) {
                     reported++;
                     assert_true(why[0] != '\0');
                 }
-                for (size_t i = 0; i < ix.n_entries; i++)   /* what was kept is usable */
-                    assert_non_null(ix.entries[i].file);
+                dwarf_index_check(&ix);   /* what was kept is usable */
                 dwarf_index_free(&ix);
             }
             elf_object_free(&obj);
