@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "DwarfIndex.h"
 #include "ElfSymbols.h"
@@ -30,10 +31,12 @@
 #include "os/Clock.h"
 
 #define PROC_MAPS_PATH "/proc/self/maps"
+#define PROC_SELF_EXE "/proc/self/exe"
 
 /* One mapped ELF file. */
 typedef struct {
     char *path;          /* as /proc/self/maps names it (owned) */
+    bool deleted;        /* unlinked since mapped: path names another file or none */
     bool indexed;        /* elf and dwarf have been read */
     bool mapped;         /* in the mappings as last read */
     uintptr_t base_start;   /* its mapping of the lowest file offset: */
@@ -75,10 +78,10 @@ static ProvenanceStats stats;
  * Mappings and files
  * ---------------------------------------------------------------------- */
 
-static ProvObject *object_for_path(const char *path)
+static ProvObject *object_for_path(const char *path, bool deleted)
 {
     for (size_t i = 0; i < n_objects; i++)
-        if (strcmp(objects[i]->path, path) == 0)
+        if (objects[i]->deleted == deleted && strcmp(objects[i]->path, path) == 0)
             return objects[i];
     ProvObject **grown = realloc(objects, (n_objects + 1) * sizeof *objects);
     ProvObject *o = calloc(1, sizeof *o);
@@ -86,6 +89,7 @@ static ProvObject *object_for_path(const char *path)
         rts_panic("provenance: out of C heap (%zu files)", n_objects + 1);
     objects = grown;
     o->path = strdup(path);
+    o->deleted = deleted;
     if (o->path == NULL)
         rts_panic("provenance: out of C heap copying %s", path);
     objects[n_objects++] = o;
@@ -110,7 +114,7 @@ static bool ranges_refresh(void)
     for (size_t i = 0; i < n_objects; i++)
         objects[i]->mapped = false;
     for (size_t i = 0; i < n; i++) {
-        ProvObject *o = object_for_path(maps[i].path);
+        ProvObject *o = object_for_path(maps[i].path, maps[i].deleted);
         fresh[i] = (ProvRange){maps[i].start, maps[i].end, maps[i].offset, o};
         if (!o->mapped || maps[i].offset < o->base_offset) {
             o->mapped = true;
@@ -144,14 +148,33 @@ static void object_index_dwarf(ProvObject *o, bool deep)
     }
 }
 
+/* Whether path, unlinked, was this program's executable. */
+static bool is_deleted_self(const char *path)
+{
+    char exe[4096];
+    ssize_t n = readlink(PROC_SELF_EXE, exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    size_t len = strlen(path);
+    return strncmp(exe, path, len) == 0 && strcmp(exe + len, " (deleted)") == 0;
+}
+
 static void object_index(ProvObject *o)
 {
     uint64_t t0 = clock_elapsed_ns();
     char why[512];
     o->indexed = true;
+    /* An unlinked file can no longer be opened by name (and its name may
+     * now be another file's), except the executable, through
+     * /proc/self/exe: rebuilding a program while it runs keeps its names. */
+    const char *file = o->path;
+    if (o->deleted)
+        file = is_deleted_self(o->path) ? PROC_SELF_EXE : NULL;
     /* A file that is not ELF (nothing holding code or info tables is) just
      * has no names: not worth a message. */
-    if (elf_object_read(o->path, &o->elf, why, sizeof why) && o->elf.dwarf_path != NULL)
+    if (file != NULL && elf_object_read(file, &o->elf, why, sizeof why) &&
+        o->elf.dwarf_path != NULL)
         object_index_dwarf(o, false);
     stats.files_indexed++;
     stats.index_ns += clock_elapsed_ns() - t0;

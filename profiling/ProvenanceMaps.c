@@ -32,8 +32,9 @@ static bool parse_line(char *line, ProcMapping *m, const char **path)
     if (p[0] != '/')
         return false;
     size_t len = strlen(p), suffix = strlen(DELETED_SUFFIX);
-    if (len > suffix && strcmp(p + len - suffix, DELETED_SUFFIX) == 0)
-        return false;
+    m->deleted = len > suffix && strcmp(p + len - suffix, DELETED_SUFFIX) == 0;
+    if (m->deleted)
+        p[len - suffix] = '\0';
     m->start = (uintptr_t)start;
     m->end = (uintptr_t)end;
     m->offset = (uint64_t)offset;

@@ -3,16 +3,23 @@
  * live in a shared library loaded after start-up, for
  * testsuite/scripts/provenance.sh.
  *
- *     provenance_dlopen LIBRARY +RTS -hi -i0 -l -RTS
+ *     provenance_dlopen LIBRARY [--unlink-self] +RTS -hi -i0 -l -RTS
  *
  * A first major GC (a census with -i0) sees only this program's tables,
  * so the provenance resolver reads the mappings before the library is
  * there; then the library is loaded with dlopen, objects of its tables
- * are made, and a second major GC sees them.  Exits 1 with a message if
- * the library or one of its symbols cannot be loaded.
+ * are made, and a second major GC sees them.  With --unlink-self the
+ * program first deletes its own executable, as rebuilding it while it runs
+ * would.  Exits 1 with a message if the library or one of its symbols
+ * cannot be loaded.
  */
+#define _POSIX_C_SOURCE 200809L   /* readlink, unlink under -std=c11 */
+
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <strata.h>
 
@@ -27,10 +34,18 @@ STRATA_THUNK_INFO(MainTwice_info, "main_twice", 1, 0, main_twice_entry);
 int main(int argc, char **argv)
 {
     hs_init(&argc, &argv);
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s LIBRARY\n", argv[0]);
+    bool unlink_self = argc == 3 && strcmp(argv[2], "--unlink-self") == 0;
+    if (argc != 2 && !unlink_self) {
+        fprintf(stderr, "usage: %s LIBRARY [--unlink-self]\n", argv[0]);
         hs_exit();
         return 2;
+    }
+    char self[4096];
+    ssize_t n = unlink_self ? readlink("/proc/self/exe", self, sizeof self - 1) : 0;
+    if (unlink_self && (n <= 0 || (self[n] = '\0', unlink(self) != 0))) {
+        perror("provenance_dlopen: cannot delete its own executable");
+        hs_exit();
+        return 1;
     }
     STRATA_ROOTS(r, 5);
     r[0] = strata_alloc_constr(&MainCell_info);

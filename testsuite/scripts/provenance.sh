@@ -156,6 +156,16 @@ ipe LibCell_info | grep -q 'module "", srcloc ""' && pass ||
     fail "stripped library: LibCell should keep only its .dynsym name: $(ipe LibCell_info)"
 grep -q 'table "LibHidden_info"' "$out" && fail "stripped library: file-local name survived" || pass
 grep -q 'table "LibHidden", .*srcloc ""' "$out" && pass || fail "stripped library: LibHidden lost"
+# the executable deleted before the first census (rebuilt while running):
+# still named, through /proc/self/exe
+cp provenance_dlopen doomed
+expect_status 0 ./doomed "$PWD/libprovtables.so" --unlink-self +RTS -hi -i0 -l -oldoomed.eventlog -RTS
+[ -e doomed ] && fail "provenance_dlopen --unlink-self did not delete itself"
+expect_status 0 "$events" show doomed.eventlog
+ipe MainCell_info | grep -q 'srcloc "[^"]*provenance_dlopen.c:[0-9]' && pass ||
+    fail "a deleted executable's tables are not resolved: $(ipe MainCell_info)"
+ipe LibCell_info | grep -q 'srcloc "[^"]*provenance_lib.c:[0-9]' && pass ||
+    fail "the library of a deleted executable is not resolved: $(ipe LibCell_info)"
 # a library that is not there: a message, not a crash
 expect_status 1 ./provenance_dlopen "$PWD/no-such-lib.so" +RTS -hi -i0 -l -olnone.eventlog -RTS
 expect_stderr_contains "cannot load $PWD/no-such-lib.so"
