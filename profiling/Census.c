@@ -22,6 +22,7 @@
 
 #include "ClosureSize.h"
 #include "Messages.h"
+#include "Provenance.h"
 #include "Storage.h"
 #include "WordMap.h"
 
@@ -73,11 +74,13 @@ static const char *or_unknown(const char *s)
     return s != NULL && s[0] != '\0' ? s : "<unknown>";
 }
 
-/* The label of an info table under a breakdown (not for HEAP_BY_ERA). */
+/* The label of an info table under a breakdown (not for HEAP_BY_ERA).
+ * -hd (for thunks and functions) and -hm read the table's resolved
+ * provenance (explicit, else from the program's debug information:
+ * Provenance.h), once per table per census; the resolver caches it. */
 static const char *census_info_label(const StgInfoTable *info, HeapBreakdown by, char *buf,
                                      size_t buf_len)
 {
-    const StgInfoProv *prov = info->prov;
     switch (by) {
     case HEAP_BY_CLOSURE_TYPE:
         /* GHC labels constructors by name, everything else by type. */
@@ -87,14 +90,20 @@ static const char *census_info_label(const StgInfoTable *info, HeapBreakdown by,
         snprintf(buf, buf_len, "0x%lx", (unsigned long)(uintptr_t)info);
         return buf;
     case HEAP_BY_DESCR:
-        if (prov != NULL && prov->closure_desc != NULL)
-            return or_unknown(prov->closure_desc);
-        return is_constr(info->type) ? or_unknown(info->name)
-                                     : strata_closure_type_name(info->type);
+        /* GHC describes a thunk or function by its binding; ours is the
+         * entry function (the resolved label). */
+        if (info->prov != NULL && info->prov->closure_desc != NULL)
+            return or_unknown(info->prov->closure_desc);
+        if (is_constr(info->type))
+            return or_unknown(info->name);
+        if (info->entry != NULL && ipe_resolve(info)->label[0] != '\0')
+            return ipe_resolve(info)->label;
+        return strata_closure_type_name(info->type);
     case HEAP_BY_TYPE:
-        return or_unknown(prov != NULL ? prov->ty_desc : NULL);
+        /* Explicit only: C debug information has no Haskell type. */
+        return or_unknown(info->prov != NULL ? info->prov->ty_desc : NULL);
     case HEAP_BY_MOD:
-        return or_unknown(prov != NULL ? prov->module : NULL);
+        return or_unknown(ipe_resolve(info)->module);
     default:
         rts_panic("census: no per-table label for breakdown %d", (int)by);
     }

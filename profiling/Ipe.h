@@ -11,7 +11,7 @@
  * Call before the first sample that uses the table's -hi label. */
 void ipe_post_once(const StgInfoTable *info);
 
-/* Forgets what was posted (hs_exit). */
+/* Forgets what was posted and the resolved provenance (hs_exit). */
 void ipe_exit(void);
 
 #endif /* STRATA_IPE_H */

@@ -7,7 +7,8 @@
 #   - it rejects our -he logs (breakdown 9 needs ghc-events >= 0.20): the
 #     documented limitation, checked so that we notice if it changes;
 #   - hp2ps renders our .hp files;
-#   - strata-events reads an eventlog written by GHC 9.0.2 itself.
+#   - strata-events reads an eventlog written by GHC 9.0.2 itself;
+#   - IPE events derived from DWARF carry names and file:line (IpeDump.hs).
 # Needs ghc and libghc-ghc-events-dev; skips, saying so, without them.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -79,5 +80,28 @@ expect_status 0 "$events" check tiny.eventlog
 expect_status 0 "$events" summary tiny.eventlog
 grep -q 'rts: "GHC-9' "$out" || fail "summary of GHC's log lacks its RTS identifier"
 grep -q 'profile: -hT' "$out" || fail "summary of GHC's log lacks the profile mode"
+
+# DWARF-derived provenance (docs/design/provenance.md) through ghc-events:
+# a -g example's IPE events carry symbol names and file:line; a stripped
+# copy's carry neither, and ghc-events reads both logs.
+ipe_dump=$top_builddir/testsuite/interop/ipe-dump
+ipe_src=$top_srcdir/testsuite/interop/IpeDump.hs
+if [ ! -x "$ipe_dump" ] || [ "$ipe_src" -nt "$ipe_dump" ]; then
+    expect_status 0 ghc -O -v0 -package ghc-events -outputdir "$test_tmp/ghc-build-ipe" \
+        "$ipe_src" -o "$ipe_dump"
+fi
+node_line=$(grep -n -F 'STRATA_CONSTR_INFO(Node_info' "$top_srcdir/examples/bintrees.c" | cut -d: -f1)
+expect_status 0 "$ex/bintrees" 12 +RTS -hi -i0 -A64k -l -oldwarf.eventlog -RTS
+expect_status 0 "$checker" dwarf.eventlog
+expect_status 0 "$ipe_dump" dwarf.eventlog
+grep -q "^0x[0-9a-f]*|Node_info|[0-9]*|||[^|]*examples/bintrees.c|[^|]*examples/bintrees.c:$node_line\$" "$out" &&
+    pass || fail "ghc-events: Node_info's IPE lacks its name or examples/bintrees.c:$node_line: $(cat "$out")"
+expect_status 0 strip -o bintrees-stripped "$ex/bintrees"
+expect_status 0 ./bintrees-stripped 12 +RTS -hi -i0 -A64k -l -olstripped.eventlog -RTS
+expect_status 0 "$checker" stripped.eventlog
+expect_status 0 "$ipe_dump" stripped.eventlog
+grep -q '^0x[0-9a-f]*|Node|[0-9]*||||$' "$out" && pass ||
+    fail "ghc-events: a stripped binary's Node IPE should carry only its own name: $(cat "$out")"
+grep -q '_info|' "$out" && fail "ghc-events: a stripped binary's IPE events carry symbol names" || pass
 
 finish
