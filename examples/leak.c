@@ -17,9 +17,10 @@
 
 #include <strata.h>
 
-/* Provenance points at each table's allocation site (kept by hand: the
- * profiling test checks the line numbers; DWARF-derived provenance is a
- * later issue). */
+/* Explicit provenance points at each table's allocation site (kept by
+ * hand: the profiling test checks the line numbers).  Without it, a -g
+ * build would still name the tables from DWARF, but with the line where
+ * each table is defined (docs/design/provenance.md). */
 static const StgInfoProv entry_prov = {"SessionEntry_con_info", "SessionEntry",
                                        "Session", "remember", "Cache",
                                        "examples/leak.c", "48:5-60"};
