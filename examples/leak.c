@@ -23,11 +23,11 @@
  * each table is defined (docs/design/provenance.md). */
 static const StgInfoProv entry_prov = {"SessionEntry_con_info", "SessionEntry",
                                        "Session", "remember", "Cache",
-                                       "examples/leak.c", "48:5-60"};
+                                       "examples/leak.c", "49:5-60"};
 static const StgInfoProv request_prov = {"Request_con_info", "Request", "Request",
-                                         "handle", "Server", "examples/leak.c", "67:5-57"};
+                                         "handle", "Server", "examples/leak.c", "68:5-57"};
 static const StgInfoProv chunk_prov = {"Chunk_con_info", "Chunk", "Body", "parse",
-                                       "Server", "examples/leak.c", "62:9-61"};
+                                       "Server", "examples/leak.c", "63:9-61"};
 /* A cache entry: next entry, the session's payload; request id. */
 STRATA_CONSTR_INFO_PROV(SessionEntry_info, "SessionEntry", 2, 1, &entry_prov);
 /* A request: its body (a list of chunks); id. */

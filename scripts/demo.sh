@@ -37,7 +37,7 @@ main() {
     echo
     echo "1. By info table: which allocation site grows?  The growing bands are the"
     echo "   SessionEntry table -- its IPE event names it: Cache.remember,"
-    echo "   examples/leak.c:48 -- and the byte arrays (ARR_WORDS) its entries hold."
+    echo "   examples/leak.c:49 -- and the byte arrays (ARR_WORDS) its entries hold."
     echo
     profile leak-hi -hi -l
     echo "2. By era: do objects from old phases die?  The era advances at each phase"

@@ -42,7 +42,7 @@ grep -q "\"0x[0-9a-f]*\"  Node_info  [^ ]*examples/bintrees.c  [^ ]*examples/bin
 # explicit provenance wins over the DWARF (leak.c spells its own)
 expect_status 0 "$ex/leak" 1 3000 +RTS -hi -i0 -l -olleak.eventlog -RTS
 expect_status 0 "$events" show leak.eventlog
-ipe SessionEntry_con_info | grep -q 'module "Cache", srcloc "examples/leak.c:48:5-60"' && pass ||
+ipe SessionEntry_con_info | grep -q 'module "Cache", srcloc "examples/leak.c:49:5-60"' && pass ||
     fail "leak.c's explicit provenance was not kept: $(ipe SessionEntry_con_info)"
 
 # -hm puts tables under their units; -hT stays as it was
