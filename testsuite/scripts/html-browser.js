@@ -37,12 +37,18 @@ function readChart(pane, column) {
     const texts = [...svg.querySelectorAll('text')].map(t => ({ text: t.textContent, r: t.getBoundingClientRect() }));
     const legend = texts.filter(t => t.r.left >= legendLeft).sort((a, b) => a.r.top - b.r.top);
     const q = sel => [...svg.querySelectorAll(sel)];
+    // The y axis labels, left of the plot ("1.20 MB"), in bytes.
+    const units = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
+    const yLabels = texts.filter(t => t.r.right <= box.left + 75)
+        .map(t => /^(-?[\d.]+) (B|kB|MB|GB|TB)$/.exec(t.text)).filter(Boolean)
+        .map(m => parseFloat(m[1]) * units[m[2]]);
     return {
         legend: legend.map(t => t.text),
         legendBoxes: legend.map(t => ({ x: t.r.left + 5, y: t.r.top + t.r.height / 2 })),
         areas: q('path[fill-opacity="0.85"]').length,
         lines: q('path[stroke-width="1.5"]').length,
         markerRules: q('path[stroke="#555555"]').length,
+        yMax: yLabels.length ? Math.max(...yLabels) : null,
         texts: texts.map(t => t.text),
     };
 }
@@ -99,6 +105,9 @@ function legendNames(text, want) {
                 if (!c) continue;
                 const drawn = pane === 'lines' ? c.lines : c.areas;
                 check(drawn === col.bands, `${where}: ${col.bands} bands drawn`, drawn);
+                if (pane === 'area' && col.stack_max > 0)
+                    check(c.yMax >= col.stack_max * 0.999 && c.yMax <= col.stack_max * 2.6,
+                        `${where}: the byte axis (top ${c.yMax}) fits the stacked total ${col.stack_max}`, c.yMax);
                 const want = col.legend.concat(col.markers && col.markers.length ? ['Markers'] : []);
                 check(c.legend.length === want.length && c.legend.every((t, k) => legendNames(t, want[k])),
                     `${where}: legend ${JSON.stringify(want)}`, c.legend);

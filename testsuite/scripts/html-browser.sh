@@ -40,7 +40,9 @@ const e = {
     views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(diff ? ['diff'] : [], ['meta']),
     columns: d.profiles.map(p => {
         const legend = p.chart.bands.map(b => b.name).concat(p.chart.other ? ['OTHER'] : []);
-        return { bands: legend.length, legend, markers: p.markers.map(m => m.text),
+        const all = p.chart.bands.concat(p.chart.other ? [p.chart.other] : []);
+        const stack_max = diff ? 0 : Math.max(0, ...p.chart.times_s.map((_, i) => all.reduce((s, b) => s + b.values[i], 0)));
+        return { bands: legend.length, legend, markers: p.markers.map(m => m.text), stack_max,
                  heap_lines: ['size', 'blocks', 'live'].filter(k => p.heap[k]).length };
     }),
     tables: [{ view: 'detailed', table: 'detailed', rows: d.profiles[0].table.length }],
@@ -125,6 +127,12 @@ expect_status 0 "$ex/leak" 4 150000 +RTS -hT -i0.01 -RTS
 report leak-hp leak.hp -p
 expectations leak-hp leak-hp.json '{"header_contains":[".hp file"]}'
 browse leak-hp leak-hp.html
+
+# A profile of a single census: one point per band, still drawn cleanly.
+printf 'JOB "one"\nDATE "x"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.50\nFoo\t100\nBar\t50\nEND_SAMPLE 0.50\n' >one.hp
+report one one.hp -p
+expectations one one.json
+browse one one.html
 
 # --diff: a short and a long run of the leak; SessionEntry grew.
 expect_status 0 "$ex/leak" 3 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS

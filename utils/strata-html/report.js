@@ -26,7 +26,7 @@ function fmtNum(v, digits) {
     if (v === null || v === undefined || !isFinite(v)) return '';
     return Number(v).toPrecision(digits || 4);
 }
-function fmtSeconds(v) { return Number(v).toFixed(2) + ' s'; }
+function fmtSeconds(v) { return (v >= 1000 ? Number(v).toFixed(0) : String(+Number(v).toPrecision(4))) + ' s'; }
 function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -85,7 +85,7 @@ function markerSeries(p) {
             symbol: 'none', animation: false,
             lineStyle: { color: '#555555', type: 'dashed', width: 1 },
             label: { formatter: m => m.name, position: 'insideEndTop', fontSize: 10 },
-            data: p.markers.map(m => ({ name: m.text, xAxis: m.time_s })),
+            data: p.markers.map(m => ({ name: m.text, xAxis: toX(p, m.time_s) })),
         },
     }];
 }
@@ -99,14 +99,39 @@ function niceCeil(v) {
     return Math.ceil(v / e) * e;
 }
 
+// The x axes are ECharts time axes (see baseOption), whose unit is the
+// millisecond and whose ticks fail below one: a run shorter than a second
+// is stretched by a power of ten so that it spans at least one second.
+function xScale(p) {
+    const end = Math.max(p.end_time_s, ...p.chart.times_s, 0);
+    return end >= 1 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(-Math.log10(end)));
+}
+function toX(p, seconds) { return seconds === null ? null : seconds * xScale(p); }
+
+// The tooltip: the time, then every band at it, largest first.
+function tooltipFormatter(fmt, scale) {
+    return params => {
+        if (!params.length) return '';
+        const box = el('div', {});
+        box.append(el('b', { text: fmtSeconds(params[0].value[0] / scale) }));
+        const rows = params.filter(q => q.value[1] > 0).sort((a, b) => b.value[1] - a.value[1]);
+        for (const q of rows.slice(0, 30)) {
+            const line = el('div', {});
+            line.append(el('i', { class: 'swatch', style: 'background:' + q.color }),
+                        q.seriesName + ': ' + fmt(q.value[1]));
+            box.append(line);
+        }
+        if (rows.length > 30) box.append(el('div', { text: '... ' + (rows.length - 30) + ' more' }));
+        return box;
+    };
+}
+
 function baseOption(p, yName, yFormatter, yMax) {
+    const xs = xScale(p);
     return {
         animation: false,
         grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 70 },
-        tooltip: {
-            trigger: 'axis', confine: true, order: 'valueDesc',
-            valueFormatter: yFormatter,
-        },
+        tooltip: { trigger: 'axis', confine: true, formatter: tooltipFormatter(yFormatter, xs) },
         // On the right, every name drawn (a scrolling legend past 24 names).
         legend: { type: legendItems(p) > 24 ? 'scroll' : 'plain', orient: 'vertical', right: 5,
                   top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' } },
@@ -114,9 +139,14 @@ function baseOption(p, yName, yFormatter, yMax) {
             dataZoom: { yAxisIndex: 'none', title: { zoom: 'zoom (drag a box)', back: 'undo zoom' } },
             restore: { title: 'reset' } } },
         dataZoom: [{ type: 'inside', filterMode: 'none' },
-                   { type: 'slider', filterMode: 'none', bottom: 10 }],
-        xAxis: { type: 'value', name: 'seconds', nameLocation: 'middle', nameGap: 25, min: 0,
-                 max: niceCeil(Math.max(p.end_time_s, ...p.chart.times_s, 0)) },
+                   { type: 'slider', filterMode: 'none', bottom: 10,
+                     showDataShadow: p.chart.times_s.length > 1 }],
+        // A time axis in milliseconds: with two value axes ECharts stacks
+        // the x values instead of the bytes.
+        xAxis: { type: 'time', name: 'seconds', nameLocation: 'middle', nameGap: 25, min: 0,
+                 max: toX(p, niceCeil(Math.max(p.end_time_s, ...p.chart.times_s, 0))),
+                 axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
+                 axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + ' s' } } },
         yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
     };
 }
@@ -164,7 +194,7 @@ function areaChart(container, p, mode) {
         stack: mode === 'lines' ? undefined : 'bands',
         areaStyle: mode === 'lines' ? undefined : { opacity: 0.85 },
         lineStyle: { width: mode === 'lines' ? 1.5 : 0.5 },
-        data: t.map((x, i) => [x, values[k][i]]),
+        data: t.map((x, i) => [toX(p, x), values[k][i]]),
     })).concat(markerSeries(p));
     opt.legend.data = bands.map(b => b.name).concat(p.markers.length ? ['Markers'] : []);
     return makeChart(container, opt, mode);
@@ -176,13 +206,13 @@ function heapChart(container, p) {
                    ['live bytes', p.heap.live, '#59a14f']].filter(l => l[1]);
     opt.series = lines.map(([name, s, c]) => ({
         name, type: 'line', symbol: 'none', color: c, step: false,
-        data: s.times_s.map((x, i) => [x, s.bytes[i]]),
+        data: s.times_s.map((x, i) => [toX(p, x), s.bytes[i]]),
     }));
     // The census total too, so that the profile can be set against the heap.
     const t = p.chart.times_s, bands = bandList(p);
     opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#b07aa1',
         lineStyle: { type: 'dotted' },
-        data: t.map((x, i) => [x, bands.reduce((s, b) => s + b.values[i], 0)]) });
+        data: t.map((x, i) => [toX(p, x), bands.reduce((s, b) => s + b.values[i], 0)]) });
     opt.series = opt.series.concat(markerSeries(p));
     return makeChart(container, opt, 'heap');
 }

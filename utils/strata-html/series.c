@@ -11,7 +11,7 @@
  * ~~~~~~~~~~~~~~~~~~~~~~
  * The length of a run is not known until its log ends, and the log is read
  * once (it may be a pipe), so the bin width cannot be chosen up front.  A
- * series starts with narrow bins (SERIES_INITIAL_WIDTH_NS) anchored at time
+ * series starts with 1 us bins (SERIES_INITIAL_WIDTH_NS) anchored at time
  * 0; when a time falls past the last bin the width doubles and each pair of
  * bins (2i, 2i+1) merges into bin i, which is exactly the bin the wider
  * width would have given.  Each bin keeps the sum of its times and how many
@@ -21,7 +21,7 @@
  * sizes) in arrays parallel to the bins and folds them in the callback.
  */
 
-#define SERIES_INITIAL_WIDTH_NS 1e6
+#define SERIES_INITIAL_WIDTH_NS 1e3
 
 void series_init(Series *s)
 {
