@@ -102,8 +102,14 @@ function niceCeil(v) {
 // The x axes are ECharts time axes (see baseOption), whose unit is the
 // millisecond and whose ticks fail below one: a run shorter than a second
 // is stretched by a power of ten so that it spans at least one second.
+// The end of a chart's time axis: the run's, or for a diff the later of
+// the two runs', so that both halves share one time scale.
+function runEnd(p) {
+    const ps = diffMode ? profiles : [p];
+    return Math.max(0, ...ps.map(q => Math.max(q.end_time_s, ...q.chart.times_s)));
+}
 function xScale(p) {
-    const end = Math.max(p.end_time_s, ...p.chart.times_s, 0);
+    const end = runEnd(p);
     return end >= 1 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(-Math.log10(end)));
 }
 function toX(p, seconds) { return seconds === null ? null : seconds * xScale(p); }
@@ -126,7 +132,7 @@ function tooltipFormatter(fmt, scale) {
     };
 }
 
-function baseOption(p, yName, yFormatter, yMax) {
+function baseOption(p, yFormatter, yMax) {
     const xs = xScale(p);
     return {
         animation: false,
@@ -144,14 +150,14 @@ function baseOption(p, yName, yFormatter, yMax) {
         // A time axis in milliseconds: with two value axes ECharts stacks
         // the x values instead of the bytes.
         xAxis: { type: 'time', name: 'seconds', nameLocation: 'middle', nameGap: 25, min: 0,
-                 max: toX(p, niceCeil(Math.max(p.end_time_s, ...p.chart.times_s, 0))),
+                 max: toX(p, niceCeil(runEnd(p))),
                  axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
                  axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + ' s' } } },
         yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
     };
 }
 
-// The bands of a chart with OTHER last; f maps (band values, i) to the drawn values.
+// The bands of a chart, OTHER last, with their colours.
 function bandList(p) {
     const list = p.chart.bands.map(b => ({ name: b.name, values: b.values, colour: colour(b.color) }));
     if (p.chart.other) list.push({ name: 'OTHER', values: p.chart.other.values, colour: OTHER_COLOUR });
@@ -159,7 +165,7 @@ function bandList(p) {
 }
 
 const yAxisMax = data.options.y_axis_bytes || null;
-function sharedMax(kind) {
+function sharedMax() {
     if (yAxisMax) return yAxisMax;
     if (!diffMode) return null;
     // Side by side: one scale for both inputs.
@@ -179,16 +185,16 @@ function areaChart(container, p, mode) {
     const bands = bandList(p);
     const t = p.chart.times_s;
     let values = bands.map(b => b.values);
-    let fmt = fmtBytes, yName = 'bytes', yMax = sharedMax();
+    let fmt = fmtBytes, yMax = sharedMax();
     if (mode === 'normalised') {
         const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
         values = values.map(v => v.map((x, i) => totals[i] ? 100 * x / totals[i] : 0));
-        fmt = v => fmtNum(v, 3) + ' %'; yName = 'percent'; yMax = 100;
+        fmt = v => fmtNum(v, 3) + ' %'; yMax = 100;
     } else if (mode === 'lines') {
         values = values.map(v => { const m = Math.max(...v, 0); return v.map(x => m ? x / m : 0); });
-        fmt = v => fmtNum(v, 3); yName = 'of own maximum'; yMax = 1;
+        fmt = v => fmtNum(v, 3); yMax = 1;
     }
-    const opt = baseOption(p, yName, fmt, yMax);
+    const opt = baseOption(p, fmt, yMax);
     opt.series = bands.map((b, k) => ({
         name: b.name, type: 'line', symbol: 'none', color: b.colour, sampling: 'lttb',
         stack: mode === 'lines' ? undefined : 'bands',
@@ -201,7 +207,7 @@ function areaChart(container, p, mode) {
 }
 
 function heapChart(container, p) {
-    const opt = baseOption(p, 'bytes', fmtBytes, yAxisMax);
+    const opt = baseOption(p, fmtBytes, yAxisMax);
     const lines = [['heap size', p.heap.size, '#4e79a7'], ['blocks size', p.heap.blocks, '#f28e2b'],
                    ['live bytes', p.heap.live, '#59a14f']].filter(l => l[1]);
     opt.series = lines.map(([name, s, c]) => ({
@@ -311,9 +317,9 @@ function diffTable(container) {
                   style: 'background:' + colour(c.getRow().getData().color) }), c.getValue()); return s; } },
             { title: 'Status', field: 'status', headerFilter: 'list',
               headerFilterParams: { values: ['', 'grew', 'shrank', 'same', 'new', 'gone'] } },
-            { title: 'Before (byte·s)', field: 'a_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtNum(c.getValue()) },
-            { title: 'After (byte·s)', field: 'b_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtNum(c.getValue()) },
-            { title: 'Change (byte·s)', field: 'change_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtNum(c.getValue()) },
+            { title: 'Before', field: 'a_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: 'After', field: 'b_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: 'Change', field: 'change_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) + '·s' },
             { title: 'Change %', field: 'change_percent', sorter: 'number', hozAlign: 'right', formatter: c => c.getValue() === null ? '' : c.getValue() + ' %' },
             { title: 'Peak before', field: 'a_peak_bytes', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) },
             { title: 'Peak after', field: 'b_peak_bytes', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) },
