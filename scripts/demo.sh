@@ -2,8 +2,9 @@
 # scripts/demo.sh -- the README's first Quick start command: build strata
 # (incrementally, out of tree in build/), then profile the leak example the
 # way a user hunting a leak would: by info table (-hi), then by era (-he),
-# each to an eventlog that strata-events summarises (and that GHC's own
-# tools read).  The logs stay in build/demo/.
+# each to an eventlog that strata-events summarises and strata-html renders
+# as an interactive HTML report (GHC's own tools read the logs too).  The
+# logs and reports stay in build/demo/.
 set -euo pipefail
 
 # shellcheck source=scripts/deps.sh
@@ -12,6 +13,7 @@ cd "$STRATA_ROOT"
 
 build() {
     deps_ensure_required
+    deps_ensure_html
     strata_build build "${STRATA_RELEASE_CONFIG[@]}"
 }
 
@@ -26,7 +28,20 @@ profile() {
     build/examples/leak +RTS "$@" "-ol$log" -RTS || die "leak failed (exit status $?)"
     say "build/utils/strata-events/strata-events summary $log"
     build/utils/strata-events/strata-events summary "$log"
+    render "$log"
     echo
+}
+
+# render LOG: the interactive report LOG.html, when strata-html was built.
+render() {
+    local html=build/utils/strata-html/strata-html
+    if [ ! -x "$html" ]; then
+        warn "strata-html was not built (node and npm missing): no HTML report for $1"
+        return 0
+    fi
+    say "$html $1"
+    "$html" "$1" || die "strata-html failed on $1"
+    echo "Open $STRATA_ROOT/$1.html in a browser (it works offline)."
 }
 
 main() {
@@ -47,6 +62,9 @@ main() {
     profile leak-he -he --automatic-era-increment -l
     echo "Open the logs with any eventlog viewer (eventlog2html reads them; ghc-events"
     echo ">= 0.20 is needed for the -he log, which uses GHC 9.10's era breakdown)."
+    echo "The .html reports beside them are strata-html's: charts, a detailed table"
+    echo "(the leaking SessionEntry entries and their byte arrays have the steepest"
+    echo "slopes), eras and markers."
 }
 
 main "$@"

@@ -161,3 +161,16 @@ strata_build() {
         return 1
     fi
 }
+
+# --- strata-html: node/npm (build) and chromium (its browser tests) --------
+
+# Installs Debian's nodejs and npm when node or npm is missing (checked by
+# command, not by package: a nodejs from elsewhere that brings its own npm
+# is kept), and chromium for html-browser.sh.  Warns when it cannot; then
+# configure builds without strata-html and its tests say SKIPPED.
+deps_ensure_html() {
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        deps_install_optional nodejs npm
+    fi
+    [ -x /usr/bin/chromium ] || deps_install_optional chromium
+}

@@ -87,6 +87,7 @@ check_build() {
 
 main() {
     deps_ensure_required
+    deps_ensure_html
     # Once for both builds, so that a broken configure.ac fails only once.
     if ! (strata_autoreconf); then
         echo "(counting the failed autoreconf as one failed test)"

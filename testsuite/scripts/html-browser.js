@@ -1,0 +1,188 @@
+// testsuite/scripts/html-browser.js -- opens a strata-html report in
+// Debian's chromium, headless, and checks the rendered DOM against an
+// expectation file written by html-browser.sh; saves a screenshot of every
+// view.  Prints one line per check ("ok: ..." or "FAIL: ...") and
+// "render_ms N" (load to every view drawn); exits 1 if a check failed.
+//
+//     node html-browser.js REPORT.html SHOT_PREFIX EXPECT.json
+//
+// The browser runs with the flags of issue 5 and a fresh --user-data-dir;
+// any request other than file: or data: fails the run (the page must be
+// self-contained).  puppeteer-core is found in $STRATA_NODE_MODULES.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const [report, shotPrefix, expectFile] = process.argv.slice(2);
+const expect = JSON.parse(fs.readFileSync(expectFile, 'utf8'));
+const puppeteer = require(require.resolve('puppeteer-core',
+    { paths: [process.env.STRATA_NODE_MODULES || ''] }));
+const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
+
+let failures = 0;
+function check(ok, what, detail) {
+    if (ok) console.log('ok: ' + what);
+    else { failures++; console.log('FAIL: ' + what + (detail === undefined ? '' : ': ' + JSON.stringify(detail))); }
+}
+
+// What a chart's SVG shows, read from the DOM in the page.
+function readChart(pane, column) {
+    const col = document.querySelectorAll(`[data-pane="${pane}"] .column`)[column || 0];
+    const div = col && col.querySelector('.chart');
+    const svg = div && div.querySelector('svg');
+    if (!svg) return null;
+    const box = svg.getBoundingClientRect();
+    const legendLeft = box.right - 300;     // LEGEND_WIDTH in report.js
+    const texts = [...svg.querySelectorAll('text')].map(t => ({ text: t.textContent, r: t.getBoundingClientRect() }));
+    const legend = texts.filter(t => t.r.left >= legendLeft).sort((a, b) => a.r.top - b.r.top);
+    const q = sel => [...svg.querySelectorAll(sel)];
+    // The y axis labels, left of the plot ("1.20 MB"), in bytes.
+    const units = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
+    const yLabels = texts.filter(t => t.r.right <= box.left + 75)
+        .map(t => /^(-?[\d.]+) (B|kB|MB|GB|TB)$/.exec(t.text)).filter(Boolean)
+        .map(m => parseFloat(m[1]) * units[m[2]]);
+    return {
+        legend: legend.map(t => t.text),
+        legendBoxes: legend.map(t => ({ x: t.r.left + 5, y: t.r.top + t.r.height / 2 })),
+        areas: q('path[fill-opacity="0.85"]').length,
+        lines: q('path[stroke-width="1.5"]').length,
+        markerRules: q('path[stroke="#555555"]').length,
+        yMax: yLabels.length ? Math.max(...yLabels) : null,
+        texts: texts.map(t => t.text),
+    };
+}
+
+// A legend text (maybe truncated with "...") names `want`.
+function legendNames(text, want) {
+    const t = text.replace(/\.\.\.$|…$/, '');
+    return text === want || (t !== text && want.startsWith(t));
+}
+
+(async () => {
+    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
+    const browser = await puppeteer.launch({
+        executablePath: CHROMIUM, ignoreDefaultArgs: true, pipe: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+               '--disable-component-update', '--disable-sync', '--no-first-run',
+               '--user-data-dir=' + userDataDir, 'about:blank'],
+    });
+    try {
+        const page = await browser.newPage();
+        await page.setViewport({ width: 1500, height: 1000 });
+        const errors = [], requests = [];
+        page.on('pageerror', e => errors.push(e.message));
+        page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+        page.on('request', r => { if (!/^(file|data|about):/.test(r.url())) requests.push(r.url()); });
+        const t0 = Date.now();
+        await page.goto('file://' + path.resolve(report), { waitUntil: 'load', timeout: 120000 });
+        await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 });
+        const firstMs = Date.now() - t0;
+        const views = await page.$$eval('nav.tabs button', bs => bs.map(b => b.dataset.view));
+        check(JSON.stringify(views) === JSON.stringify(expect.views), 'views ' + expect.views.join(','), views);
+        for (const v of views) {
+            await page.click(`nav.tabs button[data-view="${v}"]`);
+            await page.waitForFunction(v => !document.querySelector(`[data-pane="${v}"]`).hidden, {}, v);
+        }
+        const allMs = Date.now() - t0;
+        console.log('render_ms first=' + firstMs + ' all=' + allMs);
+
+        const header = await page.$eval('header', h => h.textContent);
+        for (const s of expect.header_contains || [])
+            check(header.includes(s), 'header mentions ' + JSON.stringify(s), header);
+        if (expect.eras_live !== undefined) {
+            const n = await page.$$eval('header .eras .era', es => es.length);
+            check(n === expect.eras_live, expect.eras_live + ' eras live at the end', n);
+        }
+
+        // Charts: bands drawn, legend labels, markers.
+        for (const [i, col] of (expect.columns || []).entries()) {
+            for (const pane of ['area', 'normalised', 'lines']) {
+                await page.click(`nav.tabs button[data-view="${pane}"]`);
+                const c = await page.evaluate(readChart, pane, i);
+                const where = `${pane}[${i}]`;
+                check(c !== null, where + ' chart drawn');
+                if (!c) continue;
+                const drawn = pane === 'lines' ? c.lines : c.areas;
+                check(drawn === col.bands, `${where}: ${col.bands} bands drawn`, drawn);
+                if (pane === 'area' && col.stack_max > 0)
+                    check(c.yMax >= col.stack_max * 0.999 && c.yMax <= col.stack_max * 2.6,
+                        `${where}: the byte axis (top ${c.yMax}) fits the stacked total ${col.stack_max}`, c.yMax);
+                const want = col.legend.concat(col.markers && col.markers.length ? ['Markers'] : []);
+                check(c.legend.length === want.length && c.legend.every((t, k) => legendNames(t, want[k])),
+                    `${where}: legend ${JSON.stringify(want)}`, c.legend);
+                if (col.markers) {
+                    check(c.markerRules === col.markers.length, `${where}: ${col.markers.length} marker rules`, c.markerRules);
+                    for (const m of col.markers)
+                        check(c.texts.includes(m), `${where}: marker text ${JSON.stringify(m)}`);
+                }
+            }
+            await page.click('nav.tabs button[data-view="heap"]');
+            const h = await page.evaluate(readChart, 'heap', i);
+            check(h !== null && h.legend.length >= col.heap_lines, `heap[${i}]: at least ${col.heap_lines} series`, h && h.legend);
+        }
+
+        // The legend toggles a band.
+        if (expect.toggle) {
+            await page.click('nav.tabs button[data-view="area"]');
+            const before = await page.evaluate(readChart, 'area', 0);
+            const k = before.legend.findIndex(t => legendNames(t, expect.toggle));
+            check(k >= 0, 'legend has ' + expect.toggle, before.legend);
+            if (k >= 0) {
+                await page.mouse.click(before.legendBoxes[k].x, before.legendBoxes[k].y);
+                await page.mouse.move(1, 1);    // no hover emphasis left behind
+                await new Promise(r => setTimeout(r, 300));
+                const after = await page.evaluate(readChart, 'area', 0);
+                check(after.areas === before.areas - 1, 'clicking the legend hides ' + expect.toggle,
+                    [before.areas, after.areas]);
+                await page.mouse.click(before.legendBoxes[k].x, before.legendBoxes[k].y);
+                await page.mouse.move(1, 1);
+            }
+        }
+
+        // Tables: row counts, cells, filters.
+        for (const t of expect.tables || []) {
+            await page.click(`nav.tabs button[data-view="${t.view}"]`);
+            const sel = `[data-pane="${t.view}"] [data-table="${t.table}"]`;
+            await page.waitForSelector(sel + ' .tabulator-row');
+            const total = () => page.$eval(sel + ' .tabulator-page-counter',
+                e => +(/of (\d+)/.exec(e.textContent) || [0, -1])[1]);
+            check(await total() === t.rows, `${t.table} table: ${t.rows} rows`, await total());
+            for (const cols of t.columns || []) {
+                const titles = await page.$$eval(sel + ' .tabulator-col-title', es => es.map(e => e.textContent));
+                check(titles.includes(cols), `${t.table} table has column ${JSON.stringify(cols)}`, titles);
+            }
+            for (const cells of t.row_with || []) {
+                const rows = await page.$$eval(sel + ' .tabulator-row', rs => rs.map(r => r.textContent));
+                check(rows.some(r => cells.every(c => r.includes(c))), `${t.table} table has a row with ${JSON.stringify(cells)}`, rows.slice(0, 5));
+            }
+            if (t.sparklines) {
+                const n = await page.$$eval(sel + ' .spark svg path', ps => ps.length);
+                check(n > 0, `${t.table} table draws sparklines`, n);
+            }
+            if (t.filter) {
+                const input = `${sel} .tabulator-col[tabulator-field="${t.filter.field}"] input`;
+                await page.type(input, t.filter.text);
+                await page.waitForFunction((s, n) => {
+                    const e = document.querySelector(s + ' .tabulator-page-counter');
+                    return e && new RegExp('of ' + n + ' ').test(e.textContent + ' ');
+                }, { timeout: 5000 }, sel, t.filter.rows).catch(() => {});
+                check(await total() === t.filter.rows,
+                    `${t.table} table: filter ${t.filter.field}~${JSON.stringify(t.filter.text)} leaves ${t.filter.rows}`, await total());
+                await page.screenshot({ path: `${shotPrefix}-${t.view}-filtered.png`, fullPage: true });
+                await page.$eval(input, e => { e.value = ''; e.dispatchEvent(new Event('keyup')); e.dispatchEvent(new Event('input')); });
+            }
+        }
+
+        for (const v of views) {
+            await page.click(`nav.tabs button[data-view="${v}"]`);
+            await page.screenshot({ path: `${shotPrefix}-${v}.png`, fullPage: true });
+        }
+        check(errors.length === 0, 'no script errors', errors);
+        check(requests.length === 0, 'no network requests', requests);
+    } finally {
+        await browser.close();
+        fs.rmSync(userDataDir, { recursive: true, force: true });
+    }
+    process.exit(failures ? 1 : 0);
+})().catch(e => { console.log('FAIL: ' + (e && e.stack || e)); process.exit(1); });

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# testsuite/scripts/html-browser.sh -- strata-html's reports in a real
+# browser: Debian's chromium, headless, driven by html-browser.js
+# (puppeteer-core from utils/package-lock.json), opens reports made from
+# -hT, -hi and -he logs of the examples, from a log GHC wrote, from a .hp
+# file and from a --diff, and checks the rendered DOM: the views, the
+# number of bands drawn in each chart, the legend labels, the marker rules,
+# the detailed table's rows, IPE columns and sparklines, the table filter
+# and the legend toggle.  Expected bands and labels come from the report's
+# own data (strata-html --json on the same log) plus fixed facts about the
+# examples (SessionEntry at examples/leak.c:48, the phase markers).
+# Screenshots of every view are kept in $top_builddir/testsuite/artefacts/html/.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+html=$top_builddir/utils/strata-html/strata-html
+[ -x "$html" ] || skip "strata-html was not built (node and npm were missing at configure time)"
+chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
+[ -x "$chromium" ] || skip "chromium is not installed (apt-get install chromium; scripts/test.sh installs it)"
+export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
+[ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
+    skip "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
+driver=$top_srcdir/testsuite/scripts/html-browser.js
+ex=$top_builddir/examples
+shots=$top_builddir/testsuite/artefacts/html
+mkdir -p "$shots"
+cd "$test_tmp" || exit 1
+
+# expectations NAME REPORT-JSON [EXTRA-JSON]: writes NAME.expect.json from
+# the report's data: the views, per input the chart bands (OTHER last) and
+# markers, the detailed table's row count; EXTRA (a JSON object) is merged
+# on top.
+expectations() {
+    node - "$1" "$2" "${3:-{\}}" <<'JS'
+const fs = require('fs');
+const [name, reportJson, extra] = process.argv.slice(2);
+const d = JSON.parse(fs.readFileSync(reportJson, 'utf8'));
+const diff = d.profiles.length === 2;
+const e = {
+    views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(diff ? ['diff'] : [], ['meta']),
+    columns: d.profiles.map(p => {
+        const legend = p.chart.bands.map(b => b.name).concat(p.chart.other ? ['OTHER'] : []);
+        const all = p.chart.bands.concat(p.chart.other ? [p.chart.other] : []);
+        const stack_max = diff ? 0 : Math.max(0, ...p.chart.times_s.map((_, i) => all.reduce((s, b) => s + b.values[i], 0)));
+        return { bands: legend.length, legend, markers: p.markers.map(m => m.text), stack_max,
+                 heap_lines: ['size', 'blocks', 'live'].filter(k => p.heap[k]).length };
+    }),
+    tables: [{ view: 'detailed', table: 'detailed', rows: d.profiles[0].table.length }],
+};
+Object.assign(e, JSON.parse(extra));
+if (e.more_tables) e.tables = e.tables.concat(e.more_tables);
+fs.writeFileSync(name + '.expect.json', JSON.stringify(e));
+JS
+}
+
+# browse NAME REPORT.html: runs the driver, failing on any FAIL line.
+browse() {
+    local name=$1 report=$2
+    if node "$driver" "$report" "$shots/$name" "$name.expect.json" >"$name.browser" 2>&1; then
+        pass
+    else
+        fail "$name: the browser checks failed:"
+        grep -v '^ok:' "$name.browser" | head -n 30 | sed 's/^/    /' >&2
+    fi
+    grep '^render_ms' "$name.browser" | sed "s/^/$name: /"
+}
+
+# report NAME LOG [OPTIONS...]: the HTML and JSON reports of LOG.
+report() {
+    local name=$1 log=$2
+    shift 2
+    expect_status 0 "$html" "$@" -o "$name.html" "$log"
+    expect_status 0 "$html" "$@" --json -o "$name.json" "$log"
+}
+
+# -hT: the leak example; its markers are the six phases.
+expect_status 0 "$ex/leak" 6 150000 +RTS -hT -l -i0.01 -olleak-hT.eventlog -RTS
+report leak-hT leak-hT.eventlog
+expectations leak-hT leak-hT.json '{"toggle":"SessionEntry","header_contains":["-hT closure type"],
+  "tables":[{"view":"detailed","table":"detailed","rows":'"$(node -e 'console.log(require("./leak-hT.json").profiles[0].table.length)')"',
+  "sparklines":true,"row_with":[["SessionEntry"]],"filter":{"field":"name","text":"SessionEntry","rows":1}}]}'
+grep -q '"phase 6"' leak-hT.json || fail "leak -hT: the sixth phase marker is missing from the data"
+browse leak-hT leak-hT.html
+
+# -hi: bands named from IPE events; the table has the provenance columns.
+expect_status 0 "$ex/leak" 6 150000 +RTS -hi -l -i0.01 -olleak-hi.eventlog -RTS
+report leak-hi leak-hi.eventlog
+expectations leak-hi leak-hi.json '{"header_contains":["-hi info table"],
+  "tables":[{"view":"detailed","table":"detailed","rows":'"$(node -e 'console.log(require("./leak-hi.json").profiles[0].table.length)')"',
+  "columns":["Description","Closure type","Type","Module","Source location"],
+  "row_with":[["SessionEntry_con_info","CONSTR","examples/leak.c:48"]],
+  "filter":{"field":"ipe_srcloc","text":"leak.c:48","rows":1}}]}'
+browse leak-hi leak-hi.html
+
+# -hi with --bands 2: two bands and OTHER; markers filtered to one phase.
+report leak-hi-2 leak-hi.eventlog --bands 2 -x phase -i 'phase 3'
+expectations leak-hi-2 leak-hi-2.json
+node -e 'const p=require("./leak-hi-2.json").profiles[0]; process.exit(p.chart.bands.length===2 && p.chart.other && p.markers.length===1 && p.markers[0].text==="phase 3" ? 0 : 1)' ||
+    fail "leak -hi --bands 2 -x phase -i 'phase 3': wrong bands or markers in the data"
+browse leak-hi-2 leak-hi-2.html
+
+# thunk-leak -hi: a thunk band with its source location.
+expect_status 0 "$ex/thunk-leak" 3 +RTS -hi -l -i0.01 -olthunk-hi.eventlog -RTS
+report thunk-hi thunk-hi.eventlog
+grep -q 'examples/thunk-leak.c' thunk-hi.json || fail "thunk-leak -hi: no IPE source location in the data"
+expectations thunk-hi thunk-hi.json '{"header_contains":["-hi info table"]}'
+browse thunk-hi thunk-hi.html
+
+# -he: bands in era order, one colour per era, the live eras in the header.
+expect_status 0 "$ex/leak" 6 150000 +RTS -he --automatic-era-increment -l -i0.01 -olleak-he.eventlog -RTS
+report leak-he leak-he.eventlog
+live=$(node -e 'console.log(require("./leak-he.json").profiles[0].eras_live_at_end.length)')
+[ "$live" -ge 6 ] || fail "leak -he: $live eras live at the end, expected at least the 6 phases"
+node -e 'const p=require("./leak-he.json").profiles[0]; const e=p.chart.bands.map(b=>+b.name.slice(4)); process.exit(e.every((x,i)=>!i||e[i-1]<x) && p.chart.bands.every(b=>b.color===+b.name.slice(4)) ? 0 : 1)' ||
+    fail "leak -he: chart bands are not in era order with one colour per era"
+expectations leak-he leak-he.json '{"eras_live":'"$live"',"header_contains":["Live at the end: era 1"]}'
+browse leak-he leak-he.html
+
+# bintrees -hT: a GC-heavy run.
+expect_status 0 "$ex/bintrees" 14 +RTS -hT -l -i0.005 -olbintrees.eventlog -RTS
+report bintrees bintrees.eventlog
+expectations bintrees bintrees.json '{"toggle":"Node"}'
+browse bintrees bintrees.html
+
+# A .hp file (-p).
+expect_status 0 "$ex/leak" 4 150000 +RTS -hT -i0.01 -RTS
+report leak-hp leak.hp -p
+expectations leak-hp leak-hp.json '{"header_contains":[".hp file"]}'
+browse leak-hp leak-hp.html
+
+# A profile of a single census: one point per band, still drawn cleanly.
+printf 'JOB "one"\nDATE "x"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.50\nFoo\t100\nBar\t50\nEND_SAMPLE 0.50\n' >one.hp
+report one one.hp -p
+expectations one one.json
+browse one one.html
+
+# --diff: a short and a long run of the leak; SessionEntry grew.
+expect_status 0 "$ex/leak" 3 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
+report diff short.eventlog --diff leak-hT.eventlog
+expectations diff diff.json '{"more_tables":[{"view":"diff","table":"diff","rows":'"$(node -e 'console.log(require("./diff.json").diff.length)')"',
+  "row_with":[["SessionEntry","grew"]]}]}'
+browse diff diff.html
+
+# A log written by GHC itself: the golden one (GHC 9.1, -hi with an IPE),
+# and one Debian's ghc writes now when it is installed.
+report ghc92 "$top_srcdir/testsuite/golden/ghc92-ipe.eventlog"
+expectations ghc92 ghc92.json '{"header_contains":["-hi info table"],
+  "tables":[{"view":"detailed","table":"detailed","rows":2,"row_with":[["sat_s154_info","Test.hs:5:1-30","Integer -> IO ()"]]}]}'
+browse ghc92 ghc92.html
+if command -v ghc >/dev/null; then
+    cat >Tiny.hs <<'HS'
+import Debug.Trace (traceMarkerIO)
+main :: IO ()
+main = do
+  traceMarkerIO "start"
+  print (sum (map (* 2) [1 .. 300000 :: Int]))
+  traceMarkerIO "middle"
+  print (length (show (reverse [1 .. 200000 :: Int])))
+HS
+    expect_status 0 ghc -O -v0 -rtsopts -eventlog Tiny.hs -o tiny
+    expect_status 0 ./tiny +RTS -hT -l -i0.005 -RTS
+    report ghc-tiny tiny.eventlog
+    grep -q '"rts_identifier":"GHC-9' ghc-tiny.json || fail "GHC's log: no GHC RTS identifier in the data"
+    expectations ghc-tiny ghc-tiny.json '{"header_contains":["-hT closure type"]}'
+    browse ghc-tiny ghc-tiny.html
+else
+    printf 'html-browser.sh: ghc not found: the report of a freshly GHC-written log was not checked\n'
+fi
+
+finish

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# testsuite/scripts/html.sh -- strata-html on the command line: its options
+# and their errors, bad and truncated inputs (one clear message naming the
+# file; a truncated log still renders, with a warning), .hp input, --json
+# (the integrated sizes agree with strata-events' independent summary),
+# band selection and ordering, marker filters, --diff, the progress line
+# and the self-contained page.  The rendered page is checked in a browser
+# by html-browser.sh.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+html=$top_builddir/utils/strata-html/strata-html
+events=$top_builddir/utils/strata-events/strata-events
+ex=$top_builddir/examples
+golden=$top_srcdir/testsuite/golden
+[ -x "$html" ] || skip "strata-html was not built (node and npm were missing at configure time)"
+cd "$test_tmp" || exit 1
+
+# json EXPR FILE: prints the value of a JavaScript expression over the JSON
+# report in FILE (bound to d; p is its first profile).
+json() {
+    node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8"));
+             const p = d.profiles[0];
+             console.log(eval(process.argv[1]));' "$1" "$2"
+}
+
+# expect_json EXPR WANT FILE: fail unless json EXPR FILE prints WANT.
+expect_json() {
+    local got
+    got=$(json "$1" "$3" 2>&1)
+    if [ "$got" = "$2" ]; then pass; else fail "$3: $1 is '$got', expected '$2'"; fi
+}
+
+# --- Usage errors: exit 2, a message naming the problem. -----------------
+expect_status 2 "$html"
+expect_stderr_contains "missing FILE"
+expect_status 2 "$html" --bands abc x.eventlog
+expect_stderr_contains "--bands takes a whole number from 0 (all) to 1000000, not: abc"
+expect_status 2 "$html" --bands -3 x.eventlog
+expect_stderr_contains "--bands takes a whole number"
+expect_status 2 "$html" --sort biggest x.eventlog
+expect_stderr_contains "--sort takes size, stddev, name, number or gradient, not: biggest"
+expect_status 2 "$html" --y-axis -5 x.eventlog
+expect_stderr_contains "--y-axis takes a positive number of bytes, not: -5"
+expect_status 2 "$html" --y-axis 1e999 x.eventlog
+expect_stderr_contains "--y-axis takes a positive number"
+expect_status 2 "$html" --frobnicate x.eventlog
+expect_stderr_contains "unknown option: --frobnicate"
+expect_status 2 "$html" a.eventlog b.eventlog
+expect_stderr_contains "too many arguments: b.eventlog"
+expect_status 2 "$html" x.eventlog -o
+expect_stderr_contains "option needs an argument: -o"
+expect_status 2 "$html" - --diff -
+expect_stderr_contains "only one input can be standard input"
+expect_status 0 "$html" --help
+grep -q -- '--diff FILE2' "$out" || fail "--help does not describe --diff"
+
+# --- Bad inputs: exit 1, one line naming the file and the problem. -------
+expect_status 1 "$html" missing.eventlog
+expect_stderr_contains "strata-html: cannot open missing.eventlog: No such file or directory"
+printf 'hello, world\n' >text.eventlog
+expect_status 1 "$html" text.eventlog
+expect_stderr_contains "strata-html: text.eventlog: not a GHC eventlog: offset 0:"
+: >empty.eventlog
+expect_status 1 "$html" empty.eventlog
+expect_stderr_contains "strata-html: empty.eventlog: not a GHC eventlog"
+[ -e text.eventlog.html ] && fail "a report was written for a bad input"
+expect_status 0 "$ex/leak" 2 50000 +RTS -l -olnoprof.eventlog -RTS
+expect_status 1 "$html" noprof.eventlog
+expect_stderr_contains "strata-html: noprof.eventlog: no heap profile in this eventlog"
+[ "$(wc -l <"$err")" -eq 1 ] || fail "more than one line for a log without a profile: $(cat "$err")"
+
+# --- A -hT log: JSON agrees with strata-events' summary. -------------------
+expect_status 0 "$ex/leak" 6 150000 +RTS -hT -l -i0.01 -olleak.eventlog -RTS
+expect_status 0 "$html" --json leak.eventlog
+[ -s leak.eventlog.json ] || fail "--json did not write leak.eventlog.json"
+expect_status 0 "$events" summary --json leak.eventlog
+cp "$out" summary.json
+node -e '
+const fs = require("fs");
+const s = JSON.parse(fs.readFileSync("summary.json", "utf8"));
+const h = JSON.parse(fs.readFileSync("leak.eventlog.json", "utf8")).profiles[0];
+const by = Object.fromEntries(h.table.map(r => [r.label, r]));
+let bad = 0;
+for (const b of s.top_by_integrated) {
+    const r = by[b.label];
+    if (!r || Math.abs(r.integrated_byte_s - b.integrated_byte_seconds) > 1e-5 * b.integrated_byte_seconds + 1e-6) {
+        console.error("integrated size of " + b.label + ": " + (r && r.integrated_byte_s) + " vs " + b.integrated_byte_seconds); bad = 1; }
+}
+for (const b of s.top_by_peak)
+    if (!by[b.label] || by[b.label].peak_bytes !== b.peak_bytes) { console.error("peak of " + b.label); bad = 1; }
+if (h.censuses !== s.samples) { console.error("censuses " + h.censuses + " vs samples " + s.samples); bad = 1; }
+if (h.markers.length !== s.markers.length) { console.error("markers"); bad = 1; }
+process.exit(bad);' 2>compare.err && pass || fail "strata-html and strata-events disagree: $(cat compare.err)"
+expect_json 'p.mode + " " + p.mode_name' '-hT closure type' leak.eventlog.json
+expect_json 'p.program.endsWith("examples/leak") && p.args[0]' '6' leak.eventlog.json
+expect_json 'p.rts_identifier.startsWith("strata")' 'true' leak.eventlog.json
+expect_json 'p.interval_ns' '10000000' leak.eventlog.json
+expect_json '/^\d{4}-\d\d-\d\dT/.test(p.date)' 'true' leak.eventlog.json
+expect_json 'p.heap.size !== null && p.heap.live !== null && p.heap.blocks !== null' 'true' leak.eventlog.json
+expect_json 'p.chart.bands.every(b => b.values.length === p.chart.times_s.length)' 'true' leak.eventlog.json
+expect_json 'p.chart.times_s.length <= 400' 'true' leak.eventlog.json
+expect_json 'p.markers.map(m => m.text).join()' 'phase 1,phase 2,phase 3,phase 4,phase 5,phase 6' leak.eventlog.json
+# SessionEntry leaks: it grows steadily, a good straight-line fit.
+expect_json 'const r = p.table.find(r => r.label === "SessionEntry"); r.slope_bytes_per_s > 0 && r.r2 > 0.9' 'true' leak.eventlog.json
+
+# Bands: the top N by integrated size, the rest summed as OTHER.
+expect_status 0 "$html" --json --bands 2 -o b2.json leak.eventlog
+expect_json 'p.chart.bands.length + " " + p.chart.other.bands + " " + p.table.length' "2 $((
+    $(json 'p.table.length' leak.eventlog.json) - 2)) $(json 'p.table.length' leak.eventlog.json)" b2.json
+expect_json 'p.chart.bands.map(b => b.name).join()' 'ARR_WORDS,SessionEntry' b2.json
+expect_status 0 "$html" --json --bands 0 -o b0.json leak.eventlog
+expect_json 'p.chart.other === null && p.chart.bands.length === p.table.length' 'true' b0.json
+# Two bands and OTHER add up, point by point, to all the bands.
+node -e '
+const fs = require("fs"), total = f => { const c = JSON.parse(fs.readFileSync(f, "utf8")).profiles[0].chart;
+    return c.times_s.map((_, i) => c.bands.concat(c.other ? [c.other] : []).reduce((s, b) => s + b.values[i], 0)); };
+const a = total("b2.json"), b = total("b0.json");
+process.exit(a.length === b.length && a.length > 1 && a.every((x, i) => Math.abs(x - b[i]) <= 8) ? 0 : 1);' &&
+    pass || fail "--bands 2: the bands and OTHER do not add up to the whole profile"
+expect_status 0 "$html" --json --sort name -o byname.json leak.eventlog
+expect_json 'const n = p.chart.bands.map(b => b.name); n.join() === [...n].sort().join()' 'true' byname.json
+expect_status 0 "$html" --json --sort name --reverse -o byname-r.json leak.eventlog
+expect_json 'const n = p.chart.bands.map(b => b.name); n.join() === [...n].sort().reverse().join()' 'true' byname-r.json
+expect_status 0 "$html" --json --sort gradient -o bygrad.json leak.eventlog
+expect_json 'const s = p.table.map(r => r.slope_bytes_per_s); s.every((x, i) => !i || s[i - 1] >= x)' 'true' bygrad.json
+expect_status 0 "$html" --json --sort stddev -o bystd.json leak.eventlog
+expect_json 'const s = p.table.map(r => r.stddev_bytes); s.every((x, i) => !i || s[i - 1] >= x)' 'true' bystd.json
+expect_status 0 "$html" --json --y-axis 5000000 -o y.json leak.eventlog
+expect_json 'd.options.y_axis_bytes' '5000000' y.json
+
+# Markers: --no-traces, -x, and -i winning over -x.
+expect_status 0 "$html" --json --no-traces -o nt.json leak.eventlog
+expect_json 'p.markers.length' '0' nt.json
+expect_status 0 "$html" --json -x 'phase 2' -o x.json leak.eventlog
+expect_json 'p.markers.map(m => m.text).join()' 'phase 1,phase 3,phase 4,phase 5,phase 6' x.json
+expect_status 0 "$html" --json -x phase -i 'phase 4' -i 'phase 6' -o xi.json leak.eventlog
+expect_json 'p.markers.map(m => m.text).join()' 'phase 4,phase 6' xi.json
+
+# The page: self-contained, the data and the libraries inlined.
+expect_status 0 "$html" leak.eventlog
+[ -s leak.eventlog.html ] || fail "no leak.eventlog.html"
+grep -q 'id="strata-data"' leak.eventlog.html || fail "the page holds no data"
+grep -q 'Apache' leak.eventlog.html || fail "the page does not inline ECharts"
+grep -q 'Tabulator' leak.eventlog.html || fail "the page does not inline Tabulator"
+if grep -Eo '(src|href)="https?://[^"]*"' leak.eventlog.html | head -n 3 | grep -q .; then
+    fail "the page loads something from the network"
+else
+    pass
+fi
+expect_status 0 "$html" -o - leak.eventlog
+grep -q '^<!DOCTYPE html>' "$out" || fail "-o - did not write the page to standard output"
+expect_status 0 "$html" --json -o - - <leak.eventlog
+expect_json 'p.censuses' "$(json 'p.censuses' leak.eventlog.json)" "$out"
+expect_status 1 "$html" -o /nonexistent/dir/r.html leak.eventlog
+expect_stderr_contains "strata-html: cannot write /nonexistent/dir/r.html:"
+
+# --- Truncated and unterminated logs render, with a warning. ---------------
+size=$(wc -c <leak.eventlog)
+head -c $((size * 2 / 3)) leak.eventlog >cut.eventlog
+expect_status 0 "$html" --json cut.eventlog
+expect_stderr_contains "strata-html: cut.eventlog: warning: offset"
+expect_stderr_contains "the report shows the"
+expect_json 'p.warning !== null && p.censuses > 0 && p.censuses <= '"$(json 'p.censuses' leak.eventlog.json)" 'true' cut.eventlog.json
+head -c $((size - 2)) leak.eventlog >no-end.eventlog   # drop the data-end marker
+expect_status 0 "$html" --json no-end.eventlog -o no-end.json
+expect_stderr_contains "strata-html: no-end.eventlog: warning: offset"
+expect_stderr_contains "no data end marker"
+head -c 200 leak.eventlog >header-only.eventlog
+expect_status 1 "$html" header-only.eventlog
+expect_stderr_contains "strata-html: header-only.eventlog:"
+
+# --- -he: era order by default, the live eras. ------------------------------
+expect_status 0 "$ex/leak" 4 100000 +RTS -he --automatic-era-increment -l -i0.01 -olhe.eventlog -RTS
+expect_status 0 "$html" --json he.eventlog
+expect_json 'd.options.sort' 'number' he.eventlog.json
+expect_json 'const e = p.chart.bands.map(b => +b.name.slice(4)); e.every((x, i) => !i || e[i - 1] < x)' 'true' he.eventlog.json
+expect_json 'p.eras_live_at_end.length >= 4 && p.eras_live_at_end.every(e => e.bytes > 0)' 'true' he.eventlog.json
+expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json
+
+# --- -hi: IPE fields; a GHC-written log. ------------------------------------
+expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.01 -olhi.eventlog -RTS
+expect_status 0 "$html" --json hi.eventlog
+expect_json 'const r = p.table.find(r => r.ipe && r.ipe.table_name === "SessionEntry_con_info"); r.ipe.srcloc.startsWith("examples/leak.c:48") && r.ipe.closure_desc' '1' hi.eventlog.json
+expect_status 0 "$html" --json "$golden/ghc92-ipe.eventlog" -o ghc92.json
+expect_json 'p.rts_identifier' 'GHC-9.1.20210309 rts_l' ghc92.json
+expect_json 'p.table.map(r => r.name).join("|")' '0x4a0010|sat_s154_info (Test.hs:5:1-30)' ghc92.json
+expect_json 'p.table[1].ipe.ty_desc + " / " + p.table[1].ipe.module + "." + p.table[1].ipe.label' 'Integer -> IO () / Main.main' ghc92.json
+
+# --- .hp files (-p). -----------------------------------------------------
+expect_status 0 "$ex/leak" 4 100000 +RTS -hT -i0.01 -RTS
+expect_status 0 "$html" --json -p leak.hp
+expect_json 'p.source + " " + p.mode_name' 'hp .hp file' leak.hp.json
+expect_json 'p.table.some(r => r.label === "SessionEntry") && p.censuses > 1' 'true' leak.hp.json
+expect_json 'p.program.endsWith("examples/leak") && p.args[0]' '4' leak.hp.json
+expect_status 1 "$html" -p leak.eventlog
+expect_stderr_contains "strata-html: leak.eventlog: not a .hp heap profile (line 1 does not start with JOB)"
+{ head -n 12 leak.hp; printf 'this is not hp\n'; } >garbage.hp
+expect_status 1 "$html" -p garbage.hp
+expect_stderr_contains "strata-html: garbage.hp: line 13: not .hp syntax"
+grep -n 'END_SAMPLE' leak.hp | sed -n 3p | cut -d: -f1 >n
+head -n "$(($(cat n) + 2))" leak.hp >cut.hp
+expect_status 0 "$html" --json -p cut.hp
+expect_stderr_contains "warning: the last sample has no END_SAMPLE"
+
+# --- --diff. ------------------------------------------------------------------
+expect_status 0 "$ex/leak" 2 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
+expect_status 0 "$html" --json short.eventlog --diff leak.eventlog -o diff.json
+expect_json 'd.profiles.length' '2' diff.json
+expect_json 'const r = d.diff.find(r => r.name === "SessionEntry"); r.b_byte_s > r.a_byte_s && r.change_byte_s > 0' 'true' diff.json
+expect_json 'd.profiles[0].chart.bands.map(b => b.name).join() === d.profiles[1].chart.bands.map(b => b.name).join()' 'true' diff.json
+expect_status 0 "$html" --json short.eventlog --diff he.eventlog -o mixed.json
+expect_stderr_contains "are profiles of different kinds"
+expect_status 1 "$html" short.eventlog --diff text.eventlog
+expect_stderr_contains "strata-html: text.eventlog: not a GHC eventlog"
+
+# --- The progress line: an input that takes more than a second. ----------
+expect_status 0 "$ex/bintrees" 16 +RTS -hT -l -i0.001 -A64k -olbig.eventlog -RTS
+half=$(($(wc -c <big.eventlog) / 8))
+{ head -c "$half" big.eventlog; sleep 1.5; tail -c +"$((half + 1))" big.eventlog; } |
+    "$html" --json -o piped.json - 2>progress.err
+status=$?
+[ "$status" -eq 0 ] || fail "strata-html on a slow pipe exited with $status: $(cat progress.err)"
+expect_stderr_contains "strata-html: -: " progress.err
+expect_stderr_contains "MB read" progress.err
+expect_status 0 "$html" --json -o quick.json big.eventlog
+grep -q 'MB' "$err" && fail "a progress line for an input read in well under a second: $(cat "$err")"
+
+finish

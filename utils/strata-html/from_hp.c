@@ -1,0 +1,207 @@
+/*
+ * utils/strata-html/from_hp.c -- reading a .hp heap profile (-p) into a
+ * Profile: the text format GHC's RTS and strata's write for hp2ps
+ * (JOB, DATE, SAMPLE_UNIT, VALUE_UNIT, MARK, BEGIN_SAMPLE, "label<TAB>bytes",
+ * END_SAMPLE).  Line by line; memory is bounded by the longest line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+#define PROGRESS_EVERY_LINES 4096
+
+/* "KEY rest": 1 and *rest if line starts with KEY and a space. */
+static int keyword(const char *line, const char *key, const char **rest)
+{
+    size_t n = strlen(key);
+    if (strncmp(line, key, n) != 0 || (line[n] != ' ' && line[n] != '\t'))
+        return 0;
+    *rest = line + n + 1;
+    while (**rest == ' ' || **rest == '\t')
+        (*rest)++;
+    return 1;
+}
+
+/* A time in seconds, "1.25", to nanoseconds; 0 if it does not parse. */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (end == s || *end != '\0' || errno != 0 || !(v >= 0) || v > 1.8e10)
+        return 0;
+    *ns = (uint64_t)llround(v * 1e9);
+    return 1;
+}
+
+/* The text inside "...", or the whole rest if unquoted. */
+static char *unquote(Profile *p, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= 2 && s[0] == '"' && s[n - 1] == '"')
+        return profile_strdup(p, s + 1, n - 2);
+    return profile_strdup(p, s, n);
+}
+
+/* JOB "prog arg ...": the program and its arguments, split at spaces. */
+static void take_job(Profile *p, const char *s)
+{
+    char *job = unquote(p, s);
+    if (job == NULL)
+        return;
+    char *save = NULL;
+    for (char *w = strtok_r(job, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
+        char *c = profile_strdup(p, w, strlen(w));
+        if (c == NULL)
+            break;
+        if (p->program == NULL) {
+            p->program = c;
+            continue;
+        }
+        char **na = realloc(p->args, (p->n_args + 1) * sizeof *na);
+        if (na == NULL) {
+            free(c);
+            p->out_of_memory = 1;
+            break;
+        }
+        p->args = na;
+        p->args[p->n_args++] = c;
+    }
+    free(job);
+}
+
+/* "label<TAB>bytes" (or the last run of spaces before the number). */
+static int take_sample(Profile *p, const char *line, size_t len)
+{
+    size_t i = len;
+    while (i > 0 && line[i - 1] >= '0' && line[i - 1] <= '9')
+        i--;
+    if (i == len || i == 0 || (line[i - 1] != '\t' && line[i - 1] != ' '))
+        return 0;
+    size_t label_end = i - 1;
+    while (label_end > 0 && (line[label_end - 1] == ' ' || line[label_end - 1] == '\t'))
+        label_end--;
+    if (label_end == 0)
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(line + i, &end, 10);
+    if (errno != 0 || (size_t)(end - line) != len)
+        return 0;
+    profile_census_sample(p, line, label_end, (uint64_t)v);
+    return 1;
+}
+
+/* One line (without its newline); 0 if it is not .hp syntax. */
+static int take_line(Profile *p, char *line, size_t len, int *in_sample)
+{
+    const char *rest;
+    uint64_t t;
+    if (len == 0)
+        return 1;
+    if (keyword(line, "JOB", &rest)) {
+        if (p->program == NULL)
+            take_job(p, rest);
+        return 1;
+    }
+    if (keyword(line, "DATE", &rest)) {
+        if (p->date == NULL)
+            p->date = unquote(p, rest);
+        return 1;
+    }
+    if (keyword(line, "SAMPLE_UNIT", &rest) || keyword(line, "VALUE_UNIT", &rest))
+        return 1;
+    if (keyword(line, "MARK", &rest)) {
+        if (!parse_seconds(rest, &t))
+            return 0;
+        profile_time(p, t);
+        profile_marker(p, t, "MARK", 4, 1);
+        return 1;
+    }
+    if (keyword(line, "BEGIN_SAMPLE", &rest)) {
+        if (!parse_seconds(rest, &t))
+            return 0;
+        profile_time(p, t);
+        profile_census_begin(p, t);
+        *in_sample = 1;
+        return 1;
+    }
+    if (keyword(line, "END_SAMPLE", &rest)) {
+        if (!parse_seconds(rest, &t) || !*in_sample)
+            return 0;
+        profile_census_end(p);
+        *in_sample = 0;
+        return 1;
+    }
+    return *in_sample && take_sample(p, line, len);
+}
+
+int profile_read_hp(Profile *p, FILE *f)
+{
+    p->from_hp = 1;
+    p->have_profile = 1;
+    Progress pr;
+    progress_start(&pr, p->path, f);
+    char *line = NULL;
+    size_t cap = 0, line_no = 0;
+    uint64_t done = 0;
+    ssize_t got;
+    int in_sample = 0, status = 0;
+    while ((got = getline(&line, &cap, f)) > 0 && !p->out_of_memory) {
+        line_no++;
+        done += (uint64_t)got;
+        size_t len = (size_t)got;
+        int had_newline = line[len - 1] == '\n';
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            len--;
+        line[len] = '\0';
+        if (line_no == 1 && strncmp(line, "JOB", 3) != 0) {
+            fprintf(stderr, "%s: %s: not a .hp heap profile (line 1 does not start with JOB)\n",
+                    TOOL_NAME, p->path);
+            status = -1;
+            break;
+        }
+        if (memchr(line, '\0', len) != NULL || !take_line(p, line, len, &in_sample)) {
+            if (!had_newline && p->n_censuses > 0) {
+                profile_set_warning(p, "line %zu: cut short", line_no);
+                break;
+            }
+            fprintf(stderr, "%s: %s: line %zu: not .hp syntax (expected JOB, DATE, MARK, "
+                            "BEGIN_SAMPLE, END_SAMPLE or \"label<TAB>bytes\" inside a sample)\n",
+                    TOOL_NAME, p->path, line_no);
+            status = -1;
+            break;
+        }
+        if (line_no % PROGRESS_EVERY_LINES == 0)
+            progress_update(&pr, done);
+    }
+    progress_end(&pr);
+    free(line);
+    if (status == 0 && ferror(f)) {
+        fprintf(stderr, "%s: %s: read error: %s\n", TOOL_NAME, p->path, strerror(errno));
+        status = -1;
+    }
+    if (status == 0 && p->out_of_memory) {
+        fprintf(stderr, "%s: %s: out of memory (bands=%zu)\n", TOOL_NAME, p->path, p->n_bands);
+        status = -1;
+    }
+    if (status == 0 && line_no == 0) {
+        fprintf(stderr, "%s: %s: not a .hp heap profile (the file is empty)\n", TOOL_NAME,
+                p->path);
+        status = -1;
+    }
+    if (status == 0 && in_sample)
+        profile_set_warning(p, "the last sample has no END_SAMPLE (profile cut short?)");
+    profile_census_end(p);
+    if (status == 0 && p->n_censuses == 0) {
+        fprintf(stderr, "%s: %s: the heap profile has no sample\n", TOOL_NAME, p->path);
+        status = -1;
+    }
+    return status;
+}

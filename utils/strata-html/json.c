@@ -1,0 +1,657 @@
+/*
+ * utils/strata-html/json.c -- the report's data as one JSON object: what
+ * `strata-html --json` prints and what the page embeds and draws.  Chooses
+ * the chart bands (the top --bands by integrated size, the rest summed as
+ * OTHER), orders them (--sort, --reverse) and, for --diff, matches bands
+ * of the two inputs by name.  The format is documented in
+ * docs/strata-html.md ("The JSON data").
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strata/EventLogFormat.h>
+
+#include "profile.h"
+
+#define SPARK_POINTS 50   /* sparkline points per band in the detailed table */
+
+/* A band as the report shows it. */
+typedef struct Row {
+    const Profile *p;
+    const Band *b;
+    BandStats st;
+    char *name;           /* owned: the display name, unique within p */
+    int have_number;
+    double number;        /* the label read as a number (eras) */
+    long size_rank;       /* 1 = largest integrated size in p */
+} Row;
+
+/* One name across the inputs: for a single input just its row. */
+typedef struct Key {
+    const char *name;
+    Row *row[2];          /* per input, or NULL */
+    double size;          /* integrated size summed over the inputs */
+    long color;           /* colour index, shared by every view */
+} Key;
+
+static const char *sort_names[] = { "size", "stddev", "name", "number", "gradient" };
+
+/* ----------------------------------------------------------------------
+ * JSON output helpers
+ * ------------------------------------------------------------------- */
+
+/* A JSON string; '<', '>' and '&' are escaped too, so the text is safe
+ * inside the page's <script> element. */
+static void jstr(FILE *out, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&' || *c == 0x7f)
+            fprintf(out, "\\u%04x", *c);
+        else if (*c >= 0x80)
+            fprintf(out, "\\u%04x", *c);   /* labels are bytes: Latin-1 view */
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void jnum(FILE *out, double v)
+{
+    if (!isfinite(v))
+        fputs("null", out);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(out, "%.0f", v);
+    else
+        fprintf(out, "%.6g", v);
+}
+
+/* ----------------------------------------------------------------------
+ * Rows: display names and ordering
+ * ------------------------------------------------------------------- */
+
+static char *ipe_name(const Ipe *ipe)
+{
+    const char *t = ipe->table_name[0] ? ipe->table_name : ipe->label;
+    size_t n = strlen(t) + strlen(ipe->srcloc) + 4;
+    char *s = malloc(n);
+    if (s == NULL)
+        return NULL;
+    if (ipe->srcloc[0])
+        snprintf(s, n, "%s (%s)", t, ipe->srcloc);
+    else
+        snprintf(s, n, "%s", t);
+    return s;
+}
+
+static int parse_number(const char *s, double *v)
+{
+    char *end;
+    if (*s == '\0')
+        return 0;
+    *v = strtod(s, &end);
+    return *end == '\0';
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const Row *x = a, *y = b;
+    if (x->st.integrated_byte_s != y->st.integrated_byte_s)
+        return x->st.integrated_byte_s < y->st.integrated_byte_s ? 1 : -1;
+    return strcmp(x->b->label, y->b->label);
+}
+
+static int by_name_ptr(const void *a, const void *b)
+{
+    const Row *x = *(Row *const *)a, *y = *(Row *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+/* The rows of p, largest integrated size first, with unique names. */
+static Row *make_rows(const Profile *p)
+{
+    Row *rows = calloc(p->n_bands ? p->n_bands : 1, sizeof *rows);
+    Row **byname = calloc(p->n_bands ? p->n_bands : 1, sizeof *byname);
+    if (rows == NULL || byname == NULL)
+        goto oom;
+    for (size_t i = 0; i < p->n_bands; i++) {
+        Row *r = &rows[i];
+        r->p = p;
+        r->b = &p->bands[i];
+        profile_band_stats(p, r->b, &r->st);
+        r->have_number = parse_number(r->b->label, &r->number);
+        const Ipe *ipe = profile_band_ipe(p, r->b);
+        if (ipe != NULL) {
+            r->name = ipe_name(ipe);
+        } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
+            r->name = malloc(strlen(r->b->label) + 5);
+            if (r->name != NULL)
+                sprintf(r->name, "era %s", r->b->label);
+        } else {
+            r->name = strdup(r->b->label);
+        }
+        if (r->name == NULL)
+            goto oom;
+    }
+    qsort(rows, p->n_bands, sizeof *rows, by_size_desc);
+    for (size_t i = 0; i < p->n_bands; i++) {
+        rows[i].size_rank = (long)i + 1;
+        byname[i] = &rows[i];
+    }
+    /* Two info tables with one description: tell them apart by address. */
+    qsort(byname, p->n_bands, sizeof *byname, by_name_ptr);
+    for (size_t i = 0; i < p->n_bands; i++) {
+        int dup = (i > 0 && strcmp(byname[i - 1]->name, byname[i]->name) == 0) ||
+                  (i + 1 < p->n_bands && strcmp(byname[i + 1]->name, byname[i]->name) == 0);
+        if (dup && strcmp(byname[i]->name, byname[i]->b->label) != 0) {
+            size_t n = strlen(byname[i]->name) + strlen(byname[i]->b->label) + 2;
+            char *s = malloc(n);
+            if (s == NULL)
+                goto oom;
+            snprintf(s, n, "%s %s", byname[i]->name, byname[i]->b->label);
+            free(byname[i]->name);
+            byname[i]->name = s;
+        }
+    }
+    free(byname);
+    return rows;
+oom:
+    fprintf(stderr, "%s: %s: out of memory building the report\n", TOOL_NAME, p->path);
+    exit(TOOL_EXIT_FAIL);
+}
+
+static void free_rows(Row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].name);
+    free(rows);
+}
+
+static SortKey sort_key;
+static int sort_reverse;
+
+static double key_value(const Key *k, SortKey s)
+{
+    double v = 0;
+    for (int i = 0; i < 2; i++) {
+        if (k->row[i] == NULL)
+            continue;
+        if (s == SORT_STDDEV)
+            v += k->row[i]->st.stddev;
+        else if (s == SORT_GRADIENT)
+            v += k->row[i]->st.slope;
+        else
+            v += k->row[i]->st.integrated_byte_s;
+    }
+    return v;
+}
+
+static const Row *key_row(const Key *k)
+{
+    return k->row[0] ? k->row[0] : k->row[1];
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const Key *x = a, *y = b;
+    int c = 0;
+    switch (sort_key) {
+    case SORT_NAME:
+        c = strcmp(x->name, y->name);
+        break;
+    case SORT_NUMBER: {
+        const Row *rx = key_row(x), *ry = key_row(y);
+        if (rx->have_number != ry->have_number)
+            c = rx->have_number ? -1 : 1;
+        else if (rx->have_number && rx->number != ry->number)
+            c = rx->number < ry->number ? -1 : 1;
+        else
+            c = strcmp(x->name, y->name);
+        break;
+    }
+    default: {
+        double vx = key_value(x, sort_key), vy = key_value(y, sort_key);
+        c = vx != vy ? (vx < vy ? 1 : -1) : strcmp(x->name, y->name);
+        break;
+    }
+    }
+    return sort_reverse ? -c : c;
+}
+
+static int key_by_size(const void *a, const void *b)
+{
+    const Key *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size < y->size ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static int key_by_name(const void *a, const void *b)
+{
+    return strcmp(((const Key *)a)->name, ((const Key *)b)->name);
+}
+
+/* One key per distinct name over the inputs, largest summed size first.
+ * Colour indices follow that order, or the era number for -he. */
+static Key *make_keys(Row **rows, const size_t *n_rows, size_t n_inputs, size_t *n_keys)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n_inputs; i++)
+        total += n_rows[i];
+    Key *keys = calloc(total ? total : 1, sizeof *keys);
+    if (keys == NULL) {
+        fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
+        exit(TOOL_EXIT_FAIL);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < n_inputs; i++)
+        for (size_t j = 0; j < n_rows[i]; j++) {
+            keys[n].name = rows[i][j].name;
+            keys[n].row[i] = &rows[i][j];
+            keys[n].size = rows[i][j].st.integrated_byte_s;
+            n++;
+        }
+    qsort(keys, n, sizeof *keys, key_by_name);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && strcmp(keys[m - 1].name, keys[i].name) == 0) {
+            for (int k = 0; k < 2; k++)
+                if (keys[i].row[k] != NULL)
+                    keys[m - 1].row[k] = keys[i].row[k];
+            keys[m - 1].size += keys[i].size;
+        } else {
+            keys[m++] = keys[i];
+        }
+    }
+    qsort(keys, m, sizeof *keys, key_by_size);
+    for (size_t i = 0; i < m; i++) {
+        const Row *r = key_row(&keys[i]);
+        int era = !r->p->from_hp && r->p->breakdown == HEAP_PROF_BREAKDOWN_ERA && r->have_number;
+        keys[i].color = era ? (long)r->number : (long)i;
+    }
+    *n_keys = m;
+    return keys;
+}
+
+/* ----------------------------------------------------------------------
+ * Writing
+ * ------------------------------------------------------------------- */
+
+static void write_times(FILE *out, const Series *s)
+{
+    fputc('[', out);
+    int first = 1;
+    for (size_t i = 0; i < SERIES_BINS; i++) {
+        if (s->count[i] == 0)
+            continue;
+        if (!first)
+            fputc(',', out);
+        first = 0;
+        fprintf(out, "%.6f", s->t_sum_ns[i] / s->count[i] / 1e9);
+    }
+    fputc(']', out);
+}
+
+/* The mean bytes per chart point of bins (sums over the census bins). */
+static void write_values(FILE *out, const Series *s, const double *bins)
+{
+    fputc('[', out);
+    int first = 1;
+    for (size_t i = 0; i < SERIES_BINS; i++) {
+        if (s->count[i] == 0)
+            continue;
+        if (!first)
+            fputc(',', out);
+        first = 0;
+        jnum(out, bins ? round(bins[i] / s->count[i]) : 0.0);
+    }
+    fputc(']', out);
+}
+
+/* Coarser points for a sparkline: groups of SERIES_BINS/SPARK_POINTS bins. */
+static void write_spark(FILE *out, const Series *s, const double *bins)
+{
+    const size_t group = SERIES_BINS / SPARK_POINTS;
+    fputc('[', out);
+    int first = 1;
+    for (size_t g = 0; g < SERIES_BINS; g += group) {
+        double sum = 0;
+        uint64_t count = 0;
+        for (size_t i = g; i < g + group; i++) {
+            sum += bins[i];
+            count += s->count[i];
+        }
+        if (count == 0)
+            continue;
+        if (!first)
+            fputc(',', out);
+        first = 0;
+        jnum(out, round(sum / (double)count));
+    }
+    fputc(']', out);
+}
+
+static void write_ipe(FILE *out, const Ipe *ipe)
+{
+    if (ipe == NULL) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"table_name\":", out);
+    jstr(out, ipe->table_name);
+    fputs(",\"closure_desc\":", out);
+    jstr(out, ipe->closure_desc);
+    fputs(",\"ty_desc\":", out);
+    jstr(out, ipe->ty_desc);
+    fputs(",\"label\":", out);
+    jstr(out, ipe->label);
+    fputs(",\"module\":", out);
+    jstr(out, ipe->module);
+    fputs(",\"srcloc\":", out);
+    jstr(out, ipe->srcloc);
+    fputc('}', out);
+}
+
+static void write_row(FILE *out, const Row *r, long color)
+{
+    const Profile *p = r->p;
+    fputs("{\"label\":", out);
+    jstr(out, r->b->label);
+    fputs(",\"name\":", out);
+    jstr(out, r->name);
+    fprintf(out, ",\"rank\":%ld,\"color\":%ld,\"integrated_byte_s\":", r->size_rank, color);
+    jnum(out, r->st.integrated_byte_s);
+    fprintf(out, ",\"peak_bytes\":%" PRIu64 ",\"last_bytes\":%" PRIu64 ",\"mean_bytes\":",
+            r->b->peak_bytes, r->st.last_bytes);
+    jnum(out, round(r->st.mean));
+    fputs(",\"stddev_bytes\":", out);
+    jnum(out, r->st.stddev);
+    fputs(",\"intercept_bytes\":", out);
+    jnum(out, r->st.intercept);
+    fputs(",\"slope_bytes_per_s\":", out);
+    jnum(out, r->st.slope);
+    fputs(",\"r2\":", out);
+    if (r->st.have_fit)
+        jnum(out, r->st.r2);
+    else
+        fputs("null", out);
+    fputs(",\"era\":", out);
+    if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA && r->have_number)
+        jnum(out, r->number);
+    else
+        fputs("null", out);
+    fputs(",\"ipe\":", out);
+    write_ipe(out, profile_band_ipe(p, r->b));
+    fputs(",\"spark\":", out);
+    write_spark(out, &p->census_series, r->b->bins);
+    fputc('}', out);
+}
+
+static void write_heap(FILE *out, const Profile *p, int which, const char *key)
+{
+    fprintf(out, "\"%s\":", key);
+    if (!p->have_heap[which]) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"times_s\":", out);
+    write_times(out, &p->heap_series[which]);
+    fputs(",\"bytes\":[", out);
+    int first = 1;
+    for (size_t i = 0; i < SERIES_BINS; i++) {
+        if (p->heap_series[which].count[i] == 0)
+            continue;
+        if (!first)
+            fputc(',', out);
+        first = 0;
+        jnum(out, p->heap_max[which][i]);   /* the largest size in the bin */
+    }
+    fputc(']', out);
+    fprintf(out, ",\"peak_bytes\":%" PRIu64 "}", p->heap_peak[which]);
+}
+
+static const char *mode_flag(const Profile *p)
+{
+    static const char *flags[] = { NULL, "-hc", "-hm", "-hd", "-hy", "-hr", "-hb", "-hT", "-hi", "-he" };
+    if (p->from_hp)
+        return NULL;
+    return p->breakdown < sizeof flags / sizeof flags[0] ? flags[p->breakdown] : NULL;
+}
+
+static const char *mode_name(const Profile *p)
+{
+    static const char *names[] = { "unknown", "cost centre stack", "module", "closure description",
+                                   "type description", "retainer set", "biography",
+                                   "closure type", "info table", "era" };
+    if (p->from_hp)
+        return ".hp file";
+    return p->breakdown < sizeof names / sizeof names[0] ? names[p->breakdown] : "unknown";
+}
+
+static void write_meta(FILE *out, const Profile *p)
+{
+    fputs("\"file\":", out);
+    jstr(out, p->path);
+    fputs(",\"source\":", out);
+    jstr(out, p->from_hp ? "hp" : "eventlog");
+    fputs(",\"program\":", out);
+    jstr(out, p->program);
+    fputs(",\"args\":[", out);
+    for (size_t i = 0; i < p->n_args; i++) {
+        if (i)
+            fputc(',', out);
+        jstr(out, p->args[i]);
+    }
+    fputs("],\"rts_identifier\":", out);
+    jstr(out, p->rts_id);
+    fputs(",\"mode\":", out);
+    jstr(out, mode_flag(p));
+    fputs(",\"mode_name\":", out);
+    jstr(out, mode_name(p));
+    fputs(",\"interval_ns\":", out);
+    if (p->from_hp)
+        fputs("null", out);
+    else
+        fprintf(out, "%" PRIu64, p->interval_ns);
+    fputs(",\"date\":", out);
+    jstr(out, p->date);
+    fprintf(out, ",\"censuses\":%" PRIu64 ",\"events\":%" PRIu64 ",\"end_time_s\":%.6f",
+            p->n_censuses, p->n_events, (double)p->end_time_ns / 1e9);
+    fputs(",\"warning\":", out);
+    jstr(out, p->warning);
+}
+
+/* The chart: the chosen keys' values in this input (zeros where it lacks
+ * one), then OTHER, the sum of the rest. */
+static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_t n_keys,
+                        size_t n_chart)
+{
+    fputs("\"chart\":{\"times_s\":", out);
+    write_times(out, &p->census_series);
+    fputs(",\"bands\":[", out);
+    for (size_t i = 0; i < n_chart; i++) {
+        const Row *r = keys[i].row[input];
+        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        jstr(out, keys[i].name);
+        fprintf(out, ",\"color\":%ld,\"values\":", keys[i].color);
+        write_values(out, &p->census_series, r ? r->b->bins : NULL);
+        fputc('}', out);
+    }
+    fputs("],\"other\":", out);
+    if (n_chart >= n_keys) {
+        fputs("null", out);
+    } else {
+        double *sum = calloc(SERIES_BINS, sizeof *sum);
+        if (sum == NULL) {
+            fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
+            exit(TOOL_EXIT_FAIL);
+        }
+        size_t n_other = 0;
+        for (size_t i = n_chart; i < n_keys; i++) {
+            const Row *r = keys[i].row[input];
+            if (r == NULL)
+                continue;
+            n_other++;
+            for (size_t k = 0; k < SERIES_BINS; k++)
+                sum[k] += r->b->bins[k];
+        }
+        fprintf(out, "{\"name\":\"OTHER\",\"bands\":%zu,\"values\":", n_other);
+        write_values(out, &p->census_series, sum);
+        fputc('}', out);
+        free(sum);
+    }
+    fputc('}', out);
+}
+
+static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key *keys,
+                          size_t n_keys, size_t n_chart, Key *table_keys)
+{
+    fputc('{', out);
+    write_meta(out, p);
+    fputs(",\"heap\":{", out);
+    write_heap(out, p, HEAP_SERIES_SIZE, "size");
+    fputc(',', out);
+    write_heap(out, p, HEAP_SERIES_BLOCKS, "blocks");
+    fputc(',', out);
+    write_heap(out, p, HEAP_SERIES_LIVE, "live");
+    fputs("},", out);
+    write_chart(out, p, input, keys, n_keys, n_chart);
+    /* The detailed table: every band of this input, in the chosen order. */
+    fprintf(out, ",\"band_count\":%zu,\"table\":[", p->n_bands);
+    int first = 1;
+    for (size_t i = 0; i < n_keys; i++) {
+        const Row *r = table_keys[i].row[input];
+        if (r == NULL)
+            continue;
+        if (!first)
+            fputs(",\n", out);
+        first = 0;
+        write_row(out, r, table_keys[i].color);
+    }
+    fputs("],\"markers\":[", out);
+    for (size_t i = 0; i < p->n_markers; i++) {
+        fprintf(out, "%s{\"time_s\":%.6f,\"kind\":\"%s\",\"text\":", i ? "," : "",
+                (double)p->markers[i].time_ns / 1e9,
+                p->markers[i].is_marker ? "marker" : "message");
+        jstr(out, p->markers[i].text);
+        fputc('}', out);
+    }
+    fprintf(out, "],\"markers_dropped\":%" PRIu64, p->markers_dropped);
+    /* -he: the eras holding bytes in the last census, oldest first. */
+    fputs(",\"eras_live_at_end\":", out);
+    if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_ERA) {
+        fputs("null", out);
+    } else {
+        fputc('[', out);
+        int f = 1;
+        for (size_t i = 0; i < n_keys; i++) {
+            const Row *r = table_keys[i].row[input];
+            if (r == NULL || r->st.last_bytes == 0)
+                continue;
+            fprintf(out, "%s{\"era\":", f ? "" : ",");
+            f = 0;
+            jstr(out, r->b->label);
+            fprintf(out, ",\"bytes\":%" PRIu64 ",\"color\":%ld}", r->st.last_bytes,
+                    table_keys[i].color);
+        }
+        fputc(']', out);
+    }
+    (void)rows;
+    fputc('}', out);
+}
+
+static int by_era_number(const void *a, const void *b)
+{
+    SortKey saved = sort_key;
+    int rev = sort_reverse;
+    sort_key = SORT_NUMBER;
+    sort_reverse = 0;
+    int c = key_cmp(a, b);
+    sort_key = saved;
+    sort_reverse = rev;
+    return c;
+}
+
+static void write_diff(FILE *out, Key *keys, size_t n_keys)
+{
+    fputs(",\"diff\":[", out);
+    for (size_t i = 0; i < n_keys; i++) {
+        const Row *a = keys[i].row[0], *b = keys[i].row[1];
+        double sa = a ? a->st.integrated_byte_s : 0, sb = b ? b->st.integrated_byte_s : 0;
+        fputs(i ? ",\n{\"name\":" : "{\"name\":", out);
+        jstr(out, keys[i].name);
+        fprintf(out, ",\"color\":%ld,\"a_byte_s\":", keys[i].color);
+        jnum(out, sa);
+        fputs(",\"b_byte_s\":", out);
+        jnum(out, sb);
+        fprintf(out, ",\"a_peak_bytes\":%" PRIu64 ",\"b_peak_bytes\":%" PRIu64
+                     ",\"a_last_bytes\":%" PRIu64 ",\"b_last_bytes\":%" PRIu64 ",\"change_byte_s\":",
+                a ? a->b->peak_bytes : 0, b ? b->b->peak_bytes : 0, a ? a->st.last_bytes : 0,
+                b ? b->st.last_bytes : 0);
+        jnum(out, sb - sa);
+        fputs(",\"change_percent\":", out);
+        if (sa > 0)
+            jnum(out, round(1000.0 * (sb - sa) / sa) / 10.0);
+        else
+            fputs("null", out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+void json_write_report(FILE *out, const Options *o, Profile *const *profiles, size_t n)
+{
+    Row *rows[2] = { NULL, NULL };
+    size_t n_rows[2] = { 0, 0 };
+    for (size_t i = 0; i < n; i++) {
+        rows[i] = make_rows(profiles[i]);
+        n_rows[i] = profiles[i]->n_bands;
+    }
+    size_t n_keys;
+    Key *keys = make_keys(rows, n_rows, n, &n_keys);
+    size_t n_chart = o->bands == 0 || (size_t)o->bands > n_keys ? n_keys : (size_t)o->bands;
+    int era = !profiles[0]->from_hp && profiles[0]->breakdown == HEAP_PROF_BREAKDOWN_ERA;
+    sort_key = o->sort_given ? o->sort : (era ? SORT_NUMBER : SORT_SIZE);
+    sort_reverse = o->reverse;
+    /* keys[0..n_chart) are the largest; order them, then the table's copy. */
+    qsort(keys, n_chart, sizeof *keys, key_cmp);
+    Key *table_keys = malloc((n_keys ? n_keys : 1) * sizeof *table_keys);
+    if (table_keys == NULL) {
+        fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
+        exit(TOOL_EXIT_FAIL);
+    }
+    memcpy(table_keys, keys, n_keys * sizeof *keys);
+    qsort(table_keys, n_keys, sizeof *table_keys, key_cmp);
+
+    fprintf(out, "{\"tool\":\"%s\",\"format\":1,\"options\":{\"bands\":%ld,\"sort\":\"%s\","
+                 "\"reverse\":%s,\"y_axis_bytes\":",
+            TOOL_NAME, o->bands, sort_names[sort_key], o->reverse ? "true" : "false");
+    if (o->y_axis > 0)
+        jnum(out, o->y_axis);
+    else
+        fputs("null", out);
+    fputs("},\"profiles\":[", out);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(",\n", out);
+        write_profile(out, profiles[i], (int)i, rows[i], keys, n_keys, n_chart, table_keys);
+    }
+    fputc(']', out);
+    if (n == 2) {
+        qsort(table_keys, n_keys, sizeof *table_keys, era ? by_era_number : key_by_size);
+        write_diff(out, table_keys, n_keys);
+    }
+    fputs("}\n", out);
+    free(table_keys);
+    free(keys);
+    for (size_t i = 0; i < n; i++)
+        free_rows(rows[i], n_rows[i]);
+}

@@ -1,0 +1,257 @@
+/*
+ * utils/strata-html/main.c -- strata-html: a heap profile (GHC-format
+ * eventlog, or a .hp file with -p) to a self-contained interactive HTML
+ * report, or its data as JSON.  Command line and output files here; the
+ * profile is built in profile.c, written by json.c and page.c.  Usage:
+ * docs/strata-html.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: %s [OPTION...] FILE [--diff FILE2]\n"
+            "Writes FILE.html, an interactive report of the heap profile in FILE (a GHC-format\n"
+            "eventlog, or a .hp file with -p); open it in any browser, offline.\n"
+            "  -o FILE                 write here instead (- for standard output)\n"
+            "  --json                  write the report's data as JSON (default FILE.json)\n"
+            "  -p, --hp                the inputs are .hp files\n"
+            "  --diff FILE2            compare FILE (before) with FILE2 (after)\n"
+            "  --bands N               chart the N largest bands, the rest as OTHER\n"
+            "                          (default 15; 0 = all)\n"
+            "  --sort KEY              order bands by size (default; number for -he),\n"
+            "                          stddev, name, number or gradient\n"
+            "  --reverse               reverse that order\n"
+            "  --no-traces             draw no markers or trace messages\n"
+            "  -i, --include TEXT      keep traces containing TEXT (wins over -x)\n"
+            "  -x, --exclude TEXT      drop traces containing TEXT\n"
+            "  --y-axis BYTES          fix the top of the byte axes\n"
+            "  -h, --help              this text\n"
+            "FILE may be - for standard input.  See docs/strata-html.md.\n",
+            TOOL_NAME);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s%s\n", TOOL_NAME, what, arg ? ": " : "", arg ? arg : "");
+    fprintf(stderr, "Try '%s --help'.\n", TOOL_NAME);
+    return TOOL_EXIT_USAGE;
+}
+
+enum { OPT_BANDS = 256, OPT_SORT, OPT_REVERSE, OPT_NO_TRACES, OPT_Y_AXIS, OPT_JSON, OPT_DIFF };
+
+static const struct option long_options[] = {
+    { "bands", required_argument, NULL, OPT_BANDS },
+    { "sort", required_argument, NULL, OPT_SORT },
+    { "reverse", no_argument, NULL, OPT_REVERSE },
+    { "no-traces", no_argument, NULL, OPT_NO_TRACES },
+    { "include", required_argument, NULL, 'i' },
+    { "exclude", required_argument, NULL, 'x' },
+    { "y-axis", required_argument, NULL, OPT_Y_AXIS },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "diff", required_argument, NULL, OPT_DIFF },
+    { "hp", no_argument, NULL, 'p' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int parse_sort(const char *s, SortKey *k)
+{
+    static const char *names[] = { "size", "stddev", "name", "number", "gradient" };
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *k = (SortKey)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* Reads one input into p; -1 after an error message. */
+static int read_input(Profile *p, int hp)
+{
+    FILE *f = strcmp(p->path, "-") == 0 ? stdin : fopen(p->path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "%s: cannot open %s: %s\n", TOOL_NAME, p->path, strerror(errno));
+        return -1;
+    }
+    int rc = hp ? profile_read_hp(p, f) : profile_read_eventlog(p, f);
+    if (f != stdin)
+        fclose(f);
+    if (rc == 0 && p->warning != NULL)
+        fprintf(stderr, "%s: %s: warning: %s\n", TOOL_NAME, p->path, p->warning);
+    if (rc == 0 && p->markers_dropped > 0)
+        fprintf(stderr, "%s: %s: warning: only the first %d traces are drawn (%llu more)\n",
+                TOOL_NAME, p->path, PROFILE_MAX_MARKERS, (unsigned long long)p->markers_dropped);
+    return rc;
+}
+
+static int write_output(const char *path, const Options *o, Profile *const *ps, size_t n)
+{
+    int to_stdout = strcmp(path, "-") == 0;
+    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    if (out == NULL) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", TOOL_NAME, path, strerror(errno));
+        return TOOL_EXIT_FAIL;
+    }
+    if (o->json)
+        json_write_report(out, o, ps, n);
+    else
+        page_write(out, o, ps, n);
+    int bad = ferror(out);
+    int err = errno;
+    if ((to_stdout ? fflush(out) : fclose(out)) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", TOOL_NAME, path, strerror(err));
+        if (!to_stdout)
+            remove(path);
+        return TOOL_EXIT_FAIL;
+    }
+    return TOOL_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    Options o = { .bands = 15, .sort = SORT_SIZE };
+    Filters filters = { 0 };
+    const char **incl = calloc((size_t)argc, sizeof *incl);
+    const char **excl = calloc((size_t)argc, sizeof *excl);
+    const char *output = NULL, *diff = NULL;
+    int hp = 0, c, status = TOOL_EXIT_USAGE;
+    if (incl == NULL || excl == NULL) {
+        fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+        return TOOL_EXIT_FAIL;
+    }
+    filters.include = incl;
+    filters.exclude = excl;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:pi:x:h", long_options, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'o':
+            output = optarg;
+            break;
+        case 'p':
+            hp = 1;
+            break;
+        case 'i':
+            incl[filters.n_include++] = optarg;
+            break;
+        case 'x':
+            excl[filters.n_exclude++] = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            status = TOOL_EXIT_OK;
+            goto done;
+        case OPT_BANDS:
+            errno = 0;
+            o.bands = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno != 0 || o.bands < 0 || o.bands > 1000000) {
+                usage_error("--bands takes a whole number from 0 (all) to 1000000, not", optarg);
+                goto done;
+            }
+            break;
+        case OPT_SORT:
+            if (!parse_sort(optarg, &o.sort)) {
+                usage_error("--sort takes size, stddev, name, number or gradient, not", optarg);
+                goto done;
+            }
+            o.sort_given = 1;
+            break;
+        case OPT_REVERSE:
+            o.reverse = 1;
+            break;
+        case OPT_NO_TRACES:
+            filters.no_traces = 1;
+            break;
+        case OPT_Y_AXIS:
+            errno = 0;
+            o.y_axis = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || errno != 0 || !isfinite(o.y_axis) ||
+                o.y_axis <= 0) {
+                usage_error("--y-axis takes a positive number of bytes, not", optarg);
+                goto done;
+            }
+            break;
+        case OPT_JSON:
+            o.json = 1;
+            break;
+        case OPT_DIFF:
+            diff = optarg;
+            break;
+        case ':':
+            usage_error("option needs an argument", argv[optind - 1]);
+            goto done;
+        default:
+            usage_error("unknown option", argv[optind - 1]);
+            goto done;
+        }
+    }
+    if (optind >= argc) {
+        usage_error("missing FILE", NULL);
+        goto done;
+    }
+    if (optind + 1 < argc) {
+        usage_error("too many arguments", argv[optind + 1]);
+        goto done;
+    }
+    const char *input = argv[optind];
+    if (diff != NULL && strcmp(input, "-") == 0 && strcmp(diff, "-") == 0) {
+        usage_error("only one input can be standard input", NULL);
+        goto done;
+    }
+    char *default_output = NULL;
+    if (output == NULL) {
+        if (strcmp(input, "-") == 0) {
+            output = "-";
+        } else {
+            default_output = malloc(strlen(input) + 6);
+            if (default_output == NULL) {
+                fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+                status = TOOL_EXIT_FAIL;
+                goto done;
+            }
+            sprintf(default_output, "%s.%s", input, o.json ? "json" : "html");
+            output = default_output;
+        }
+    }
+    Profile *ps[2] = { NULL, NULL };
+    size_t n = diff != NULL ? 2 : 1;
+    status = TOOL_EXIT_OK;
+    for (size_t i = 0; i < n && status == TOOL_EXIT_OK; i++) {
+        ps[i] = malloc(sizeof *ps[i]);
+        if (ps[i] == NULL) {
+            fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+            status = TOOL_EXIT_FAIL;
+            break;
+        }
+        profile_init(ps[i], i == 0 ? input : diff, &filters);
+        if (read_input(ps[i], hp) != 0)
+            status = TOOL_EXIT_FAIL;
+    }
+    if (status == TOOL_EXIT_OK && n == 2 && (ps[0]->from_hp != ps[1]->from_hp ||
+                                             ps[0]->breakdown != ps[1]->breakdown))
+        fprintf(stderr, "%s: warning: %s and %s are profiles of different kinds; "
+                        "few bands will match\n", TOOL_NAME, ps[0]->path, ps[1]->path);
+    if (status == TOOL_EXIT_OK)
+        status = write_output(output, &o, ps, n);
+    for (size_t i = 0; i < n; i++)
+        if (ps[i] != NULL) {
+            profile_free(ps[i]);
+            free(ps[i]);
+        }
+    free(default_output);
+done:
+    free(incl);
+    free(excl);
+    return status;
+}

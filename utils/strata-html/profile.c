@@ -1,0 +1,460 @@
+/*
+ * utils/strata-html/profile.c -- building one input's heap profile: bands
+ * and their statistics, folded chart series, heap sizes, markers and IPE
+ * descriptions.  The readers (from_eventlog.c, from_hp.c) call in here;
+ * memory grows with the number of distinct labels, IPE entries and kept
+ * markers only, never with the number of censuses.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <strata/EventLogFormat.h>
+
+#include "profile.h"
+
+/* Note [Band statistics]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * Every census counts, however many the log holds; a band absent from a
+ * census has 0 bytes there (as hp2ps and strata-events draw it).
+ *  - integrated size: the trapezoid rule over census times, in byte-seconds,
+ *    the same figure as `strata-events summary` (Note [Integrated size]).
+ *    Each census's value contributes half of the gap to the census before
+ *    and half of the gap to the census after, so only the bands present in
+ *    a census are touched when it closes and when the next one opens;
+ *  - mean, population standard deviation, and the least-squares line
+ *    bytes = intercept + slope * seconds with its R^2, from the sums
+ *    n, sum t, sum t^2 (shared by all bands) and sum y, sum y^2, sum t*y
+ *    (per band).  A band constant over time, or a profile with fewer than
+ *    two census times, has no R^2 (null in the output).
+ */
+
+void profile_init(Profile *p, const char *path, const Filters *filters)
+{
+    memset(p, 0, sizeof *p);
+    p->path = path;
+    p->filters = filters;
+    series_init(&p->census_series);
+    for (int i = 0; i < HEAP_SERIES_COUNT; i++)
+        series_init(&p->heap_series[i]);
+}
+
+void profile_free(Profile *p)
+{
+    free(p->program);
+    for (size_t i = 0; i < p->n_args; i++)
+        free(p->args[i]);
+    free(p->args);
+    free(p->rts_id);
+    free(p->date);
+    free(p->touched);
+    for (size_t i = 0; i < p->n_bands; i++) {
+        free(p->bands[i].label);
+        free(p->bands[i].bins);
+    }
+    free(p->bands);
+    free(p->band_hash);
+    for (size_t i = 0; i < p->n_ipes; i++)
+        free(p->ipes[i].text);
+    free(p->ipes);
+    free(p->ipe_hash);
+    for (size_t i = 0; i < p->n_markers; i++)
+        free(p->markers[i].text);
+    free(p->markers);
+    free(p->warning);
+}
+
+char *profile_strdup(Profile *p, const char *s, size_t len)
+{
+    char *c = malloc(len + 1);
+    if (c == NULL) {
+        p->out_of_memory = 1;
+        return NULL;
+    }
+    memcpy(c, s, len);
+    c[len] = '\0';
+    return c;
+}
+
+void profile_set_warning(Profile *p, const char *fmt, ...)
+{
+    if (p->warning != NULL)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    p->warning = profile_strdup(p, buf, strlen(buf));
+}
+
+void profile_time(Profile *p, uint64_t time_ns)
+{
+    p->n_events++;
+    if (time_ns > p->end_time_ns)
+        p->end_time_ns = time_ns;
+}
+
+/* ----------------------------------------------------------------------
+ * Bands
+ * ------------------------------------------------------------------- */
+
+static size_t text_hash(const char *s, size_t n)
+{
+    size_t h = 14695981039346656037u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+    return h;
+}
+
+static int band_hash_grow(Profile *p)
+{
+    size_t cap = p->band_hash_cap ? p->band_hash_cap * 2 : 64;
+    size_t *h = calloc(cap, sizeof *h);
+    if (h == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_bands; i++) {
+        const char *l = p->bands[i].label;
+        size_t j = text_hash(l, strlen(l)) & (cap - 1);
+        while (h[j] != 0)
+            j = (j + 1) & (cap - 1);
+        h[j] = i + 1;
+    }
+    free(p->band_hash);
+    p->band_hash = h;
+    p->band_hash_cap = cap;
+    return 1;
+}
+
+/* The band for label (cut at its first NUL), created if new; NULL when
+ * out of memory. */
+static Band *band_get(Profile *p, const char *label, size_t len)
+{
+    const char *nul = memchr(label, '\0', len);
+    if (nul != NULL)
+        len = (size_t)(nul - label);
+    if (2 * (p->n_bands + 1) >= p->band_hash_cap && !band_hash_grow(p))
+        return NULL;
+    size_t j = text_hash(label, len) & (p->band_hash_cap - 1);
+    while (p->band_hash[j] != 0) {
+        Band *b = &p->bands[p->band_hash[j] - 1];
+        if (strncmp(b->label, label, len) == 0 && b->label[len] == '\0')
+            return b;
+        j = (j + 1) & (p->band_hash_cap - 1);
+    }
+    if (p->n_bands == p->bands_cap) {
+        size_t cap = p->bands_cap ? p->bands_cap * 2 : 32;
+        Band *nb = realloc(p->bands, cap * sizeof *nb);
+        if (nb == NULL)
+            return NULL;
+        p->bands = nb;
+        p->bands_cap = cap;
+    }
+    char *copy = profile_strdup(p, label, len);
+    double *bins = calloc(SERIES_BINS, sizeof *bins);
+    if (copy == NULL || bins == NULL) {
+        free(copy);
+        free(bins);
+        return NULL;
+    }
+    p->bands[p->n_bands] = (Band){ .label = copy, .bins = bins };
+    p->band_hash[j] = ++p->n_bands;
+    return &p->bands[p->n_bands - 1];
+}
+
+static void fold_bands(void *ctx)
+{
+    Profile *p = ctx;
+    for (size_t i = 0; i < p->n_bands; i++)
+        series_fold_values(p->bands[i].bins, FOLD_SUM);
+}
+
+/* ----------------------------------------------------------------------
+ * Censuses: see Note [Band statistics]
+ * ------------------------------------------------------------------- */
+
+void profile_census_begin(Profile *p, uint64_t time_ns)
+{
+    profile_census_end(p);
+    /* The second half of the last census's trapezoids. */
+    if (p->n_censuses > 0 && time_ns > p->prev_census_time_ns) {
+        double half_dt = ((double)time_ns - (double)p->prev_census_time_ns) / 2.0;
+        for (size_t i = 0; i < p->n_touched; i++) {
+            Band *b = &p->bands[p->touched[i]];
+            b->area_byte_ns += half_dt * (double)b->cur_bytes;
+        }
+    }
+    p->n_touched = 0;
+    p->n_censuses++;
+    p->census_open = 1;
+    p->census_time_ns = time_ns;
+    p->census_bin = series_bin(&p->census_series, time_ns, fold_bands, p);
+}
+
+void profile_census_sample(Profile *p, const char *label, size_t len, uint64_t bytes)
+{
+    if (!p->census_open)
+        return;
+    Band *b = band_get(p, label, len);
+    if (b == NULL) {
+        p->out_of_memory = 1;
+        return;
+    }
+    if (b->cur_census != p->n_censuses) {
+        if (p->n_touched == p->touched_cap) {
+            size_t cap = p->touched_cap ? p->touched_cap * 2 : 64;
+            size_t *t = realloc(p->touched, cap * sizeof *t);
+            if (t == NULL) {
+                p->out_of_memory = 1;
+                return;
+            }
+            p->touched = t;
+            p->touched_cap = cap;
+        }
+        p->touched[p->n_touched++] = (size_t)(b - p->bands);
+        b->cur_census = p->n_censuses;
+        b->cur_bytes = 0;
+    }
+    b->cur_bytes += bytes;
+}
+
+void profile_census_end(Profile *p)
+{
+    if (!p->census_open)
+        return;
+    double t_s = (double)p->census_time_ns / 1e9;
+    double half_dt = p->n_censuses > 1 && p->census_time_ns > p->prev_census_time_ns
+                         ? ((double)p->census_time_ns - (double)p->prev_census_time_ns) / 2.0
+                         : 0.0;
+    for (size_t i = 0; i < p->n_touched; i++) {
+        Band *b = &p->bands[p->touched[i]];
+        double y = (double)b->cur_bytes;
+        b->area_byte_ns += half_dt * y;
+        b->sum_y += y;
+        b->sum_y2 += y * y;
+        b->sum_ty += t_s * y;
+        b->bins[p->census_bin] += y;
+        if (b->cur_bytes > b->peak_bytes)
+            b->peak_bytes = b->cur_bytes;
+    }
+    p->sum_t += t_s;
+    p->sum_t2 += t_s * t_s;
+    p->prev_census_time_ns = p->census_time_ns;
+    p->census_open = 0;
+}
+
+void profile_band_stats(const Profile *p, const Band *b, BandStats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->integrated_byte_s = b->area_byte_ns / 1e9;
+    if (b->cur_census == p->n_censuses && p->n_censuses > 0)
+        out->last_bytes = b->cur_bytes;
+    double n = (double)p->n_censuses;
+    if (n == 0)
+        return;
+    double mean_y = b->sum_y / n, mean_t = p->sum_t / n;
+    double var_y = b->sum_y2 / n - mean_y * mean_y;
+    double var_t = p->sum_t2 / n - mean_t * mean_t;
+    double cov = b->sum_ty / n - mean_t * mean_y;
+    if (var_y < 0)
+        var_y = 0;
+    out->mean = mean_y;
+    out->stddev = sqrt(var_y);
+    /* Relative thresholds: sums of squares leave rounding noise. */
+    if (var_t > 1e-12 * (mean_t * mean_t + 1e-18)) {
+        out->slope = cov / var_t;
+        out->intercept = mean_y - out->slope * mean_t;
+        if (var_y > 1e-12 * mean_y * mean_y && var_y > 0) {
+            double r2 = cov * cov / (var_t * var_y);
+            out->r2 = r2 > 1 ? 1 : r2;
+            out->have_fit = 1;
+        }
+    } else {
+        out->intercept = mean_y;
+    }
+}
+
+/* ----------------------------------------------------------------------
+ * Heap sizes and markers
+ * ------------------------------------------------------------------- */
+
+typedef struct HeapFold {
+    double *values;
+} HeapFold;
+
+static void fold_heap(void *ctx)
+{
+    series_fold_values(((HeapFold *)ctx)->values, FOLD_MAX);
+}
+
+void profile_heap(Profile *p, int which, uint64_t time_ns, uint64_t bytes)
+{
+    HeapFold f = { p->heap_max[which] };
+    size_t i = series_bin(&p->heap_series[which], time_ns, fold_heap, &f);
+    if ((double)bytes > p->heap_max[which][i])
+        p->heap_max[which][i] = (double)bytes;
+    if (!p->have_heap[which] || bytes > p->heap_peak[which])
+        p->heap_peak[which] = bytes;
+    p->have_heap[which] = 1;
+}
+
+static int contains(const char *hay, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (n == 0)
+        return 1;
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(hay + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* -i and -x, as eventlog2html reads them: a trace matching an exclude is
+ * dropped unless it also matches an include (an include match wins); so
+ * `-x '' -i TEXT` keeps only the traces containing TEXT. */
+static int marker_wanted(const Filters *f, const char *text, size_t len)
+{
+    if (f == NULL)
+        return 1;
+    if (f->no_traces)
+        return 0;
+    for (size_t i = 0; i < f->n_include; i++)
+        if (contains(text, len, f->include[i]))
+            return 1;
+    for (size_t i = 0; i < f->n_exclude; i++)
+        if (contains(text, len, f->exclude[i]))
+            return 0;
+    return 1;
+}
+
+void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, int is_marker)
+{
+    if (!marker_wanted(p->filters, text, len))
+        return;
+    if (p->n_markers == PROFILE_MAX_MARKERS) {
+        p->markers_dropped++;
+        return;
+    }
+    if (p->n_markers == p->markers_cap) {
+        size_t cap = p->markers_cap ? p->markers_cap * 2 : 16;
+        Marker *m = realloc(p->markers, cap * sizeof *m);
+        if (m == NULL) {
+            p->out_of_memory = 1;
+            return;
+        }
+        p->markers = m;
+        p->markers_cap = cap;
+    }
+    char *c = profile_strdup(p, text, len);
+    if (c == NULL)
+        return;
+    p->markers[p->n_markers++] = (Marker){ .time_ns = time_ns, .text = c, .is_marker = is_marker };
+}
+
+/* ----------------------------------------------------------------------
+ * IPE descriptions (-hi)
+ * ------------------------------------------------------------------- */
+
+static size_t addr_hash(uint64_t a)
+{
+    a ^= a >> 31;
+    a *= 0x9e3779b97f4a7c15u;
+    a ^= a >> 29;
+    return (size_t)a;
+}
+
+static int ipe_hash_grow(Profile *p)
+{
+    size_t cap = p->ipe_hash_cap ? p->ipe_hash_cap * 2 : 64;
+    size_t *h = calloc(cap, sizeof *h);
+    if (h == NULL)
+        return 0;
+    for (size_t i = 0; i < p->n_ipes; i++) {
+        size_t j = addr_hash(p->ipes[i].info) & (cap - 1);
+        while (h[j] != 0)
+            j = (j + 1) & (cap - 1);
+        h[j] = i + 1;
+    }
+    free(p->ipe_hash);
+    p->ipe_hash = h;
+    p->ipe_hash_cap = cap;
+    return 1;
+}
+
+static size_t *ipe_slot(const Profile *p, uint64_t info)
+{
+    size_t j = addr_hash(info) & (p->ipe_hash_cap - 1);
+    while (p->ipe_hash[j] != 0 && p->ipes[p->ipe_hash[j] - 1].info != info)
+        j = (j + 1) & (p->ipe_hash_cap - 1);
+    return &p->ipe_hash[j];
+}
+
+/* The first description of an address wins, as in strata-events. */
+void profile_ipe(Profile *p, uint64_t info, const char *const fields[6], const size_t lens[6])
+{
+    if (2 * (p->n_ipes + 1) >= p->ipe_hash_cap && !ipe_hash_grow(p)) {
+        p->out_of_memory = 1;
+        return;
+    }
+    size_t *slot = ipe_slot(p, info);
+    if (*slot != 0)
+        return;
+    if (p->n_ipes == p->ipes_cap) {
+        size_t cap = p->ipes_cap ? p->ipes_cap * 2 : 32;
+        Ipe *ni = realloc(p->ipes, cap * sizeof *ni);
+        if (ni == NULL) {
+            p->out_of_memory = 1;
+            return;
+        }
+        p->ipes = ni;
+        p->ipes_cap = cap;
+    }
+    size_t total = 0;
+    for (int k = 0; k < 6; k++)
+        total += lens[k] + 1;
+    char *text = malloc(total), *at = text;
+    if (text == NULL) {
+        p->out_of_memory = 1;
+        return;
+    }
+    const char *views[6];
+    for (int k = 0; k < 6; k++) {
+        memcpy(at, fields[k], lens[k]);
+        at[lens[k]] = '\0';
+        views[k] = at;
+        at += lens[k] + 1;
+    }
+    p->ipes[p->n_ipes] = (Ipe){ .info = info, .text = text, .table_name = views[0],
+                                .closure_desc = views[1], .ty_desc = views[2],
+                                .label = views[3], .module = views[4], .srcloc = views[5] };
+    *slot = ++p->n_ipes;
+}
+
+/* A -hi label names the IPE at the address it spells: "0x" and 1-16 hex
+ * digits (as strata-events' Note [Naming -hi buckets]). */
+const Ipe *profile_band_ipe(const Profile *p, const Band *b)
+{
+    if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE || p->n_ipes == 0)
+        return NULL;
+    const char *l = b->label;
+    size_t len = strlen(l);
+    if (len < 3 || len > 18 || l[0] != '0' || l[1] != 'x')
+        return NULL;
+    uint64_t a = 0;
+    for (size_t i = 2; i < len; i++) {
+        char c = l[i];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return NULL;
+        a = a << 4 | d;
+    }
+    size_t k = *ipe_slot(p, a);
+    return k ? &p->ipes[k - 1] : NULL;
+}

@@ -1,0 +1,412 @@
+// utils/strata-html/report.js -- the report page's own script: reads the
+// data strata-html embedded (<script id="strata-data">, the --json format
+// of docs/strata-html.md) and builds the views with the inlined libraries:
+// Apache ECharts for every chart, Tabulator for the tables.  No chart is
+// drawn by hand here; this file only turns the data into their options.
+// Charts use ECharts' SVG renderer, so the drawing is in the DOM (the
+// browser tests read it).  When everything is drawn, <body> gets
+// data-ready="1".
+'use strict';
+(function () {
+const data = JSON.parse(document.getElementById('strata-data').textContent);
+const app = document.getElementById('app');
+const profiles = data.profiles;
+const diffMode = profiles.length === 2;
+
+// --- Formatting ------------------------------------------------------------
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
+function fmtBytes(v) {
+    if (v === null || v === undefined || !isFinite(v)) return '';
+    const neg = v < 0;
+    let x = Math.abs(v), u = 0;
+    while (x >= 1000 && u < UNITS.length - 1) { x /= 1000; u++; }
+    return (neg ? '-' : '') + (u === 0 ? x.toFixed(0) : x.toPrecision(3)) + ' ' + UNITS[u];
+}
+function fmtNum(v, digits) {
+    if (v === null || v === undefined || !isFinite(v)) return '';
+    return Number(v).toPrecision(digits || 4);
+}
+function fmtSeconds(v) { return (v >= 1000 ? Number(v).toFixed(0) : String(+Number(v).toPrecision(4))) + ' s'; }
+function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+        if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
+    }
+    for (const k of kids) e.append(k);
+    return e;
+}
+
+// --- Colours: one per band name (per era for -he), the same in every view.
+const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1',
+    '#ff9da7', '#9c755f', '#bab0ac', '#1f77b4', '#aec7e8', '#ffbb78', '#98df8a', '#d62728',
+    '#c5b0d5', '#8c564b', '#e377c2', '#17becf', '#bcbd22'];
+function colour(i) {
+    if (i === null || i === undefined || i < 0) return '#999999';
+    if (i < PALETTE.length) return PALETTE[i];
+    return 'hsl(' + ((i * 137.508) % 360).toFixed(1) + ',55%,50%)';
+}
+const OTHER_COLOUR = '#999999';
+
+const CLOSURE_TYPES = ['INVALID_OBJECT', 'CONSTR', 'CONSTR_1_0', 'CONSTR_0_1', 'CONSTR_2_0',
+    'CONSTR_1_1', 'CONSTR_0_2', 'CONSTR_NOCAF', 'FUN', 'FUN_1_0', 'FUN_0_1', 'FUN_2_0',
+    'FUN_1_1', 'FUN_0_2', 'FUN_STATIC', 'THUNK', 'THUNK_1_0', 'THUNK_0_1', 'THUNK_2_0',
+    'THUNK_1_1', 'THUNK_0_2', 'THUNK_STATIC', 'THUNK_SELECTOR', 'BCO', 'AP', 'PAP', 'AP_STACK',
+    'IND', 'IND_STATIC', 'RET_BCO', 'RET_SMALL', 'RET_BIG', 'RET_FUN', 'UPDATE_FRAME',
+    'CATCH_FRAME', 'UNDERFLOW_FRAME', 'STOP_FRAME', 'BLOCKING_QUEUE', 'BLACKHOLE',
+    'MVAR_CLEAN', 'MVAR_DIRTY', 'TVAR', 'ARR_WORDS', 'MUT_ARR_PTRS_CLEAN', 'MUT_ARR_PTRS_DIRTY',
+    'MUT_ARR_PTRS_FROZEN_DIRTY', 'MUT_ARR_PTRS_FROZEN_CLEAN', 'MUT_VAR_CLEAN', 'MUT_VAR_DIRTY',
+    'WEAK', 'PRIM', 'MUT_PRIM', 'TSO', 'STACK', 'TREC_CHUNK', 'ATOMICALLY_FRAME',
+    'CATCH_RETRY_FRAME', 'CATCH_STM_FRAME', 'WHITEHOLE', 'SMALL_MUT_ARR_PTRS_CLEAN',
+    'SMALL_MUT_ARR_PTRS_DIRTY', 'SMALL_MUT_ARR_PTRS_FROZEN_DIRTY',
+    'SMALL_MUT_ARR_PTRS_FROZEN_CLEAN', 'COMPACT_NFDATA', 'CONTINUATION'];
+function closureType(desc) {
+    return /^[0-9]+$/.test(desc) && CLOSURE_TYPES[+desc] ? CLOSURE_TYPES[+desc] : desc;
+}
+
+// --- Charts ------------------------------------------------------------------
+const charts = [];
+function makeChart(container, option, kind) {
+    const div = el('div', { class: 'chart', 'data-chart': kind });
+    container.append(div);
+    const chart = echarts.init(div, null, { renderer: 'svg' });
+    chart.setOption(option);
+    charts.push(chart);
+    return chart;
+}
+window.addEventListener('resize', () => charts.forEach(c => c.resize()));
+
+// Markers as vertical rules with their text, on a series of their own so
+// that the legend can hide them too.
+function markerSeries(p) {
+    if (!p.markers.length) return [];
+    return [{
+        name: 'Markers', type: 'line', data: [], silent: false, color: '#333333',
+        markLine: {
+            symbol: 'none', animation: false,
+            lineStyle: { color: '#555555', type: 'dashed', width: 1 },
+            label: { formatter: m => m.name, position: 'insideEndTop', fontSize: 10 },
+            data: p.markers.map(m => ({ name: m.text, xAxis: toX(p, m.time_s) })),
+        },
+    }];
+}
+
+const LEGEND_WIDTH = 300;
+function legendItems(p) { return p.chart.bands.length + (p.chart.other ? 1 : 0) + 1; }
+// The end of the time axis: the run's end rounded up to two digits.
+function niceCeil(v) {
+    if (!(v > 0)) return null;
+    const e = Math.pow(10, Math.floor(Math.log10(v)) - 1);
+    return Math.ceil(v / e) * e;
+}
+
+// The x axes are ECharts time axes (see baseOption), whose unit is the
+// millisecond and whose ticks fail below one: a run shorter than a second
+// is stretched by a power of ten so that it spans at least one second.
+// The end of a chart's time axis: the run's, or for a diff the later of
+// the two runs', so that both halves share one time scale.
+function runEnd(p) {
+    const ps = diffMode ? profiles : [p];
+    return Math.max(0, ...ps.map(q => Math.max(q.end_time_s, ...q.chart.times_s)));
+}
+function xScale(p) {
+    const end = runEnd(p);
+    return end >= 1 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(-Math.log10(end)));
+}
+function toX(p, seconds) { return seconds === null ? null : seconds * xScale(p); }
+
+// The tooltip: the time, then every band at it, largest first.
+function tooltipFormatter(fmt, scale) {
+    return params => {
+        if (!params.length) return '';
+        const box = el('div', {});
+        box.append(el('b', { text: fmtSeconds(params[0].value[0] / scale) }));
+        const rows = params.filter(q => q.value[1] > 0).sort((a, b) => b.value[1] - a.value[1]);
+        for (const q of rows.slice(0, 30)) {
+            const line = el('div', {});
+            line.append(el('i', { class: 'swatch', style: 'background:' + q.color }),
+                        q.seriesName + ': ' + fmt(q.value[1]));
+            box.append(line);
+        }
+        if (rows.length > 30) box.append(el('div', { text: '... ' + (rows.length - 30) + ' more' }));
+        return box;
+    };
+}
+
+function baseOption(p, yFormatter, yMax) {
+    const xs = xScale(p);
+    return {
+        animation: false,
+        grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 70 },
+        tooltip: { trigger: 'axis', confine: true, formatter: tooltipFormatter(yFormatter, xs) },
+        // On the right, every name drawn (a scrolling legend past 24 names).
+        legend: { type: legendItems(p) > 24 ? 'scroll' : 'plain', orient: 'vertical', right: 5,
+                  top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' } },
+        toolbox: { right: LEGEND_WIDTH + 20, top: 5, feature: {
+            dataZoom: { yAxisIndex: 'none', title: { zoom: 'zoom (drag a box)', back: 'undo zoom' } },
+            restore: { title: 'reset' } } },
+        dataZoom: [{ type: 'inside', filterMode: 'none' },
+                   { type: 'slider', filterMode: 'none', bottom: 10,
+                     showDataShadow: p.chart.times_s.length > 1 }],
+        // A time axis in milliseconds: with two value axes ECharts stacks
+        // the x values instead of the bytes.
+        xAxis: { type: 'time', name: 'seconds', nameLocation: 'middle', nameGap: 25, min: 0,
+                 max: toX(p, niceCeil(runEnd(p))),
+                 axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
+                 axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + ' s' } } },
+        yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
+    };
+}
+
+// The bands of a chart, OTHER last, with their colours.
+function bandList(p) {
+    const list = p.chart.bands.map(b => ({ name: b.name, values: b.values, colour: colour(b.color) }));
+    if (p.chart.other) list.push({ name: 'OTHER', values: p.chart.other.values, colour: OTHER_COLOUR });
+    return list;
+}
+
+const yAxisMax = data.options.y_axis_bytes || null;
+function sharedMax() {
+    if (yAxisMax) return yAxisMax;
+    if (!diffMode) return null;
+    // Side by side: one scale for both inputs.
+    let m = 0;
+    for (const p of profiles) {
+        const t = p.chart.times_s;
+        for (let i = 0; i < t.length; i++) {
+            let s = 0;
+            for (const b of bandList(p)) s += b.values[i];
+            m = Math.max(m, s);
+        }
+    }
+    return m || null;
+}
+
+function areaChart(container, p, mode) {
+    const bands = bandList(p);
+    const t = p.chart.times_s;
+    let values = bands.map(b => b.values);
+    let fmt = fmtBytes, yMax = sharedMax();
+    if (mode === 'normalised') {
+        const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
+        values = values.map(v => v.map((x, i) => totals[i] ? 100 * x / totals[i] : 0));
+        fmt = v => fmtNum(v, 3) + ' %'; yMax = 100;
+    } else if (mode === 'lines') {
+        values = values.map(v => { const m = Math.max(...v, 0); return v.map(x => m ? x / m : 0); });
+        fmt = v => fmtNum(v, 3); yMax = 1;
+    }
+    const opt = baseOption(p, fmt, yMax);
+    opt.series = bands.map((b, k) => ({
+        name: b.name, type: 'line', symbol: 'none', color: b.colour, sampling: 'lttb',
+        stack: mode === 'lines' ? undefined : 'bands',
+        areaStyle: mode === 'lines' ? undefined : { opacity: 0.85 },
+        lineStyle: { width: mode === 'lines' ? 1.5 : 0.5 },
+        data: t.map((x, i) => [toX(p, x), values[k][i]]),
+    })).concat(markerSeries(p));
+    opt.legend.data = bands.map(b => b.name).concat(p.markers.length ? ['Markers'] : []);
+    return makeChart(container, opt, mode);
+}
+
+function heapChart(container, p) {
+    const opt = baseOption(p, fmtBytes, yAxisMax);
+    const lines = [['heap size', p.heap.size, '#4e79a7'], ['blocks size', p.heap.blocks, '#f28e2b'],
+                   ['live bytes', p.heap.live, '#59a14f']].filter(l => l[1]);
+    opt.series = lines.map(([name, s, c]) => ({
+        name, type: 'line', symbol: 'none', color: c, step: false,
+        data: s.times_s.map((x, i) => [toX(p, x), s.bytes[i]]),
+    }));
+    // The census total too, so that the profile can be set against the heap.
+    const t = p.chart.times_s, bands = bandList(p);
+    opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#b07aa1',
+        lineStyle: { type: 'dotted' },
+        data: t.map((x, i) => [toX(p, x), bands.reduce((s, b) => s + b.values[i], 0)]) });
+    opt.series = opt.series.concat(markerSeries(p));
+    return makeChart(container, opt, 'heap');
+}
+
+// --- Sparklines: ECharts renders each to an SVG string (its server-side
+// mode), kept per row, so that table redraws need no chart instances.
+function sparkFormatter(cell) {
+    const row = cell.getRow().getData();
+    if (row.sparkSvg === undefined) {
+        const c = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 120, height: 26 });
+        c.setOption({ animation: false, grid: { left: 1, right: 1, top: 2, bottom: 2 },
+            xAxis: { type: 'category', show: false, boundaryGap: false },
+            yAxis: { type: 'value', show: false, min: 0 },
+            series: [{ type: 'line', symbol: 'none', data: row.spark, color: colour(row.color),
+                       areaStyle: { opacity: 0.3 }, lineStyle: { width: 1 } }] });
+        row.sparkSvg = c.renderToSVGString();
+        c.dispose();
+    }
+    return '<div class="spark">' + row.sparkSvg + '</div>';
+}
+
+// --- Views ---------------------------------------------------------------------
+function perProfile(container, draw) {
+    const row = el('div', { class: diffMode ? 'side-by-side' : 'single' });
+    container.append(row);
+    profiles.forEach((p, i) => {
+        const col = el('div', { class: 'column', 'data-input': String(i) });
+        if (diffMode) col.append(el('h3', { text: (i ? 'After: ' : 'Before: ') + p.file }));
+        row.append(col);
+        draw(col, p, i);
+    });
+}
+
+function detailedTable(container, p) {
+    const hi = p.table.some(r => r.ipe);
+    const era = p.mode === '-he';
+    const numCol = (title, field, fmt) => ({ title, field, sorter: 'number', hozAlign: 'right',
+        headerFilter: 'input', headerFilterPlaceholder: '>= ...',
+        headerFilterFunc: (h, v) => { const x = parseFloat(h); return isNaN(x) || v >= x; },
+        formatter: c => fmt(c.getValue()) });
+    const columns = [
+        { title: '', field: 'spark', formatter: sparkFormatter, headerSort: false, width: 130 },
+        { title: 'Rank', field: 'rank', sorter: 'number', width: 70, headerFilter: 'input' },
+        { title: era ? 'Era' : 'Label', field: 'name', headerFilter: 'input', minWidth: 160,
+          formatter: c => { const s = el('span', {}); s.append(el('i', { class: 'swatch',
+              style: 'background:' + colour(c.getRow().getData().color) }), c.getValue()); return s; } },
+        numCol('Integrated size', 'integrated_byte_s', v => fmtBytes(v) + '·s'),
+        numCol('Std dev', 'stddev_bytes', fmtBytes),
+        numCol('Intercept', 'intercept_bytes', fmtBytes),
+        numCol('Slope', 'slope_bytes_per_s', v => fmtBytes(v) + '/s'),
+        numCol('Fit (R²)', 'r2', v => v === null ? '' : Number(v).toFixed(3)),
+    ];
+    if (hi) {
+        for (const [title, field, f] of [['Description', 'table_name'],
+                ['Closure type', 'closure_desc', closureType], ['Type', 'ty_desc'],
+                ['Module', 'module'], ['Source location', 'srcloc']]) {
+            columns.push({ title, field: 'ipe_' + field, headerFilter: 'input' });
+        }
+    }
+    const rows = p.table.map(r => {
+        const o = Object.assign({}, r);
+        if (r.ipe) {
+            for (const k of Object.keys(r.ipe)) o['ipe_' + k] = r.ipe[k];
+            o.ipe_closure_desc = closureType(r.ipe.closure_desc);
+        }
+        return o;
+    });
+    const div = el('div', { class: 'table', 'data-table': 'detailed' });
+    container.append(div);
+    const t = new Tabulator(div, {
+        data: rows, columns, layout: 'fitDataStretch', pagination: true,
+        paginationSize: 25, paginationCounter: 'rows', placeholder: 'no band matches',
+        initialSort: [],
+    });
+    return t;
+}
+
+function diffTable(container) {
+    const rows = data.diff.map(d => {
+        let status = 'same';
+        if (d.a_byte_s === 0 && d.b_byte_s > 0) status = 'new';
+        else if (d.b_byte_s === 0 && d.a_byte_s > 0) status = 'gone';
+        else if (d.change_byte_s > 0.005 * d.a_byte_s) status = 'grew';
+        else if (d.change_byte_s < -0.005 * d.a_byte_s) status = 'shrank';
+        return Object.assign({ status }, d);
+    });
+    const div = el('div', { class: 'table', 'data-table': 'diff' });
+    container.append(div);
+    return new Tabulator(div, {
+        data: rows, layout: 'fitDataStretch', pagination: true, paginationSize: 25,
+        paginationCounter: 'rows',
+        initialSort: [{ column: 'change_byte_s', dir: 'desc' }],
+        columns: [
+            { title: 'Band', field: 'name', headerFilter: 'input', minWidth: 160,
+              formatter: c => { const s = el('span', {}); s.append(el('i', { class: 'swatch',
+                  style: 'background:' + colour(c.getRow().getData().color) }), c.getValue()); return s; } },
+            { title: 'Status', field: 'status', headerFilter: 'list',
+              headerFilterParams: { values: ['', 'grew', 'shrank', 'same', 'new', 'gone'] } },
+            { title: 'Before', field: 'a_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: 'After', field: 'b_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: 'Change', field: 'change_byte_s', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: 'Change %', field: 'change_percent', sorter: 'number', hozAlign: 'right', formatter: c => c.getValue() === null ? '' : c.getValue() + ' %' },
+            { title: 'Peak before', field: 'a_peak_bytes', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) },
+            { title: 'Peak after', field: 'b_peak_bytes', sorter: 'number', hozAlign: 'right', formatter: c => fmtBytes(c.getValue()) },
+        ],
+    });
+}
+
+function metaTable(container, p) {
+    const rows = [['File', p.file], ['Program', p.program || 'unknown'],
+        ['Arguments', p.args.join(' ')], ['RTS', p.rts_identifier || 'unknown'],
+        ['Profile', (p.mode ? p.mode + ' ' : '') + '(' + p.mode_name + ')'],
+        ['Interval', p.interval_ns === null ? 'unknown' : fmtNum(p.interval_ns / 1e9, 3) + ' s'],
+        ['Date', p.date || 'unknown'], ['Censuses', String(p.censuses)],
+        ['Bands', String(p.band_count)], ['Events', String(p.events)],
+        ['End time', fmtSeconds(p.end_time_s)],
+        ['Markers drawn', String(p.markers.length) + (p.markers_dropped ? ' (' + p.markers_dropped + ' more not kept)' : '')],
+        ['Generator', document.querySelector('meta[name=generator]').content]];
+    const t = el('table', { class: 'meta', 'data-table': 'meta' });
+    for (const [k, v] of rows) t.append(el('tr', {}, el('th', { text: k }), el('td', { text: v })));
+    container.append(t);
+}
+
+function erasLine(p) {
+    if (!p.eras_live_at_end) return null;
+    const line = el('p', { class: 'eras', 'data-eras-live': String(p.eras_live_at_end.length) });
+    if (!p.eras_live_at_end.length) { line.textContent = 'No era holds live bytes at the end.'; return line; }
+    line.append('Live at the end: ');
+    p.eras_live_at_end.forEach((e, i) => {
+        if (i) line.append(', ');
+        line.append(el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
+                    el('span', { class: 'era', text: 'era ' + e.era + ' (' + fmtBytes(e.bytes) + ')' }));
+    });
+    return line;
+}
+
+// --- The page: a header and tabs, each view drawn when first shown. --------
+function header() {
+    const p = profiles[0];
+    const h = el('header', {});
+    const title = [p.program || p.file].concat(p.args).join(' ');
+    h.append(el('h1', { text: diffMode ? 'Before / after: ' + profiles.map(q => q.file).join(' vs ') : title }));
+    h.append(el('p', { class: 'summary', text: profiles.map(q =>
+        `${q.file}: ${q.mode || ''} ${q.mode_name} profile, ${q.censuses} censuses, ` +
+        `${q.band_count} bands, ${fmtSeconds(q.end_time_s)}` + (q.date ? ', ' + q.date : '')).join(' | ') }));
+    for (const q of profiles) {
+        if (q.warning) h.append(el('p', { class: 'warning', text: 'Warning: ' + q.file + ': ' + q.warning }));
+        const e = erasLine(q);
+        if (e) h.append(e);
+    }
+    return h;
+}
+
+const views = [
+    ['heap', 'Heap', c => perProfile(c, heapChart)],
+    ['area', 'Area', c => perProfile(c, (col, p) => areaChart(col, p, 'area'))],
+    ['normalised', 'Normalised', c => perProfile(c, (col, p) => areaChart(col, p, 'normalised'))],
+    ['lines', 'Lines', c => perProfile(c, (col, p) => areaChart(col, p, 'lines'))],
+    ['detailed', 'Detailed', c => perProfile(c, detailedTable)],
+];
+if (diffMode) views.push(['diff', 'Diff', c => { diffTable(c); }]);
+views.push(['meta', 'Meta', c => perProfile(c, metaTable)]);
+
+app.textContent = '';
+app.append(header());
+const tabs = el('nav', { class: 'tabs' });
+app.append(tabs);
+const panes = {};
+function show(id) {
+    for (const [v] of views) {
+        panes[v].pane.hidden = v !== id;
+        panes[v].button.classList.toggle('active', v === id);
+    }
+    const pane = panes[id];
+    if (!pane.drawn) { pane.drawn = true; pane.draw(pane.pane); }
+    charts.forEach(c => c.resize());
+    if (location.hash !== '#' + id) history.replaceState(null, '', '#' + id);
+}
+for (const [id, title, draw] of views) {
+    const button = el('button', { type: 'button', 'data-view': id, text: title });
+    button.addEventListener('click', () => show(id));
+    tabs.append(button);
+    const pane = el('section', { class: 'pane', 'data-pane': id, hidden: '' });
+    app.append(pane);
+    panes[id] = { pane, button, draw, drawn: false };
+}
+const first = location.hash.slice(1);
+show(panes[first] ? first : 'area');
+document.body.setAttribute('data-ready', '1');
+window.strataReport = { data, charts, show, echarts };
+})();
