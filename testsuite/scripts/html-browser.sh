@@ -8,7 +8,7 @@
 # the detailed table's rows, IPE columns and sparklines, the table filter
 # and the legend toggle.  Expected bands and labels come from the report's
 # own data (strata-html --json on the same log) plus fixed facts about the
-# examples (SessionEntry at examples/leak.c:48, the phase markers).
+# examples (SessionEntry at examples/leak.c:49, the phase markers).
 # Screenshots of every view are kept in $top_builddir/testsuite/artefacts/html/.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -88,8 +88,8 @@ report leak-hi leak-hi.eventlog
 expectations leak-hi leak-hi.json '{"header_contains":["-hi info table"],
   "tables":[{"view":"detailed","table":"detailed","rows":'"$(node -e 'console.log(require("./leak-hi.json").profiles[0].table.length)')"',
   "columns":["Description","Closure type","Type","Module","Source location"],
-  "row_with":[["SessionEntry_con_info","CONSTR","examples/leak.c:48"]],
-  "filter":{"field":"ipe_srcloc","text":"leak.c:48","rows":1}}]}'
+  "row_with":[["SessionEntry_con_info","CONSTR","examples/leak.c:49"]],
+  "filter":{"field":"ipe_srcloc","text":"leak.c:49","rows":1}}]}'
 browse leak-hi leak-hi.html
 
 # -hi with --bands 2: two bands and OTHER; markers filtered to one phase.

@@ -181,7 +181,7 @@ expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json
 # --- -hi: IPE fields; a GHC-written log. ------------------------------------
 expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.01 -olhi.eventlog -RTS
 expect_status 0 "$html" --json hi.eventlog
-expect_json 'const r = p.table.find(r => r.ipe && r.ipe.table_name === "SessionEntry_con_info"); r.ipe.srcloc.startsWith("examples/leak.c:48") && r.ipe.closure_desc' '1' hi.eventlog.json
+expect_json 'const r = p.table.find(r => r.ipe && r.ipe.table_name === "SessionEntry_con_info"); r.ipe.srcloc.startsWith("examples/leak.c:49") && r.ipe.closure_desc' '1' hi.eventlog.json
 expect_status 0 "$html" --json "$golden/ghc92-ipe.eventlog" -o ghc92.json
 expect_json 'p.rts_identifier' 'GHC-9.1.20210309 rts_l' ghc92.json
 expect_json 'p.table.map(r => r.name).join("|")' '0x4a0010|sat_s154_info (Test.hs:5:1-30)' ghc92.json
