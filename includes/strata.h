@@ -15,5 +15,6 @@
 #include "strata/Roots.h"
 #include "strata/Api.h"
 #include "strata/Trace.h"
+#include "strata/Debug.h"
 
 #endif /* STRATA_H */

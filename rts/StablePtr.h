@@ -4,11 +4,15 @@
 #ifndef STRATA_STABLEPTR_H
 #define STRATA_STABLEPTR_H
 
-#include "strata/Config.h"
+#include "strata/Closures.h"
 
 /* Evacuates every live entry (a GC root set). */
 void stable_ptr_evacuate_all(void);
 
 void stable_ptr_exit(void);
+
+/* Calls f on every live entry (index from 1, as the handle), for the heap
+ * debugger; read-only. */
+void stable_ptr_for_each(void (*f)(StgWord handle, StgClosure *p, void *env), void *env);
 
 #endif /* STRATA_STABLEPTR_H */
