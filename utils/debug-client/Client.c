@@ -109,8 +109,16 @@ static int request(DbgClient *c, uint16_t cmd, const DebugBuf *payload)
     int st = b.oom ? dbg_fail(c, "out of memory building a request")
                    : write_full(c, b.data, b.len);
     debug_buf_free(&b);
-    if (st != 0)
+    if (st != 0) {
+        /* The stub may have said why before it closed (a refused uid, a
+         * busy stub): prefer its message. */
+        char write_err[sizeof c->err];
+        memcpy(write_err, c->err, sizeof write_err);
+        if (!b.oom && read_frame(c, 0) > DEBUG_STATUS_MORE)
+            return -1;
+        memcpy(c->err, write_err, sizeof write_err);
         return -1;
+    }
     st = read_frame(c, cmd);
     return st == DEBUG_STATUS_OK || st == DEBUG_STATUS_MORE ? st : -1;
 }

@@ -536,6 +536,9 @@ int main(int argc, char **argv)
                 return die("no debug socket for pid %ld (is it running with +RTS "
                            "--debug-socket, or STRATA_DEBUG_SOCKET elsewhere?)", pf.pid);
             socket_path = pf.path;
+            if (kill((pid_t)pf.pid, 0) != 0 && errno == ESRCH)
+                return die("process %ld is gone; %s is a stale socket (it was killed "
+                           "before it could remove it)", pf.pid, socket_path);
         }
         c = dbg_connect(socket_path, err, sizeof err);
     }
