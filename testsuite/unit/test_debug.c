@@ -568,6 +568,114 @@ static void test_debug_pause_resume_during_allocation(void **state)
     assert_int_equal(child_finish(&ch), 0);
 }
 
+
+/* ----------------------------------------------------------------------
+ * Snapshots: the same analyses as live
+ * ---------------------------------------------------------------------- */
+
+static void dump_census(FILE *f, const DbgCensus *cs)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        fprintf(f, "%s %lu %lu\n", cs->buckets[i].label, (unsigned long)cs->buckets[i].bytes,
+                (unsigned long)cs->buckets[i].objects);
+    fprintf(f, "total %lu %lu\n", (unsigned long)cs->total_bytes,
+            (unsigned long)cs->total_objects);
+}
+
+/* Every analysis of the client, as text. */
+static char *all_analyses(DbgClient *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgCensus cs;
+    for (int by = DBG_BY_TYPE; by <= DBG_BY_MODULE; by++) {
+        assert_int_equal(dbg_census(c, r, (DbgCensusBy)by, NULL, &cs), 0);
+        dump_census(f, &cs);
+        dbg_census_free(&cs);
+    }
+    DbgEraRange eras = {true, 2, 2};
+    assert_int_equal(dbg_census(c, r, DBG_BY_INFO, &eras, &cs), 0);
+    dump_census(f, &cs);
+    dbg_census_free(&cs);
+    assert_int_equal(dbg_thunks(c, r, &cs), 0);
+    dump_census(f, &cs);
+    dbg_census_free(&cs);
+    assert_int_equal(dbg_duplicates(c, r, &cs), 0);
+    dump_census(f, &cs);
+    dbg_census_free(&cs);
+    DbgFrag fr;
+    assert_int_equal(dbg_fragmentation(c, r, &fr), 0);
+    fprintf(f, "frag %lu %lu %lu %lu\n", (unsigned long)fr.n_mblocks,
+            (unsigned long)fr.n_mblocks_used, (unsigned long)fr.n_blocks,
+            (unsigned long)fr.n_pinned_blocks);
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "%lu ", (unsigned long)fr.histogram[i]);
+    dbg_frag_free(&fr);
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky", .eras = {true, 1, 2}};
+    uint64_t found[100];
+    size_t n;
+    assert_int_equal(dbg_search(c, r, &q, found, 100, &n), 0);
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        DbgPath p;
+        assert_int_equal(dbg_retainer_path(c, r, found[i], &p), 0);
+        fprintf(f, "path root %zu:", p.root);
+        for (size_t k = 0; k < p.n; k++)
+            fprintf(f, " %lx", (unsigned long)p.addrs[k]);
+        fputc('\n', f);
+        dbg_path_free(&p);
+    }
+    dbg_write_gml(c, r, f);
+    dbg_reach_free(r);
+    fclose(f);
+    return text;
+}
+
+static void test_debug_snapshot_round_trip(void **state)
+{
+    (void)state;
+    Child ch = child_start(census_body, "-A64k");
+    char line[512];
+    do
+        child_read_line(&ch, line, sizeof line);
+    while (strcmp(line, "END") != 0);
+    DbgClient *c = connect_paused(&ch);
+    char *live = all_analyses(c);
+    char file[64];
+    snprintf(file, sizeof file, "/tmp/strata-test-debug-%d.snap", (int)getpid());
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    assert_int_equal(dbg_write_snapshot(c, r, file), 0);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+
+    char err[512];
+    DbgClient *s = dbg_open_snapshot(file, err, sizeof err);
+    if (s == NULL)
+        fail_msg("%s", err);
+    char *snap = all_analyses(s);
+    assert_string_equal(live, snap);
+    dbg_close(s);
+
+    /* Any flipped byte is caught. */
+    FILE *f = fopen(file, "r+b");
+    assert_non_null(f);
+    fseek(f, 200, SEEK_SET);
+    int b = fgetc(f);
+    fseek(f, 200, SEEK_SET);
+    fputc(b ^ 0x40, f);
+    fclose(f);
+    assert_null(dbg_open_snapshot(file, err, sizeof err));
+    assert_non_null(strstr(err, "corrupt snapshot: checksum mismatch"));
+    unlink(file);
+    free(live);
+    free(snap);
+}
+
 int main(void)
 {
     srandom((unsigned)getpid());
@@ -576,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_debug_retainer_path_names_frame),
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),
+        cmocka_unit_test(test_debug_snapshot_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -360,19 +360,32 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
         gml_string(f, label);
         fprintf(f, "\n    era %" PRIu64 "\n    size %u\n  ]\n", cl.era, cl.n_words * 8);
     }
-    uint64_t ptrs[64];
+    uint64_t *ptrs = NULL;
+    size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
         DbgClosure cl;
         if (dbg_closure(c, objs[i], &cl) != 0)
             break;
-        size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
-        for (size_t k = 0; k < np && k < 64; k++) {
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
+        if (np > cap) {
+            uint64_t *p = realloc(ptrs, np * sizeof *p);
+            if (p == NULL) {
+                free(ptrs);
+                addr_map_free(&ids);
+                return dbg_fail(c, "out of memory");
+            }
+            ptrs = p;
+            cap = np;
+            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        }
+        for (size_t k = 0; k < np; k++) {
             uint64_t *t = addr_map_get(&ids, ptrs[k]);
             if (t != NULL)
                 fprintf(f, "  edge [\n    source %zu\n    target %" PRIu64 "\n  ]\n", i,
                         *t - 1);
         }
     }
+    free(ptrs);
     fprintf(f, "]\n");
     addr_map_free(&ids);
     return ferror(f) ? dbg_fail(c, "writing the GML file failed") : 0;
