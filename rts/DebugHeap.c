@@ -617,6 +617,9 @@ int debug_heap_handle(const DebugRequest *req, DebugBuf *out, char *err, size_t 
     }
 }
 
+/* A snapshot frame is sent once it holds this much. */
+#define SNAPSHOT_FRAME_BYTES ((size_t)1 << 20)
+
 bool debug_heap_snapshot(DebugSendFn send, void *env)
 {
     DebugBuf b = {0};
@@ -627,15 +630,23 @@ bool debug_heap_snapshot(DebugSendFn send, void *env)
         put_blocks(&b);
         ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
     }
+    /* Several blocks per frame, up to about a megabyte: a frame per 4 KiB
+     * block would cost two system calls a block on each side. */
+    debug_buf_reset(&b);
     for (size_t i = 0; ok && i < index_n; i++) {
         const BlockDesc *bd = index_entries[i].bd;
         if (bd->free == bd->start)
             continue;
-        debug_buf_reset(&b);
-        debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
+        if (b.len == 0)
+            debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
         put_block_contents(&b, bd);
-        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+        if (b.len >= SNAPSHOT_FRAME_BYTES) {
+            ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+            debug_buf_reset(&b);
+        }
     }
+    if (ok && b.len > 0)
+        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
     if (ok) {
         debug_buf_reset(&b);
         debug_buf_put_u8(&b, DEBUG_ITEM_ROOTS);

@@ -29,6 +29,9 @@ bool dbg_era_selected(const DbgEraRange *r, uint64_t era);
  * path.  NULL on failure (message in dbg_error). */
 typedef struct DbgReach DbgReach;
 DbgReach *dbg_reach(DbgClient *c);
+/* The same without recording parents (no retainer paths): a census needs
+ * only the marks, and the parents are most of the memory. */
+DbgReach *dbg_reach_opts(DbgClient *c, bool paths);
 void dbg_reach_free(DbgReach *r);
 /* Reachable objects in discovery order (heap and static). */
 const uint64_t *dbg_reach_objects(const DbgReach *r, size_t *n);

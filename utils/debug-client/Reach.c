@@ -15,6 +15,8 @@
 #define ROOT_TAG ((uint64_t)1 << 63)
 
 struct DbgReach {
+    DbgClient *c;
+    bool paths;                  /* parents recorded */
     uint64_t **marks;            /* per block index, bit per word; lazily */
     AddrMap static_marks;        /* static closures reached */
     AddrMap parents;             /* addr -> parent addr | ROOT_TAG + root */
@@ -92,8 +94,12 @@ static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *b
 
 bool dbg_reach_has(const DbgReach *r, uint64_t addr)
 {
-    /* The block list is the client's; find the block without a client. */
-    return addr_map_get(&r->parents, addr) != NULL;
+    const DbgBlock *b = dbg_block_of(r->c, addr);
+    if (b == NULL)
+        return addr_map_get(&r->static_marks, addr) != NULL;
+    const uint64_t *m = r->marks[b - r->c->blocks];
+    uint64_t w = (addr - b->start) / 8;
+    return m != NULL && (m[w / 64] >> (w % 64) & 1) != 0;
 }
 
 /* Visits addr from parent: marks and queues it the first time.  Returns
@@ -124,7 +130,7 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
         if (addr_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
     }
-    if (addr_map_put(&r->parents, addr, parent) != 0)
+    if (r->paths && addr_map_put(&r->parents, addr, parent) != 0)
         return dbg_fail(c, "out of memory for retainer paths");
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 4096;
@@ -146,6 +152,11 @@ static const uint8_t seed_order[] = {DEBUG_ROOT_FRAME, DEBUG_ROOT_SAVED,
 
 DbgReach *dbg_reach(DbgClient *c)
 {
+    return dbg_reach_opts(c, true);
+}
+
+DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
+{
     const DbgRoot *roots;
     size_t n_roots;
     const DbgBlock *bs;
@@ -160,6 +171,8 @@ DbgReach *dbg_reach(DbgClient *c)
         return NULL;
     }
     r->n_blocks = n_blocks;
+    r->c = c;
+    r->paths = paths;
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++)
             if (roots[i].kind == seed_order[k] &&
@@ -200,6 +213,8 @@ fail:
 int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *out)
 {
     memset(out, 0, sizeof *out);
+    if (!r->paths)
+        return dbg_fail(c, "retainer paths were not recorded (dbg_reach_opts)");
     size_t cap = 0;
     for (uint64_t a = addr;;) {
         uint64_t *p = addr_map_get(&r->parents, a);

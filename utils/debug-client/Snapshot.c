@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ClientPrivate.h"
 #include "DebugAnalysis.h"
@@ -18,12 +19,19 @@
 #define SNAP_VERSION 1u
 #define SNAP_MAX_BYTES ((uint64_t)1 << 40)
 
-static uint64_t fnv1a(const uint8_t *p, size_t n)
+/* FNV-1a over little-endian 64-bit words (the tail zero-padded), then the
+ * length: a byte at a time was a tenth of reading a large snapshot. */
+static uint64_t checksum(const uint8_t *p, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        h = (h ^ debug_load_u64(p + i)) * 1099511628211ull;
+    uint64_t tail = 0;
+    for (size_t k = 0; i + k < n; k++)
+        tail |= (uint64_t)p[i + k] << (8 * k);
+    h = (h ^ tail) * 1099511628211ull;
+    return (h ^ n) * 1099511628211ull;
 }
 
 /* ----------------------------------------------------------------------
@@ -139,8 +147,8 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     put_blocks(&b, bs, nb);
     put_roots(&b, rs, nr);
 
-    /* Segments: live heap objects (a pinned block with any: whole), and
-     * the static closures reached. */
+    /* Segments: runs of adjacent live objects in each block (a pinned
+     * block with any: whole), then the static closures reached. */
     size_t n;
     const uint64_t *objs = dbg_reach_objects(r, &n);
     uint8_t *pinned_done = calloc(nb ? nb : 1, 1);
@@ -151,21 +159,44 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     uint64_t n_segments = 0;
     debug_buf_put_u64(&b, 0);
     int st = 0;
+    for (size_t i = 0; i < nb && st == 0; i++) {
+        const DbgBlock *blk = &bs[i];
+        const uint64_t *w = (const uint64_t *)(const void *)blk->data;
+        uint64_t words = blk->used_bytes / 8, run = 0, run_end = 0;
+        bool in_run = false, any = false;
+        for (uint64_t k = 0; k < words && st == 0;) {
+            if (w[k] == 0) {
+                k++;
+                continue;
+            }
+            DbgClosure cl;
+            if ((st = dbg_closure(c, blk->start + k * 8, &cl)) != 0)
+                break;
+            bool live = dbg_reach_has(r, cl.addr);
+            any = any || live;
+            if (live && blk->kind != DEBUG_BLOCK_PINNED) {
+                if (!in_run || k != run_end) {
+                    if (in_run)
+                        put_segment(&b, blk->start + run * 8, 1, w + run, run_end - run,
+                                    &n_segments);
+                    run = k;
+                    in_run = true;
+                }
+                run_end = k + cl.n_words;
+            }
+            k += cl.n_words;
+        }
+        if (in_run)
+            put_segment(&b, blk->start + run * 8, 1, w + run, run_end - run, &n_segments);
+        if (any && blk->kind == DEBUG_BLOCK_PINNED) {
+            pinned_done[i] = 1;
+            put_segment(&b, blk->start, 1, w, words, &n_segments);
+        }
+    }
     for (size_t i = 0; i < n && st == 0; i++) {
         DbgClosure cl;
-        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
-            break;
-        if (cl.block != NULL && cl.block->kind == DEBUG_BLOCK_PINNED) {
-            size_t bi = (size_t)(cl.block - c->blocks);
-            if (!pinned_done[bi]) {
-                pinned_done[bi] = 1;
-                put_segment(&b, cl.block->start, 1,
-                            (const uint64_t *)(const void *)cl.block->data,
-                            cl.block->used_bytes / 8, &n_segments);
-            }
-        } else {
-            put_segment(&b, cl.addr, cl.block ? 1 : 2, cl.words, cl.n_words, &n_segments);
-        }
+        if ((st = dbg_closure(c, objs[i], &cl)) == 0 && cl.block == NULL)
+            put_segment(&b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
     }
     /* Info tables: every one an object in a saved area uses. */
     for (size_t i = 0; i < n && st == 0; i++) {
@@ -211,7 +242,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
         if (infos.keys[i] != 0)
             put_info(&b, (const DbgInfo *)(uintptr_t)infos.vals[i]);
     addr_map_free(&infos);
-    uint64_t sum = b.oom ? 0 : fnv1a(b.data, b.len);
+    uint64_t sum = b.oom ? 0 : checksum(b.data, b.len);
     debug_buf_put_u64(&b, sum);
     if (b.oom) {
         debug_buf_free(&b);
@@ -270,6 +301,9 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         return NULL;
     }
     DebugBuf b = {0};
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SNAP_MAX_BYTES)
+        debug_buf_reserve(&b, (size_t)st.st_size), b.len = 0;   /* one allocation */
     uint8_t chunk[65536];
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < SNAP_MAX_BYTES)
@@ -289,7 +323,7 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         dbg_fail(c, "not a strata-debug snapshot (bad magic)");
         goto fail;
     }
-    if (fnv1a(b.data, b.len - 8) != debug_load_u64(b.data + b.len - 8)) {
+    if (checksum(b.data, b.len - 8) != debug_load_u64(b.data + b.len - 8)) {
         dbg_fail(c, "corrupt snapshot: checksum mismatch (truncated or modified)");
         goto fail;
     }

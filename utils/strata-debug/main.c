@@ -370,7 +370,9 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     if (strcmp(cmd, "roots") == 0)
         return cmd_roots(c);
     double t0 = now_s();
-    DbgReach *r = dbg_reach(c);
+    bool paths = strcmp(cmd, "retainers") == 0 ||
+                 (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
+    DbgReach *r = dbg_reach_opts(c, paths);
     if (r == NULL)
         return die("%s: %s", cmd, dbg_error(c));
     double t1 = now_s();
