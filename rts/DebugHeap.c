@@ -430,6 +430,10 @@ void debug_saved_add(StgClosure *c)
 
 void debug_saved_exit(void)
 {
+    free(index_entries);   /* the block index too: both end with the stub */
+    index_entries = NULL;
+    index_n = index_cap = 0;
+    index_built = false;
     free(saved);
     saved = NULL;
     n_saved = cap_saved = 0;

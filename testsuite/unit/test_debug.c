@@ -296,6 +296,17 @@ static void test_debug_retainer_path_names_frame(void **state)
     DbgClosure cl;
     assert_int_equal(dbg_closure(c, p.addrs[0], &cl), 0);
     assert_string_equal(cl.info->name, "Leaky");
+    /* Its fields: info, next (NULL: the oldest), bytes, id 0. */
+    DbgField fields[8];
+    assert_int_equal(dbg_closure_fields(c, &cl, fields, 8), 4);
+    assert_false(fields[0].is_ptr);
+    assert_true(fields[1].is_ptr && fields[1].value == 0);
+    assert_true(fields[2].is_ptr && fields[2].value != 0);
+    assert_false(fields[3].is_ptr);
+    assert_int_equal(fields[3].value, 0);
+    DbgClosure bytes;
+    assert_int_equal(dbg_closure(c, fields[2].value, &bytes), 0);
+    assert_string_equal(dbg_closure_type_name(bytes.info->type), "ARR_WORDS");
     const DbgRoot *roots;
     size_t nr;
     assert_int_equal(dbg_roots(c, &roots, &nr), 0);

@@ -103,6 +103,15 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out);
 /* The pointer fields of a closure (non-NULL values only), at most cap of
  * them into out; returns how many there are. */
 size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap);
+/* Every word of a closure (word 0 is the info pointer) and whether it is
+ * a pointer field, at most cap of them; returns the closure's word count.
+ * For the TUI's field view. */
+typedef struct {
+    uint32_t index;              /* word index in the closure */
+    bool is_ptr;
+    uint64_t value;
+} DbgField;
+size_t dbg_closure_fields(DbgClient *c, const DbgClosure *cl, DbgField *out, size_t cap);
 /* Calls f on every object in block b, in address order (f returns false to
  * stop).  Returns -1 if the block holds something undecodable. */
 int dbg_block_objects(DbgClient *c, const DbgBlock *b,

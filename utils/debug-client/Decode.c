@@ -151,20 +151,13 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out)
     return decode_at(c, addr, w, n, NULL, out);
 }
 
-static size_t put_ptr(uint64_t v, uint64_t *out, size_t cap, size_t n)
-{
-    if (v == 0)
-        return n;
-    if (n < cap)
-        out[n] = v;
-    return n + 1;
-}
-
-size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap)
+/* Calls f(env, i) for every word index i of cl that is a pointer field
+ * (NULL or not), in order. */
+static void for_each_ptr_word(DbgClient *c, const DbgClosure *cl,
+                              void (*f)(void *env, uint64_t i), void *env)
 {
     const uint64_t *w = cl->words;
     uint32_t t = cl->info->type;
-    size_t n = 0;
     uint64_t first = 0, count = 0;
     if (t >= CONSTR && t <= FUN_STATIC) {
         first = 1;
@@ -194,28 +187,71 @@ size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_
             break;
         case STACK: {
             /* prev, then the slots of the frames in [stack, sp). */
-            n = put_ptr(w[1], out, cap, n);
-            uint64_t base = 4, end = w[3] > cl->addr ? (w[3] - cl->addr) / 8 : 0;
+            f(env, 1);
+            uint64_t end = w[3] > cl->addr ? (w[3] - cl->addr) / 8 : 0;
             if (end > cl->n_words)
                 end = cl->n_words;
-            for (uint64_t f = base; f + 2 <= end; f += 2 + w[f + 1]) {
-                uint64_t slots = w[f + 1];
-                if (f + 2 + slots > end)
+            for (uint64_t fr = 4; fr + 2 <= end; fr += 2 + w[fr + 1]) {
+                uint64_t slots = w[fr + 1];
+                if (fr + 2 + slots > end)
                     break;
                 for (uint64_t k = 0; k < slots; k++)
-                    n = put_ptr(w[f + 2 + k], out, cap, n);
+                    f(env, fr + 2 + k);
             }
-            return n;
+            return;
         }
         default:
-            return 0;
+            return;
         }
     }
     if (first + count > cl->n_words)
         count = cl->n_words > first ? cl->n_words - first : 0;
     for (uint64_t i = 0; i < count; i++)
-        n = put_ptr(w[first + i], out, cap, n);
-    return n;
+        f(env, first + i);
+}
+
+typedef struct {
+    const uint64_t *words;
+    uint64_t *out;
+    size_t cap, n;
+} PtrCollect;
+
+static void collect_ptr(void *env, uint64_t i)
+{
+    PtrCollect *p = env;
+    if (p->words[i] == 0)
+        return;
+    if (p->n < p->cap)
+        p->out[p->n] = p->words[i];
+    p->n++;
+}
+
+size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap)
+{
+    PtrCollect p = {cl->words, out, cap, 0};
+    for_each_ptr_word(c, cl, collect_ptr, &p);
+    return p.n;
+}
+
+typedef struct {
+    DbgField *out;
+    size_t cap;
+} FieldMark;
+
+static void mark_field(void *env, uint64_t i)
+{
+    FieldMark *m = env;
+    if (i < m->cap)
+        m->out[i].is_ptr = true;
+}
+
+size_t dbg_closure_fields(DbgClient *c, const DbgClosure *cl, DbgField *out, size_t cap)
+{
+    for (size_t i = 0; i < cl->n_words && i < cap; i++)
+        out[i] = (DbgField){(uint32_t)i, false, cl->words[i]};
+    FieldMark m = {out, cap};
+    for_each_ptr_word(c, cl, mark_field, &m);
+    return cl->n_words;
 }
 
 int dbg_block_objects(DbgClient *c, const DbgBlock *b,
