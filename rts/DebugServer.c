@@ -476,8 +476,10 @@ too_long_or_bad:
 
 static bool choose_path(void)
 {
+    /* The command line's explicit path first, then the environment's. */
     const char *env = getenv("STRATA_DEBUG_SOCKET");
-    const char *given = env != NULL && env[0] != '\0' ? env : rts_flags.debug_socket_path;
+    const char *given = rts_flags.debug_socket_path != NULL ? rts_flags.debug_socket_path
+                        : env != NULL && env[0] != '\0' ? env : NULL;
     if (given == NULL)
         return default_path(socket_path, sizeof socket_path);
     if (strlen(given) >= sizeof socket_path) {

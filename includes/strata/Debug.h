@@ -13,8 +13,8 @@
  * The API for programs
  * ---------------------------------------------------------------------- */
 
-/* Starts the debug stub: listens on a Unix socket at $STRATA_DEBUG_SOCKET,
- * else the path given by +RTS --debug-socket=PATH, else
+/* Starts the debug stub: listens on a Unix socket at the path given by
+ * +RTS --debug-socket=PATH, else $STRATA_DEBUG_SOCKET, else
  * $XDG_RUNTIME_DIR/strata/debug/<pid>-<program> (else under
  * /tmp/strata-<uid>/debug/).  Returns 0 (also if it already runs) or -1
  * after a message naming what failed.  After hs_init. */

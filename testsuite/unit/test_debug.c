@@ -688,6 +688,43 @@ static void test_debug_snapshot_round_trip(void **state)
     free(snap);
 }
 
+/* ----------------------------------------------------------------------
+ * A program that does not allocate cannot be paused: TIMEOUT, and it runs on
+ * ---------------------------------------------------------------------- */
+
+static void idle_then_churn_body(void)
+{
+    child_report("IDLE\n");
+    char go;
+    if (read(child_in, &go, 1) != 1)   /* blocks without allocating */
+        _exit(5);
+    churn_until_told();
+}
+
+static void test_debug_pause_times_out_without_allocation(void **state)
+{
+    (void)state;
+    Child ch = child_start(idle_then_churn_body, NULL);
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    char err[512];
+    DbgClient *c = dbg_connect(ch.socket, err, sizeof err);
+    if (c == NULL)
+        fail_msg("connect: %s", err);
+    assert_int_equal(dbg_pause(c, 200, NULL), -1);
+    assert_non_null(strstr(dbg_error(c), "did not reach a safe point within 200 ms"));
+    const DbgBlock *bs;
+    size_t n;
+    assert_int_equal(dbg_blocks(c, &bs, &n), -1);   /* withdrawn: not paused */
+    assert_non_null(strstr(dbg_error(c), "not paused"));
+    assert_int_equal(write(ch.to_child, "g", 1), 1);
+    assert_int_equal(dbg_pause(c, 20000, NULL), 0);
+    assert_int_equal(dbg_blocks(c, &bs, &n), 0);
+    assert_true(n > 0);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
 int main(void)
 {
     srandom((unsigned)getpid());
@@ -697,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),
         cmocka_unit_test(test_debug_snapshot_round_trip),
+        cmocka_unit_test(test_debug_pause_times_out_without_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
