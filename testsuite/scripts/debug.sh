@@ -137,6 +137,16 @@ fi
 kill "$leak_pid"
 wait "$leak_pid" 2>/dev/null
 
+# An explicit --debug-socket=PATH beats STRATA_DEBUG_SOCKET.
+STRATA_DEBUG_SOCKET=$test_tmp/env.sock "$ex/leak" 100000 +RTS --debug-socket="$test_tmp/flag.sock" \
+    -RTS >/dev/null 2>&1 &
+prec_pid=$!
+pids+=("$prec_pid")
+wait_socket "$test_tmp/flag.sock" && [ ! -e "$test_tmp/env.sock" ] && pass ||
+    fail "--debug-socket=PATH did not take precedence over STRATA_DEBUG_SOCKET"
+kill "$prec_pid"
+wait "$prec_pid" 2>/dev/null
+
 # A program that exits removes its socket.
 expect_status 0 "$ex/leak" 2 20000 +RTS --debug-socket="$test_tmp/short.sock" -RTS
 [ -e "$test_tmp/short.sock" ] && fail "socket left behind after the program exited" || pass
