@@ -64,6 +64,8 @@ static pthread_t server_thread;
 static int listen_fd = -1;
 static int wake_fds[2] = {-1, -1};   /* hs_exit writes a byte to stop the thread */
 static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static dev_t socket_dev;             /* identity of the socket file we made, */
+static ino_t socket_ino;             /* so we never remove another's */
 
 static uint64_t now_ns(void)
 {
@@ -495,10 +497,19 @@ static bool choose_path(void)
  * Start and stop
  * ---------------------------------------------------------------------- */
 
+/* Removes the socket file if it is still the one we bound (another
+ * program may have replaced a path we no longer use). */
+static void remove_socket_file(void)
+{
+    struct stat st;
+    if (socket_path[0] != '\0' && lstat(socket_path, &st) == 0 && st.st_dev == socket_dev &&
+        st.st_ino == socket_ino)
+        unlink(socket_path);
+}
+
 static void unlink_at_exit(void)
 {
-    if (socket_path[0] != '\0')
-        unlink(socket_path);
+    remove_socket_file();
 }
 
 static int listen_on_path(void)
@@ -518,11 +529,15 @@ static int listen_on_path(void)
                   strerror(errno));
         goto fail_bind;
     }
-    if (chmod(socket_path, 0600) != 0 || listen(fd, 4) != 0) {
+    struct stat bound;
+    if (chmod(socket_path, 0600) != 0 || lstat(socket_path, &bound) != 0 ||
+        listen(fd, 4) != 0) {
         rts_error("debug: cannot set up the socket %s (errno=%d: %s)", socket_path, errno,
                   strerror(errno));
         goto fail_listen;
     }
+    socket_dev = bound.st_dev;
+    socket_ino = bound.st_ino;
     return fd;
 fail_listen:
     unlink(socket_path);
@@ -609,7 +624,7 @@ void debug_server_stop(void)
         close(wake_fds[0]);
         close(wake_fds[1]);
         listen_fd = wake_fds[0] = wake_fds[1] = -1;
-        unlink(socket_path);
+        remove_socket_file();
         socket_path[0] = '\0';
         running = false;
     }
