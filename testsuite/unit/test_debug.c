@@ -188,6 +188,13 @@ static void census_body(void)
     }
     r[3] = strata_alloc_thunk(&NumThunk_info);
     STRATA_THUNK_FIELD(r[3], 0) = r[0];
+    STRATA_ROOTS(dups, 1);   /* ten equal Nums: nine could be shared */
+    dups[0] = strata_alloc_mut_array(10);
+    for (StgWord i = 0; i < 10; i++) {
+        StgClosure *num = strata_alloc_constr(&Num_info);
+        STRATA_WORD(num, 0) = 42;
+        strata_mut_array_write(dups[0], i, num);
+    }
     strata_perform_gc(1);
     Census cs;
     census_init(&cs);
@@ -202,6 +209,7 @@ static void census_body(void)
     census_free(&cs);
     child_report("END\n");
     churn_until_told();
+    STRATA_ROOTS_POP(dups);
     STRATA_ROOTS_POP(r);
 }
 
@@ -245,6 +253,20 @@ static void test_debug_census_equals_profiler(void **state)
     for (size_t i = 0; i < cs.n; i++)
         assert_true(strcmp(cs.buckets[i].label, "2") == 0 ||
                     strcmp(cs.buckets[i].label, "3") == 0);
+    dbg_census_free(&cs);
+
+    /* Duplicates: the nine extra Nums, and no Leaky (their ids differ). */
+    assert_int_equal(dbg_duplicates(c, r, &cs), 0);
+    assert_int_equal(cs.n, 1);
+    assert_non_null(strstr(cs.buckets[0].label, "Num 0x"));
+    assert_int_equal(cs.buckets[0].objects, 9);
+    assert_int_equal(cs.buckets[0].bytes, 9 * 2 * 8);
+    dbg_census_free(&cs);
+    /* Thunks: the one NumThunk. */
+    assert_int_equal(dbg_thunks(c, r, &cs), 0);
+    assert_int_equal(cs.n, 1);
+    assert_int_equal(cs.total_objects, 1);
+    assert_non_null(strstr(cs.buckets[0].label, "NumThunk"));
     dbg_census_free(&cs);
 
     /* Saved objects are roots of their own kind. */
