@@ -16,5 +16,6 @@
 #include "strata/Api.h"
 #include "strata/Trace.h"
 #include "strata/Ffi.h"
+#include "strata/Debug.h"
 
 #endif /* STRATA_H */

@@ -89,6 +89,8 @@ void rts_flags_free(RtsFlags *flags)
     flags->stats_file = NULL;
     free(flags->eventlog_file);
     flags->eventlog_file = NULL;
+    free(flags->debug_socket_path);
+    flags->debug_socket_path = NULL;
 }
 
 /* ----------------------------------------------------------------------
@@ -544,6 +546,17 @@ static bool parse_long_option(RtsFlags *flags, const char *opt, char *err,
         flags->automatic_era_increment = true;
         return true;
     }
+    if (strcmp(opt, "--debug-socket") == 0) {
+        flags->debug_socket = true;
+        return true;
+    }
+    if (strncmp(opt, "--debug-socket=", strlen("--debug-socket=")) == 0) {
+        const char *path = opt + strlen("--debug-socket=");
+        if (*path == '\0')
+            return flag_error(err, err_len, "--debug-socket= expects a socket path");
+        flags->debug_socket = true;
+        return set_string(&flags->debug_socket_path, path, err, err_len);
+    }
     if (strncmp(opt, FLUSH_INTERVAL_PREFIX, strlen(FLUSH_INTERVAL_PREFIX)) == 0)
         return parse_interval("--eventlog-flush-interval",
                               opt + strlen(FLUSH_INTERVAL_PREFIX),
@@ -826,6 +839,10 @@ static const char *const usage_text[] = {
     "           when the program asks for them",
     "  --automatic-era-increment",
     "           Increment the era after every heap census (a profiled major GC)",
+    "",
+    "  --debug-socket[=<path>]",
+    "           Start the heap debugger's stub on a Unix socket (default path:",
+    "           $XDG_RUNTIME_DIR/strata/debug/<pid>-<program>); see strata-debug",
     "",
     "  -ol<file>  Send binary eventlog to <file> (default: <program>.eventlog)",
     "  -l[flags]  Log events to a file",

@@ -51,6 +51,10 @@ typedef struct {
     char *eventlog_file;          /* -ol<file>; NULL = <prog>.eventlog; malloc'd */
     double eventlog_flush_secs;   /* --eventlog-flush-interval, 0 = none */
 
+    /* Heap debugger */
+    bool debug_socket;            /* --debug-socket[=PATH] given */
+    char *debug_socket_path;      /* its PATH; NULL = default; malloc'd */
+
     /* Actions that end start-up */
     bool show_usage;              /* -? */
     bool show_info;               /* --info */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "Adjustor.h"
+#include "DebugServer.h"
 #include "Eras.h"
 #include "EventLog.h"
 #include "GC.h"
@@ -63,6 +64,7 @@ static void original_args_save(const int *argc, char **const *argv)
  * allocation limit] in sm/Storage.c). */
 static void serve_attention(void)
 {
+    debug_server_serve_attention();
     ticker_run_due_actions();
 }
 
@@ -148,6 +150,8 @@ void hs_init(int *argc, char ***argv)
     gc_add_post_hook(prof_heap_after_gc);
     gc_add_post_hook(eras_after_gc);
     start_heap_profile_or_exit();
+    if (!debug_server_start_from_flags())
+        exit(EXIT_FAILURE);
     stats_end_init();
 }
 
@@ -173,6 +177,7 @@ void hs_exit(void)
     }
     if (--init_count > 0)
         return;
+    debug_server_stop();   /* no client sees the heap being torn down */
     stats_start_exit();
     prof_heap_exit();   /* the final census, before the eventlog closes */
     ticker_exit();
@@ -192,6 +197,7 @@ void hs_exit(void)
 
 void rts_shutdown_and_exit(int status)
 {
+    debug_server_stop();
     stats_start_exit();
     prof_heap_abandon();   /* no census: the heap may be in any state */
     ticker_exit();

@@ -85,6 +85,13 @@ void stable_ptr_evacuate_all(void)
             evacuate((StgClosure **)&table[i]);
 }
 
+void stable_ptr_for_each(void (*f)(StgWord handle, StgClosure *p, void *env), void *env)
+{
+    for (StgWord i = 0; i < capacity; i++)
+        if (!entry_is_free(table[i]))
+            f(i + 1, (StgClosure *)table[i], env);
+}
+
 void stable_ptr_exit(void)
 {
     free(table);

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "strata/Closures.h"
 #include "strata/Roots.h"
 
 /* Evacuates every live entry (a GC root set). */
@@ -17,5 +18,8 @@ void stable_ptr_exit(void);
  * with its own way to report misuse (the FFI) check before deRefStablePtr,
  * which aborts. */
 bool stable_ptr_is_live(StgStablePtr sp);
+/* Calls f on every live entry (index from 1, as the handle), for the heap
+ * debugger; read-only. */
+void stable_ptr_for_each(void (*f)(StgWord handle, StgClosure *p, void *env), void *env);
 
 #endif /* STRATA_STABLEPTR_H */

@@ -8,6 +8,7 @@
  */
 #include "Storage.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,16 @@ static void maybe_collect_for_large(void)
 
 static bool serve_attention(void);
 
+/* Set by storage_request_attention; like the ticker's flag, it survives a
+ * lost hp_lim = NULL store (Note [The ticker] in rts/os/Ticker.c). */
+static atomic_bool xattention_requested;
+
+void storage_request_attention(void)
+{
+    atomic_store(&xattention_requested, true);
+    __atomic_store_n(&strata_regs.hp_lim, (StgPtr)NULL, __ATOMIC_SEQ_CST);
+}
+
 static StgPtr alloc_large(StgWord n_words)
 {
     serve_attention();
@@ -281,8 +292,10 @@ static bool serve_attention(void)
     bool limit_cleared = strata_regs.hp_lim == NULL;
     /* The ticker's flag is checked too, in case our own write of hp_lim
      * overwrote its NULL (Note [The ticker] in rts/os/Ticker.c). */
-    if (!limit_cleared && !ticker_attention_pending())
+    if (!limit_cleared && !ticker_attention_pending() &&
+        !atomic_load_explicit(&xattention_requested, memory_order_relaxed))
         return false;
+    atomic_store(&xattention_requested, false);
     if (limit_cleared) {
         /* The request may have overwritten a retirement (hp_lim = hp
          * after an era change): a block of another era stays retired,

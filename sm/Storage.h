@@ -107,4 +107,8 @@ _Noreturn void storage_heap_overflow(StgWord needed_bytes);
  * from the timer or the debugger); NULL when nobody asks for attention. */
 extern void (*storage_attention_handler)(void);
 
+/* Asks the mutator for attention from another thread (the heap debugger):
+ * its next allocation calls storage_attention_handler.  Thread-safe. */
+void storage_request_attention(void);
+
 #endif /* STRATA_STORAGE_H */

@@ -1,0 +1,697 @@
+/*
+ * rts/DebugHeap.c -- the debug stub's heap-reading handlers (DebugHeap.h).
+ * Relies on the mutator being paused at a safe point (DebugServer.c: the
+ * nursery's free pointer and the root stack are synced before it blocks),
+ * on the storage manager's block lists (sm/Storage.h), the root stacks
+ * (rts/Roots.h), the stable pointer table and the static root list.
+ * See docs/design/debugger.md and docs/debug-protocol.md.
+ */
+#include "DebugHeap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "MBlock.h"
+#include "MutList.h"
+#include "Provenance.h"
+#include "Roots.h"
+#include "StablePtr.h"
+#include "Storage.h"
+#include "strata/Debug.h"
+#include "strata/Roots.h"
+
+/* Largest static closure the stub will copy out (words). */
+#define STATIC_CLOSURE_MAX_WORDS ((StgWord)1 << 20)
+
+/* ----------------------------------------------------------------------
+ * Reading memory that may not be mapped
+ * ---------------------------------------------------------------------- */
+
+/* Note [Safe reads]
+ * ~~~~~~~~~~~~~~~~~
+ * Info tables, static closures and the strings of root sites live outside
+ * the heap, at addresses a client sends us.  Reading them directly could
+ * fault, so they are copied with process_vm_readv on our own pid, which
+ * the kernel answers with EFAULT for an unmapped page instead of a signal.
+ * Where that call is not allowed (seccomp, old kernels) a write() of the
+ * range into a pipe does the same check. */
+
+static bool safe_read_pipe(void *dst, uint64_t addr, size_t n)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    bool ok = true;
+    size_t done = 0;
+    while (ok && done < n) {
+        size_t chunk = n - done < 4096 ? n - done : 4096;
+        ssize_t w = write(fds[1], (const void *)(uintptr_t)(addr + done), chunk);
+        if (w <= 0 || read(fds[0], (char *)dst + done, (size_t)w) != w)
+            ok = false;
+        else
+            done += (size_t)w;
+    }
+    close(fds[0]);
+    close(fds[1]);
+    return ok;
+}
+
+bool debug_safe_read(void *dst, uint64_t addr, size_t n)
+{
+    if (n == 0)
+        return true;
+    if (addr == 0 || addr + n < addr)
+        return false;
+    struct iovec local = {dst, n};
+    struct iovec remote = {(void *)(uintptr_t)addr, n};
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (got == (ssize_t)n)
+        return true;
+    if (got < 0 && (errno == ENOSYS || errno == EPERM))
+        return safe_read_pipe(dst, addr, n);
+    return false;
+}
+
+/* A NUL-terminated string at addr, cut to cap - 1 bytes; "" if unreadable.
+ * Reads page by page so a string ending just before an unmapped page is
+ * still found. */
+static void safe_read_string(uint64_t addr, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    while (addr != 0 && len + 1 < cap) {
+        size_t page_left = 4096 - (size_t)(addr % 4096);
+        size_t want = cap - 1 - len < page_left ? cap - 1 - len : page_left;
+        if (!debug_safe_read(out + len, addr, want)) {
+            out[0] = '\0';
+            return;
+        }
+        void *nul = memchr(out + len, '\0', want);
+        if (nul != NULL)
+            return;
+        len += want;
+        addr += want;
+    }
+    out[len] = '\0';
+}
+
+/* An info table at addr, if it is readable and plausible. */
+static bool info_read(uint64_t addr, StgInfoTable *out)
+{
+    if (addr % sizeof(void *) != 0 || !debug_safe_read(out, addr, sizeof *out))
+        return false;
+    return out->type > INVALID_OBJECT && out->type < N_CLOSURE_TYPES;
+}
+
+/* ----------------------------------------------------------------------
+ * Provenance
+ * ---------------------------------------------------------------------- */
+
+/* Copies src into an empty field dst (a derived string: the cache's own). */
+static void fill_derived(char *dst, size_t len, const char *src, bool *derived)
+{
+    if (dst[0] != '\0' || src == NULL || src[0] == '\0')
+        return;
+    snprintf(dst, len, "%s", src);
+    *derived = true;
+}
+
+void debug_info_provenance(uint64_t addr, const StgInfoTable *info, DebugProvenance *out)
+{
+    memset(out, 0, sizeof *out);
+    out->source = DEBUG_PROV_NONE;
+    StgInfoProv prov;
+    bool prov_readable = info->prov != NULL &&
+        debug_safe_read(&prov, (uint64_t)(uintptr_t)info->prov, sizeof prov);
+    if (prov_readable) {
+        out->source = DEBUG_PROV_EXPLICIT;
+        safe_read_string((uint64_t)(uintptr_t)prov.table_name, out->table_name,
+                         sizeof out->table_name);
+        safe_read_string((uint64_t)(uintptr_t)prov.closure_desc, out->closure_desc,
+                         sizeof out->closure_desc);
+        safe_read_string((uint64_t)(uintptr_t)prov.ty_desc, out->ty_desc, sizeof out->ty_desc);
+        safe_read_string((uint64_t)(uintptr_t)prov.label, out->label, sizeof out->label);
+        safe_read_string((uint64_t)(uintptr_t)prov.module, out->module, sizeof out->module);
+        safe_read_string((uint64_t)(uintptr_t)prov.src_file, out->src_file, sizeof out->src_file);
+        safe_read_string((uint64_t)(uintptr_t)prov.src_span, out->src_span, sizeof out->src_span);
+    } else if (info->prov != NULL) {
+        return;   /* a prov pointer we cannot read: derive nothing from it either */
+    }
+    /* The fields explicit provenance leaves open come from ELF/DWARF
+     * (profiling/Provenance.h).  The resolver reads the table and its
+     * StgInfoProv, both just checked readable, and never the explicit
+     * strings; what it derives lives in its own cache.  The mutator is
+     * paused, so the resolver is not used concurrently. */
+    const IpeInfo *r = ipe_resolve((const StgInfoTable *)(uintptr_t)addr);
+    if (r == NULL)
+        return;
+    bool derived = false;
+    fill_derived(out->table_name, sizeof out->table_name, r->table_name, &derived);
+    fill_derived(out->label, sizeof out->label, r->label, &derived);
+    fill_derived(out->module, sizeof out->module, r->module, &derived);
+    if (out->src_file[0] == '\0') {
+        fill_derived(out->src_file, sizeof out->src_file, r->src_file, &derived);
+        fill_derived(out->src_span, sizeof out->src_span, r->src_span, &derived);
+    }
+    if (derived && out->source == DEBUG_PROV_NONE)
+        out->source = DEBUG_PROV_DERIVED;
+}
+
+/* ----------------------------------------------------------------------
+ * The block index of this pause
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    const BlockDesc *bd;
+    uint8_t kind;               /* DEBUG_BLOCK_* */
+} IndexEntry;
+
+static IndexEntry *index_entries;   /* sorted by bd->start */
+static size_t index_n, index_cap;
+static bool index_built;
+
+static void index_add(const BlockDesc *bd, uint8_t kind)
+{
+    if (index_n == index_cap) {
+        size_t cap = index_cap ? index_cap * 2 : 1024;
+        IndexEntry *e = realloc(index_entries, cap * sizeof *e);
+        if (e == NULL)
+            return;   /* index_n stays: index_ok() reports the shortfall */
+        index_entries = e;
+        index_cap = cap;
+    }
+    index_entries[index_n++] = (IndexEntry){bd, kind};
+}
+
+static int index_cmp(const void *a, const void *b)
+{
+    StgPtr x = ((const IndexEntry *)a)->bd->start, y = ((const IndexEntry *)b)->bd->start;
+    return x < y ? -1 : x > y;
+}
+
+static size_t expected_blocks;
+
+static void index_build(void)
+{
+    if (index_built)
+        return;
+    index_n = 0;
+    expected_blocks = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++) {
+        const Generation *gen = &storage_gens[g];
+        for (const BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link, expected_blocks++)
+            index_add(bd, DEBUG_BLOCK_SMALL);
+        for (const BlockDesc *bd = gen->large_objects; bd != NULL;
+             bd = bd->link, expected_blocks++)
+            index_add(bd, (bd->flags & BF_PINNED) ? DEBUG_BLOCK_PINNED : DEBUG_BLOCK_LARGE);
+    }
+    for (const BlockDesc *bd = storage_nursery.blocks; bd != NULL;
+         bd = bd->link, expected_blocks++)
+        index_add(bd, DEBUG_BLOCK_NURSERY);
+    const BlockDesc *pinned = storage_pinned_block();
+    if (pinned != NULL) {
+        index_add(pinned, DEBUG_BLOCK_PINNED);
+        expected_blocks++;
+    }
+    qsort(index_entries, index_n, sizeof *index_entries, index_cmp);
+    index_built = true;
+}
+
+static bool index_ok(char *err, size_t err_len)
+{
+    index_build();
+    if (index_n == expected_blocks)
+        return true;
+    snprintf(err, err_len, "out of C heap indexing the heap's blocks (%zu of %zu)", index_n,
+             expected_blocks);
+    index_built = false;
+    return false;
+}
+
+void debug_heap_forget(void)
+{
+    index_built = false;
+}
+
+/* The entry whose used area [start, free) holds addr, or NULL. */
+static const IndexEntry *index_find(uint64_t addr)
+{
+    size_t lo = 0, hi = index_n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)(uintptr_t)index_entries[mid].bd->start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const IndexEntry *e = &index_entries[lo - 1];
+    if (addr >= (uint64_t)(uintptr_t)e->bd->free)
+        return NULL;
+    return e;
+}
+
+/* ----------------------------------------------------------------------
+ * Closures
+ * ---------------------------------------------------------------------- */
+
+/* The size in words of the closure at c whose info table is info (a
+ * validated copy); 0 if it is not a closure strata creates.  c is readable
+ * for at least its header, and for the words the size depends on when
+ * those are read through fields (heap objects are in mapped blocks). */
+static StgWord closure_words(uint64_t c, const StgInfoTable *info)
+{
+    StgWord field = 0;
+    switch (info->type) {
+    case BLACKHOLE: {
+        StgInfoTable thunk;
+        if (!debug_safe_read(&field, c + WORD_SIZE, WORD_SIZE) || !info_read(field, &thunk))
+            return 0;
+        return THUNK_HEADER_WORDS + (StgWord)thunk.ptrs + thunk.nptrs;
+    }
+    case ARR_WORDS:
+        if (!debug_safe_read(&field, c + WORD_SIZE, WORD_SIZE) ||
+            field > STATIC_CLOSURE_MAX_WORDS * WORD_SIZE * 1024)
+            return 0;
+        return 2 + ROUND_UP_WORDS(field);
+    case MUT_ARR_PTRS_CLEAN:
+    case MUT_ARR_PTRS_DIRTY:
+        if (!debug_safe_read(&field, c + 2 * WORD_SIZE, WORD_SIZE) ||
+            field > STATIC_CLOSURE_MAX_WORDS * 1024)
+            return 0;
+        return 3 + field;
+    case STACK:
+        if (!debug_safe_read(&field, c + 2 * WORD_SIZE, WORD_SIZE) ||
+            field > STATIC_CLOSURE_MAX_WORDS * 1024)
+            return 0;
+        return sizeof(StgStack) / WORD_SIZE + field;
+    case IND:
+    case IND_STATIC:
+    case MUT_VAR_CLEAN:
+    case MUT_VAR_DIRTY:
+        return 2;
+    case TSO:
+        return sizeof(StgTSO) / WORD_SIZE;
+    default:
+        if (info->type >= THUNK && info->type <= THUNK_STATIC)
+            return THUNK_HEADER_WORDS + (StgWord)info->ptrs + info->nptrs;
+        if (info->type >= CONSTR && info->type <= FUN_STATIC)
+            return 1 + (StgWord)info->ptrs + info->nptrs;
+        return 0;   /* not a closure strata creates */
+    }
+}
+
+/* Finds the closure at addr: sets *words and returns OK, or an error
+ * status with a message.  A heap address must be an object boundary in a
+ * block in use; any other address must hold a readable static closure. */
+static int closure_locate(uint64_t addr, StgWord *words, bool *in_heap, char *err,
+                          size_t err_len)
+{
+    if (addr == 0 || addr % WORD_SIZE != 0) {
+        snprintf(err, err_len, "closure address 0x%llx is not a word-aligned address",
+                 (unsigned long long)addr);
+        return DEBUG_STATUS_BAD_ADDRESS;
+    }
+    *in_heap = heap_alloced((const void *)(uintptr_t)addr);
+    if (*in_heap) {
+        const IndexEntry *e = index_find(addr);
+        if (e == NULL) {
+            snprintf(err, err_len,
+                     "closure address 0x%llx is in the heap but not in the used part of a "
+                     "block in use", (unsigned long long)addr);
+            return DEBUG_STATUS_BAD_ADDRESS;
+        }
+        /* Walk the block to check addr is where an object starts. */
+        StgPtr p = e->bd->start, end = e->bd->free;
+        while (p < end && (uint64_t)(uintptr_t)p < addr) {
+            if (*p == 0) {
+                p++;
+                continue;
+            }
+            StgInfoTable info;
+            StgWord n;
+            if (!info_read(*p, &info) || (n = closure_words((uint64_t)(uintptr_t)p, &info)) == 0)
+                break;
+            p += n;
+        }
+        StgInfoTable info;
+        if ((uint64_t)(uintptr_t)p != addr || !info_read(*p, &info) ||
+            (*words = closure_words(addr, &info)) == 0 || p + *words > end) {
+            snprintf(err, err_len,
+                     "closure address 0x%llx is not the start of an object (block 0x%llx)",
+                     (unsigned long long)addr, (unsigned long long)(uintptr_t)e->bd->start);
+            return DEBUG_STATUS_BAD_ADDRESS;
+        }
+        return DEBUG_STATUS_OK;
+    }
+    if (addr >= (uint64_t)(uintptr_t)mblock_heap_base &&
+        addr < (uint64_t)(uintptr_t)mblock_heap_end) {
+        snprintf(err, err_len, "closure address 0x%llx is in the heap's free space",
+                 (unsigned long long)addr);
+        return DEBUG_STATUS_BAD_ADDRESS;
+    }
+    StgWord header;
+    StgInfoTable info;
+    if (!debug_safe_read(&header, addr, WORD_SIZE) || !info_read(header, &info) ||
+        (*words = closure_words(addr, &info)) == 0 ||
+        *words > STATIC_CLOSURE_MAX_WORDS) {
+        snprintf(err, err_len,
+                 "closure address 0x%llx is neither in the heap nor a readable static closure",
+                 (unsigned long long)addr);
+        return DEBUG_STATUS_BAD_ADDRESS;
+    }
+    return DEBUG_STATUS_OK;
+}
+
+static int handle_closures(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len)
+{
+    debug_buf_put_u32(out, req->n_addrs);
+    for (uint32_t i = 0; i < req->n_addrs; i++) {
+        uint64_t addr = debug_request_addr(req, i);
+        StgWord words;
+        bool in_heap;
+        int st = closure_locate(addr, &words, &in_heap, err, err_len);
+        if (st != DEBUG_STATUS_OK)
+            return st;
+        debug_buf_put_u64(out, addr);
+        debug_buf_put_u32(out, (uint32_t)words);
+        debug_buf_put_u8(out, in_heap ? 1 : 2);
+        debug_buf_put_u8(out, 0);
+        debug_buf_put_u16(out, 0);
+        uint8_t *dst = debug_buf_reserve(out, words * WORD_SIZE);
+        if (dst == NULL)
+            break;
+        if (in_heap)
+            memcpy(dst, (const void *)(uintptr_t)addr, words * WORD_SIZE);
+        else if (!debug_safe_read(dst, addr, words * WORD_SIZE)) {
+            snprintf(err, err_len, "static closure 0x%llx (%lu words) is not all readable",
+                     (unsigned long long)addr, (unsigned long)words);
+            return DEBUG_STATUS_BAD_ADDRESS;
+        }
+    }
+    return DEBUG_STATUS_OK;
+}
+
+/* ----------------------------------------------------------------------
+ * Info tables
+ * ---------------------------------------------------------------------- */
+
+static void put_cstr(DebugBuf *out, const char *s)
+{
+    debug_buf_put_str(out, s, strlen(s));
+}
+
+static int handle_info(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len)
+{
+    debug_buf_put_u32(out, req->n_addrs);
+    for (uint32_t i = 0; i < req->n_addrs; i++) {
+        uint64_t addr = debug_request_addr(req, i);
+        StgInfoTable info;
+        if (!info_read(addr, &info)) {
+            snprintf(err, err_len, "info table address 0x%llx is not a readable info table",
+                     (unsigned long long)addr);
+            return DEBUG_STATUS_BAD_ADDRESS;
+        }
+        char name[256];
+        safe_read_string((uint64_t)(uintptr_t)info.name, name, sizeof name);
+        DebugProvenance prov;
+        debug_info_provenance(addr, &info, &prov);
+        debug_buf_put_u64(out, addr);
+        debug_buf_put_u32(out, info.type);
+        debug_buf_put_u16(out, info.ptrs);
+        debug_buf_put_u16(out, info.nptrs);
+        debug_buf_put_u32(out, info.arity);
+        debug_buf_put_u8(out, (uint8_t)prov.source);
+        put_cstr(out, name);
+        put_cstr(out, prov.table_name);
+        put_cstr(out, prov.closure_desc);
+        put_cstr(out, prov.ty_desc);
+        put_cstr(out, prov.label);
+        put_cstr(out, prov.module);
+        put_cstr(out, prov.src_file);
+        put_cstr(out, prov.src_span);
+    }
+    return DEBUG_STATUS_OK;
+}
+
+/* ----------------------------------------------------------------------
+ * Roots and saved objects
+ * ---------------------------------------------------------------------- */
+
+static StgStablePtr *saved;          /* mutator-owned; read while paused */
+static size_t n_saved, cap_saved;
+
+void debug_saved_add(StgClosure *c)
+{
+    if (n_saved == cap_saved) {
+        size_t cap = cap_saved ? 2 * cap_saved : 16;
+        StgStablePtr *s = realloc(saved, cap * sizeof *s);
+        if (s == NULL)
+            return;
+        saved = s;
+        cap_saved = cap;
+    }
+    saved[n_saved++] = getStablePtr(c);
+}
+
+void debug_saved_exit(void)
+{
+    free(index_entries);   /* the block index too: both end with the stub */
+    index_entries = NULL;
+    index_n = index_cap = 0;
+    index_built = false;
+    free(saved);
+    saved = NULL;
+    n_saved = cap_saved = 0;
+}
+
+static bool is_saved_handle(StgWord handle)
+{
+    for (size_t i = 0; i < n_saved; i++)
+        if ((StgWord)saved[i] == handle)
+            return true;
+    return false;
+}
+
+typedef struct {
+    DebugBuf *out;
+    uint32_t count;
+} RootWriter;
+
+static void put_root(RootWriter *w, uint8_t kind, uint32_t index, uint32_t slot, uint64_t addr,
+                     const StgRootSite *site)
+{
+    char func[256] = "", file[512] = "";
+    StgRootSite s = {NULL, NULL, 0};
+    if (site != NULL && debug_safe_read(&s, (uint64_t)(uintptr_t)site, sizeof s)) {
+        safe_read_string((uint64_t)(uintptr_t)s.func, func, sizeof func);
+        safe_read_string((uint64_t)(uintptr_t)s.file, file, sizeof file);
+    }
+    debug_buf_put_u8(w->out, kind);
+    debug_buf_put_u32(w->out, index);
+    debug_buf_put_u32(w->out, slot);
+    debug_buf_put_u64(w->out, addr);
+    put_cstr(w->out, func);
+    put_cstr(w->out, file);
+    debug_buf_put_u32(w->out, (uint32_t)s.line);
+    w->count++;
+}
+
+static void put_stable_root(StgWord handle, StgClosure *p, void *env)
+{
+    if (p != NULL && !is_saved_handle(handle))
+        put_root(env, DEBUG_ROOT_STABLE_PTR, (uint32_t)handle, 0, (uint64_t)(uintptr_t)p,
+                 NULL);
+}
+
+/* Frames of every chunk, newest chunk first; frame numbers count from the
+ * newest frame (0) down to the oldest. */
+static void put_frame_roots(RootWriter *w)
+{
+    uint32_t frame_no = 0;
+    for (StgStack *s = storage_main_tso != NULL ? storage_main_tso->stack : NULL; s != NULL;
+         s = s->prev) {
+        /* Frames are found oldest first; collect their starts to number
+         * them newest first. */
+        size_t n = 0;
+        for (StgPtr f = s->stack; f < s->sp; f += ROOT_FRAME_HEADER_WORDS + f[1])
+            n++;
+        StgPtr *starts = malloc((n ? n : 1) * sizeof *starts);
+        if (starts == NULL)
+            return;
+        size_t i = 0;
+        for (StgPtr f = s->stack; f < s->sp; f += ROOT_FRAME_HEADER_WORDS + f[1])
+            starts[i++] = f;
+        while (i-- > 0) {
+            StgPtr f = starts[i];
+            for (StgWord k = 0; k < f[1]; k++) {
+                StgWord v = f[ROOT_FRAME_HEADER_WORDS + k];
+                if (v != 0)
+                    put_root(w, DEBUG_ROOT_FRAME, frame_no, (uint32_t)k, v,
+                             (const StgRootSite *)f[0]);
+            }
+            frame_no++;
+        }
+        free(starts);
+    }
+}
+
+static void put_roots(DebugBuf *out)
+{
+    size_t count_at = out->len;
+    debug_buf_put_u32(out, 0);
+    RootWriter w = {out, 0};
+    put_frame_roots(&w);
+    for (size_t i = 0; i < n_saved; i++) {
+        StgClosure *p = deRefStablePtr(saved[i]);
+        if (p != NULL)
+            put_root(&w, DEBUG_ROOT_SAVED, (uint32_t)i, 0, (uint64_t)(uintptr_t)p, NULL);
+    }
+    stable_ptr_for_each(put_stable_root, &w);
+    for (StgWord i = 0; i < static_roots_count; i++)
+        put_root(&w, DEBUG_ROOT_STATIC, (uint32_t)i, 0, (uint64_t)(uintptr_t)static_roots[i],
+                 NULL);
+    if (storage_main_tso != NULL)
+        put_root(&w, DEBUG_ROOT_THREAD, 1, 0, (uint64_t)(uintptr_t)storage_main_tso, NULL);
+    for (unsigned g = 1; g < storage_n_gens; g++)
+        MUT_LIST_FOR_EACH(storage_gens[g].mut_list, p, {
+            put_root(&w, DEBUG_ROOT_REMEMBERED, g, 0, (uint64_t)(uintptr_t)p, NULL);
+        });
+    debug_buf_set_u32(out, count_at, w.count);
+}
+
+/* ----------------------------------------------------------------------
+ * Blocks
+ * ---------------------------------------------------------------------- */
+
+static void put_blocks(DebugBuf *out)
+{
+    debug_buf_put_u32(out, (uint32_t)index_n);
+    for (size_t i = 0; i < index_n; i++) {
+        const BlockDesc *bd = index_entries[i].bd;
+        debug_buf_put_u64(out, (uint64_t)(uintptr_t)bd->start);
+        debug_buf_put_u64(out, bd->era);
+        debug_buf_put_u64(out, (uint64_t)(bd->free - bd->start) * WORD_SIZE);
+        debug_buf_put_u32(out, bd->blocks);
+        debug_buf_put_u16(out, bd->flags);
+        debug_buf_put_u16(out, bd->gen_no);
+        debug_buf_put_u8(out, index_entries[i].kind);
+        for (int k = 0; k < 7; k++)
+            debug_buf_put_u8(out, 0);
+    }
+}
+
+static void put_block_contents(DebugBuf *out, const BlockDesc *bd)
+{
+    uint64_t used = (uint64_t)(bd->free - bd->start) * WORD_SIZE;
+    debug_buf_put_u64(out, (uint64_t)(uintptr_t)bd->start);
+    debug_buf_put_u64(out, used);
+    debug_buf_put_bytes(out, bd->start, used);
+}
+
+static int handle_block_contents(const DebugRequest *req, DebugBuf *out, char *err,
+                                 size_t err_len)
+{
+    const IndexEntry *e = NULL;
+    size_t lo = 0, hi = index_n;
+    while (lo < hi) {   /* exact match on a block start, empty blocks too */
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t s = (uint64_t)(uintptr_t)index_entries[mid].bd->start;
+        if (s == req->addr) {
+            e = &index_entries[mid];
+            break;
+        }
+        if (s < req->addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (e == NULL) {
+        snprintf(err, err_len, "block-contents: 0x%llx is not the start of a block in use",
+                 (unsigned long long)req->addr);
+        return DEBUG_STATUS_BAD_ADDRESS;
+    }
+    put_block_contents(out, e->bd);
+    return DEBUG_STATUS_OK;
+}
+
+/* ----------------------------------------------------------------------
+ * Dispatch
+ * ---------------------------------------------------------------------- */
+
+int debug_heap_handle(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len)
+{
+    if (!index_ok(err, err_len))
+        return DEBUG_STATUS_RESOURCE;
+    switch (req->cmd) {
+    case DEBUG_CMD_ROOTS:
+        put_roots(out);
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_SAVED:
+        debug_buf_put_u32(out, (uint32_t)n_saved);
+        for (size_t i = 0; i < n_saved; i++)
+            debug_buf_put_u64(out, (uint64_t)(uintptr_t)deRefStablePtr(saved[i]));
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_CLOSURES:
+        return handle_closures(req, out, err, err_len);
+    case DEBUG_CMD_INFO:
+        return handle_info(req, out, err, err_len);
+    case DEBUG_CMD_BLOCKS:
+        put_blocks(out);
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_BLOCK_CONTENTS:
+        return handle_block_contents(req, out, err, err_len);
+    default:
+        snprintf(err, err_len, "command %u is not a heap request", (unsigned)req->cmd);
+        return DEBUG_STATUS_UNKNOWN_COMMAND;
+    }
+}
+
+/* A snapshot frame is sent once it holds this much. */
+#define SNAPSHOT_FRAME_BYTES ((size_t)1 << 20)
+
+bool debug_heap_snapshot(DebugSendFn send, void *env)
+{
+    DebugBuf b = {0};
+    char err[128];
+    bool ok = index_ok(err, sizeof err);
+    if (ok) {
+        debug_buf_put_u8(&b, DEBUG_ITEM_BLOCKS);
+        put_blocks(&b);
+        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+    }
+    /* Several blocks per frame, up to about a megabyte: a frame per 4 KiB
+     * block would cost two system calls a block on each side. */
+    debug_buf_reset(&b);
+    for (size_t i = 0; ok && i < index_n; i++) {
+        const BlockDesc *bd = index_entries[i].bd;
+        if (bd->free == bd->start)
+            continue;
+        if (b.len == 0)
+            debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
+        put_block_contents(&b, bd);
+        if (b.len >= SNAPSHOT_FRAME_BYTES) {
+            ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+            debug_buf_reset(&b);
+        }
+    }
+    if (ok && b.len > 0)
+        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+    if (ok) {
+        debug_buf_reset(&b);
+        debug_buf_put_u8(&b, DEBUG_ITEM_ROOTS);
+        put_roots(&b);
+        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+    }
+    if (ok) {
+        debug_buf_reset(&b);
+        ok = send(env, DEBUG_STATUS_OK, DEBUG_CMD_SNAPSHOT, &b);
+    }
+    debug_buf_free(&b);
+    return ok;
+}

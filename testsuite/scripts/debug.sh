@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# testsuite/scripts/debug.sh -- the heap debugger as a user runs it: the
+# examples started with the debug stub, strata-debug's commands against
+# them live and from snapshots, the leak's retainer paths, era filters,
+# sockets found by list/--pid, another user refused, pausing a busy
+# program many times, and every kind of bad input.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ex=$top_builddir/examples
+dbg=$top_builddir/utils/strata-debug/strata-debug
+cd "$test_tmp" || exit 1
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$test_tmp"' EXIT
+
+# Waits (up to ~20 s) for a socket to appear.
+wait_socket() {
+    for _ in $(seq 200); do
+        [ -S "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "no socket appeared at $1"
+    return 1
+}
+
+# Runs CMD until its stdout matches the extended regex PATTERN (a program
+# just started may not have built what we look for yet); at most 50 times.
+until_output() {
+    local pattern=$1
+    shift
+    for _ in $(seq 50); do
+        "$@" >"$out" 2>"$err" && grep -Eq -e "$pattern" "$out" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# --- the leak example, live ------------------------------------------------------
+sock=$test_tmp/leak.sock
+"$ex/leak" 100000 1500000 +RTS --debug-socket="$sock" -RTS >leak.out 2>leak.err &
+leak_pid=$!
+pids+=("$leak_pid")
+wait_socket "$sock"
+[ "$(stat -c %a "$sock")" = 600 ] && pass || fail "socket mode is $(stat -c %a "$sock"), not 600"
+
+until_output ' SessionEntry$' "$dbg" census --socket "$sock" && pass ||
+    fail "census by type never showed SessionEntry"
+grep -q '^total [0-9]* bytes in [0-9]* objects$' "$out" && pass || fail "census lacks its total"
+
+expect_status 0 "$dbg" census --socket "$sock" --by module
+grep -q ' Cache$' "$out" && pass || fail "census by module lacks Cache"
+
+# The leaked structure: SessionEntry first, held by the static session cache.
+expect_status 0 "$dbg" retainers --socket "$sock" --constructor SessionEntry --limit 1
+sed -n 2p "$out" | grep -q '  SessionEntry  CONSTR  era [0-9]*  .*\[remember in Cache, examples/leak.c:48:5-60\]' &&
+    pass || fail "retainers: first line is not the SessionEntry with its provenance"
+grep -Eq '<- 0x[0-9a-f]*  MUT_VAR_(CLEAN|DIRTY)  MUT_VAR_(CLEAN|DIRTY)  static$' "$out" && pass ||
+    fail "retainers: the path does not reach the static session cache"
+grep -q '^    root: static closure$' "$out" && pass || fail "retainers: root is not the static"
+
+# Working data: a request's Chunks, held by the local-root frame of handle().
+# The pause may land outside handle() (in remember()), so try a few times.
+handle_line=$(awk '/^static StgWord handle/ {f = 1} f && /STRATA_ROOTS\(r/ {print NR; exit}' \
+    "$top_srcdir/examples/leak.c")
+found=no
+for _ in $(seq 20); do
+    expect_status 0 "$dbg" retainers --socket "$sock" --constructor Chunk --limit 1
+    if grep -q "root: local-root frame handle (.*examples/leak.c:$handle_line), frame 0 slot 0" "$out"; then
+        found=yes
+        break
+    fi
+done
+[ $found = yes ] && pass || fail "retainers: no Chunk held by handle's frame (leak.c:$handle_line)"
+sed -n 2p "$out" | grep -q '  Chunk  CONSTR_1_1  era ' && pass || fail "retainers: match is not a Chunk"
+
+# Era filters select exactly those eras.
+expect_status 0 "$dbg" retainers --socket "$sock" --constructor SessionEntry --era 1-2 --limit 40
+[ "$(grep -c '^match ' "$out")" -gt 0 ] && pass || fail "--era 1-2 matched nothing"
+awk '/^match /{getline; print}' "$out" | grep -v '  era [12]  ' && fail "--era 1-2 matched another era" || pass
+expect_status 0 "$dbg" census --socket "$sock" --by era --era 1-2
+sed -n '2,$p' "$out" | grep -v '^total' | awk '{print $3}' | grep -vx '[12]' &&
+    fail "census --era 1-2 has other eras" || pass
+expect_status 0 "$dbg" census --socket "$sock" --by era
+awk 'NR > 1 && !/^total/ {print $3}' "$out" | grep -qx 0 && fail "census --by era counted era 0" || pass
+
+# --color shades lines by era.
+expect_status 0 "$dbg" retainers --socket "$sock" --constructor SessionEntry --limit 1 --color
+grep -q $'\033\\[48;5;' "$out" && pass || fail "--color printed no colour"
+
+# Snapshot: written, read back, and the same analyses from it twice.
+expect_status 0 "$dbg" snapshot leak.snap --socket "$sock"
+[ -s leak.snap ] && pass || fail "snapshot wrote nothing"
+expect_status 0 "$dbg" census --snapshot leak.snap
+cp "$out" census1
+expect_status 0 "$dbg" census --snapshot leak.snap
+cmp -s "$out" census1 && pass || fail "two censuses of one snapshot differ"
+expect_status 0 "$dbg" retainers --snapshot leak.snap --constructor SessionEntry --limit 2
+grep -q '^    root: static closure$' "$out" && pass || fail "snapshot retainers lack the root"
+for c in thunks duplicates fragmentation roots; do
+    expect_status 0 "$dbg" $c --snapshot leak.snap
+done
+expect_status 0 "$dbg" gml leak.gml --snapshot leak.snap
+head -1 leak.gml | grep -q '^graph \[' && grep -q 'edge \[' leak.gml && pass ||
+    fail "gml file is not a graph with edges"
+
+# A corrupt or truncated snapshot is named as such.
+cp leak.snap bad.snap
+printf '\x55' | dd of=bad.snap bs=1 seek=100 conv=notrunc status=none
+expect_status 1 "$dbg" census --snapshot bad.snap
+expect_stderr_contains "corrupt snapshot: checksum mismatch"
+head -c 1000 leak.snap >short.snap
+expect_status 1 "$dbg" census --snapshot short.snap
+expect_stderr_contains "corrupt snapshot"
+printf 'hello' >notsnap
+expect_status 1 "$dbg" census --snapshot notsnap
+expect_stderr_contains "not a strata-debug snapshot"
+
+# --- another user is refused ----------------------------------------------------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+    as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+    # The socket's mode keeps nobody out before the stub is even asked...
+    chmod o+x "$test_tmp"
+    expect_status 1 as_nobody "$dbg" census --socket "$sock"
+    expect_stderr_contains "Permission denied"
+    # ... and with the file opened up, the stub's uid check refuses them.
+    chmod 666 "$sock"
+    expect_status 1 as_nobody "$dbg" census --socket "$sock"
+    expect_stderr_contains "refused: uid $(id -u nobody) may not debug a program of uid 0"
+    chmod 600 "$sock"
+    chmod o-x "$test_tmp"
+    # The program is unharmed.
+    expect_status 0 "$dbg" census --socket "$sock"
+else
+    echo "SKIPPED: other-uid refusal (needs root, setpriv and user nobody)"
+fi
+
+kill "$leak_pid"
+wait "$leak_pid" 2>/dev/null
+
+# An explicit --debug-socket=PATH beats STRATA_DEBUG_SOCKET.
+STRATA_DEBUG_SOCKET=$test_tmp/env.sock "$ex/leak" 100000 +RTS --debug-socket="$test_tmp/flag.sock" \
+    -RTS >/dev/null 2>&1 &
+prec_pid=$!
+pids+=("$prec_pid")
+wait_socket "$test_tmp/flag.sock" && [ ! -e "$test_tmp/env.sock" ] && pass ||
+    fail "--debug-socket=PATH did not take precedence over STRATA_DEBUG_SOCKET"
+kill "$prec_pid"
+wait "$prec_pid" 2>/dev/null
+
+# A program that exits removes its socket.
+expect_status 0 "$ex/leak" 2 20000 +RTS --debug-socket="$test_tmp/short.sock" -RTS
+[ -e "$test_tmp/short.sock" ] && fail "socket left behind after the program exited" || pass
+
+# --- list and --pid with the default path -----------------------------------------------
+export XDG_RUNTIME_DIR=$test_tmp/xdg
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+"$ex/thunk-leak" 60 +RTS --debug-socket -RTS >tl.out 2>tl.err &
+tl_pid=$!
+pids+=("$tl_pid")
+wait_socket "$XDG_RUNTIME_DIR/strata/debug/$tl_pid-thunk-leak"
+[ "$(stat -c %a "$XDG_RUNTIME_DIR/strata/debug")" = 700 ] && pass ||
+    fail "socket directory is not mode 700"
+expect_status 0 "$dbg" list
+grep -q "^$tl_pid *thunk-leak *$XDG_RUNTIME_DIR/strata/debug/$tl_pid-thunk-leak$" "$out" &&
+    pass || fail "list does not show thunk-leak"
+# The chain starts empty: ask until it has grown.
+until_output 'add_thunk .*\(Main, examples/thunk-leak.c:27:1-40\)$' "$dbg" thunks --pid "$tl_pid" &&
+    pass || fail "thunks does not show add_thunk with its provenance"
+expect_status 0 "$dbg" retainers --pid "$tl_pid" --type THUNK_1_1 --limit 1
+sed -n 2p "$out" | grep -q 'THUNK_1_1' && pass || fail "retainers --type THUNK_1_1 found none"
+kill "$tl_pid"
+wait "$tl_pid" 2>/dev/null
+expect_status 1 "$dbg" census --pid "$tl_pid"
+expect_stderr_contains "process $tl_pid is gone; $XDG_RUNTIME_DIR/strata/debug/$tl_pid-thunk-leak is a stale socket"
+expect_status 0 "$dbg" list
+grep -q "$tl_pid-thunk-leak  (stale: process gone)$" "$out" && pass || fail "list does not mark the stale socket"
+expect_status 1 "$dbg" census --pid 999999
+expect_stderr_contains "no debug socket for pid 999999"
+unset XDG_RUNTIME_DIR
+
+# --- pinned fragmentation ------------------------------------------------------------------
+sock=$test_tmp/frag.sock
+STRATA_DEBUG_SOCKET=$sock "$ex/pinned-frag" 100000 >pf.out 2>pf.err &
+pf_pid=$!
+pids+=("$pf_pid")
+wait_socket "$sock"
+until_output '^    root: ' "$dbg" fragmentation --socket "$sock" --retainers 2 && pass ||
+    fail "fragmentation --retainers never printed a path"
+grep -q '^pinned blocks: [1-9]' "$out" && pass || fail "fragmentation found no pinned blocks"
+[ "$(grep -c '^  *[0-9]*- *[0-9]*%' "$out")" -eq 10 ] && pass || fail "histogram is not 10 buckets"
+kill "$pf_pid"
+wait "$pf_pid" 2>/dev/null
+
+# --- many pauses of a busy program leave its result intact ----------------------------------
+expect_status 0 "$ex/bintrees" 16
+cp "$out" bt.expected
+sock=$test_tmp/bt.sock
+"$ex/bintrees" 16 +RTS --debug-socket="$sock" -A64k -RTS >bt.out 2>bt.err &
+bt_pid=$!
+wait_socket "$sock"
+pauses=0
+while kill -0 "$bt_pid" 2>/dev/null && [ $pauses -lt 30 ]; do
+    "$dbg" census --socket "$sock" >/dev/null 2>&1 && pauses=$((pauses + 1))
+done
+wait "$bt_pid" && pass || fail "bintrees under the debugger failed"
+cmp -s bt.out bt.expected && pass || fail "bintrees printed something else under the debugger"
+echo "bintrees paused $pauses times"
+
+# --- bad input ---------------------------------------------------------------------------------
+expect_status 2 "$dbg"
+expect_status 1 "$dbg" frobnicate --socket x
+expect_stderr_contains "unknown command 'frobnicate'"
+expect_status 1 "$dbg" census
+expect_stderr_contains "needs exactly one of --socket PATH, --pid PID or --snapshot FILE"
+expect_status 1 "$dbg" census --socket a --snapshot b
+expect_stderr_contains "needs exactly one of"
+expect_status 1 "$dbg" census --snapshot x --by colour
+expect_stderr_contains "--by expects type, info, era or module, got 'colour'"
+expect_status 1 "$dbg" census --snapshot x --era 5-2
+expect_stderr_contains "--era expects LO-HI or N"
+expect_status 1 "$dbg" retainers --snapshot x
+expect_stderr_contains "retainers needs exactly one of --constructor NAME"
+expect_status 1 "$dbg" retainers --snapshot x --type NOT_A_TYPE
+expect_stderr_contains "unknown closure type 'NOT_A_TYPE'"
+expect_status 1 "$dbg" retainers --snapshot leak.snap --info zzz
+expect_stderr_contains "--info expects an address"
+expect_status 1 "$dbg" retainers --snapshot x --constructor A --limit 0
+expect_stderr_contains "--limit expects a positive number"
+expect_status 1 "$dbg" census --socket "$test_tmp/none.sock"
+expect_stderr_contains "none.sock: cannot connect"
+expect_status 1 "$dbg" census --snapshot leak.snap --bogus
+expect_stderr_contains "unknown option '--bogus'"
+expect_status 1 "$dbg" gml
+expect_stderr_contains "gml expects an output FILE"
+expect_status 1 "$dbg" snapshot /nonexistent/dir/x.snap --snapshot leak.snap
+expect_stderr_contains "cannot create"
+expect_status 1 "$ex/leak" 1 1 +RTS --debug-socket= -RTS
+expect_stderr_contains "--debug-socket= expects a socket path"
+long=$(printf 'x%.0s' $(seq 200))
+expect_status 1 "$ex/leak" 1 1 +RTS --debug-socket="/tmp/$long" -RTS
+expect_stderr_contains "is longer than 107 bytes"
+expect_status 1 env STRATA_DEBUG_SOCKET=/nonexistent/dir/s "$ex/leak" 1 1
+expect_stderr_contains "cannot bind the socket /nonexistent/dir/s"
+
+finish

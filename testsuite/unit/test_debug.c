@@ -1,0 +1,765 @@
+/*
+ * testsuite/unit/test_debug.c -- the debug stub and the client library
+ * together.  Each test forks a child that runs the runtime with the stub
+ * (the mutator, allocating garbage so that it keeps reaching safe points)
+ * while the parent is the client.  The child tells the parent what it knows
+ * (its own census, a frame's line, its final result) through a pipe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <strata.h>
+
+#include "Census.h"
+#include "DebugAnalysis.h"
+#include "DebugClient.h"
+#include "RtsFlags.h"
+
+/* ----------------------------------------------------------------------
+ * The child: a mutator with the stub
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    pid_t pid;
+    int from_child;              /* child's reports, one line each */
+    int to_child;                /* closing it tells the child to finish */
+    char socket[108];
+} Child;
+
+static int child_out = -1, child_in = -1;
+
+static void child_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void child_report(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (write(child_out, buf, (size_t)n) != n)
+        _exit(3);
+}
+
+/* True once the parent closed its end of the pipe. */
+static bool child_told_to_finish(void)
+{
+    struct pollfd p = {child_in, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+STRATA_CONSTR_INFO(Leaky_info, "Leaky", 2, 1);
+STRATA_CONSTR_INFO(Pair_info, "Pair", 2, 0);
+STRATA_CONSTR_INFO(Num_info, "Num", 0, 1);
+
+/* Short-lived garbage, never rooted, until the parent says stop. */
+static void churn_until_told(void)
+{
+    for (unsigned long i = 0;; i++) {
+        StgClosure *p = strata_alloc_constr(&Pair_info);
+        (void)p;
+        if (i % 4096 == 0 && child_told_to_finish())
+            return;
+    }
+}
+
+/* A list of n Leaky nodes, each with a byte array. */
+static StgClosure *make_leaky_list(StgWord n)
+{
+    STRATA_ROOTS(r, 2);
+    for (StgWord i = 0; i < n; i++) {
+        r[1] = strata_alloc_bytes(24 + (i % 3) * 8);
+        StgClosure *l = strata_alloc_constr(&Leaky_info);
+        STRATA_FIELD(l, 0) = r[0];
+        STRATA_FIELD(l, 1) = r[1];
+        STRATA_WORD(l, 2) = i;
+        r[0] = l;
+    }
+    StgClosure *head = r[0];
+    STRATA_ROOTS_POP(r);
+    return head;
+}
+
+static Child child_start(void (*body)(void), const char *flags)
+{
+    Child c;
+    int up[2], down[2];
+    assert_int_equal(pipe(up), 0);
+    assert_int_equal(pipe(down), 0);
+    snprintf(c.socket, sizeof c.socket, "/tmp/strata-test-debug-%d-%ld.sock", (int)getpid(),
+             (long)random());
+    fflush(stdout);
+    fflush(stderr);
+    c.pid = fork();
+    assert_true(c.pid >= 0);
+    if (c.pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        child_out = up[1];
+        child_in = down[0];
+        setenv("STRATA_DEBUG_SOCKET", c.socket, 1);
+        char *argv[] = {"test_debug", "+RTS", (char *)flags, "-RTS", NULL};
+        int argc = flags != NULL ? 4 : 1;
+        char **av = argv;
+        if (flags == NULL)
+            argv[1] = NULL;
+        hs_init(&argc, &av);
+        if (rts_debug_start() != 0)
+            _exit(4);
+        body();
+        hs_exit();
+        _exit(0);
+    }
+    close(up[1]);
+    close(down[0]);
+    c.from_child = up[0];
+    c.to_child = down[1];
+    return c;
+}
+
+/* One line from the child (blocking), NUL-terminated without '\n'. */
+static void child_read_line(Child *c, char *buf, size_t cap)
+{
+    size_t n = 0;
+    while (n + 1 < cap) {
+        ssize_t r = read(c->from_child, buf + n, 1);
+        assert_true(r == 1);
+        if (buf[n] == '\n')
+            break;
+        n++;
+    }
+    buf[n] = '\0';
+}
+
+static int child_finish(Child *c)
+{
+    if (c->to_child >= 0)
+        close(c->to_child);
+    int status;
+    assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+    close(c->from_child);
+    unlink(c->socket);
+    return status;
+}
+
+static DbgClient *connect_paused(Child *c)
+{
+    char err[512];
+    DbgClient *cl = dbg_connect(c->socket, err, sizeof err);
+    if (cl == NULL)
+        fail_msg("connect: %s", err);
+    assert_int_equal(dbg_pause(cl, 20000, NULL), 0);
+    return cl;
+}
+
+/* ----------------------------------------------------------------------
+ * Census: the client's totals equal the profiler's
+ * ---------------------------------------------------------------------- */
+
+STRATA_THUNK_INFO(NumThunk_info, "NumThunk", 1, 0, NULL);
+
+static void census_body(void)
+{
+    STRATA_ROOTS(r, 4);
+    r[0] = make_leaky_list(3000);
+    setUserEra(2);
+    r[1] = strata_alloc_mut_array(700);   /* a large object */
+    for (StgWord i = 0; i < 700; i += 7)
+        strata_mut_array_write(r[1], i, make_leaky_list(2));
+    setUserEra(3);
+    for (int i = 0; i < 50; i++) {   /* pinned bytes: blocks count whole */
+        r[2] = strata_alloc_pinned_bytes(100);
+        if (i % 10 == 0)
+            rts_debug_save(r[2]);
+    }
+    r[3] = strata_alloc_thunk(&NumThunk_info);
+    STRATA_THUNK_FIELD(r[3], 0) = r[0];
+    STRATA_ROOTS(dups, 1);   /* ten equal Nums: nine could be shared */
+    dups[0] = strata_alloc_mut_array(10);
+    for (StgWord i = 0; i < 10; i++) {
+        StgClosure *num = strata_alloc_constr(&Num_info);
+        STRATA_WORD(num, 0) = 42;
+        strata_mut_array_write(dups[0], i, num);
+    }
+    strata_perform_gc(1);
+    Census cs;
+    census_init(&cs);
+    census_take(&cs, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    for (size_t i = 0; i < cs.n_buckets; i++)
+        child_report("T %s %lu\n", cs.buckets[i].label, (unsigned long)cs.buckets[i].bytes);
+    child_report("TOTAL %lu\n", (unsigned long)cs.total_bytes);
+    census_free(&cs);
+    census_init(&cs);
+    census_take(&cs, HEAP_BY_ERA, true, 2, 3);
+    child_report("ERA23 %lu\n", (unsigned long)cs.total_bytes);
+    census_free(&cs);
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(dups);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_debug_census_equals_profiler(void **state)
+{
+    (void)state;
+    Child ch = child_start(census_body, "-A64k");
+    char line[512];
+    char labels[64][128];
+    unsigned long bytes[64], total = 0, era23 = 0;
+    size_t n = 0;
+    for (;;) {
+        child_read_line(&ch, line, sizeof line);
+        if (strcmp(line, "END") == 0)
+            break;
+        if (sscanf(line, "TOTAL %lu", &total) == 1 || sscanf(line, "ERA23 %lu", &era23) == 1)
+            continue;
+        assert_true(n < 64);
+        assert_int_equal(sscanf(line, "T %127s %lu", labels[n], &bytes[n]), 2);
+        n++;
+    }
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgCensus cs;
+    assert_int_equal(dbg_census(c, r, DBG_BY_TYPE, NULL, &cs), 0);
+    assert_int_equal(cs.total_bytes, total);
+    assert_int_equal(cs.n, n);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < cs.n && strcmp(cs.buckets[k].label, labels[i]) != 0)
+            k++;
+        if (k == cs.n)
+            fail_msg("profiler bucket %s missing from the client's census", labels[i]);
+        assert_int_equal(cs.buckets[k].bytes, bytes[i]);
+    }
+    dbg_census_free(&cs);
+    DbgEraRange eras = {true, 2, 3};
+    assert_int_equal(dbg_census(c, r, DBG_BY_ERA, &eras, &cs), 0);
+    assert_int_equal(cs.total_bytes, era23);
+    for (size_t i = 0; i < cs.n; i++)
+        assert_true(strcmp(cs.buckets[i].label, "2") == 0 ||
+                    strcmp(cs.buckets[i].label, "3") == 0);
+    dbg_census_free(&cs);
+
+    /* Duplicates: the nine extra Nums, and no Leaky (their ids differ). */
+    assert_int_equal(dbg_duplicates(c, r, &cs), 0);
+    assert_int_equal(cs.n, 1);
+    assert_non_null(strstr(cs.buckets[0].label, "Num 0x"));
+    assert_int_equal(cs.buckets[0].objects, 9);
+    assert_int_equal(cs.buckets[0].bytes, 9 * 2 * 8);
+    dbg_census_free(&cs);
+    /* Thunks: the one NumThunk. */
+    assert_int_equal(dbg_thunks(c, r, &cs), 0);
+    assert_int_equal(cs.n, 1);
+    assert_int_equal(cs.total_objects, 1);
+    assert_non_null(strstr(cs.buckets[0].label, "NumThunk"));
+    dbg_census_free(&cs);
+
+    /* Saved objects are roots of their own kind. */
+    const DbgRoot *roots;
+    size_t nr, saved = 0;
+    assert_int_equal(dbg_roots(c, &roots, &nr), 0);
+    for (size_t i = 0; i < nr; i++)
+        saved += roots[i].kind == DEBUG_ROOT_SAVED;
+    assert_int_equal(saved, 5);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Retainer paths end at the local-root frame that holds the leak
+ * ---------------------------------------------------------------------- */
+
+static void hold_leak(void)
+{
+    child_report("LINE %d\n", __LINE__ + 1);
+    STRATA_ROOTS(leak, 1);
+    leak[0] = make_leaky_list(500);
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(leak);
+}
+
+static void test_debug_retainer_path_names_frame(void **state)
+{
+    (void)state;
+    Child ch = child_start(hold_leak, "-A16k");
+    char line[128];
+    int frame_line = 0;
+    child_read_line(&ch, line, sizeof line);
+    assert_int_equal(sscanf(line, "LINE %d", &frame_line), 1);
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky"};
+    uint64_t found[600];
+    size_t n;
+    assert_int_equal(dbg_search(c, r, &q, found, 600, &n), 0);
+    assert_int_equal(n, 500);
+    DbgPath p;
+    assert_int_equal(dbg_retainer_path(c, r, found[n - 1], &p), 0);
+    assert_int_equal(p.n, 500);   /* the oldest node: behind all the others */
+    DbgClosure cl;
+    assert_int_equal(dbg_closure(c, p.addrs[0], &cl), 0);
+    assert_string_equal(cl.info->name, "Leaky");
+    /* Its fields: info, next (NULL: the oldest), bytes, id 0. */
+    DbgField fields[8];
+    assert_int_equal(dbg_closure_fields(c, &cl, fields, 8), 4);
+    assert_false(fields[0].is_ptr);
+    assert_true(fields[1].is_ptr && fields[1].value == 0);
+    assert_true(fields[2].is_ptr && fields[2].value != 0);
+    assert_false(fields[3].is_ptr);
+    assert_int_equal(fields[3].value, 0);
+    DbgClosure bytes;
+    assert_int_equal(dbg_closure(c, fields[2].value, &bytes), 0);
+    assert_string_equal(dbg_closure_type_name(bytes.info->type), "ARR_WORDS");
+    const DbgRoot *roots;
+    size_t nr;
+    assert_int_equal(dbg_roots(c, &roots, &nr), 0);
+    const DbgRoot *root = &roots[p.root];
+    assert_int_equal(root->kind, DEBUG_ROOT_FRAME);
+    assert_string_equal(root->func, "hold_leak");
+    assert_non_null(strstr(root->file, "test_debug.c"));
+    assert_int_equal(root->line, frame_line);
+    dbg_path_free(&p);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Malformed requests
+ * ---------------------------------------------------------------------- */
+
+static void churn_body(void)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(600);   /* a large object: never moves */
+    child_report("ADDR %lu %lu\n", (unsigned long)(uintptr_t)r[0],
+                 (unsigned long)(uintptr_t)&Leaky_info);
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+static int raw_connect(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    strcpy(a.sun_path, path);
+    for (int tries = 0; connect(fd, (struct sockaddr *)&a, sizeof a) != 0; tries++) {
+        assert_true(tries < 200);
+        usleep(10000);
+    }
+    return fd;
+}
+
+/* Sends raw bytes, reads one response: returns its status, message in msg. */
+static int raw_exchange(int fd, const void *req, size_t len, char *msg, size_t cap)
+{
+    /* The stub may already have answered and closed (BUSY, REFUSED): the
+     * send may fail, and its answer is still there to read. */
+    (void)send(fd, req, len, MSG_NOSIGNAL);
+    uint8_t h[8];
+    size_t got = 0;
+    while (got < 8) {
+        ssize_t r = read(fd, h + got, 8 - got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    uint32_t flen = h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24;
+    size_t body = flen - 4, k = 0;
+    msg[0] = '\0';
+    while (k < body) {
+        char tmp[4096];
+        ssize_t r = read(fd, tmp, body - k < sizeof tmp ? body - k : sizeof tmp);
+        assert_true(r > 0);
+        if (k < cap - 1) {
+            size_t copy = (size_t)r < cap - 1 - k ? (size_t)r : cap - 1 - k;
+            memcpy(msg + k, tmp, copy);
+            msg[k + copy] = '\0';
+        }
+        k += (size_t)r;
+    }
+    return h[4] | h[5] << 8;
+}
+
+/* A request: command, payload. */
+static size_t frame(uint8_t *out, uint16_t cmd, const void *payload, size_t len)
+{
+    uint32_t total = (uint32_t)(4 + len);
+    memcpy(out, &total, 4);
+    memcpy(out + 4, &cmd, 2);
+    memset(out + 6, 0, 2);
+    if (len > 0)
+        memcpy(out + 8, payload, len);
+    return 8 + len;
+}
+
+static void expect_error(int fd, const uint8_t *req, size_t len, int status, const char *text)
+{
+    char msg[512];
+    int st = raw_exchange(fd, req, len, msg, sizeof msg);
+    if (st != status || strstr(msg, text) == NULL)
+        fail_msg("expected status %d with '%s', got %d: '%s'", status, text, st, msg);
+}
+
+static void test_debug_malformed_requests(void **state)
+{
+    (void)state;
+    Child ch = child_start(churn_body, "-A16k");
+    char line[128];
+    unsigned long obj, info;
+    child_read_line(&ch, line, sizeof line);
+    assert_int_equal(sscanf(line, "ADDR %lu %lu", &obj, &info), 2);
+    int fd = raw_connect(ch.socket);
+    uint8_t req[256];
+    uint64_t a[2];
+    uint32_t u;
+
+    /* Heap requests before a pause; resume when not paused. */
+    expect_error(fd, req, frame(req, DEBUG_CMD_BLOCKS, NULL, 0), DEBUG_STATUS_NOT_PAUSED,
+                 "not paused");
+    expect_error(fd, req, frame(req, DEBUG_CMD_RESUME, NULL, 0), DEBUG_STATUS_NOT_PAUSED,
+                 "not paused");
+    /* Unknown commands, flags, wrong payload lengths for every command. */
+    expect_error(fd, req, frame(req, 999, NULL, 0), DEBUG_STATUS_UNKNOWN_COMMAND,
+                 "unknown command 999");
+    expect_error(fd, req, frame(req, 0, NULL, 0), DEBUG_STATUS_UNKNOWN_COMMAND,
+                 "unknown command 0");
+    size_t l = frame(req, DEBUG_CMD_VERSION, NULL, 0);
+    req[6] = 1;
+    expect_error(fd, req, l, DEBUG_STATUS_BAD_ARGUMENT, "flags");
+    static const uint16_t empty_cmds[] = {DEBUG_CMD_VERSION, DEBUG_CMD_RESUME, DEBUG_CMD_ROOTS,
+                                          DEBUG_CMD_SAVED, DEBUG_CMD_BLOCKS,
+                                          DEBUG_CMD_SNAPSHOT};
+    for (size_t i = 0; i < sizeof empty_cmds / sizeof *empty_cmds; i++)
+        expect_error(fd, req, frame(req, empty_cmds[i], "xyz", 3), DEBUG_STATUS_BAD_LENGTH,
+                     "payload has 3 bytes, expected 0");
+    expect_error(fd, req, frame(req, DEBUG_CMD_PAUSE, "x", 1), DEBUG_STATUS_BAD_LENGTH,
+                 "expected 4");
+    u = 4000000;
+    expect_error(fd, req, frame(req, DEBUG_CMD_PAUSE, &u, 4), DEBUG_STATUS_BAD_ARGUMENT,
+                 "timeout");
+    expect_error(fd, req, frame(req, DEBUG_CMD_BLOCK_CONTENTS, "abc", 3),
+                 DEBUG_STATUS_BAD_LENGTH, "expected 8");
+    expect_error(fd, req, frame(req, DEBUG_CMD_CLOSURES, "ab", 2), DEBUG_STATUS_BAD_LENGTH,
+                 "at least 4");
+    u = 0;
+    expect_error(fd, req, frame(req, DEBUG_CMD_INFO, &u, 4), DEBUG_STATUS_BAD_ARGUMENT,
+                 "count is 0");
+    u = DEBUG_MAX_BATCH + 1;
+    expect_error(fd, req, frame(req, DEBUG_CMD_CLOSURES, &u, 4), DEBUG_STATUS_BAD_ARGUMENT,
+                 "count is");
+    uint8_t p[20];
+    u = 2;
+    memcpy(p, &u, 4);
+    memset(p + 4, 0, 8);
+    expect_error(fd, req, frame(req, DEBUG_CMD_CLOSURES, p, 12), DEBUG_STATUS_BAD_LENGTH,
+                 "for count 2");
+
+    /* Now paused: bad addresses. */
+    u = 20000;
+    char msg[512];
+    assert_int_equal(raw_exchange(fd, req, frame(req, DEBUG_CMD_PAUSE, &u, 4), msg, sizeof msg),
+                     DEBUG_STATUS_OK);
+    const uint64_t bad_closures[] = {
+        0,                      /* NULL */
+        obj + 3,                /* unaligned */
+        obj + 8,                /* inside an object */
+        0x10,                   /* unmapped low memory */
+        0xffff800000000000ull,  /* kernel half */
+        (uint64_t)(uintptr_t)"mapped text, not a closure",
+    };
+    for (size_t i = 0; i < sizeof bad_closures / sizeof *bad_closures; i++) {
+        uint8_t pl[12];
+        u = 1;
+        memcpy(pl, &u, 4);
+        memcpy(pl + 4, &bad_closures[i], 8);
+        expect_error(fd, req, frame(req, DEBUG_CMD_CLOSURES, pl, 12), DEBUG_STATUS_BAD_ADDRESS,
+                     "closure address");
+    }
+    uint8_t pl[12];
+    u = 1;
+    memcpy(pl, &u, 4);
+    a[0] = 0x20;
+    memcpy(pl + 4, &a[0], 8);
+    expect_error(fd, req, frame(req, DEBUG_CMD_INFO, pl, 12), DEBUG_STATUS_BAD_ADDRESS,
+                 "not a readable info table");
+    a[0] = obj + 8;
+    expect_error(fd, req, frame(req, DEBUG_CMD_BLOCK_CONTENTS, &a[0], 8),
+                 DEBUG_STATUS_BAD_ADDRESS, "not the start of a block");
+    /* A good batch still works afterwards, the same connection. */
+    u = 2;
+    memcpy(p, &u, 4);
+    a[0] = obj;
+    a[1] = obj;
+    memcpy(p + 4, a, 16);
+    assert_int_equal(raw_exchange(fd, req, frame(req, DEBUG_CMD_CLOSURES, p, 20), msg,
+                                  sizeof msg), DEBUG_STATUS_OK);
+    memcpy(pl + 4, &info, 8);
+    u = 1;
+    memcpy(pl, &u, 4);
+    assert_int_equal(raw_exchange(fd, req, frame(req, DEBUG_CMD_INFO, pl, 12), msg,
+                                  sizeof msg), DEBUG_STATUS_OK);
+    /* A length that cannot be a request closes the connection. */
+    uint32_t huge = DEBUG_REQUEST_MAX_BYTES + 1;
+    expect_error(fd, (const uint8_t *)&huge, 4, DEBUG_STATUS_BAD_LENGTH, "request length");
+    close(fd);   /* disconnect while paused: resumes */
+
+    /* A second client while one is connected is told it is busy. */
+    int fd1 = raw_connect(ch.socket);
+    assert_int_equal(raw_exchange(fd1, req, frame(req, DEBUG_CMD_VERSION, NULL, 0), msg,
+                                  sizeof msg), DEBUG_STATUS_OK);
+    int fd2 = raw_connect(ch.socket);
+    expect_error(fd2, req, frame(req, DEBUG_CMD_VERSION, NULL, 0), DEBUG_STATUS_BUSY, "busy");
+    close(fd2);
+    close(fd1);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Pause and resume many times during heavy allocation
+ * ---------------------------------------------------------------------- */
+
+#define STRESS_LEN 200
+
+/* Builds lists of Num and sums them: the result depends on every object
+ * surviving the pauses intact (and the GCs between them). */
+static void stress_body(void)
+{
+    STRATA_ROOTS(r, 2);
+    StgWord total = 0;
+    child_report("GO\n");
+    StgWord round = 0;
+    for (; !child_told_to_finish(); round++) {
+        r[0] = NULL;
+        for (StgWord i = 0; i < STRESS_LEN; i++) {
+            r[1] = strata_alloc_constr(&Num_info);
+            STRATA_WORD(r[1], 0) = round * i;
+            StgClosure *cell = strata_alloc_constr(&Pair_info);
+            STRATA_FIELD(cell, 0) = r[1];
+            STRATA_FIELD(cell, 1) = r[0];
+            r[0] = cell;
+        }
+        for (StgClosure *c = r[0]; c != NULL; c = STRATA_FIELD(c, 1))
+            total += STRATA_WORD(STRATA_FIELD(c, 0), 0);
+    }
+    child_report("SUM %lu %lu\n", (unsigned long)total, (unsigned long)round);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_debug_pause_resume_during_allocation(void **state)
+{
+    (void)state;
+    Child ch = child_start(stress_body, "-A8k");
+    char line[128];
+    child_read_line(&ch, line, sizeof line);
+    char err[512];
+    DbgClient *c = dbg_connect(ch.socket, err, sizeof err);
+    if (c == NULL)
+        fail_msg("connect: %s", err);
+    int pauses = 0;
+    for (int i = 0; i < 200; i++) {
+        if (dbg_pause(c, 20000, NULL) != 0)
+            fail_msg("pause %d: %s", i, dbg_error(c));
+        pauses++;
+        /* A consistent heap every time: everything reachable decodes. */
+        DbgReach *r = dbg_reach(c);
+        if (r == NULL)
+            fail_msg("pause %d: %s", i, dbg_error(c));
+        assert_int_equal(dbg_reach_dangling(r), 0);
+        dbg_reach_free(r);
+        assert_int_equal(dbg_resume(c), 0);
+    }
+    assert_int_equal(pauses, 200);
+    dbg_close(c);
+    close(ch.to_child);
+    ch.to_child = -1;
+    child_read_line(&ch, line, sizeof line);
+    unsigned long sum, rounds;
+    assert_int_equal(sscanf(line, "SUM %lu %lu", &sum, &rounds), 2);
+    assert_true(rounds > 0);
+    unsigned long want = 0;
+    for (unsigned long round = 0; round < rounds; round++)
+        for (unsigned long i = 0; i < STRESS_LEN; i++)
+            want += round * i;
+    assert_int_equal(sum, want);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+
+/* ----------------------------------------------------------------------
+ * Snapshots: the same analyses as live
+ * ---------------------------------------------------------------------- */
+
+static void dump_census(FILE *f, const DbgCensus *cs)
+{
+    for (size_t i = 0; i < cs->n; i++)
+        fprintf(f, "%s %lu %lu\n", cs->buckets[i].label, (unsigned long)cs->buckets[i].bytes,
+                (unsigned long)cs->buckets[i].objects);
+    fprintf(f, "total %lu %lu\n", (unsigned long)cs->total_bytes,
+            (unsigned long)cs->total_objects);
+}
+
+/* Every analysis of the client, as text. */
+static char *all_analyses(DbgClient *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgCensus cs;
+    for (int by = DBG_BY_TYPE; by <= DBG_BY_MODULE; by++) {
+        assert_int_equal(dbg_census(c, r, (DbgCensusBy)by, NULL, &cs), 0);
+        dump_census(f, &cs);
+        dbg_census_free(&cs);
+    }
+    DbgEraRange eras = {true, 2, 2};
+    assert_int_equal(dbg_census(c, r, DBG_BY_INFO, &eras, &cs), 0);
+    dump_census(f, &cs);
+    dbg_census_free(&cs);
+    assert_int_equal(dbg_thunks(c, r, &cs), 0);
+    dump_census(f, &cs);
+    dbg_census_free(&cs);
+    assert_int_equal(dbg_duplicates(c, r, &cs), 0);
+    dump_census(f, &cs);
+    dbg_census_free(&cs);
+    DbgFrag fr;
+    assert_int_equal(dbg_fragmentation(c, r, &fr), 0);
+    fprintf(f, "frag %lu %lu %lu %lu\n", (unsigned long)fr.n_mblocks,
+            (unsigned long)fr.n_mblocks_used, (unsigned long)fr.n_blocks,
+            (unsigned long)fr.n_pinned_blocks);
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "%lu ", (unsigned long)fr.histogram[i]);
+    dbg_frag_free(&fr);
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky", .eras = {true, 1, 2}};
+    uint64_t found[100];
+    size_t n;
+    assert_int_equal(dbg_search(c, r, &q, found, 100, &n), 0);
+    assert_true(n > 0);
+    for (size_t i = 0; i < n; i++) {
+        DbgPath p;
+        assert_int_equal(dbg_retainer_path(c, r, found[i], &p), 0);
+        fprintf(f, "path root %zu:", p.root);
+        for (size_t k = 0; k < p.n; k++)
+            fprintf(f, " %lx", (unsigned long)p.addrs[k]);
+        fputc('\n', f);
+        dbg_path_free(&p);
+    }
+    dbg_write_gml(c, r, f);
+    dbg_reach_free(r);
+    fclose(f);
+    return text;
+}
+
+static void test_debug_snapshot_round_trip(void **state)
+{
+    (void)state;
+    Child ch = child_start(census_body, "-A64k");
+    char line[512];
+    do
+        child_read_line(&ch, line, sizeof line);
+    while (strcmp(line, "END") != 0);
+    DbgClient *c = connect_paused(&ch);
+    char *live = all_analyses(c);
+    char file[64];
+    snprintf(file, sizeof file, "/tmp/strata-test-debug-%d.snap", (int)getpid());
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    assert_int_equal(dbg_write_snapshot(c, r, file), 0);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+
+    char err[512];
+    DbgClient *s = dbg_open_snapshot(file, err, sizeof err);
+    if (s == NULL)
+        fail_msg("%s", err);
+    char *snap = all_analyses(s);
+    assert_string_equal(live, snap);
+    dbg_close(s);
+
+    /* Any flipped byte is caught. */
+    FILE *f = fopen(file, "r+b");
+    assert_non_null(f);
+    fseek(f, 200, SEEK_SET);
+    int b = fgetc(f);
+    fseek(f, 200, SEEK_SET);
+    fputc(b ^ 0x40, f);
+    fclose(f);
+    assert_null(dbg_open_snapshot(file, err, sizeof err));
+    assert_non_null(strstr(err, "corrupt snapshot: checksum mismatch"));
+    unlink(file);
+    free(live);
+    free(snap);
+}
+
+/* ----------------------------------------------------------------------
+ * A program that does not allocate cannot be paused: TIMEOUT, and it runs on
+ * ---------------------------------------------------------------------- */
+
+static void idle_then_churn_body(void)
+{
+    child_report("IDLE\n");
+    char go;
+    if (read(child_in, &go, 1) != 1)   /* blocks without allocating */
+        _exit(5);
+    churn_until_told();
+}
+
+static void test_debug_pause_times_out_without_allocation(void **state)
+{
+    (void)state;
+    Child ch = child_start(idle_then_churn_body, NULL);
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    char err[512];
+    DbgClient *c = dbg_connect(ch.socket, err, sizeof err);
+    if (c == NULL)
+        fail_msg("connect: %s", err);
+    assert_int_equal(dbg_pause(c, 200, NULL), -1);
+    assert_non_null(strstr(dbg_error(c), "did not reach a safe point within 200 ms"));
+    const DbgBlock *bs;
+    size_t n;
+    assert_int_equal(dbg_blocks(c, &bs, &n), -1);   /* withdrawn: not paused */
+    assert_non_null(strstr(dbg_error(c), "not paused"));
+    assert_int_equal(write(ch.to_child, "g", 1), 1);
+    assert_int_equal(dbg_pause(c, 20000, NULL), 0);
+    assert_int_equal(dbg_blocks(c, &bs, &n), 0);
+    assert_true(n > 0);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+int main(void)
+{
+    srandom((unsigned)getpid());
+    signal(SIGPIPE, SIG_IGN);   /* children that exit close their pipes */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_debug_census_equals_profiler),
+        cmocka_unit_test(test_debug_retainer_path_names_frame),
+        cmocka_unit_test(test_debug_malformed_requests),
+        cmocka_unit_test(test_debug_pause_resume_during_allocation),
+        cmocka_unit_test(test_debug_snapshot_round_trip),
+        cmocka_unit_test(test_debug_pause_times_out_without_allocation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

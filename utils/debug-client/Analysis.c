@@ -1,0 +1,392 @@
+/*
+ * utils/debug-client/Analysis.c -- census, thunks, duplicates,
+ * fragmentation and GML over the reachable heap (DebugAnalysis.h).
+ * The census follows the profiler's rules (docs/design/profiling.md):
+ * -hT/-hi/-he/-hm labels, era 0 not counted by era unless selected, and a
+ * pinned block counted whole while any object in it is live.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ClientPrivate.h"
+#include "DebugAnalysis.h"
+#include "strata/Debug.h"
+
+/* ----------------------------------------------------------------------
+ * Buckets
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    DbgCensus *out;
+    AddrMap by_label;            /* label hash -> bucket index + 1 */
+    size_t cap;
+} Buckets;
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h | 1;
+}
+
+static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t bytes,
+                      uint64_t objects)
+{
+    uint64_t h = hash_str(label);
+    for (;; h += 2) {   /* probe on hash collisions */
+        uint64_t *v = addr_map_get(&b->by_label, h);
+        if (v == NULL)
+            break;
+        DbgBucket *k = &b->out->buckets[*v - 1];
+        if (strcmp(k->label, label) == 0) {
+            k->bytes += bytes;
+            k->objects += objects;
+            goto total;
+        }
+    }
+    if (b->out->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 64;
+        DbgBucket *nb = realloc(b->out->buckets, cap * sizeof *nb);
+        if (nb == NULL)
+            return dbg_fail(c, "out of memory for census buckets");
+        b->out->buckets = nb;
+        b->cap = cap;
+    }
+    char *copy = strdup(label);
+    if (copy == NULL || addr_map_put(&b->by_label, h, b->out->n + 1) != 0) {
+        free(copy);
+        return dbg_fail(c, "out of memory for census buckets");
+    }
+    b->out->buckets[b->out->n++] = (DbgBucket){copy, bytes, objects};
+total:
+    b->out->total_bytes += bytes;
+    b->out->total_objects += objects;
+    return 0;
+}
+
+static int bucket_cmp(const void *a, const void *b)
+{
+    const DbgBucket *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static void buckets_finish(Buckets *b)
+{
+    addr_map_free(&b->by_label);
+    if (b->out->n > 1)
+        qsort(b->out->buckets, b->out->n, sizeof *b->out->buckets, bucket_cmp);
+}
+
+void dbg_census_free(DbgCensus *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->buckets[i].label);
+    free(c->buckets);
+    memset(c, 0, sizeof *c);
+}
+
+/* ----------------------------------------------------------------------
+ * Census
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    Buckets *b;
+    DbgCensusBy by;
+} CensusWalk;
+
+static const char *census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len)
+{
+    switch (by) {
+    case DBG_BY_TYPE:
+        return dbg_type_label(cl->info);
+    case DBG_BY_INFO:
+        snprintf(buf, len, "0x%" PRIx64, cl->info->addr);
+        return buf;
+    case DBG_BY_ERA:
+        snprintf(buf, len, "%" PRIu64, cl->era);
+        return buf;
+    case DBG_BY_MODULE:
+        return cl->info->module[0] ? cl->info->module : "<unknown>";
+    }
+    return "<unknown>";
+}
+
+static int census_count(DbgClient *c, CensusWalk *w, const DbgClosure *cl)
+{
+    char buf[32];
+    return bucket_add(c, w->b, census_label(cl, w->by, buf, sizeof buf), (uint64_t)cl->n_words * 8,
+                      1);
+}
+
+static bool census_pinned_object(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    return census_count(c, env, cl) == 0;
+}
+
+int dbg_census(DbgClient *c, const DbgReach *r, DbgCensusBy by, const DbgEraRange *eras,
+               DbgCensus *out)
+{
+    memset(out, 0, sizeof *out);
+    Buckets b = {out, {0}, 0};
+    CensusWalk w = {&b, by};
+    uint8_t *pinned_done = calloc(c->n_blocks ? c->n_blocks : 1, 1);
+    if (pinned_done == NULL)
+        return dbg_fail(c, "out of memory");
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    int st = 0;
+    for (size_t i = 0; i < n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
+            break;
+        if (cl.block == NULL)
+            continue;   /* static: not in the heap */
+        bool counted = eras != NULL && eras->on ? dbg_era_selected(eras, cl.era)
+                                                : (by != DBG_BY_ERA || cl.era != 0);
+        if (!counted)
+            continue;
+        if (cl.block->kind == DEBUG_BLOCK_PINNED) {
+            size_t bi = (size_t)(cl.block - c->blocks);
+            if (!pinned_done[bi]) {
+                pinned_done[bi] = 1;
+                if (dbg_block_objects(c, cl.block, census_pinned_object, &w) != 0)
+                    st = -1;
+            }
+            continue;
+        }
+        st = census_count(c, &w, &cl);
+    }
+    free(pinned_done);
+    buckets_finish(&b);
+    if (st != 0)
+        dbg_census_free(out);
+    return st;
+}
+
+/* ----------------------------------------------------------------------
+ * Thunks and duplicates
+ * ---------------------------------------------------------------------- */
+
+static void info_label(const DbgInfo *in, char *buf, size_t len)
+{
+    if (in->prov_source != DEBUG_PROV_NONE)
+        snprintf(buf, len, "%s 0x%" PRIx64 " (%s, %s:%s)", in->name, in->addr,
+                 in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+    else
+        snprintf(buf, len, "%s 0x%" PRIx64, in->name, in->addr);
+}
+
+int dbg_thunks(DbgClient *c, const DbgReach *r, DbgCensus *out)
+{
+    memset(out, 0, sizeof *out);
+    Buckets b = {out, {0}, 0};
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    int st = 0;
+    for (size_t i = 0; i < n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
+            break;
+        if (cl.block == NULL || !dbg_type_is_thunk(cl.info->type))
+            continue;
+        char label[1024];
+        info_label(cl.info, label, sizeof label);
+        st = bucket_add(c, &b, label, (uint64_t)cl.n_words * 8, 1);
+    }
+    buckets_finish(&b);
+    if (st != 0)
+        dbg_census_free(out);
+    return st;
+}
+
+static uint64_t hash_words(const uint64_t *w, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= w[i];
+        h *= 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    return h | 1;
+}
+
+int dbg_duplicates(DbgClient *c, const DbgReach *r, DbgCensus *out)
+{
+    memset(out, 0, sizeof *out);
+    Buckets b = {out, {0}, 0};
+    AddrMap first = {0};   /* content hash -> first object with it */
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    int st = 0;
+    for (size_t i = 0; i < n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
+            break;
+        if (cl.block == NULL || !dbg_type_is_constr(cl.info->type))
+            continue;
+        uint64_t h = hash_words(cl.words, cl.n_words);
+        uint64_t *v = addr_map_get(&first, h);
+        if (v == NULL) {
+            if (addr_map_put(&first, h, cl.addr) != 0)
+                st = dbg_fail(c, "out of memory");
+            continue;
+        }
+        DbgClosure orig;
+        if ((st = dbg_closure(c, *v, &orig)) != 0)
+            break;
+        /* Equal hashes of unequal contents are not counted. */
+        if (orig.n_words != cl.n_words ||
+            memcmp(orig.words, cl.words, (size_t)cl.n_words * 8) != 0)
+            continue;
+        char label[1024];
+        info_label(cl.info, label, sizeof label);
+        st = bucket_add(c, &b, label, (uint64_t)cl.n_words * 8, 1);
+    }
+    addr_map_free(&first);
+    buckets_finish(&b);
+    if (st != 0)
+        dbg_census_free(out);
+    return st;
+}
+
+/* ----------------------------------------------------------------------
+ * Fragmentation
+ * ---------------------------------------------------------------------- */
+
+static int pinned_cmp(const void *a, const void *b)
+{
+    const DbgPinnedBlock *x = a, *y = b;
+    /* utilisation ascending: live/size, compared without division */
+    uint64_t lx = x->live_bytes * y->n_blocks, ly = y->live_bytes * x->n_blocks;
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
+{
+    memset(out, 0, sizeof *out);
+    const DbgBlock *bs;
+    size_t nb;
+    if (dbg_blocks(c, &bs, &nb) != 0)
+        return -1;
+    out->n_mblocks = dbg_target(c)->n_mblocks;
+    uint64_t mblock_mask = ~((uint64_t)dbg_target(c)->mblock_size - 1);
+    uint64_t *live = calloc(nb ? nb : 1, sizeof *live);
+    AddrMap mbs = {0};
+    if (live == NULL)
+        return dbg_fail(c, "out of memory");
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    for (size_t i = 0; i < n; i++) {
+        DbgClosure cl;
+        if (dbg_closure(c, objs[i], &cl) != 0) {
+            free(live);
+            return -1;
+        }
+        if (cl.block != NULL)
+            live[cl.block - c->blocks] += (uint64_t)cl.n_words * 8;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        out->n_blocks += bs[i].n_blocks;
+        /* Megablocks a group touches (a group may span several). */
+        uint64_t bytes = (uint64_t)bs[i].n_blocks * dbg_target(c)->block_size;
+        for (uint64_t a = bs[i].start & mblock_mask; a < bs[i].start + bytes;
+             a += dbg_target(c)->mblock_size)
+            addr_map_put(&mbs, a | 1, 1);
+        if (bs[i].kind == DEBUG_BLOCK_PINNED)
+            out->n_pinned_blocks += bs[i].n_blocks;
+    }
+    out->n_mblocks_used = mbs.n;
+    addr_map_free(&mbs);
+    out->pinned = calloc(out->n_pinned_blocks ? out->n_pinned_blocks : 1, sizeof *out->pinned);
+    if (out->pinned == NULL) {
+        free(live);
+        return dbg_fail(c, "out of memory");
+    }
+    for (size_t i = 0; i < nb; i++) {
+        if (bs[i].kind != DEBUG_BLOCK_PINNED)
+            continue;
+        uint64_t size = (uint64_t)bs[i].n_blocks * dbg_target(c)->block_size;
+        unsigned bucket = (unsigned)(live[i] * 10 / (size ? size : 1));
+        out->histogram[bucket > 9 ? 9 : bucket]++;
+        out->pinned[out->n_pinned++] = (DbgPinnedBlock){bs[i].start, bs[i].n_blocks, live[i]};
+    }
+    qsort(out->pinned, out->n_pinned, sizeof *out->pinned, pinned_cmp);
+    free(live);
+    return 0;
+}
+
+void dbg_frag_free(DbgFrag *f)
+{
+    free(f->pinned);
+    memset(f, 0, sizeof *f);
+}
+
+/* ----------------------------------------------------------------------
+ * GML
+ * ---------------------------------------------------------------------- */
+
+static void gml_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        if (*s == '"' || *s == '&')
+            fprintf(f, "&#%d;", *s);
+        else
+            fputc(*s, f);
+    fputc('"', f);
+}
+
+int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
+{
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    AddrMap ids = {0};
+    fprintf(f, "graph [\n  directed 1\n");
+    for (size_t i = 0; i < n; i++) {
+        DbgClosure cl;
+        if (dbg_closure(c, objs[i], &cl) != 0 || addr_map_put(&ids, objs[i], i + 1) != 0) {
+            addr_map_free(&ids);
+            return -1;
+        }
+        char label[256];
+        snprintf(label, sizeof label, "%s 0x%" PRIx64, dbg_type_label(cl.info), cl.addr);
+        fprintf(f, "  node [\n    id %zu\n    label ", i);
+        gml_string(f, label);
+        fprintf(f, "\n    era %" PRIu64 "\n    size %u\n  ]\n", cl.era, cl.n_words * 8);
+    }
+    uint64_t *ptrs = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        DbgClosure cl;
+        if (dbg_closure(c, objs[i], &cl) != 0)
+            break;
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
+        if (np > cap) {
+            uint64_t *p = realloc(ptrs, np * sizeof *p);
+            if (p == NULL) {
+                free(ptrs);
+                addr_map_free(&ids);
+                return dbg_fail(c, "out of memory");
+            }
+            ptrs = p;
+            cap = np;
+            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        }
+        for (size_t k = 0; k < np; k++) {
+            uint64_t *t = addr_map_get(&ids, ptrs[k]);
+            if (t != NULL)
+                fprintf(f, "  edge [\n    source %zu\n    target %" PRIu64 "\n  ]\n", i,
+                        *t - 1);
+        }
+    }
+    free(ptrs);
+    fprintf(f, "]\n");
+    addr_map_free(&ids);
+    return ferror(f) ? dbg_fail(c, "writing the GML file failed") : 0;
+}

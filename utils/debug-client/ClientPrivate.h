@@ -1,0 +1,64 @@
+/*
+ * utils/debug-client/ClientPrivate.h -- the client library's internals,
+ * shared by its files (the transport, the decoder, snapshots, analyses).
+ */
+#ifndef STRATA_CLIENTPRIVATE_H
+#define STRATA_CLIENTPRIVATE_H
+
+#include "DebugClient.h"
+#include "DebugWire.h"
+
+/* An open-addressing map from a non-zero u64 key to a u64 value. */
+typedef struct {
+    uint64_t *keys, *vals;
+    size_t cap, n;               /* cap is a power of two (or 0) */
+} AddrMap;
+
+uint64_t *addr_map_get(const AddrMap *m, uint64_t key);   /* NULL if absent */
+int addr_map_put(AddrMap *m, uint64_t key, uint64_t val);  /* -1: no memory */
+void addr_map_free(AddrMap *m);
+
+typedef struct {
+    uint64_t addr;
+    uint32_t n_words;
+    uint64_t *words;
+} StaticObj;
+
+struct DbgClient {
+    int fd;                      /* live socket, or -1 for a snapshot */
+    bool snapshot;
+    bool paused_by_us;
+    char err[512];
+    DbgTarget target;
+    bool have_target;
+
+    DbgBlock *blocks;            /* sorted by start */
+    size_t n_blocks;
+    bool have_blocks;
+    uint8_t **block_data;        /* [n_blocks], owned copies */
+
+    DbgRoot *roots;
+    size_t n_roots;
+    bool have_roots;
+
+    AddrMap infos;               /* addr -> DbgInfo * */
+    AddrMap statics;             /* addr -> StaticObj * */
+    AddrMap bad_statics;         /* addresses the stub refused */
+
+    DebugBuf resp;               /* last response payload */
+};
+
+int dbg_fail(DbgClient *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Wire payload decoders, shared by the socket and the snapshot reader. */
+int dbg_parse_target(DbgClient *c, DebugCursor *cur);
+int dbg_parse_blocks(DbgClient *c, DebugCursor *cur);
+int dbg_parse_roots(DbgClient *c, DebugCursor *cur);
+int dbg_parse_infos(DbgClient *c, DebugCursor *cur);
+/* Stores a static closure's words (copied). */
+int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n_words);
+/* Stores a block's contents (copied) for block index i. */
+int dbg_set_block_data(DbgClient *c, size_t i, const uint8_t *data, uint64_t len);
+void dbg_free_state(DbgClient *c);
+
+#endif /* STRATA_CLIENTPRIVATE_H */

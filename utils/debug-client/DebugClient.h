@@ -1,0 +1,131 @@
+/*
+ * utils/debug-client/DebugClient.h -- the heap debugger's client library:
+ * one API over a live program's debug socket or a snapshot file.  Blocks
+ * are fetched once and cached; closures are decoded with their info
+ * tables.  The analyses (census, retainer paths, fragmentation, thunks,
+ * duplicates, GML, snapshots) are in DebugAnalysis.h.  strata-debug and
+ * the terminal UI (issue 9) are built on it.  See docs/strata-debug.md and
+ * docs/debug-protocol.md.
+ *
+ * Functions returning int give 0 on success and -1 on failure, with the
+ * message in dbg_error(c).  Strings and arrays the library returns stay
+ * valid until dbg_close.
+ */
+#ifndef STRATA_DEBUGCLIENT_H
+#define STRATA_DEBUGCLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct DbgClient DbgClient;
+
+/* What the program told us (VERSION), or what the snapshot recorded. */
+typedef struct {
+    uint32_t protocol, word_size, block_size, mblock_size, pid;
+    bool paused;
+    uint64_t era;                /* current era when paused */
+    uint64_t n_mblocks;          /* megablocks held by the block allocator */
+    char *program, *strata_version;
+} DbgTarget;
+
+typedef struct {
+    uint64_t start;              /* first byte of the block (group) */
+    uint64_t era;
+    uint64_t used_bytes;         /* [start, start + used_bytes) holds objects */
+    uint32_t n_blocks;           /* blocks in the group */
+    uint16_t flags;              /* BF_* of strata/Block.h */
+    uint16_t gen;
+    uint8_t kind;                /* DEBUG_BLOCK_* of strata/Debug.h */
+    const uint8_t *data;         /* cached contents, NULL until fetched */
+} DbgBlock;
+
+typedef struct {
+    uint8_t kind;                /* DEBUG_ROOT_* */
+    uint32_t index;              /* frame number (0 = newest), stable ptr, ... */
+    uint32_t slot;               /* slot in the frame */
+    uint64_t addr;               /* the closure the root holds */
+    const char *func, *file;     /* frames: who pushed it; "" otherwise */
+    uint32_t line;
+} DbgRoot;
+
+typedef struct {
+    uint64_t addr;
+    uint32_t type;               /* closure type (strata/ClosureTypes.h) */
+    uint16_t ptrs, nptrs;
+    uint32_t arity;
+    uint8_t prov_source;         /* DEBUG_PROV_* */
+    const char *name;
+    const char *table_name, *closure_desc, *ty_desc, *label, *module, *src_file, *src_span;
+} DbgInfo;
+
+/* A decoded closure. */
+typedef struct {
+    uint64_t addr;
+    const uint64_t *words;       /* n_words words, word 0 the info pointer */
+    uint32_t n_words;
+    const DbgInfo *info;
+    const DbgBlock *block;       /* NULL for a static closure */
+    uint64_t era;                /* the block's era; 0 for statics */
+} DbgClosure;
+
+/* ----- Opening and closing ----- */
+
+/* Connects to a live program (then call dbg_pause before reading the heap).
+ * NULL on failure, with the message in err. */
+DbgClient *dbg_connect(const char *socket_path, char *err, size_t err_len);
+/* Opens a snapshot written by dbg_write_snapshot. */
+DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len);
+/* Closes; a live program we paused is resumed. */
+void dbg_close(DbgClient *c);
+
+const char *dbg_error(const DbgClient *c);
+bool dbg_is_snapshot(const DbgClient *c);
+const DbgTarget *dbg_target(DbgClient *c);
+
+/* ----- Live control (a snapshot is always "paused") ----- */
+int dbg_pause(DbgClient *c, uint32_t timeout_ms, uint64_t *latency_ns);
+int dbg_resume(DbgClient *c);
+
+/* ----- The heap ----- */
+int dbg_blocks(DbgClient *c, const DbgBlock **blocks, size_t *n);
+int dbg_roots(DbgClient *c, const DbgRoot **roots, size_t *n);
+/* Fetches every block's contents in one stream (a full analysis calls this
+ * first); later reads hit the cache. */
+int dbg_load_all(DbgClient *c);
+/* The block whose used area holds addr, or NULL. */
+const DbgBlock *dbg_block_of(DbgClient *c, uint64_t addr);
+/* The contents of a block (fetched once). */
+const uint8_t *dbg_block_data(DbgClient *c, const DbgBlock *b);
+const DbgInfo *dbg_info(DbgClient *c, uint64_t addr);
+/* Decodes the closure at addr (heap or static). */
+int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out);
+/* The pointer fields of a closure (non-NULL values only), at most cap of
+ * them into out; returns how many there are. */
+size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap);
+/* Every word of a closure (word 0 is the info pointer) and whether it is
+ * a pointer field, at most cap of them; returns the closure's word count.
+ * For the TUI's field view. */
+typedef struct {
+    uint32_t index;              /* word index in the closure */
+    bool is_ptr;
+    uint64_t value;
+} DbgField;
+size_t dbg_closure_fields(DbgClient *c, const DbgClosure *cl, DbgField *out, size_t cap);
+/* Calls f on every object in block b, in address order (f returns false to
+ * stop).  Returns -1 if the block holds something undecodable. */
+int dbg_block_objects(DbgClient *c, const DbgBlock *b,
+                      bool (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env);
+
+/* ----- Names ----- */
+const char *dbg_closure_type_name(uint32_t type);
+/* A closure's -hT label: constructors by name, others by closure type. */
+const char *dbg_type_label(const DbgInfo *info);
+const char *dbg_root_kind_name(uint8_t kind);
+const char *dbg_block_kind_name(uint8_t kind);
+/* A closure type by name (e.g. "THUNK_1_0"); -1 if none. */
+int dbg_closure_type_by_name(const char *name);
+bool dbg_type_is_thunk(uint32_t type);
+bool dbg_type_is_constr(uint32_t type);
+
+#endif /* STRATA_DEBUGCLIENT_H */

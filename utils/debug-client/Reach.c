@@ -1,0 +1,280 @@
+/*
+ * utils/debug-client/Reach.c -- reachability from the roots, breadth
+ * first, recording one parent per object (its retainer path), and search.
+ * Marks live in one bitmap per block (a bit per word), so a heap of N
+ * bytes needs N/64 bytes of marks; parents in a hash map.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ClientPrivate.h"
+#include "DebugAnalysis.h"
+#include "strata/Debug.h"
+
+/* A parent value with this bit set is a root index, else an address. */
+#define ROOT_TAG ((uint64_t)1 << 63)
+
+struct DbgReach {
+    DbgClient *c;
+    bool paths;                  /* parents recorded */
+    uint64_t **marks;            /* per block index, bit per word; lazily */
+    AddrMap static_marks;        /* static closures reached */
+    AddrMap parents;             /* addr -> parent addr | ROOT_TAG + root */
+    uint64_t *order;             /* discovery order (also the BFS queue) */
+    size_t n, cap;
+    size_t n_blocks;
+    uint64_t dangling;
+};
+
+bool dbg_parse_era_range(const char *s, DbgEraRange *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    unsigned long long lo = strtoull(s, &end, 10), hi = lo;
+    if (*end == '-') {
+        const char *h = end + 1;
+        if (*h < '0' || *h > '9')
+            return false;
+        hi = strtoull(h, &end, 10);
+    }
+    if (*end != '\0' || hi < lo)
+        return false;
+    *out = (DbgEraRange){true, lo, hi};
+    return true;
+}
+
+bool dbg_era_selected(const DbgEraRange *r, uint64_t era)
+{
+    return r == NULL || !r->on || (era >= r->lo && era <= r->hi);
+}
+
+void dbg_reach_free(DbgReach *r)
+{
+    if (r == NULL)
+        return;
+    for (size_t i = 0; i < r->n_blocks; i++)
+        free(r->marks[i]);
+    free(r->marks);
+    addr_map_free(&r->static_marks);
+    addr_map_free(&r->parents);
+    free(r->order);
+    free(r);
+}
+
+const uint64_t *dbg_reach_objects(const DbgReach *r, size_t *n)
+{
+    *n = r->n;
+    return r->order;
+}
+
+uint64_t dbg_reach_dangling(const DbgReach *r)
+{
+    return r->dangling;
+}
+
+/* The mark word and bit of addr, or NULL for a static closure. */
+static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *bit, int *err)
+{
+    const DbgBlock *b = dbg_block_of(c, addr);
+    if (b == NULL)
+        return NULL;
+    size_t i = (size_t)(b - c->blocks);
+    if (r->marks[i] == NULL) {
+        r->marks[i] = calloc((b->used_bytes / 8 + 63) / 64 + 1, sizeof(uint64_t));
+        if (r->marks[i] == NULL) {
+            *err = dbg_fail(c, "out of memory for marks");
+            return NULL;
+        }
+    }
+    uint64_t w = (addr - b->start) / 8;
+    *bit = (uint64_t)1 << (w % 64);
+    return &r->marks[i][w / 64];
+}
+
+bool dbg_reach_has(const DbgReach *r, uint64_t addr)
+{
+    const DbgBlock *b = dbg_block_of(r->c, addr);
+    if (b == NULL)
+        return addr_map_get(&r->static_marks, addr) != NULL;
+    const uint64_t *m = r->marks[b - r->c->blocks];
+    uint64_t w = (addr - b->start) / 8;
+    return m != NULL && (m[w / 64] >> (w % 64) & 1) != 0;
+}
+
+/* Visits addr from parent: marks and queues it the first time.  Returns
+ * -1 on a fatal error. */
+static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
+{
+    if (addr == 0 || addr % 8 != 0) {
+        r->dangling++;
+        return 0;
+    }
+    int err = 0;
+    uint64_t bit;
+    uint64_t *mw = mark_word(c, r, addr, &bit, &err);
+    if (err)
+        return -1;
+    if (mw != NULL) {
+        if (*mw & bit)
+            return 0;
+        *mw |= bit;
+    } else {
+        if (addr_map_get(&r->static_marks, addr) != NULL)
+            return 0;
+        DbgClosure cl;
+        if (dbg_closure(c, addr, &cl) != 0) {   /* not a static closure */
+            r->dangling++;
+            return 0;
+        }
+        if (addr_map_put(&r->static_marks, addr, 1) != 0)
+            return dbg_fail(c, "out of memory for marks");
+    }
+    if (r->paths && addr_map_put(&r->parents, addr, parent) != 0)
+        return dbg_fail(c, "out of memory for retainer paths");
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 4096;
+        uint64_t *o = realloc(r->order, cap * sizeof *o);
+        if (o == NULL)
+            return dbg_fail(c, "out of memory for the traversal");
+        r->order = o;
+        r->cap = cap;
+    }
+    r->order[r->n++] = addr;
+    return 0;
+}
+
+/* Seeds in this order of root kinds, so that a path ends at the most
+ * telling root: the frame or saved object rather than the thread. */
+static const uint8_t seed_order[] = {DEBUG_ROOT_FRAME, DEBUG_ROOT_SAVED,
+                                     DEBUG_ROOT_STABLE_PTR, DEBUG_ROOT_STATIC,
+                                     DEBUG_ROOT_THREAD};
+
+DbgReach *dbg_reach(DbgClient *c)
+{
+    return dbg_reach_opts(c, true);
+}
+
+DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
+{
+    const DbgRoot *roots;
+    size_t n_roots;
+    const DbgBlock *bs;
+    size_t n_blocks;
+    if (dbg_blocks(c, &bs, &n_blocks) != 0 || dbg_roots(c, &roots, &n_roots) != 0 ||
+        dbg_load_all(c) != 0)
+        return NULL;
+    DbgReach *r = calloc(1, sizeof *r);
+    if (r == NULL || (r->marks = calloc(n_blocks ? n_blocks : 1, sizeof *r->marks)) == NULL) {
+        free(r);
+        dbg_fail(c, "out of memory");
+        return NULL;
+    }
+    r->n_blocks = n_blocks;
+    r->c = c;
+    r->paths = paths;
+    for (size_t k = 0; k < sizeof seed_order; k++)
+        for (size_t i = 0; i < n_roots; i++)
+            if (roots[i].kind == seed_order[k] &&
+                visit(c, r, roots[i].addr, ROOT_TAG | i) != 0)
+                goto fail;
+    uint64_t ptrs[64];
+    for (size_t q = 0; q < r->n; q++) {
+        DbgClosure cl;
+        uint64_t addr = r->order[q];
+        if (dbg_closure(c, addr, &cl) != 0)
+            goto fail;
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
+        if (np <= 64) {
+            for (size_t i = 0; i < np; i++)
+                if (visit(c, r, ptrs[i], addr) != 0)
+                    goto fail;
+            continue;
+        }
+        uint64_t *all = malloc(np * sizeof *all);
+        if (all == NULL) {
+            dbg_fail(c, "out of memory");
+            goto fail;
+        }
+        dbg_closure_ptrs(c, &cl, all, np);
+        for (size_t i = 0; i < np; i++)
+            if (visit(c, r, all[i], addr) != 0) {
+                free(all);
+                goto fail;
+            }
+        free(all);
+    }
+    return r;
+fail:
+    dbg_reach_free(r);
+    return NULL;
+}
+
+int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!r->paths)
+        return dbg_fail(c, "retainer paths were not recorded (dbg_reach_opts)");
+    size_t cap = 0;
+    for (uint64_t a = addr;;) {
+        uint64_t *p = addr_map_get(&r->parents, a);
+        if (p == NULL)
+            return dbg_fail(c, "0x%llx is not reachable", (unsigned long long)addr);
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            uint64_t *n = realloc(out->addrs, cap * sizeof *n);
+            if (n == NULL) {
+                dbg_path_free(out);
+                return dbg_fail(c, "out of memory");
+            }
+            out->addrs = n;
+        }
+        out->addrs[out->n++] = a;
+        if (*p & ROOT_TAG) {
+            out->root = (size_t)(*p & ~ROOT_TAG);
+            return 0;
+        }
+        a = *p;
+    }
+}
+
+void dbg_path_free(DbgPath *p)
+{
+    free(p->addrs);
+    memset(p, 0, sizeof *p);
+}
+
+/* ----------------------------------------------------------------------
+ * Search
+ * ---------------------------------------------------------------------- */
+
+bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl)
+{
+    if (cl->block == NULL || !dbg_era_selected(&q->eras, cl->era))
+        return false;
+    switch (q->kind) {
+    case DBG_MATCH_CONSTRUCTOR:
+        return dbg_type_is_constr(cl->info->type) &&
+               (strcmp(cl->info->name, q->name) == 0 ||
+                strcmp(cl->info->closure_desc, q->name) == 0);
+    case DBG_MATCH_INFO:
+        return cl->info->addr == q->info;
+    case DBG_MATCH_TYPE:
+        return strcmp(dbg_closure_type_name(cl->info->type), q->name) == 0;
+    }
+    return false;
+}
+
+int dbg_search(DbgClient *c, const DbgReach *r, const DbgQuery *q, uint64_t *out, size_t cap,
+               size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < r->n && *n < cap; i++) {
+        DbgClosure cl;
+        if (dbg_closure(c, r->order[i], &cl) != 0)
+            return -1;
+        if (dbg_query_matches(q, &cl))
+            out[(*n)++] = r->order[i];
+    }
+    return 0;
+}

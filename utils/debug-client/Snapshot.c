@@ -1,0 +1,353 @@
+/*
+ * utils/debug-client/Snapshot.c -- snapshot files: the reachable heap
+ * (and every pinned block that holds a live object, whole, as the census
+ * counts it), the metadata of every block, the roots and the info tables,
+ * in the protocol's own payload encodings, closed by a checksum.  The
+ * format is in docs/strata-debug.md.  Reading one gives a DbgClient that
+ * answers exactly as the live program did at that pause.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ClientPrivate.h"
+#include "DebugAnalysis.h"
+#include "strata/Debug.h"
+
+#define SNAP_MAGIC "STRDBGS1"
+#define SNAP_VERSION 1u
+#define SNAP_MAX_BYTES ((uint64_t)1 << 40)
+
+/* FNV-1a over little-endian 64-bit words (the tail zero-padded), then the
+ * length: a byte at a time was a tenth of reading a large snapshot. */
+static uint64_t checksum(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        h = (h ^ debug_load_u64(p + i)) * 1099511628211ull;
+    uint64_t tail = 0;
+    for (size_t k = 0; i + k < n; k++)
+        tail |= (uint64_t)p[i + k] << (8 * k);
+    h = (h ^ tail) * 1099511628211ull;
+    return (h ^ n) * 1099511628211ull;
+}
+
+/* ----------------------------------------------------------------------
+ * Writing
+ * ---------------------------------------------------------------------- */
+
+static void put_target(DebugBuf *b, const DbgTarget *t)
+{
+    debug_buf_put_u32(b, t->protocol);
+    debug_buf_put_u32(b, t->word_size);
+    debug_buf_put_u32(b, t->block_size);
+    debug_buf_put_u32(b, t->mblock_size);
+    debug_buf_put_u32(b, t->pid);
+    debug_buf_put_u32(b, 1);
+    debug_buf_put_u64(b, t->era);
+    debug_buf_put_u64(b, t->n_mblocks);
+    debug_buf_put_str(b, t->program, t->program ? strlen(t->program) : 0);
+    debug_buf_put_str(b, t->strata_version, t->strata_version ? strlen(t->strata_version) : 0);
+}
+
+static void put_blocks(DebugBuf *b, const DbgBlock *bs, size_t n)
+{
+    debug_buf_put_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        debug_buf_put_u64(b, bs[i].start);
+        debug_buf_put_u64(b, bs[i].era);
+        debug_buf_put_u64(b, bs[i].used_bytes);
+        debug_buf_put_u32(b, bs[i].n_blocks);
+        debug_buf_put_u16(b, bs[i].flags);
+        debug_buf_put_u16(b, bs[i].gen);
+        debug_buf_put_u8(b, bs[i].kind);
+        for (int k = 0; k < 7; k++)
+            debug_buf_put_u8(b, 0);
+    }
+}
+
+static void put_str(DebugBuf *b, const char *s)
+{
+    debug_buf_put_str(b, s, s ? strlen(s) : 0);
+}
+
+static void put_roots(DebugBuf *b, const DbgRoot *rs, size_t n)
+{
+    debug_buf_put_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        debug_buf_put_u8(b, rs[i].kind);
+        debug_buf_put_u32(b, rs[i].index);
+        debug_buf_put_u32(b, rs[i].slot);
+        debug_buf_put_u64(b, rs[i].addr);
+        put_str(b, rs[i].func);
+        put_str(b, rs[i].file);
+        debug_buf_put_u32(b, rs[i].line);
+    }
+}
+
+static void put_info(DebugBuf *b, const DbgInfo *in)
+{
+    debug_buf_put_u64(b, in->addr);
+    debug_buf_put_u32(b, in->type);
+    debug_buf_put_u16(b, in->ptrs);
+    debug_buf_put_u16(b, in->nptrs);
+    debug_buf_put_u32(b, in->arity);
+    debug_buf_put_u8(b, in->prov_source);
+    put_str(b, in->name);
+    put_str(b, in->table_name);
+    put_str(b, in->closure_desc);
+    put_str(b, in->ty_desc);
+    put_str(b, in->label);
+    put_str(b, in->module);
+    put_str(b, in->src_file);
+    put_str(b, in->src_span);
+}
+
+static void put_segment(DebugBuf *b, uint64_t addr, uint8_t where, const uint64_t *words,
+                        uint64_t n, uint64_t *count)
+{
+    debug_buf_put_u64(b, addr);
+    debug_buf_put_u32(b, (uint32_t)n);
+    debug_buf_put_u8(b, where);
+    for (uint64_t i = 0; i < n; i++)
+        debug_buf_put_u64(b, words[i]);
+    (*count)++;
+}
+
+static int write_file(DbgClient *c, const char *file, const DebugBuf *b)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", file) >= sizeof tmp)
+        return dbg_fail(c, "%s: path too long", file);
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL)
+        return dbg_fail(c, "%s: cannot create: %s", tmp, strerror(errno));
+    bool ok = fwrite(b->data, 1, b->len, f) == b->len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, file) != 0) {
+        remove(tmp);
+        return dbg_fail(c, "%s: cannot write the snapshot: %s", file, strerror(errno));
+    }
+    return 0;
+}
+
+int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
+{
+    const DbgBlock *bs;
+    const DbgRoot *rs;
+    size_t nb, nr;
+    if (dbg_blocks(c, &bs, &nb) != 0 || dbg_roots(c, &rs, &nr) != 0)
+        return -1;
+    DebugBuf b = {0};
+    debug_buf_put_bytes(&b, SNAP_MAGIC, 8);
+    debug_buf_put_u32(&b, SNAP_VERSION);
+    put_target(&b, dbg_target(c));
+    put_blocks(&b, bs, nb);
+    put_roots(&b, rs, nr);
+
+    /* Segments: runs of adjacent live objects in each block (a pinned
+     * block with any: whole), then the static closures reached. */
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    uint8_t *pinned_done = calloc(nb ? nb : 1, 1);
+    AddrMap infos = {0};
+    if (pinned_done == NULL)
+        return dbg_fail(c, "out of memory");
+    size_t seg_count_at = b.len;
+    uint64_t n_segments = 0;
+    debug_buf_put_u64(&b, 0);
+    int st = 0;
+    for (size_t i = 0; i < nb && st == 0; i++) {
+        const DbgBlock *blk = &bs[i];
+        const uint64_t *w = (const uint64_t *)(const void *)blk->data;
+        uint64_t words = blk->used_bytes / 8, run = 0, run_end = 0;
+        bool in_run = false, any = false;
+        for (uint64_t k = 0; k < words && st == 0;) {
+            if (w[k] == 0) {
+                k++;
+                continue;
+            }
+            DbgClosure cl;
+            if ((st = dbg_closure(c, blk->start + k * 8, &cl)) != 0)
+                break;
+            bool live = dbg_reach_has(r, cl.addr);
+            any = any || live;
+            if (live && blk->kind != DEBUG_BLOCK_PINNED) {
+                if (!in_run || k != run_end) {
+                    if (in_run)
+                        put_segment(&b, blk->start + run * 8, 1, w + run, run_end - run,
+                                    &n_segments);
+                    run = k;
+                    in_run = true;
+                }
+                run_end = k + cl.n_words;
+            }
+            k += cl.n_words;
+        }
+        if (in_run)
+            put_segment(&b, blk->start + run * 8, 1, w + run, run_end - run, &n_segments);
+        if (any && blk->kind == DEBUG_BLOCK_PINNED) {
+            pinned_done[i] = 1;
+            put_segment(&b, blk->start, 1, w, words, &n_segments);
+        }
+    }
+    for (size_t i = 0; i < n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, objs[i], &cl)) == 0 && cl.block == NULL)
+            put_segment(&b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
+    }
+    /* Info tables: every one an object in a saved area uses. */
+    for (size_t i = 0; i < n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
+            break;
+        addr_map_put(&infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
+        if (cl.info->type == 38 /* BLACKHOLE */) {
+            const DbgInfo *t = dbg_info(c, cl.words[1]);
+            if (t != NULL)
+                addr_map_put(&infos, t->addr, (uint64_t)(uintptr_t)t);
+        }
+    }
+    for (size_t i = 0; i < nb && st == 0; i++) {   /* unreachable objects of live pinned blocks */
+        if (!pinned_done[i])
+            continue;
+        const uint64_t *w = (const uint64_t *)(const void *)bs[i].data;
+        for (uint64_t k = 0; k < bs[i].used_bytes / 8;) {
+            if (w[k] == 0) {
+                k++;
+                continue;
+            }
+            DbgClosure cl;
+            if ((st = dbg_closure(c, bs[i].start + k * 8, &cl)) != 0)
+                break;
+            addr_map_put(&infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
+            k += cl.n_words;
+        }
+    }
+    free(pinned_done);
+    if (st != 0) {
+        addr_map_free(&infos);
+        debug_buf_free(&b);
+        return -1;
+    }
+    {
+        DebugBuf tmp = b;   /* patch the segment count in place */
+        tmp.len = seg_count_at;
+        debug_buf_put_u64(&tmp, n_segments);
+    }
+    debug_buf_put_u32(&b, (uint32_t)infos.n);
+    for (size_t i = 0; i < infos.cap; i++)
+        if (infos.keys[i] != 0)
+            put_info(&b, (const DbgInfo *)(uintptr_t)infos.vals[i]);
+    addr_map_free(&infos);
+    uint64_t sum = b.oom ? 0 : checksum(b.data, b.len);
+    debug_buf_put_u64(&b, sum);
+    if (b.oom) {
+        debug_buf_free(&b);
+        return dbg_fail(c, "out of memory building the snapshot");
+    }
+    st = write_file(c, file, &b);
+    debug_buf_free(&b);
+    return st;
+}
+
+/* ----------------------------------------------------------------------
+ * Reading
+ * ---------------------------------------------------------------------- */
+
+static int read_segments(DbgClient *c, DebugCursor *cur)
+{
+    uint64_t n = debug_get_u64(cur);
+    if (cur->bad || n > cur->left / 13)
+        return dbg_fail(c, "bad segment count %llu", (unsigned long long)n);
+    for (size_t i = 0; i < c->n_blocks; i++) {
+        if (c->blocks[i].used_bytes == 0)
+            continue;
+        c->block_data[i] = calloc(1, c->blocks[i].used_bytes);
+        if (c->block_data[i] == NULL)
+            return dbg_fail(c, "out of memory for block 0x%llx",
+                            (unsigned long long)c->blocks[i].start);
+        c->blocks[i].data = c->block_data[i];
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t addr = debug_get_u64(cur);
+        uint32_t words = debug_get_u32(cur);
+        uint8_t where = debug_get_u8(cur);
+        const uint8_t *data = debug_get_bytes(cur, (size_t)words * 8);
+        if (data == NULL || words == 0)
+            return dbg_fail(c, "segment %llu is truncated or empty", (unsigned long long)i);
+        if (where == 2) {
+            if (dbg_add_static(c, addr, data, words) != 0)
+                return -1;
+            continue;
+        }
+        const DbgBlock *b = dbg_block_of(c, addr);
+        if (where != 1 || b == NULL ||
+            addr + (uint64_t)words * 8 > b->start + b->used_bytes)
+            return dbg_fail(c, "segment at 0x%llx (%u words) lies outside every block",
+                            (unsigned long long)addr, words);
+        memcpy(c->block_data[b - c->blocks] + (addr - b->start), data, (size_t)words * 8);
+    }
+    return 0;
+}
+
+DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
+{
+    FILE *f = fopen(file, "rb");
+    if (f == NULL) {
+        snprintf(err, err_len, "%s: cannot open: %s", file, strerror(errno));
+        return NULL;
+    }
+    DebugBuf b = {0};
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SNAP_MAX_BYTES)
+        debug_buf_reserve(&b, (size_t)st.st_size), b.len = 0;   /* one allocation */
+    uint8_t chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < SNAP_MAX_BYTES)
+        debug_buf_put_bytes(&b, chunk, got);
+    bool read_err = ferror(f);
+    fclose(f);
+    DbgClient *c = calloc(1, sizeof *c);
+    if (c == NULL || b.oom || read_err) {
+        snprintf(err, err_len, "%s: cannot read (%s)", file, read_err ? "I/O error" : "no memory");
+        free(c);
+        debug_buf_free(&b);
+        return NULL;
+    }
+    c->fd = -1;
+    c->snapshot = true;
+    if (b.len < 8 + 4 + 8 || memcmp(b.data, SNAP_MAGIC, 8) != 0) {
+        dbg_fail(c, "not a strata-debug snapshot (bad magic)");
+        goto fail;
+    }
+    if (checksum(b.data, b.len - 8) != debug_load_u64(b.data + b.len - 8)) {
+        dbg_fail(c, "corrupt snapshot: checksum mismatch (truncated or modified)");
+        goto fail;
+    }
+    DebugCursor cur = {b.data + 8, b.len - 16, false};
+    uint32_t version = debug_get_u32(&cur);
+    if (version != SNAP_VERSION) {
+        dbg_fail(c, "snapshot version %u, this strata-debug reads %u", version, SNAP_VERSION);
+        goto fail;
+    }
+    if (dbg_parse_target(c, &cur) != 0 || dbg_parse_blocks(c, &cur) != 0 ||
+        dbg_parse_roots(c, &cur) != 0 || read_segments(c, &cur) != 0 ||
+        dbg_parse_infos(c, &cur) != 0)
+        goto fail;
+    if (cur.left != 0) {
+        dbg_fail(c, "%zu bytes of garbage after the info tables", cur.left);
+        goto fail;
+    }
+    c->target.paused = true;
+    debug_buf_free(&b);
+    return c;
+fail:
+    snprintf(err, err_len, "%s: %s", file, c->err);
+    debug_buf_free(&b);
+    dbg_free_state(c);
+    free(c);
+    return NULL;
+}

@@ -1,0 +1,562 @@
+/*
+ * utils/strata-debug/main.c -- strata-debug: the heap debugger's command
+ * line.  Attaches to a running program's debug socket (pausing it for the
+ * duration of the command) or opens a snapshot, and runs one analysis of
+ * the client library (utils/debug-client).  See docs/strata-debug.md.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "DebugAnalysis.h"
+#include "DebugClient.h"
+#include "strata/Debug.h"
+
+static const char *prog = "strata-debug";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s list\n"
+            "       %s COMMAND (--socket PATH | --pid PID | --snapshot FILE) [OPTIONS]\n"
+            "commands:\n"
+            "  census [--by type|info|era|module] [--era LO-HI]\n"
+            "  retainers (--constructor NAME | --info ADDR | --type CLOSURE_TYPE)\n"
+            "            [--era LO-HI] [--limit N] [--color]\n"
+            "  fragmentation [--retainers K] [--color]\n"
+            "  thunks | duplicates | roots\n"
+            "  gml FILE | snapshot FILE\n"
+            "options: --timeout MS (pause timeout, default 10000), --stats (timings)\n",
+            prog, prog);
+}
+
+/* Tool errors: "strata-debug: message", exit 1. */
+static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ----------------------------------------------------------------------
+ * Finding sockets
+ * ---------------------------------------------------------------------- */
+
+static int socket_dirs(char dirs[2][512])
+{
+    int n = 0;
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg != NULL && xdg[0] == '/')
+        snprintf(dirs[n++], 512, "%s/strata/debug", xdg);
+    snprintf(dirs[n++], 512, "/tmp/strata-%u/debug", (unsigned)getuid());
+    return n;
+}
+
+/* Calls f for every socket in the default directories. */
+static int for_each_socket(int (*f)(const char *path, long pid, const char *name, void *env),
+                           void *env)
+{
+    char dirs[2][512];
+    int nd = socket_dirs(dirs);
+    for (int d = 0; d < nd; d++) {
+        DIR *dir = opendir(dirs[d]);
+        if (dir == NULL)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(dir)) != NULL) {
+            char path[1024];
+            struct stat st;
+            if ((size_t)snprintf(path, sizeof path, "%.500s/%.500s", dirs[d], e->d_name) >=
+                sizeof path)
+                continue;
+            if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+                continue;
+            char *dash;
+            long pid = strtol(e->d_name, &dash, 10);
+            if (*dash != '-')
+                continue;
+            int r = f(path, pid, dash + 1, env);
+            if (r != 0) {
+                closedir(dir);
+                return r;
+            }
+        }
+        closedir(dir);
+    }
+    return 0;
+}
+
+static int list_one(const char *path, long pid, const char *name, void *env)
+{
+    int *count = env;
+    bool alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    printf("%-8ld %-20s %s%s\n", pid, name, path, alive ? "" : "  (stale: process gone)");
+    (*count)++;
+    return 0;
+}
+
+typedef struct {
+    long pid;
+    char path[1024];
+} PidFind;
+
+static int find_pid(const char *path, long pid, const char *name, void *env)
+{
+    (void)name;
+    PidFind *p = env;
+    if (pid != p->pid)
+        return 0;
+    snprintf(p->path, sizeof p->path, "%s", path);
+    return 1;
+}
+
+/* ----------------------------------------------------------------------
+ * Printing closures and paths
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    bool color;
+} Style;
+
+/* A stable background per era, with black text (256-colour palette). */
+static void era_color_on(const Style *s, uint64_t era)
+{
+    static const int palette[] = {153, 187, 223, 181, 151, 189, 229, 195};
+    if (s->color)
+        printf("\033[48;5;%dm\033[38;5;16m", era == 0 ? 252 : palette[era % 8]);
+}
+
+static void era_color_off(const Style *s)
+{
+    if (s->color)
+        printf("\033[0m");
+}
+
+static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix)
+{
+    DbgClosure cl;
+    if (dbg_closure(c, addr, &cl) != 0) {
+        printf("%s0x%" PRIx64 "  <%s>\n", prefix, addr, dbg_error(c));
+        return;
+    }
+    const DbgInfo *in = cl.info;
+    era_color_on(s, cl.era);
+    printf("%s0x%" PRIx64 "  %s  %s  ", prefix, addr, dbg_type_label(in),
+           dbg_closure_type_name(in->type));
+    if (cl.block != NULL)
+        printf("era %" PRIu64 "  %s gen %u", cl.era, dbg_block_kind_name(cl.block->kind),
+               cl.block->gen);
+    else
+        printf("static");
+    if (in->prov_source != DEBUG_PROV_NONE)
+        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
+               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+    era_color_off(s);
+    printf("\n");
+}
+
+static void print_root(const DbgRoot *r)
+{
+    printf("    root: %s", dbg_root_kind_name(r->kind));
+    if (r->kind == DEBUG_ROOT_FRAME)
+        printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
+    else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
+        printf(" #%u", r->index);
+    printf("\n");
+}
+
+static int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr)
+{
+    DbgPath p;
+    if (dbg_retainer_path(c, r, addr, &p) != 0)
+        return -1;
+    for (size_t i = 0; i < p.n; i++)
+        print_closure_line(c, s, p.addrs[i], i == 0 ? "    " : "    <- ");
+    const DbgRoot *roots;
+    size_t nr;
+    dbg_roots(c, &roots, &nr);
+    print_root(&roots[p.root]);
+    dbg_path_free(&p);
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Commands
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    const char *by, *era, *constructor, *info, *type, *file;
+    long limit, retainers;
+    bool color, stats;
+} Opts;
+
+static void print_census(const DbgCensus *cs, const char *what)
+{
+    printf("%14s %10s  %s\n", "bytes", "objects", what);
+    for (size_t i = 0; i < cs->n; i++)
+        printf("%14" PRIu64 " %10" PRIu64 "  %s\n", cs->buckets[i].bytes, cs->buckets[i].objects,
+               cs->buckets[i].label);
+    printf("total %" PRIu64 " bytes in %" PRIu64 " objects\n", cs->total_bytes,
+           cs->total_objects);
+}
+
+static int cmd_census(DbgClient *c, const DbgReach *r, const Opts *o)
+{
+    DbgCensusBy by = DBG_BY_TYPE;
+    if (o->by == NULL || strcmp(o->by, "type") == 0)
+        by = DBG_BY_TYPE;
+    else if (strcmp(o->by, "info") == 0)
+        by = DBG_BY_INFO;
+    else if (strcmp(o->by, "era") == 0)
+        by = DBG_BY_ERA;
+    else if (strcmp(o->by, "module") == 0)
+        by = DBG_BY_MODULE;
+    DbgEraRange eras = {0};
+    if (o->era != NULL)
+        dbg_parse_era_range(o->era, &eras);
+    DbgCensus cs;
+    if (dbg_census(c, r, by, &eras, &cs) != 0)
+        return die("census: %s", dbg_error(c));
+    print_census(&cs, "label");
+    dbg_census_free(&cs);
+    return 0;
+}
+
+static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
+{
+    DbgQuery q = {0};
+    if (o->constructor != NULL) {
+        q.kind = DBG_MATCH_CONSTRUCTOR;
+        q.name = o->constructor;
+    } else if (o->info != NULL) {
+        char *end;
+        q.kind = DBG_MATCH_INFO;
+        q.info = strtoull(o->info, &end, 0);
+        if (*end != '\0' || q.info == 0)
+            return die("retainers: --info expects an address like 0x4a3f20, got '%s'",
+                       o->info);
+    } else {
+        q.kind = DBG_MATCH_TYPE;
+        q.name = o->type;
+    }
+    if (o->era != NULL)
+        dbg_parse_era_range(o->era, &q.eras);
+    size_t limit = (size_t)o->limit, n;
+    uint64_t *found = malloc(limit * sizeof *found);
+    if (found == NULL)
+        return die("out of memory");
+    if (dbg_search(c, r, &q, found, limit, &n) != 0) {
+        free(found);
+        return die("retainers: %s", dbg_error(c));
+    }
+    Style s = {o->color};
+    for (size_t i = 0; i < n; i++) {
+        printf("match %zu:\n", i + 1);
+        if (print_path(c, r, &s, found[i]) != 0) {
+            free(found);
+            return die("retainers: %s", dbg_error(c));
+        }
+    }
+    printf("%zu match%s shown (limit %zu; one path per object)\n", n, n == 1 ? "" : "es",
+           limit);
+    free(found);
+    return 0;
+}
+
+typedef struct {
+    uint64_t *out;
+    size_t n, cap;
+    const DbgReach *r;
+} PickLive;
+
+static bool pick_live(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    (void)c;
+    PickLive *p = env;
+    if (dbg_reach_has(p->r, cl->addr) && p->n < p->cap)
+        p->out[p->n++] = cl->addr;
+    return false;   /* one object per block */
+}
+
+static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
+{
+    DbgFrag f;
+    if (dbg_fragmentation(c, r, &f) != 0)
+        return die("fragmentation: %s", dbg_error(c));
+    printf("megablocks: %" PRIu64 " held by the block allocator, %" PRIu64
+           " holding blocks in use\n", f.n_mblocks, f.n_mblocks_used);
+    printf("blocks in use: %" PRIu64 "\n", f.n_blocks);
+    printf("pinned blocks: %" PRIu64 "\n", f.n_pinned_blocks);
+    printf("pinned-block utilisation (live bytes / block bytes):\n");
+    for (int i = 0; i < 10; i++)
+        printf("  %3d-%3d%%  %8" PRIu64 "\n", i * 10, i * 10 + 10, f.histogram[i]);
+    if (o->retainers > 0) {
+        uint64_t *objs = malloc((size_t)o->retainers * sizeof *objs);
+        PickLive p = {objs, 0, (size_t)o->retainers, r};
+        const DbgBlock *bs;
+        size_t nb;
+        dbg_blocks(c, &bs, &nb);
+        for (size_t i = 0; i < f.n_pinned && objs != NULL && p.n < p.cap; i++) {
+            if (f.pinned[i].live_bytes == 0)
+                continue;
+            const DbgBlock *b = dbg_block_of(c, f.pinned[i].start);
+            /* The first live object of the block. */
+            size_t before = p.n;
+            for (uint64_t a = b->start; a < b->start + b->used_bytes && p.n == before;) {
+                DbgClosure cl;
+                if (((const uint64_t *)(const void *)b->data)[(a - b->start) / 8] == 0) {
+                    a += 8;
+                    continue;
+                }
+                if (dbg_closure(c, a, &cl) != 0)
+                    break;
+                pick_live(c, &cl, &p);
+                a += (uint64_t)cl.n_words * 8;
+            }
+        }
+        Style s = {o->color};
+        for (size_t i = 0; i < p.n; i++) {
+            const DbgBlock *b = dbg_block_of(c, objs[i]);
+            size_t k = 0;
+            while (k < f.n_pinned && f.pinned[k].start != b->start)
+                k++;
+            printf("object %zu, in pinned block 0x%" PRIx64 " (%" PRIu64 " of %u bytes live):\n",
+                   i + 1, b->start, k < f.n_pinned ? f.pinned[k].live_bytes : 0,
+                   b->n_blocks * dbg_target(c)->block_size);
+            print_path(c, r, &s, objs[i]);
+        }
+        free(objs);
+    }
+    dbg_frag_free(&f);
+    return 0;
+}
+
+static int cmd_roots(DbgClient *c)
+{
+    const DbgRoot *roots;
+    size_t n;
+    if (dbg_roots(c, &roots, &n) != 0)
+        return die("roots: %s", dbg_error(c));
+    Style s = {false};
+    for (size_t i = 0; i < n; i++) {
+        print_root(&roots[i]);
+        print_closure_line(c, &s, roots[i].addr, "      ");
+    }
+    return 0;
+}
+
+static int run_command(DbgClient *c, const char *cmd, const Opts *o)
+{
+    if (strcmp(cmd, "roots") == 0)
+        return cmd_roots(c);
+    double t0 = now_s();
+    bool paths = strcmp(cmd, "retainers") == 0 ||
+                 (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
+    DbgReach *r = dbg_reach_opts(c, paths);
+    if (r == NULL)
+        return die("%s: %s", cmd, dbg_error(c));
+    double t1 = now_s();
+    int st = 0;
+    if (strcmp(cmd, "census") == 0) {
+        st = cmd_census(c, r, o);
+    } else if (strcmp(cmd, "retainers") == 0) {
+        st = cmd_retainers(c, r, o);
+    } else if (strcmp(cmd, "fragmentation") == 0) {
+        st = cmd_fragmentation(c, r, o);
+    } else if (strcmp(cmd, "thunks") == 0 || strcmp(cmd, "duplicates") == 0) {
+        DbgCensus cs;
+        bool thunks = cmd[0] == 't';
+        if ((thunks ? dbg_thunks(c, r, &cs) : dbg_duplicates(c, r, &cs)) != 0) {
+            st = die("%s: %s", cmd, dbg_error(c));
+        } else {
+            print_census(&cs, thunks ? "thunks by info table"
+                                     : "duplicate copies (beyond the first) by info table");
+            dbg_census_free(&cs);
+        }
+    } else if (strcmp(cmd, "gml") == 0) {
+        FILE *f = fopen(o->file, "w");
+        if (f == NULL)
+            st = die("gml: %s: %s", o->file, strerror(errno));
+        else {
+            int w = dbg_write_gml(c, r, f);
+            if (fclose(f) != 0 || w != 0)
+                st = die("gml: %s: %s", o->file, w ? dbg_error(c) : strerror(errno));
+        }
+    } else if (strcmp(cmd, "snapshot") == 0) {
+        if (dbg_write_snapshot(c, r, o->file) != 0)
+            st = die("snapshot: %s", dbg_error(c));
+    }
+    if (o->stats) {
+        size_t n;
+        dbg_reach_objects(r, &n);
+        fprintf(stderr, "%s: traversal %.3f s (%zu objects), %s %.3f s\n", prog, t1 - t0, n,
+                cmd, now_s() - t1);
+    }
+    dbg_reach_free(r);
+    return st;
+}
+
+/* ----------------------------------------------------------------------
+ * Arguments
+ * ---------------------------------------------------------------------- */
+
+static const char *const commands[] = {"census", "retainers", "fragmentation", "thunks",
+                                       "duplicates", "gml", "snapshot", "roots", NULL};
+
+static bool known_command(const char *s)
+{
+    for (int i = 0; commands[i] != NULL; i++)
+        if (strcmp(commands[i], s) == 0)
+            return true;
+    return false;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (s[0] == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "list") == 0) {
+        if (argc != 2)
+            return die("list takes no arguments");
+        int count = 0;
+        for_each_socket(list_one, &count);
+        if (count == 0)
+            printf("no debug sockets found\n");
+        return 0;
+    }
+    if (!known_command(cmd)) {
+        usage(stderr);
+        return die("unknown command '%s'", cmd);
+    }
+    Opts o = {.limit = 10};
+    const char *socket_path = NULL, *snapshot = NULL, *pid = NULL;
+    long timeout_ms = 10000;
+    int argi = 2;
+    if (strcmp(cmd, "gml") == 0 || strcmp(cmd, "snapshot") == 0) {
+        if (argc < 3 || argv[2][0] == '-')
+            return die("%s expects an output FILE", cmd);
+        o.file = argv[argi++];
+    }
+    for (; argi < argc; argi++) {
+        const char *a = argv[argi];
+        const char *v = argi + 1 < argc ? argv[argi + 1] : NULL;
+#define TAKE(opt, dst)                                                                  \
+    if (strcmp(a, opt) == 0) {                                                          \
+        if (v == NULL)                                                                  \
+            return die("%s expects a value", opt);                                      \
+        dst = v;                                                                        \
+        argi++;                                                                         \
+        continue;                                                                       \
+    }
+        TAKE("--socket", socket_path)
+        TAKE("--snapshot", snapshot)
+        TAKE("--pid", pid)
+        TAKE("--by", o.by)
+        TAKE("--era", o.era)
+        TAKE("--constructor", o.constructor)
+        TAKE("--info", o.info)
+        TAKE("--type", o.type)
+#undef TAKE
+        if (strcmp(a, "--color") == 0) {
+            o.color = true;
+            continue;
+        }
+        if (strcmp(a, "--stats") == 0) {
+            o.stats = true;
+            continue;
+        }
+        if (strcmp(a, "--limit") == 0 || strcmp(a, "--retainers") == 0 ||
+            strcmp(a, "--timeout") == 0) {
+            long *dst = a[2] == 'l' ? &o.limit : a[2] == 'r' ? &o.retainers : &timeout_ms;
+            if (v == NULL || !parse_long(v, a[2] == 't' ? 1 : 1, 100000000, dst))
+                return die("%s expects a positive number, got '%s'", a, v ? v : "");
+            argi++;
+            continue;
+        }
+        return die("%s: unknown option '%s'", cmd, a);
+    }
+    if ((socket_path != NULL) + (snapshot != NULL) + (pid != NULL) != 1)
+        return die("%s needs exactly one of --socket PATH, --pid PID or --snapshot FILE", cmd);
+    if (strcmp(cmd, "retainers") == 0 &&
+        (o.constructor != NULL) + (o.info != NULL) + (o.type != NULL) != 1)
+        return die("retainers needs exactly one of --constructor NAME, --info ADDR or "
+                   "--type CLOSURE_TYPE");
+    if (o.type != NULL && dbg_closure_type_by_name(o.type) < 0)
+        return die("retainers: unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, ARR_WORDS)",
+                   o.type);
+    DbgEraRange er;
+    if (o.era != NULL && !dbg_parse_era_range(o.era, &er))
+        return die("--era expects LO-HI or N (eras, LO <= HI), got '%s'", o.era);
+    if (o.by != NULL && strcmp(o.by, "type") != 0 && strcmp(o.by, "info") != 0 &&
+        strcmp(o.by, "era") != 0 && strcmp(o.by, "module") != 0)
+        return die("--by expects type, info, era or module, got '%s'", o.by);
+
+    char err[1024];
+    DbgClient *c;
+    if (snapshot != NULL) {
+        c = dbg_open_snapshot(snapshot, err, sizeof err);
+    } else {
+        PidFind pf = {0};
+        if (pid != NULL) {
+            if (!parse_long(pid, 1, 1L << 30, &pf.pid))
+                return die("--pid expects a process id, got '%s'", pid);
+            if (for_each_socket(find_pid, &pf) == 0)
+                return die("no debug socket for pid %ld (is it running with +RTS "
+                           "--debug-socket, or STRATA_DEBUG_SOCKET elsewhere?)", pf.pid);
+            socket_path = pf.path;
+            if (kill((pid_t)pf.pid, 0) != 0 && errno == ESRCH)
+                return die("process %ld is gone; %s is a stale socket (it was killed "
+                           "before it could remove it)", pf.pid, socket_path);
+        }
+        c = dbg_connect(socket_path, err, sizeof err);
+    }
+    if (c == NULL)
+        return die("%s", err);
+    uint64_t latency = 0;
+    double t0 = now_s();
+    if (dbg_pause(c, (uint32_t)timeout_ms, &latency) != 0) {
+        int st = die("pause: %s", dbg_error(c));
+        dbg_close(c);
+        return st;
+    }
+    if (o.stats && !dbg_is_snapshot(c))
+        fprintf(stderr, "%s: paused in %.3f ms (request to safe point %.3f ms)\n", prog,
+                (now_s() - t0) * 1e3, latency / 1e6);
+    int st = run_command(c, cmd, &o);
+    dbg_close(c);
+    return st;
+}
