@@ -186,21 +186,22 @@ int dbg_parse_blocks(DbgClient *c, DebugCursor *cur)
         debug_get_bytes(cur, 7);
         if (b->used_bytes > (uint64_t)b->n_blocks * 4096 || b->start % 8 != 0 ||
             b->start + b->used_bytes < b->start) {
+            dbg_fail(c, "malformed block entry %u (start 0x%llx, %llu bytes used of %u blocks)",
+                     i, (unsigned long long)b->start, (unsigned long long)b->used_bytes,
+                     b->n_blocks);
             free(bs);
             free(data);
-            return dbg_fail(c, "malformed block entry %u (start 0x%llx, %llu bytes used of %u "
-                            "blocks)", i, (unsigned long long)b->start,
-                            (unsigned long long)b->used_bytes, b->n_blocks);
+            return -1;
         }
     }
     qsort(bs, n, sizeof *bs, block_cmp);
     for (uint32_t i = 1; i < n; i++)
         if (bs[i].start < bs[i - 1].start + bs[i - 1].used_bytes) {
+            dbg_fail(c, "malformed block list: blocks 0x%llx and 0x%llx overlap",
+                     (unsigned long long)bs[i - 1].start, (unsigned long long)bs[i].start);
             free(bs);
             free(data);
-            return dbg_fail(c, "malformed block list: blocks 0x%llx and 0x%llx overlap",
-                            (unsigned long long)bs[i - 1].start,
-                            (unsigned long long)bs[i].start);
+            return -1;
         }
     for (size_t i = 0; i < c->n_blocks; i++)
         free(c->block_data[i]);

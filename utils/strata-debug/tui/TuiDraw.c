@@ -38,6 +38,7 @@ bool tui_screen_start(TuiScreen *s, char *err, size_t err_len)
     raw();   /* ^C is a key (quit cleanly, resuming the program) */
     noecho();
     keypad(stdscr, TRUE);
+    set_escdelay(50);   /* a lone Escape (cancel) needs no long wait */
     curs_set(0);
     const char *no_color = getenv("NO_COLOR");
     bool want_color = no_color == NULL || no_color[0] == '\0';
@@ -96,12 +97,14 @@ static void draw_header(const TuiScreen *s, TuiHeap *h, TuiView view)
     fill_row(0, s->cols, bar_attr(s));
     const DbgTarget *t = dbg_target(h->c);
     char left[512];
-    if (dbg_is_snapshot(h->c))
+    if (dbg_is_snapshot(h->c)) {
+        const char *slash = strrchr(h->source, '/');
         snprintf(left, sizeof left, " strata-debug tui: %s (pid %u), snapshot %s, era %" PRIu64
-                 " ", t->program, t->pid, h->source, t->era);
-    else
+                 " ", t->program, t->pid, slash ? slash + 1 : h->source, t->era);
+    } else {
         snprintf(left, sizeof left, " strata-debug tui: %s (pid %u), paused at era %" PRIu64
                  " ", t->program, t->pid, t->era);
+    }
     put(0, 0, left, s->cols);
     int x = (int)strlen(left);
     for (int v = 0; v < TUI_N_VIEWS && x < s->cols; v++) {
@@ -194,7 +197,7 @@ static void draw_footer(const TuiScreen *s, TuiHeap *h, TuiView view)
         else
             snprintf(items[i], sizeof items[i], " %" PRIu64 " ", legend[i]);
     }
-    const char *title = s->color ? " eras:" : " eras shown as text (no colour)";
+    const char *title = s->color ? " eras:" : " no colour: eras as text";
     int title_w = (int)strlen(title);
     if (s->color) {
         for (size_t i = nl; i-- > 0;) {
@@ -224,45 +227,70 @@ static void draw_footer(const TuiScreen *s, TuiHeap *h, TuiView view)
     attrset(A_NORMAL);
 }
 
+/* Text wrapped into width columns from row y, at most max_rows rows (or
+ * none, to count them); returns the rows it takes. */
+static int put_wrapped(int y, int x, const char *text, int width, int max_rows, bool draw)
+{
+    int rows = 0;
+    const char *next;
+    char piece[512];
+    for (size_t len; (len = tui_wrap(text, (size_t)width, &next)) > 0; text = next) {
+        if (draw && rows < max_rows) {
+            snprintf(piece, sizeof piece, "%.*s", (int)len, text);
+            put(y + rows, x, piece, width);
+        }
+        rows++;
+    }
+    return rows ? rows : 1;
+}
+
 static void draw_help(const TuiScreen *s)
 {
     const char *const *keys, *const *what;
     size_t n = tui_help_rows(&keys, &what);
-    int w = s->cols - 4, hgt = (int)n + 6;
-    if (w < 20 || hgt > s->rows - 1) {
-        /* Too small for a box: the help takes the whole body. */
-        w = s->cols;
-        hgt = s->rows;
+    const char *foot = "Rows are coloured by era (legend in the footer). "
+                       "See docs/strata-debug-tui.md.";
+    int kw = 24;
+    int w = s->cols - 4 < 100 ? s->cols - 4 : 100;
+    int tw = w - 4 - kw;
+    if (tw < 10) {   /* too narrow for two columns: keys above their text */
+        kw = 0;
+        tw = w - 4;
     }
+    int body = 0;
+    for (size_t i = 0; i < n; i++)
+        body += (kw ? 0 : 1) + put_wrapped(0, 0, what[i], tw, 0, false);
+    int hgt = body + 5 + put_wrapped(0, 0, foot, w - 4, 0, false);
+    if (hgt > s->rows)
+        hgt = s->rows;
     int y0 = (s->rows - hgt) / 2, x0 = (s->cols - w) / 2;
     attrset(A_NORMAL);
     for (int y = y0; y < y0 + hgt; y++)
         mvhline(y, x0, ' ', w);
-    if (w < s->cols) {   /* an ASCII frame: vt100 has no line drawing we rely on */
-        for (int k = 0; k < 2; k++) {
-            int y = k == 0 ? y0 : y0 + hgt - 1;
-            mvaddch(y, x0, '+');
-            mvhline(y, x0 + 1, '-', w - 2);
-            mvaddch(y, x0 + w - 1, '+');
-        }
-        for (int y = y0 + 1; y < y0 + hgt - 1; y++) {
-            mvaddch(y, x0, '|');
-            mvaddch(y, x0 + w - 1, '|');
-        }
+    /* An ASCII frame: vt100 has no line drawing we rely on. */
+    for (int k = 0; k < 2; k++) {
+        int y = k == 0 ? y0 : y0 + hgt - 1;
+        mvaddch(y, x0, '+');
+        mvhline(y, x0 + 1, '-', w - 2);
+        mvaddch(y, x0 + w - 1, '+');
+    }
+    for (int y = y0 + 1; y < y0 + hgt - 1; y++) {
+        mvaddch(y, x0, '|');
+        mvaddch(y, x0 + w - 1, '|');
     }
     attrset(A_BOLD);
     put(y0 + 1, x0 + 2, "strata-debug tui: keys (any key closes this help)", w - 4);
-    attrset(A_NORMAL);
-    int kw = 24;
-    for (size_t i = 0; i < n && y0 + 3 + (int)i < y0 + hgt - 1; i++) {
+    int y = y0 + 3, last = y0 + hgt - 2;
+    for (size_t i = 0; i < n && y < last; i++) {
         attrset(A_BOLD);
-        put(y0 + 3 + (int)i, x0 + 2, keys[i], kw - 1);
+        put(y, x0 + 2, keys[i], kw ? kw - 1 : w - 4);
         attrset(A_NORMAL);
-        put(y0 + 3 + (int)i, x0 + 2 + kw, what[i], w - 4 - kw);
+        if (kw == 0)
+            y++;
+        y += put_wrapped(y, x0 + 2 + kw, what[i], tw, last - y, true);
     }
-    if (y0 + hgt - 2 > y0 + 3 + (int)n - 1)
-        put(y0 + hgt - 2, x0 + 2, "Rows are coloured by era (legend in the footer); "
-            "see docs/strata-debug-tui.md", w - 4);
+    if (y < last)
+        put_wrapped(y + 1 <= last ? y + 1 : y, x0 + 2, foot, w - 4, last - y, true);
 }
 
 void tui_draw(TuiScreen *s, TuiHeap *h, const TuiUiState *ui)

@@ -276,45 +276,65 @@ static int add_details(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
     return tui_node_add(n, k);
 }
 
-/* The pointer fields as closures, other payload words as numbers. */
+/* The pointer fields as closures (NULL ones too, where the layout says
+ * which words are pointers), other payload words as numbers. */
 static int add_fields(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
 {
-    size_t np = dbg_closure_ptrs(h->c, cl, NULL, 0);
-    size_t shown = np < MAX_FIELDS ? np : MAX_FIELDS;
-    uint64_t *ptrs = malloc((shown ? shown : 1) * sizeof *ptrs);
-    if (ptrs == NULL)
-        return -1;
-    dbg_closure_ptrs(h->c, cl, ptrs, shown);
-    for (size_t i = 0; i < shown; i++) {
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "ptr %zu: ", i);
-        if (tui_node_add(n, closure_node(h, TUI_NODE_CLOSURE, prefix, ptrs[i])) != 0) {
-            free(ptrs);
-            return -1;
-        }
-    }
-    free(ptrs);
-    if (np > shown &&
-        tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "... %zu more pointer fields not shown",
-                                      np - shown)) != 0)
-        return -1;
-    /* Non-pointer words of constructors, functions and thunks. */
     uint32_t t = cl->info->type;
-    uint64_t first = 0, count = 0;
-    if (t >= CONSTR && t <= FUN_STATIC) {
-        first = 1 + (uint64_t)cl->info->ptrs;
-        count = cl->info->nptrs;
-    } else if (t >= THUNK && t <= THUNK_STATIC) {
-        first = 2 + (uint64_t)cl->info->ptrs;   /* after the header and the pointers */
-        count = cl->info->nptrs;
-    }
-    for (uint64_t i = 0; i < count && first + i < cl->n_words; i++) {
-        uint64_t w = cl->words[first + i];
-        if (tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "word %" PRIu64 ": 0x%" PRIx64
-                                          " (%" PRIu64 ")", first + i, w, w)) != 0)
+    uint64_t first = 0, nptr = 0, nword = 0;
+    bool layout = true;
+    if (t >= CONSTR && t <= FUN_STATIC)
+        first = 1;
+    else if (t >= THUNK && t <= THUNK_STATIC)
+        first = 2;   /* after the thunk's two header words */
+    else
+        layout = false;
+    if (layout) {
+        nptr = cl->info->ptrs;
+        nword = cl->info->nptrs;
+        if (first + nptr > cl->n_words)
+            nptr = cl->n_words > first ? cl->n_words - first : 0;
+        if (first + nptr + nword > cl->n_words)
+            nword = cl->n_words - first - nptr;
+        for (uint64_t i = 0; i < nptr; i++) {
+            uint64_t v = cl->words[first + i];
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "ptr %" PRIu64 ": ", i);
+            TuiNode *k = v == 0 ? tui_node_newf(TUI_NODE_TEXT, "%sNULL", prefix)
+                                : closure_node(h, TUI_NODE_CLOSURE, prefix, v);
+            if (tui_node_add(n, k) != 0)
+                return -1;
+        }
+        for (uint64_t i = 0; i < nword; i++) {
+            uint64_t w = cl->words[first + nptr + i];
+            if (tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "word %" PRIu64 ": 0x%" PRIx64
+                                              " (%" PRIu64 ")", first + nptr + i, w, w)) != 0)
+                return -1;
+        }
+    } else {
+        /* Arrays, stacks, indirections...: the non-NULL pointers. */
+        size_t np = dbg_closure_ptrs(h->c, cl, NULL, 0);
+        size_t shown = np < MAX_FIELDS ? np : MAX_FIELDS;
+        uint64_t *ptrs = malloc((shown ? shown : 1) * sizeof *ptrs);
+        if (ptrs == NULL)
             return -1;
+        dbg_closure_ptrs(h->c, cl, ptrs, shown);
+        for (size_t i = 0; i < shown; i++) {
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "ptr %zu: ", i);
+            if (tui_node_add(n, closure_node(h, TUI_NODE_CLOSURE, prefix, ptrs[i])) != 0) {
+                free(ptrs);
+                return -1;
+            }
+        }
+        free(ptrs);
+        if (np > shown &&
+            tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "... %zu more pointer fields not "
+                                          "shown", np - shown)) != 0)
+            return -1;
+        nptr = np;
     }
-    if (np == 0 && count == 0 &&
+    if (nptr == 0 && nword == 0 &&
         tui_node_add(n, tui_node_new(TUI_NODE_TEXT, "(no fields)")) != 0)
         return -1;
     return 0;

@@ -93,6 +93,21 @@ static void start_prompt(Tui *t, int kind, const char *label, const char *initia
     tui_prompt_set(&t->prompt, initial);
 }
 
+/* A key the terminal description does not know (End on a vt100) arrives
+ * as ESC and the rest of its sequence: drop the rest, so that its digits
+ * are not taken for commands. */
+static void drop_escape_sequence(void)
+{
+    timeout(0);
+    int c = getch();
+    if (c == '[' || c == 'O') {
+        /* Parameters and intermediates, up to the final byte. */
+        while ((c = getch()) != ERR && !(c >= 0x40 && c <= 0x7e))
+            ;
+    }
+    timeout(250);
+}
+
 /* Handles one key; returns false to quit. */
 static bool handle_key(Tui *t, int key)
 {
@@ -197,6 +212,11 @@ int tui_run(DbgClient *c, const char *source, uint32_t timeout_ms, bool stats)
         int key = getch();
         if (key == ERR)
             continue;
+        if (key == 27) {
+            drop_escape_sequence();
+            if (t.prompt_kind == PROMPT_NONE && !t.ui.help)
+                continue;   /* else Escape cancels the prompt or closes the help */
+        }
         if (!handle_key(&t, key))
             break;
         tui_draw(&t.screen, &t.heap, &t.ui);

@@ -332,3 +332,36 @@ size_t tui_text_fit(const char *text, size_t width, char *buf)
     buf[at] = '\0';
     return at;
 }
+
+size_t tui_wrap(const char *text, size_t width, const char **next)
+{
+    while (*text == ' ')
+        text++;
+    size_t len = strlen(text);
+    if (len == 0 || width == 0) {
+        *next = text + len;
+        return 0;
+    }
+    /* Columns are code points: find the byte where width columns end. */
+    size_t end = 0, cols = 0;
+    while (end < len && cols < width) {
+        end++;
+        while (end < len && ((unsigned char)text[end] & 0xC0) == 0x80)
+            end++;
+        cols++;
+    }
+    size_t cut = end;
+    if (end < len && text[end] != ' ') {
+        size_t sp = end;
+        while (sp > 0 && text[sp] != ' ')
+            sp--;
+        if (sp > 0)
+            cut = sp;
+    }
+    *next = text + cut;
+    while (**next == ' ')
+        (*next)++;
+    while (cut > 0 && text[cut - 1] == ' ')
+        cut--;
+    return cut;
+}

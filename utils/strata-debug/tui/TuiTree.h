@@ -97,4 +97,8 @@ size_t tui_line_format(const TuiLine *l, size_t width, bool pad, char *buf);
 /* The same cut for any text: at most width columns into buf (which holds
  * TUI_LINE_BYTES(width) bytes), control characters as spaces. */
 size_t tui_text_fit(const char *text, size_t width, char *buf);
+/* Word wrap: the bytes of text that go on a line of width columns (cut at
+ * the last space that fits, or at width when a word is longer); *next is
+ * where the following line starts (spaces skipped).  0 at the end. */
+size_t tui_wrap(const char *text, size_t width, const char **next);
 #endif /* STRATA_TUITREE_H */
