@@ -88,6 +88,18 @@ expect_line() {
 
 keys() { T send-keys -t tui "$@"; }
 
+# Waits for the tui to exit with status 0 having written nothing to stderr
+# (a sanitizer's report would be there).
+expect_clean_exit() {
+    wait_for "tui exited with status 0"
+    if [ -s tui.err ]; then
+        fail "tui wrote to stderr:"
+        sed 's/^/    /' tui.err >&2
+    else
+        pass
+    fi
+}
+
 wait_socket() {
     for _ in $(seq 200); do
         [ -S "$1" ] && return 0
@@ -241,8 +253,7 @@ wait_for "snapshot written to $test_tmp/tui.snap ("
 
 # Quitting resumes the program.
 keys q
-wait_for "tui exited with status 0"
-[ -s tui.err ] && { fail "tui wrote to stderr:"; sed 's/^/    /' tui.err >&2; } || pass
+expect_clean_exit
 resumed=no
 for _ in $(seq 200); do
     "$dbg" census --socket "$sock" --by era >eras.txt 2>/dev/null &&
@@ -273,7 +284,7 @@ wait_for "refresh: a snapshot does not change"
 keys 3
 wait_for "census by type"
 keys q
-wait_for "tui exited with status 0"
+expect_clean_exit
 
 # --- a terminal without colour (vt100) ----------------------------------------------------
 start_tui 90 24 env TERM=vt100 "$dbg" tui --snapshot "$test_tmp/tui.snap"
@@ -291,7 +302,7 @@ keys / 'Chunk' Enter
 wait_for "search: constructor Chunk, limit 100"
 screen_esc | grep -qE $'\033\\[(48;5;[0-9]+|4[0-7])m' && fail "vt100: background colours drawn" || pass
 keys q
-wait_for "tui exited with status 0"
+expect_clean_exit
 
 # --- bad input -----------------------------------------------------------------------------
 expect_status 1 "$dbg" tui --snapshot tui.snap </dev/null

@@ -385,6 +385,7 @@ DbgClient *dbg_connect(const char *path, char *err, size_t err_len)
 fail:
     if (c->fd >= 0)
         close(c->fd);
+    dbg_free_state(c);
     free(c);
     return NULL;
 }
