@@ -101,6 +101,9 @@ static void draw_header(const TuiScreen *s, TuiHeap *h, TuiView view)
         const char *slash = strrchr(h->source, '/');
         snprintf(left, sizeof left, " strata-debug tui: %s (pid %u), snapshot %s, era %" PRIu64
                  " ", t->program, t->pid, slash ? slash + 1 : h->source, t->era);
+    } else if (h->running) {
+        snprintf(left, sizeof left, " strata-debug tui: %s (pid %u), running ", t->program,
+                 t->pid);
     } else {
         snprintf(left, sizeof left, " strata-debug tui: %s (pid %u), paused at era %" PRIu64
                  " ", t->program, t->pid, t->era);
@@ -192,10 +195,7 @@ static void draw_footer(const TuiScreen *s, TuiHeap *h, TuiView view)
     int width = 0;
     size_t first = 0;
     for (size_t i = 0; i < nl; i++) {
-        if (legend[i] == 0)
-            snprintf(items[i], sizeof items[i], " static ");
-        else
-            snprintf(items[i], sizeof items[i], " %" PRIu64 " ", legend[i]);
+        snprintf(items[i], sizeof items[i], " %" PRIu64 " ", legend[i]);
     }
     const char *title = s->color ? " eras:" : " no colour: eras as text";
     int title_w = (int)strlen(title);

@@ -65,6 +65,9 @@ static int ensure_reach(TuiHeap *h)
 {
     if (h->reach != NULL)
         return 0;
+    if (h->running)
+        return set_status(h, true, "the program is running (the last pause failed): r "
+                                   "pauses it again");
     double t0 = now_s();
     h->reach = dbg_reach(h->c);
     if (h->reach == NULL)
@@ -703,11 +706,13 @@ int tui_heap_refresh(TuiHeap *h)
     dbg_reach_free(h->reach);
     h->reach = NULL;
     uint64_t latency;
-    if (dbg_resume(h->c) != 0)
+    if (!h->running && dbg_resume(h->c) != 0)
         return set_status(h, true, "resume: %s", dbg_error(h->c));
+    h->running = true;
     if (dbg_pause(h->c, h->timeout_ms, &latency) != 0)
-        return set_status(h, true, "pause: %s (the program is running; q quits)",
+        return set_status(h, true, "pause: %s (the program is running; r tries again, q quits)",
                           dbg_error(h->c));
+    h->running = false;
     h->built[TUI_VIEW_ROOTS] = true;
     if (build_roots(h) != 0)
         return -1;

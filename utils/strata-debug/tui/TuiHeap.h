@@ -40,6 +40,7 @@ typedef struct {
     bool built[TUI_N_VIEWS];     /* census and fragmentation are built when first shown */
     DbgCensusBy census_by;
     char query_text[256];        /* the last search, re-run by refresh */
+    bool running;                /* refresh resumed the program but could not pause it */
     char status[512];            /* a message for the status line */
     bool status_error;
 } TuiHeap;
