@@ -179,6 +179,13 @@ expect_line '^  \+ <- 0x[0-9a-f]+  MUT_VAR_(DIRTY|CLEAN)  MUT_VAR_(DIRTY|CLEAN) 
 # Chunk is live.
 keys / C-u 'Chunk limit:1' Enter
 wait_for "search: constructor Chunk, limit 1 -- "
+# Refresh lets the program run, pauses it again, and re-runs the search.
+keys r
+wait_for "paused again at era"
+wait_for "search: constructor Chunk, limit 1 -- "
+refreshed_era=$(screen | sed -n '1s/.*paused at era \([0-9]*\).*/\1/p')
+[ "${refreshed_era:-0}" -ge "$paused_era" ] && pass ||
+    fail "after refresh the era went from $paused_era to '$refreshed_era'"
 for _ in $(seq 30); do
     screen | grep -q 'limit 1 -- 1 match\|limit 1 -- [0-9]* matches, 1 shown' && break
     keys r
@@ -286,6 +293,17 @@ wait_for "census by type"
 keys q
 expect_clean_exit
 
+# --- a terminal with 8 colours (screen): era 2 on its 8-colour background (green) ----------
+start_tui 100 30 env TERM=screen "$dbg" tui --snapshot "$test_tmp/tui.snap"
+wait_for "snapshot opened; ? for help"
+keys / 'SessionEntry era:2 limit:2' Enter
+wait_for "search: constructor SessionEntry, era 2, limit 2 -- "
+screen_esc | grep 'SessionEntry  CONSTR  era 2 ' | grep -q $'\033\\[[0-9;]*42m' && pass ||
+    fail "8 colours: an era 2 row is not on green"
+screen_esc | grep -q '48;5;' && fail "8 colours: a 256-colour background was used" || pass
+keys q
+expect_clean_exit
+
 # --- a terminal without colour (vt100) ----------------------------------------------------
 start_tui 90 24 env TERM=vt100 "$dbg" tui --snapshot "$test_tmp/tui.snap"
 wait_for "snapshot opened; ? for help"
@@ -303,6 +321,21 @@ wait_for "search: constructor Chunk, limit 100"
 screen_esc | grep -qE $'\033\\[(48;5;[0-9]+|4[0-7])m' && fail "vt100: background colours drawn" || pass
 keys q
 expect_clean_exit
+
+# --- --pid finds the socket in the default directory -------------------------------------
+export XDG_RUNTIME_DIR=$test_tmp/xdg
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+"$ex/leak" 1000000 100000 +RTS --debug-socket -RTS >leak2.out 2>leak2.err &
+leak2_pid=$!
+pids+=("$leak2_pid")
+wait_socket "$XDG_RUNTIME_DIR/strata/debug/$leak2_pid-leak"
+start_tui 100 30 env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$dbg" tui --pid "$leak2_pid"
+wait_for "strata-debug tui: leak (pid $leak2_pid), paused at era"
+keys q
+expect_clean_exit
+kill "$leak2_pid"
+wait "$leak2_pid" 2>/dev/null
+unset XDG_RUNTIME_DIR
 
 # --- bad input -----------------------------------------------------------------------------
 expect_status 1 "$dbg" tui --snapshot tui.snap </dev/null
