@@ -349,6 +349,21 @@ expect_status 1 "$dbg" tui --snapshot notsnap
 expect_stderr_contains "not a strata-debug snapshot"
 expect_status 1 "$dbg" tui --socket "$test_tmp/none.sock"
 expect_stderr_contains "none.sock: cannot connect"
+# The program dies while attached: each request says so, quitting works.
+sock3=$test_tmp/dies.sock
+"$ex/leak" 1000000 100000 +RTS --debug-socket="$sock3" -RTS >leak3.out 2>leak3.err &
+leak3_pid=$!
+pids+=("$leak3_pid")
+wait_socket "$sock3"
+start_tui 100 30 "$dbg" tui --socket "$sock3"
+wait_for "program paused; q resumes it and quits"
+kill -9 "$leak3_pid"
+wait "$leak3_pid" 2>/dev/null
+keys 3
+wait_for "traversal failed: "
+expect_line 'traversal failed: .*debug socket'
+keys q
+expect_clean_exit
 start_tui 80 24 env TERM=no-such-terminal "$dbg" tui --snapshot "$test_tmp/tui.snap"
 wait_for "tui exited with status 1"
 expect_stderr_contains "unknown terminal type 'no-such-terminal'" tui.err
