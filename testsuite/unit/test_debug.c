@@ -372,7 +372,8 @@ static size_t frame(uint8_t *out, uint16_t cmd, const void *payload, size_t len)
     memcpy(out, &total, 4);
     memcpy(out + 4, &cmd, 2);
     memset(out + 6, 0, 2);
-    memcpy(out + 8, payload, len);
+    if (len > 0)
+        memcpy(out + 8, payload, len);
     return 8 + len;
 }
 

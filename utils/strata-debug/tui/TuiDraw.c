@@ -194,9 +194,8 @@ static void draw_footer(const TuiScreen *s, TuiHeap *h, TuiView view)
     char items[16][24];
     int width = 0;
     size_t first = 0;
-    for (size_t i = 0; i < nl; i++) {
+    for (size_t i = 0; i < nl; i++)
         snprintf(items[i], sizeof items[i], " %" PRIu64 " ", legend[i]);
-    }
     const char *title = s->color ? " eras:" : " no colour: eras as text";
     int title_w = (int)strlen(title);
     if (s->color) {
