@@ -36,6 +36,9 @@ set -g default-terminal $term256
 set -g history-limit 0
 EOF
 T() { tmux -S "$tsock" -f "$test_tmp/tmux.conf" "$@"; }
+# A session that stays, so that killing the tui's session never stops the
+# server (a new session racing a server on its way out can be lost).
+T new-session -d -s keep "sleep 3600"
 
 # Starts the tui (arguments after the size) in a fresh window; stderr goes
 # to tui.err and the exit status is printed in the pane when it ends.
@@ -43,8 +46,10 @@ start_tui() {
     local w=$1 h=$2
     shift 2
     T kill-session -t tui 2>/dev/null
+    : >"$test_tmp/tui.err"
     T new-session -d -s tui -x "$w" -y "$h" \
         "$* 2>$test_tmp/tui.err; echo \"tui exited with status \$?\"; sleep 3600"
+    T has-session -t tui || fail "tmux did not start a session for: $*"
 }
 
 screen() { T capture-pane -t tui -p; }
