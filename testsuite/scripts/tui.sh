@@ -291,6 +291,18 @@ wait_for "retainer path: "
 keys G
 wait_for "    root: static closure"
 screen_esc | grep -qE $'\033\\[(48;5;[0-9]+|4[0-7])m' && fail "NO_COLOR: background colours drawn" || pass
+# Search by info table address (the one just shown) and by closure type.
+keys g
+wait_for "    info 0x"
+info_addr=$(screen | sed -n 's/^    info \(0x[0-9a-f]*\)  CONSTR  .*/\1/p' | head -1)
+keys / C-u "info:$info_addr limit:3" Enter
+wait_for "search: info $info_addr, limit 3 -- "
+[ "$(screen | grep -cE '^\+ 0x[0-9a-f]+  SessionEntry  CONSTR  era [0-9]+  32 B$')" = 3 ] && pass ||
+    fail "info:$info_addr did not list 3 SessionEntry objects"
+keys / C-u 'type:ARR_WORDS era:1 limit:2' Enter
+wait_for "search: type ARR_WORDS, era 1, limit 2 -- "
+[ "$(screen | grep -cE '^\+ 0x[0-9a-f]+  ARR_WORDS  ARR_WORDS  era 1  [0-9]+ B$')" = 2 ] && pass ||
+    fail "type:ARR_WORDS era:1 did not list 2 byte arrays of era 1"
 keys r
 wait_for "refresh: a snapshot does not change"
 keys 3
@@ -363,7 +375,7 @@ wait_socket "$sock3"
 start_tui 100 30 "$dbg" tui --socket "$sock3"
 wait_for "program paused; q resumes it and quits"
 kill -9 "$leak3_pid"
-wait "$leak3_pid" 2>/dev/null
+{ wait "$leak3_pid"; } 2>/dev/null
 keys 3
 wait_for "traversal failed: "
 expect_line 'traversal failed: .*debug socket'
