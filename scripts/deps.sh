@@ -16,7 +16,8 @@ STRATA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # Packages the build (configure.ac names each one) and `make check` need.
 STRATA_REQUIRED_PACKAGES=(build-essential autoconf automake libtool pkg-config
-    libffi-dev libdwarf-dev libelf-dev libcmocka-dev)
+    libffi-dev libdwarf-dev libelf-dev libcmocka-dev
+    libncurses-dev)
 
 # The release configuration, shared by demo.sh and test.sh so that they
 # reuse one build/ instead of reconfiguring it for each other.

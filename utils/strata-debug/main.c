@@ -19,6 +19,7 @@
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "strata/Debug.h"
+#include "tui/Tui.h"
 
 static const char *prog = "strata-debug";
 
@@ -34,6 +35,7 @@ static void usage(FILE *f)
             "  fragmentation [--retainers K] [--color]\n"
             "  thunks | duplicates | roots\n"
             "  gml FILE | snapshot FILE\n"
+            "  tui                  (interactive; docs/strata-debug-tui.md)\n"
             "options: --timeout MS (pause timeout, default 10000), --stats (timings)\n",
             prog, prog);
 }
@@ -421,7 +423,8 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
  * ---------------------------------------------------------------------- */
 
 static const char *const commands[] = {"census", "retainers", "fragmentation", "thunks",
-                                       "duplicates", "gml", "snapshot", "roots", NULL};
+                                       "duplicates", "gml", "snapshot", "roots", "tui",
+                                       NULL};
 
 static bool known_command(const char *s)
 {
@@ -556,7 +559,9 @@ int main(int argc, char **argv)
     if (o.stats && !dbg_is_snapshot(c))
         fprintf(stderr, "%s: paused in %.3f ms (request to safe point %.3f ms)\n", prog,
                 (now_s() - t0) * 1e3, latency / 1e6);
-    int st = run_command(c, cmd, &o);
+    int st = strcmp(cmd, "tui") == 0
+                 ? tui_run(c, snapshot ? snapshot : socket_path, (uint32_t)timeout_ms, o.stats)
+                 : run_command(c, cmd, &o);
     dbg_close(c);
     return st;
 }

@@ -1,0 +1,417 @@
+/*
+ * utils/strata-debug/tui/TuiHeapNodes.c -- the rows of the heap's trees
+ * and how they expand: the roots by kind, local-root frames and their
+ * slots, closures (details and fields), search results (their retainer
+ * paths), the middle of long paths, pinned blocks (their live objects).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "TuiHeapPrivate.h"
+#include "strata/ClosureTypes.h"
+#include "strata/Debug.h"
+
+/* Expanding an array shows at most this many fields. */
+#define MAX_FIELDS 500
+/* A retainer path longer than twice this shows its ends, with the middle
+ * behind a node that expands to it. */
+#define PATH_END_STEPS 100
+/* A pinned block's node shows at most this many live objects. */
+#define MAX_PINNED_OBJECTS 50
+
+/* ----------------------------------------------------------------------
+ * Labels
+ * ---------------------------------------------------------------------- */
+
+/* "0x7f..  SessionEntry  CONSTR  era 2  32 B" (or an error), with the
+ * node's era set for colouring. */
+TuiNode *tui_heap_closure_node(TuiHeap *h, int kind, const char *prefix, uint64_t addr)
+{
+    DbgClosure cl;
+    if (dbg_closure(h->c, addr, &cl) != 0)
+        return tui_node_newf(TUI_NODE_TEXT, "%s0x%" PRIx64 "  <%s>", prefix, addr,
+                             dbg_error(h->c));
+    char where[64];
+    if (cl.block != NULL)
+        snprintf(where, sizeof where, "era %" PRIu64, cl.era);
+    else
+        snprintf(where, sizeof where, "static");
+    TuiNode *n = tui_node_newf(kind, "%s0x%" PRIx64 "  %s  %s  %s  %" PRIu64 " B", prefix, addr,
+                               dbg_type_label(cl.info), dbg_closure_type_name(cl.info->type),
+                               where, (uint64_t)cl.n_words * 8);
+    if (n != NULL) {
+        n->addr = addr;
+        n->expandable = true;
+        n->has_era = true;
+        n->era = cl.era;
+    }
+    return n;
+}
+
+static void root_where(const DbgRoot *r, char *buf, size_t len)
+{
+    switch (r->kind) {
+    case DEBUG_ROOT_FRAME:
+        snprintf(buf, len, "local-root frame %s (%s:%u), frame %u slot %u", r->func, r->file,
+                 r->line, r->index, r->slot);
+        break;
+    case DEBUG_ROOT_STABLE_PTR: case DEBUG_ROOT_SAVED:
+        snprintf(buf, len, "%s #%u", dbg_root_kind_name(r->kind), r->index);
+        break;
+    case DEBUG_ROOT_REMEMBERED:
+        snprintf(buf, len, "remembered set of generation %u", r->index);
+        break;
+    case DEBUG_ROOT_THREAD:
+        snprintf(buf, len, "thread %u", r->index);
+        break;
+    default:
+        snprintf(buf, len, "%s", dbg_root_kind_name(r->kind));
+    }
+}
+
+/* ----------------------------------------------------------------------
+ * The roots tree
+ * ---------------------------------------------------------------------- */
+
+static const struct {
+    uint8_t kind;
+    const char *title;
+} sections[] = {
+    {DEBUG_ROOT_FRAME, "Local-root frames"},
+    {DEBUG_ROOT_SAVED, "Saved objects"},
+    {DEBUG_ROOT_STABLE_PTR, "Stable pointers"},
+    {DEBUG_ROOT_STATIC, "Static closures"},
+    {DEBUG_ROOT_THREAD, "Thread"},
+    {DEBUG_ROOT_REMEMBERED, "Remembered sets (keep nothing alive by themselves)"},
+};
+
+int tui_heap_build_roots(TuiHeap *h)
+{
+    TuiTree *t = &h->views[TUI_VIEW_ROOTS];
+    tui_tree_clear(t);
+    const DbgRoot *roots;
+    size_t n;
+    if (dbg_roots(h->c, &roots, &n) != 0)
+        return tui_heap_set_status(h, true, "roots: %s", dbg_error(h->c));
+    for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
+        size_t count = 0, frames = 0;
+        uint32_t last_frame = UINT32_MAX;
+        for (size_t i = 0; i < n; i++)
+            if (roots[i].kind == sections[s].kind) {
+                count++;
+                if (roots[i].kind == DEBUG_ROOT_FRAME && roots[i].index != last_frame) {
+                    frames++;
+                    last_frame = roots[i].index;
+                }
+            }
+        TuiNode *sec = sections[s].kind == DEBUG_ROOT_FRAME
+                           ? tui_node_newf(TUI_NODE_SECTION, "%s (%zu frames, %zu slots)",
+                                           sections[s].title, frames, count)
+                           : tui_node_newf(TUI_NODE_SECTION, "%s (%zu)", sections[s].title,
+                                           count);
+        if (sec == NULL || tui_node_add(t->root, sec) != 0)
+            return tui_heap_set_status(h, true, "out of memory");
+        sec->aux = sections[s].kind;
+        sec->expandable = count > 0;
+        /* Frames and saved objects are what a person looks at first. */
+        if (sec->expandable &&
+            (sections[s].kind == DEBUG_ROOT_FRAME || sections[s].kind == DEBUG_ROOT_SAVED)) {
+            tui_tree_expand(t, sec);
+            for (size_t k = 0; k < sec->n_kids; k++)
+                if (sec->kids[k]->kind == TUI_NODE_FRAME)
+                    tui_tree_expand(t, sec->kids[k]);
+        }
+    }
+    return tui_tree_layout(t);
+}
+
+static int load_section(TuiHeap *h, TuiNode *sec)
+{
+    const DbgRoot *roots;
+    size_t n;
+    if (dbg_roots(h->c, &roots, &n) != 0)
+        return tui_node_add(sec, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    uint8_t kind = (uint8_t)sec->aux;
+    for (size_t i = 0; i < n; i++) {
+        const DbgRoot *r = &roots[i];
+        if (r->kind != kind)
+            continue;
+        TuiNode *k;
+        if (kind == DEBUG_ROOT_FRAME) {
+            /* One node per frame; its slots are listed when it expands. */
+            if (i > 0 && roots[i - 1].kind == kind && roots[i - 1].index == r->index)
+                continue;
+            k = tui_node_newf(TUI_NODE_FRAME, "frame %u: %s (%s:%u)", r->index, r->func,
+                              r->file, r->line);
+            if (k != NULL) {
+                k->aux = r->index;
+                k->expandable = true;
+            }
+        } else {
+            char prefix[64];
+            if (kind == DEBUG_ROOT_REMEMBERED)
+                snprintf(prefix, sizeof prefix, "gen %u: ", r->index);
+            else
+                snprintf(prefix, sizeof prefix, "#%u: ", r->index);
+            k = tui_heap_closure_node(h, TUI_NODE_CLOSURE, prefix, r->addr);
+        }
+        if (tui_node_add(sec, k) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int load_frame(TuiHeap *h, TuiNode *fr)
+{
+    const DbgRoot *roots;
+    size_t n;
+    if (dbg_roots(h->c, &roots, &n) != 0)
+        return tui_node_add(fr, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    for (size_t i = 0; i < n; i++) {
+        if (roots[i].kind != DEBUG_ROOT_FRAME || roots[i].index != fr->aux)
+            continue;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "slot %u: ", roots[i].slot);
+        if (tui_node_add(fr, tui_heap_closure_node(h, TUI_NODE_CLOSURE, prefix, roots[i].addr)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Closures: details, fields, retainer paths
+ * ---------------------------------------------------------------------- */
+
+static int add_details(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
+{
+    const DbgInfo *in = cl->info;
+    TuiNode *k;
+    if (in->prov_source != DEBUG_PROV_NONE)
+        k = tui_node_newf(TUI_NODE_TEXT,
+                          "info 0x%" PRIx64 "  %s  ptrs %u nptrs %u  provenance: %s%s%s, %s:%s%s",
+                          in->addr, dbg_closure_type_name(in->type), in->ptrs, in->nptrs,
+                          in->label, in->label[0] ? " in " : "",
+                          in->module[0] ? in->module : "<unknown module>", in->src_file,
+                          in->src_span,
+                          in->prov_source == DEBUG_PROV_DERIVED ? " (derived)" : "");
+    else
+        k = tui_node_newf(TUI_NODE_TEXT,
+                          "info 0x%" PRIx64 "  %s  ptrs %u nptrs %u  provenance: unknown",
+                          in->addr, dbg_closure_type_name(in->type), in->ptrs, in->nptrs);
+    if (tui_node_add(n, k) != 0)
+        return -1;
+    if (cl->block != NULL)
+        k = tui_node_newf(TUI_NODE_TEXT,
+                          "era %" PRIu64 ", %" PRIu64 " bytes, in a %s block of generation %u%s",
+                          cl->era, (uint64_t)cl->n_words * 8, dbg_block_kind_name(cl->block->kind),
+                          cl->block->gen,
+                          h->reach == NULL ? ""
+                          : dbg_reach_has(h->reach, cl->addr) ? ", live" : ", not reachable");
+    else
+        k = tui_node_newf(TUI_NODE_TEXT, "static closure, %" PRIu64 " bytes",
+                          (uint64_t)cl->n_words * 8);
+    if (k != NULL) {
+        k->has_era = true;
+        k->era = cl->era;
+    }
+    return tui_node_add(n, k);
+}
+
+/* The pointer fields as closures (NULL ones too, where the layout says
+ * which words are pointers), other payload words as numbers. */
+static int add_fields(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
+{
+    uint32_t t = cl->info->type;
+    uint64_t first = 0, nptr = 0, nword = 0;
+    bool layout = true;
+    if (t >= CONSTR && t <= FUN_STATIC)
+        first = 1;
+    else if (t >= THUNK && t <= THUNK_STATIC)
+        first = 2;   /* after the thunk's two header words */
+    else
+        layout = false;
+    if (layout) {
+        nptr = cl->info->ptrs;
+        nword = cl->info->nptrs;
+        if (first + nptr > cl->n_words)
+            nptr = cl->n_words > first ? cl->n_words - first : 0;
+        if (first + nptr + nword > cl->n_words)
+            nword = cl->n_words - first - nptr;
+        for (uint64_t i = 0; i < nptr; i++) {
+            uint64_t v = cl->words[first + i];
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "ptr %" PRIu64 ": ", i);
+            TuiNode *k = v == 0 ? tui_node_newf(TUI_NODE_TEXT, "%sNULL", prefix)
+                                : tui_heap_closure_node(h, TUI_NODE_CLOSURE, prefix, v);
+            if (tui_node_add(n, k) != 0)
+                return -1;
+        }
+        for (uint64_t i = 0; i < nword; i++) {
+            uint64_t w = cl->words[first + nptr + i];
+            if (tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "word %" PRIu64 ": 0x%" PRIx64
+                                              " (%" PRIu64 ")", first + nptr + i, w, w)) != 0)
+                return -1;
+        }
+    } else {
+        /* Arrays, stacks, indirections...: the non-NULL pointers. */
+        size_t np = dbg_closure_ptrs(h->c, cl, NULL, 0);
+        size_t shown = np < MAX_FIELDS ? np : MAX_FIELDS;
+        uint64_t *ptrs = malloc((shown ? shown : 1) * sizeof *ptrs);
+        if (ptrs == NULL)
+            return -1;
+        dbg_closure_ptrs(h->c, cl, ptrs, shown);
+        for (size_t i = 0; i < shown; i++) {
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "ptr %zu: ", i);
+            if (tui_node_add(n, tui_heap_closure_node(h, TUI_NODE_CLOSURE, prefix, ptrs[i])) != 0) {
+                free(ptrs);
+                return -1;
+            }
+        }
+        free(ptrs);
+        if (np > shown &&
+            tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "... %zu more pointer fields not "
+                                          "shown", np - shown)) != 0)
+            return -1;
+        nptr = np;
+    }
+    if (nptr == 0 && nword == 0 &&
+        tui_node_add(n, tui_node_new(TUI_NODE_TEXT, "(no fields)")) != 0)
+        return -1;
+    return 0;
+}
+
+static int load_closure(TuiHeap *h, TuiNode *n, bool details, bool fields)
+{
+    DbgClosure cl;
+    if (dbg_closure(h->c, n->addr, &cl) != 0)
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    if (details && add_details(h, n, &cl) != 0)
+        return -1;
+    return fields ? add_fields(h, n, &cl) : 0;
+}
+
+/* A search result: its details, then its retainer path, the root last. */
+static int load_result(TuiHeap *h, TuiNode *n)
+{
+    DbgClosure cl;
+    if (dbg_closure(h->c, n->addr, &cl) != 0)
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    if (add_details(h, n, &cl) != 0)
+        return -1;
+    TuiNode *f = tui_node_newf(TUI_NODE_FIELDS, "fields");
+    if (f != NULL) {
+        f->addr = n->addr;
+        f->expandable = true;
+    }
+    if (tui_node_add(n, f) != 0 || tui_heap_ensure_reach(h) != 0)
+        return -1;
+    DbgPath p;
+    if (dbg_retainer_path(h->c, h->reach, n->addr, &p) != 0)
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    int st = tui_node_add(n, tui_node_newf(TUI_NODE_TEXT,
+                                           "retainer path: %zu object%s to the root "
+                                           "(one shortest path)",
+                                           p.n - 1, p.n == 2 ? "" : "s"));
+    /* Steps 1 .. p.n-1; a long path keeps its two ends in view. */
+    size_t gap_from = p.n, gap_to = p.n;
+    if (p.n - 1 > 2 * PATH_END_STEPS) {
+        gap_from = 1 + PATH_END_STEPS;
+        gap_to = p.n - PATH_END_STEPS;
+    }
+    for (size_t i = 1; i < p.n && st == 0; i++) {
+        if (i == gap_from) {
+            TuiNode *g = tui_node_newf(TUI_NODE_PATH_GAP, "... %zu more objects on the path "
+                                       "(Enter shows them)", gap_to - gap_from);
+            if (g != NULL) {
+                g->addr = n->addr;
+                g->aux = gap_from;
+                g->expandable = true;
+            }
+            st = tui_node_add(n, g);
+            i = gap_to - 1;
+            continue;
+        }
+        st = tui_node_add(n, tui_heap_closure_node(h, TUI_NODE_CLOSURE, "<- ", p.addrs[i]));
+    }
+    const DbgRoot *roots;
+    size_t nr;
+    if (st == 0 && dbg_roots(h->c, &roots, &nr) == 0 && p.root < nr) {
+        char where[512];
+        root_where(&roots[p.root], where, sizeof where);
+        st = tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "root: %s", where));
+    }
+    dbg_path_free(&p);
+    return st;
+}
+
+/* The hidden middle of a long path (the same path: one pause, one
+ * traversal). */
+static int load_gap(TuiHeap *h, TuiNode *g)
+{
+    DbgPath p;
+    if (tui_heap_ensure_reach(h) != 0 || dbg_retainer_path(h->c, h->reach, g->addr, &p) != 0)
+        return tui_node_add(g, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    int st = 0;
+    for (size_t i = (size_t)g->aux; i + PATH_END_STEPS < p.n && st == 0; i++)
+        st = tui_node_add(g, tui_heap_closure_node(h, TUI_NODE_CLOSURE, "<- ", p.addrs[i]));
+    dbg_path_free(&p);
+    return st;
+}
+
+typedef struct {
+    TuiHeap *h;
+    TuiNode *n;
+    size_t shown, live;
+    int st;
+} PinnedWalk;
+
+static bool pinned_object(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    (void)c;
+    PinnedWalk *w = env;
+    if (!dbg_reach_has(w->h->reach, cl->addr))
+        return true;
+    w->live++;
+    if (w->shown < MAX_PINNED_OBJECTS) {
+        w->shown++;
+        w->st = tui_node_add(w->n, tui_heap_closure_node(w->h, TUI_NODE_RESULT, "", cl->addr));
+    }
+    return w->st == 0;
+}
+
+static int load_pinned(TuiHeap *h, TuiNode *n)
+{
+    if (tui_heap_ensure_reach(h) != 0)
+        return -1;
+    const DbgBlock *b = dbg_block_of(h->c, n->addr);
+    if (b == NULL)
+        return tui_node_add(n, tui_node_new(TUI_NODE_TEXT, "<block not found>")), -1;
+    PinnedWalk w = {h, n, 0, 0, 0};
+    if (dbg_block_objects(h->c, b, pinned_object, &w) != 0 || w.st != 0)
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    if (w.live > w.shown)
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "... %zu more live objects",
+                                             w.live - w.shown));
+    if (w.live == 0)
+        return tui_node_add(n, tui_node_new(TUI_NODE_TEXT, "(no live objects)"));
+    return 0;
+}
+
+int tui_heap_load_node(TuiNode *n, void *env)
+{
+    TuiHeap *h = env;
+    switch (n->kind) {
+    case TUI_NODE_SECTION: return load_section(h, n);
+    case TUI_NODE_FRAME: return load_frame(h, n);
+    case TUI_NODE_CLOSURE: return load_closure(h, n, true, true);
+    case TUI_NODE_FIELDS: return load_closure(h, n, false, true);
+    case TUI_NODE_RESULT: return load_result(h, n);
+    case TUI_NODE_PINNED: return load_pinned(h, n);
+    case TUI_NODE_PATH_GAP: return load_gap(h, n);
+    default: return 0;
+    }
+}
+
