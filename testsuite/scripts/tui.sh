@@ -162,7 +162,7 @@ screen_esc | grep 'SessionEntry  CONSTR  era 2 ' | grep -q '48;5;223m' && pass |
     fail "an era 2 row is not drawn on era 2's colour (48;5;223)"
 keys Enter
 wait_for "retainer path: "
-expect_line '^    info 0x[0-9a-f]+  CONSTR  ptrs 2 nptrs 1  provenance: remember in Cache, examples/leak\.c:48:5-60$'
+expect_line '^    info 0x[0-9a-f]+  CONSTR  ptrs 2 nptrs 1  provenance: remember in Cache, examples/leak\.c:49:5-60$'
 expect_line '^    era [12], 32 bytes, in a small block of generation [0-9]+, live$'
 expect_line '^  \+ <- 0x[0-9a-f]+  SessionEntry  CONSTR  era [0-9]+  32 B'
 # Newer sessions hold the old one: a younger era along the path.
