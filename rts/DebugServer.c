@@ -512,6 +512,15 @@ static void unlink_at_exit(void)
     remove_socket_file();
 }
 
+/* Note [The socket appears with mode 0600]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * bind() creates the socket file with the process's umask, and a chmod
+ * after it leaves a moment in which the socket has a wider mode (a test saw
+ * it).  So the socket is bound under a temporary name next to the final
+ * one, made 0600 and listening, then renamed into place: rename is atomic,
+ * so whoever sees the path sees the finished socket.  If the temporary name
+ * does not fit in sun_path, bind runs under umask 0177 instead (umask is
+ * process-wide, so this is the fallback, not the rule). */
 static int listen_on_path(void)
 {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -520,18 +529,31 @@ static int listen_on_path(void)
         return -1;
     }
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    strcpy(addr.sun_path, socket_path);
+    char tmp_path[sizeof addr.sun_path];
+    int n = snprintf(tmp_path, sizeof tmp_path, "%s.%ld.new", socket_path, (long)getpid());
+    bool via_rename = n > 0 && (size_t)n < sizeof tmp_path;
+    const char *bind_path = via_rename ? tmp_path : socket_path;
+    strcpy(addr.sun_path, bind_path);
     struct stat st;
-    if (lstat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode))
+    if (lstat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode) && !via_rename)
         unlink(socket_path);   /* a stale socket of a dead run (our pid now) */
-    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
-        rts_error("debug: cannot bind the socket %s (errno=%d: %s)", socket_path, errno,
-                  strerror(errno));
+    if (via_rename && lstat(tmp_path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(tmp_path);
+    mode_t old_mask = 0;
+    if (!via_rename)
+        old_mask = umask(0177);
+    int bound_ok = bind(fd, (struct sockaddr *)&addr, sizeof addr);
+    int bind_errno = errno;
+    if (!via_rename)
+        umask(old_mask);
+    if (bound_ok != 0) {
+        rts_error("debug: cannot bind the socket %s (errno=%d: %s)", bind_path, bind_errno,
+                  strerror(bind_errno));
         goto fail_bind;
     }
     struct stat bound;
-    if (chmod(socket_path, 0600) != 0 || lstat(socket_path, &bound) != 0 ||
-        listen(fd, 4) != 0) {
+    if (chmod(bind_path, 0600) != 0 || listen(fd, 4) != 0 ||
+        (via_rename && rename(tmp_path, socket_path) != 0) || lstat(socket_path, &bound) != 0) {
         rts_error("debug: cannot set up the socket %s (errno=%d: %s)", socket_path, errno,
                   strerror(errno));
         goto fail_listen;
@@ -540,7 +562,7 @@ static int listen_on_path(void)
     socket_ino = bound.st_ino;
     return fd;
 fail_listen:
-    unlink(socket_path);
+    unlink(bind_path);
 fail_bind:
     close(fd);
     return -1;
