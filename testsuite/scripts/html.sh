@@ -188,7 +188,7 @@ expect_json 'p.table.map(r => r.name).join("|")' '0x4a0010|sat_s154_info (Test.h
 expect_json 'p.table[1].ipe.ty_desc + " / " + p.table[1].ipe.module + "." + p.table[1].ipe.label' 'Integer -> IO () / Main.main' ghc92.json
 
 # --- .hp files (-p). -----------------------------------------------------
-expect_status 0 "$ex/leak" 4 100000 +RTS -hT -i0.01 -RTS
+expect_status 0 "$ex/leak" 4 400000 +RTS -hT -i0.01 -RTS
 expect_status 0 "$html" --json -p leak.hp
 expect_json 'p.source + " " + p.mode_name' 'hp .hp file' leak.hp.json
 expect_json 'p.table.some(r => r.label === "SessionEntry") && p.censuses > 1' 'true' leak.hp.json
@@ -198,8 +198,10 @@ expect_stderr_contains "strata-html: leak.eventlog: not a .hp heap profile (line
 { head -n 12 leak.hp; printf 'this is not hp\n'; } >garbage.hp
 expect_status 1 "$html" -p garbage.hp
 expect_stderr_contains "strata-html: garbage.hp: line 13: not .hp syntax"
-grep -n 'END_SAMPLE' leak.hp | sed -n 3p | cut -d: -f1 >n
-head -n "$(($(cat n) + 2))" leak.hp >cut.hp
+# Drop the last END_SAMPLE line and what follows it: however few samples a
+# fast machine takes, the last one is then cut short.
+grep -n 'END_SAMPLE' leak.hp | tail -n 1 | cut -d: -f1 >n
+head -n "$(($(cat n) - 1))" leak.hp >cut.hp
 expect_status 0 "$html" --json -p cut.hp
 expect_stderr_contains "warning: the last sample has no END_SAMPLE"
 
