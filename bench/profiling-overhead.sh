@@ -3,7 +3,7 @@
 # runs with no flags, with -l alone, and with -hT / -hi / -he at -i0.1 -l,
 # interleaved (A B C D E A B C D E ...) REPS times after a warm-up, and the
 # median wall time of each is printed with its ratio to no profiling.  Also
-# prints eventlog bytes per sample string and the census speed that
+# prints eventlog bytes per sample string and the time per census that
 # +RTS -s reports.
 #
 #   bench/profiling-overhead.sh [REPS (default 5)] [BUILD_DIR (default build)]
@@ -33,7 +33,7 @@ printf '# %s, %s, %d cores, %s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" \
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)" \
     "$(free -g | awk '/Mem:/ {print $2 " GiB"}')"
 printf '# command: bench/profiling-overhead.sh %s %s\n' "$reps" "$build"
-printf '%-12s %-5s %9s %7s %11s %14s %12s\n' workload mode "wall (s)" ratio "samples" "B/sample-str" "census MB/s"
+printf '%-12s %-5s %9s %7s %11s %14s %12s\n' workload mode "wall (s)" ratio "samples" "B/sample-str" "census ms"
 for w in "${workloads[@]}"; do
     read -r -a cmd <<<"$w"
     cmd[0]=$build/examples/${cmd[0]}
@@ -64,7 +64,7 @@ for w in "${workloads[@]}"; do
                 strings=$("$events" show "$tmp/run.eventlog" | grep -c 'Heap profile string sample:' || true)
                 samples=$("$events" show "$tmp/run.eventlog" | grep -c 'Start of heap profile sample:' || true)
                 per=$(awk -v s="$size" -v l="$lbytes" -v n="$strings" 'BEGIN {printf "%.1f", n ? (s - l) / n : 0}')
-                speed=$(sed -n 's/.*censuses, \([0-9]*\) MB\/s.*/\1/p' "$tmp/stats")
+                speed=$(sed -n 's/.* MB, \([0-9.]*\) ms each.*/\1/p' "$tmp/stats")
             fi
         fi
         printf '%-12s %-5s %9s %7s %11s %14s %12s\n' "$w" "$m" "$med" "$ratio" "$samples" "$per" "$speed"

@@ -241,3 +241,35 @@ void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo
     word_map_free(&w.by_info);
     word_map_free(&w.by_label);
 }
+
+void census_from_tally(Census *c, HeapBreakdown by, const LiveTally *t)
+{
+    if (by == HEAP_BY_ERA)
+        rts_panic("census: the era breakdown sums blocks, not a tally");
+    Walk w = {.census = c, .by = by};
+    for (size_t i = 0; i < t->n_entries; i++) {
+        const LiveTallyEntry *e = &t->entries[i];
+        size_t b = bucket_for_info(&w, e->info);
+        c->buckets[b].bytes += e->bytes;
+        c->total_bytes += e->bytes;
+        c->objects += e->objects;
+    }
+    word_map_free(&w.by_info);
+    word_map_free(&w.by_label);
+}
+
+/* The first label whose bytes differ between a and b, or NULL. */
+const char *census_first_difference(const Census *a, const Census *b)
+{
+    if (a->total_bytes != b->total_bytes || a->objects != b->objects)
+        return "(the totals)";
+    for (size_t i = 0; i < a->n_buckets; i++) {
+        uint64_t other = 0;
+        for (size_t j = 0; j < b->n_buckets; j++)
+            if (strcmp(a->buckets[i].label, b->buckets[j].label) == 0)
+                other += b->buckets[j].bytes;
+        if (other != a->buckets[i].bytes)
+            return a->buckets[i].label;
+    }
+    return NULL;
+}

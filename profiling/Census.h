@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "LiveTally.h"
 #include "RtsFlags.h"
 #include "strata/InfoTables.h"
 
@@ -31,6 +32,16 @@ typedef struct {
  * the era breakdown and whenever an era range is selected. */
 void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
                  uint64_t era_hi);
+
+/* Fills c from the per-table totals a major GC counted (any breakdown but
+ * HEAP_BY_ERA); the same figures census_take would find right after that
+ * GC, without reading the heap again. */
+void census_from_tally(Census *c, HeapBreakdown by, const LiveTally *t);
+
+/* Where two censuses of the same heap disagree: "(the totals)", the first
+ * label of a whose bytes differ in b, or NULL when they agree.  Labels are
+ * unique within a census. */
+const char *census_first_difference(const Census *a, const Census *b);
 
 void census_init(Census *c);
 void census_free(Census *c);

@@ -32,6 +32,19 @@ static uint64_t last_major_pause_ns = 0; /* and how long it took */
 static uint64_t censuses = 0;
 static uint64_t last_total = 0;
 
+/* Filled by the major GC a census follows, for the per-object breakdowns
+ * (Note [Counting during the GC] in sm/LiveTally.c). */
+static LiveTally tally;
+static bool use_tally = false;
+
+/* A census is due: have the major GC that precedes it count. */
+static void want_census(void)
+{
+    census_due = true;
+    if (use_tally)
+        gc_request_tally(&tally);
+}
+
 static double secs_since_start(void)
 {
     return (double)clock_elapsed_ns() / 1e9;
@@ -52,13 +65,39 @@ static void emit_to_eventlog(const Census *c)
     eventlog_post_heap_prof_sample_end(0);
 }
 
+/* -DS: the GC's counts must be what a walk of the heap finds. */
+static void check_tally_census(const Census *counted)
+{
+    Census walked;
+    census_init(&walked);
+    census_take(&walked, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
+                rts_flags.era_hi);
+    const char *diff = census_first_difference(counted, &walked);
+    if (diff == NULL)
+        diff = census_first_difference(&walked, counted);
+    if (diff != NULL)
+        rts_panic("sanity: the census counted during GC differs from a heap walk at %s "
+                  "(GC: %llu bytes in %llu objects, walk: %llu bytes in %llu objects)",
+                  diff, (unsigned long long)counted->total_bytes,
+                  (unsigned long long)counted->objects, (unsigned long long)walked.total_bytes,
+                  (unsigned long long)walked.objects);
+    census_free(&walked);
+}
+
 static void take_census(void)
 {
     uint64_t cpu0 = clock_cpu_ns(), wall0 = clock_elapsed_ns();
     Census c;
     census_init(&c);
-    census_take(&c, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
-                rts_flags.era_hi);
+    if (use_tally && tally.filled) {
+        census_from_tally(&c, rts_flags.heap_breakdown, &tally);
+        tally.filled = false;
+        if (debug_enabled(DEBUG_SANITY))
+            check_tally_census(&c);
+    } else {
+        census_take(&c, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
+                    rts_flags.era_hi);
+    }
     if (eventlog_enabled())
         emit_to_eventlog(&c);
     else
@@ -79,6 +118,8 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
     if (census_due || rts_flags.census_interval_secs == 0) {
         census_due = false;
         take_census();
+        if (rts_flags.census_interval_secs == 0)
+            want_census();
     }
 }
 
@@ -98,7 +139,7 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
 
 static void census_tick(void)
 {
-    census_due = true;
+    want_census();
     uint64_t since = clock_elapsed_ns() - last_major_end_ns;
     if (since >= CENSUS_GC_BUDGET * last_major_pause_ns)
         gc_request_major();
@@ -112,6 +153,10 @@ bool prof_heap_init(const char *job)
     census_due = false;
     last_major_end_ns = last_major_pause_ns = 0;
     censuses = 0;
+    use_tally = rts_flags.heap_breakdown != HEAP_BY_ERA;
+    if (use_tally)
+        live_tally_init(&tally, rts_flags.era_selected ? rts_flags.era_lo : 0,
+                        rts_flags.era_selected ? rts_flags.era_hi : UINT64_MAX);
     if (eventlog_enabled()) {
         eventlog_post_heap_prof_begin((uint64_t)(rts_flags.census_interval_secs * 1e9),
                                       (uint32_t)rts_flags.heap_breakdown);
@@ -126,20 +171,31 @@ bool prof_heap_init(const char *job)
         if (!ok)
             return false;
     }
+    if (rts_flags.census_interval_secs == 0)
+        want_census();
     if (rts_flags.automatic_heap_samples && rts_flags.census_interval_secs > 0)
         ticker_add_action(rts_flags.census_interval_secs, census_tick);
     return true;
+}
+
+static void stop_counting(void)
+{
+    gc_request_tally(NULL);
+    if (use_tally)
+        live_tally_free(&tally);
+    use_tally = false;
+    ipe_exit();
+    profiling = false;
 }
 
 void prof_heap_exit(void)
 {
     if (!profiling)
         return;
-    census_due = true;
+    want_census();
     gc_collect(true);   /* the final census runs after it */
     hp_file_close(secs_since_start());
-    ipe_exit();
-    profiling = false;
+    stop_counting();
 }
 
 void prof_heap_abandon(void)
@@ -147,8 +203,7 @@ void prof_heap_abandon(void)
     if (!profiling)
         return;
     hp_file_close(secs_since_start());
-    ipe_exit();
-    profiling = false;
+    stop_counting();
 }
 
 void prof_heap_mark(void)

@@ -444,11 +444,14 @@ static void print_time_lines(FILE *f, const PhaseTimes *t)
     if (st.censuses > 0) {
         /* strata-specific: the heap profiler's share, which is counted in
          * MUT (and EXIT, for the final census) like GHC's non-profiled
-         * RTS; the rate is census walking speed over live data. */
+         * RTS.  Per-object breakdowns count during the major GC
+         * (sm/LiveTally.c), so their census time is only the labelling
+         * and the output; the size is the average live data censused. */
         double secs = ns_to_secs(st.census_elapsed_ns);
-        fprintf(f, "  CENSUS  time  %7.3fs  (%7.3fs elapsed, %" PRIu64 " censuses, "
-                "%.0f MB/s, within MUT)\n", ns_to_secs(st.census_cpu_ns), secs, st.censuses,
-                secs > 0 ? (double)st.census_bytes / 1e6 / secs : 0.0);
+        fprintf(f, "  CENSUS  time  %7.3fs  (%7.3fs elapsed, %" PRIu64 " censuses of %.0f MB, "
+                "%.2f ms each, within MUT)\n", ns_to_secs(st.census_cpu_ns), secs, st.censuses,
+                (double)st.census_bytes / 1e6 / (double)st.censuses,
+                secs * 1e3 / (double)st.censuses);
     }
     fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", ns_to_secs(t->exit_cpu),
             ns_to_secs(t->exit_elapsed));

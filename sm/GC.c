@@ -40,6 +40,13 @@ void gc_request_major(void)
     major_gc_wanted = true;
 }
 
+static LiveTally *tally_wanted = NULL;
+
+void gc_request_tally(LiveTally *t)
+{
+    tally_wanted = t;
+}
+
 /* ----------------------------------------------------------------------
  * The scan queue
  * ---------------------------------------------------------------------- */
@@ -276,12 +283,22 @@ void gc_collect(bool major)
     gct.copied_words = 0;
     gct.todo_large = NULL;
     gct.scan_queue_len = 0;
+    gct.tally = is_major ? tally_wanted : NULL;
+    if (gct.tally != NULL) {
+        tally_wanted = NULL;
+        live_tally_reset(gct.tally);
+    }
 
     tenure_before_gc(N);
     prepare_generations(N);
     eventlog_post_gc_work();
     evacuate_roots(N);
     scavenge_loop();
+    if (gct.tally != NULL) {
+        live_tally_flush(gct.tally);
+        gct.tally->filled = true;
+        gct.tally = NULL;
+    }
     eventlog_post_gc_idle();
     eventlog_post_gc_done();
     free_from_space(N);
@@ -329,6 +346,7 @@ void gc_exit(void)
 {
     n_gc_hooks = 0;
     major_gc_wanted = false;
+    tally_wanted = NULL;
     tenure_reset();
     memset(recent_peaks, 0, sizeof recent_peaks);
     recent_peak_next = 0;

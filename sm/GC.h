@@ -6,12 +6,19 @@
 
 #include <stdbool.h>
 
+#include "LiveTally.h"
+
 /* Collects generation 0, or the oldest generation that has outgrown its
  * budget (and all younger ones), or everything when major is true. */
 void gc_collect(bool major);
 
 /* Makes the next collection a major one (a heap census is due). */
 void gc_request_major(void);
+
+/* Makes the next major collection count its survivors by info table into
+ * t (blocks of t's eras only), set t->filled, and forget the request;
+ * t must stay valid until then.  NULL withdraws a request. */
+void gc_request_tally(LiveTally *t);
 
 /* Hooks run after every collection (the profiler's census, the era
  * auto-increment); at most a few, registered at start-up. */

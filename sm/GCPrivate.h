@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "LiveTally.h"
 #include "Storage.h"
 
 typedef struct {
@@ -18,6 +19,7 @@ typedef struct {
                                     (linked by ->link) */
     BlockDesc **scan_queue;      /* full to-space blocks with unscanned words */
     StgWord scan_queue_len, scan_queue_cap;
+    LiveTally *tally;            /* a census is due: count survivors here */
 } GCThread;
 
 extern GCThread gct;

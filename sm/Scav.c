@@ -146,7 +146,11 @@ static inline StgPtr prefetch_children(StgPtr q)
     return q + closure_sizeW_info(c, info);
 }
 
-static void scavenge_block(BlockDesc *bd)
+/* With a tally (a census is due: Note [Counting during the GC] in
+ * LiveTally.c) each object is also counted; the two uses of this body get
+ * their own loops, so the scan without a census tests nothing per object. */
+static inline __attribute__((always_inline)) void
+scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
 {
     Generation *g = &storage_gens[bd->gen_no];
     gct.evac_gen = bd->gen_no;
@@ -158,11 +162,22 @@ static void scavenge_block(BlockDesc *bd)
             ahead = prefetch_children(ahead);
         StgClosure *c = (StgClosure *)p;
         gct.failed_to_evac = false;
-        p += scavenge_fields(c);
+        StgWord size = scavenge_fields(c);
+        if (tally != NULL)
+            live_tally_add(tally, c->info, size);
+        p += size;
         bd->u.scan = p;
         if (gct.failed_to_evac)
             mut_list_record(g, c);
     }
+}
+
+static void scavenge_block(BlockDesc *bd)
+{
+    if (STRATA_UNLIKELY(gct.tally != NULL) && live_tally_counts_era(gct.tally, bd->era))
+        scavenge_block_counting(bd, gct.tally);
+    else
+        scavenge_block_counting(bd, NULL);
 }
 
 static void scavenge_large(BlockDesc *bd)
@@ -176,6 +191,9 @@ static void scavenge_large(BlockDesc *bd)
         if (gct.failed_to_evac)
             mut_list_record(g, c);
     }
+    /* Counted after scavenging, which may clean a dirty array's header. */
+    if (gct.tally != NULL && live_tally_counts_era(gct.tally, bd->era))
+        live_tally_add_range(gct.tally, bd->start, bd->free);
     dbl_link_onto(bd, &g->large_objects);
     g->n_large_blocks += bd->blocks;
     g->n_large_words += (StgWord)(bd->free - bd->start);

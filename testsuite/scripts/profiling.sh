@@ -31,6 +31,14 @@ samples=$(sed -n 's/^samples: //p' "$out")
 # One per major GC and one at exit, whose GC is itself major (and is in -S).
 [ "$samples" -eq "$majors" ] || fail "-i0: $samples samples for $majors major GCs"
 
+# --- censuses counted during the GC equal a heap walk ---------------------------
+# Under -DS every census the GC counts is checked against a walk of the
+# heap (a mismatch panics); every per-object breakdown, with an era range.
+for mode in -hT -hi -hd -hy -hm "-hT -he2-3" "-hi -he1"; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$ex/leak" 3 20000 +RTS $mode -i0 -A8k -DS -RTS
+done
+
 # --- eras through the eventlog --------------------------------------------------
 expect_status 0 "$ex/leak" 4 40000 +RTS -he -i0.002 -l -olhe.eventlog -RTS
 expect_status 0 "$events" summary --json he.eventlog

@@ -1,8 +1,9 @@
 /*
  * testsuite/unit/test_census.c -- the heap census: labels per breakdown
  * (GHC's for -hT, addresses for -hi, eras for -he, provenance for
- * -hd/-hy/-hm), era selection, and the census total equal to the live
- * bytes the collector reports after the same major GC.
+ * -hd/-hy/-hm), era selection, the census total equal to the live
+ * bytes the collector reports after the same major GC, and the census a
+ * major GC counts as it scavenges (sm/LiveTally.c) equal to a heap walk.
  */
 #include "harness.h"
 
@@ -178,6 +179,71 @@ static void test_census_total_equals_live_bytes(void **state)
     assert_true(prof_heap_census_count() >= census_checks);
 }
 
+/* The same heap censused two ways: from the counts a major GC made while
+ * scavenging, and by walking the heap after it.  Every breakdown that
+ * counts objects, with and without an era range; the heap holds small
+ * objects in several eras and generations, thunks, large and pinned byte
+ * arrays, and a dirty array the GC cleans. */
+static void expect_tally_equals_walk(HeapBreakdown by, bool selected, uint64_t lo, uint64_t hi)
+{
+    LiveTally t;
+    live_tally_init(&t, selected ? lo : 0, selected ? hi : UINT64_MAX);
+    gc_request_tally(&t);
+    strata_perform_gc(0);   /* a minor GC leaves the request in place */
+    assert_false(t.filled);
+    strata_perform_gc(1);
+    assert_true(t.filled);
+    Census counted, walked;
+    census_init(&counted);
+    census_init(&walked);
+    census_from_tally(&counted, by, &t);
+    census_take(&walked, by, selected, lo, hi);
+    assert_true(walked.objects > 0);
+    assert_null(census_first_difference(&counted, &walked));
+    assert_null(census_first_difference(&walked, &counted));
+    assert_int_equal(counted.n_buckets, walked.n_buckets);
+    census_free(&counted);
+    census_free(&walked);
+    live_tally_free(&t);
+}
+
+static void test_census_counted_during_gc_equals_walk(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-G3", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(3000);
+    for (StgWord i = 0; i < 3000; i++) {
+        setUserEra(i / 1000 + 1);
+        StgClosure *x = i % 11 == 0   ? strata_alloc_pinned_bytes(i % 200)
+                        : i % 13 == 0 ? strata_alloc_bytes(i % 2 ? 40 : 9000)
+                        : i % 5 == 0  ? strata_alloc_thunk(&id_thunk_info)
+                        : i % 2 == 0  ? strata_alloc_constr(&Leaf_info)
+                                      : strata_alloc_constr(&Cell_info);
+        strata_mut_array_write(r[0], i, x);
+        if (i % 700 == 0)
+            strata_perform_gc(0);
+    }
+    strata_perform_gc(1);
+    strata_mut_array_write(r[0], 7, strata_alloc_constr(&Cell_info));   /* dirty again */
+    static const HeapBreakdown per_object[] = {HEAP_BY_CLOSURE_TYPE, HEAP_BY_INFO_TABLE,
+                                               HEAP_BY_DESCR, HEAP_BY_TYPE, HEAP_BY_MOD};
+    for (size_t i = 0; i < sizeof per_object / sizeof per_object[0]; i++) {
+        expect_tally_equals_walk(per_object[i], false, 0, 0);
+        expect_tally_equals_walk(per_object[i], true, 2, 3);
+    }
+    /* A withdrawn request leaves the tally alone. */
+    LiveTally t;
+    live_tally_init(&t, 0, UINT64_MAX);
+    gc_request_tally(&t);
+    gc_request_tally(NULL);
+    strata_perform_gc(1);
+    assert_false(t.filled);
+    assert_int_equal(t.n_entries, 0);
+    live_tally_free(&t);
+    STRATA_ROOTS_POP(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +251,7 @@ int main(void)
         cmocka_unit_test_teardown(test_census_by_info_table_and_provenance, teardown),
         cmocka_unit_test_teardown(test_census_by_era_and_selection, teardown),
         cmocka_unit_test_teardown(test_census_total_equals_live_bytes, teardown),
+        cmocka_unit_test_teardown(test_census_counted_during_gc_equals_walk, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

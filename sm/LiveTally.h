@@ -1,0 +1,72 @@
+/*
+ * sm/LiveTally.h -- the live bytes and objects of each info table, counted
+ * by a major GC as it scavenges its survivors (Note [Counting during the
+ * GC]).  The heap profiler asks for one when a census is due and turns it
+ * into labelled buckets; profiling/Census.c's heap walk gives the same
+ * figures a second pass over memory later (checked under -DS).
+ */
+#ifndef STRATA_LIVETALLY_H
+#define STRATA_LIVETALLY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "WordMap.h"
+#include "strata/InfoTables.h"
+
+/* Direct-mapped cache in front of the per-table totals. */
+#define LIVE_TALLY_SLOTS 64
+
+typedef struct {
+    const StgInfoTable *info;
+    uint64_t bytes, objects;
+} LiveTallyEntry;
+
+typedef struct {
+    const StgInfoTable *info;   /* NULL: empty */
+    uint64_t bytes, objects;    /* not yet added to the entry */
+} LiveTallySlot;
+
+typedef struct {
+    /* Which blocks count: those whose era is in [era_lo, era_hi]. */
+    uint64_t era_lo, era_hi;
+    bool filled;                /* set by the GC that counted */
+    LiveTallySlot cache[LIVE_TALLY_SLOTS];
+    WordMap index;              /* info pointer -> entry index */
+    LiveTallyEntry *entries;    /* in first-seen order; valid once flushed */
+    size_t n_entries, cap_entries;
+} LiveTally;
+
+/* An empty tally counting blocks of eras era_lo..era_hi. */
+void live_tally_init(LiveTally *t, uint64_t era_lo, uint64_t era_hi);
+void live_tally_free(LiveTally *t);
+
+/* Empties t for the next GC, keeping its era range and memory. */
+void live_tally_reset(LiveTally *t);
+
+static inline bool live_tally_counts_era(const LiveTally *t, uint64_t era)
+{
+    return era >= t->era_lo && era <= t->era_hi;
+}
+
+void live_tally_miss(LiveTally *t, LiveTallySlot *s, const StgInfoTable *info);
+
+/* One object of sizeW words with table info: two loads and two adds when
+ * the table was seen recently. */
+static inline void live_tally_add(LiveTally *t, const StgInfoTable *info, StgWord sizeW)
+{
+    LiveTallySlot *s = &t->cache[((uintptr_t)info >> 3) % LIVE_TALLY_SLOTS];
+    if (STRATA_UNLIKELY(s->info != info))
+        live_tally_miss(t, s, info);
+    s->bytes += sizeW * WORD_SIZE;
+    s->objects++;
+}
+
+/* Walks the objects of [p, end) (a pinned block: byte arrays and zeroed
+ * slop) into t. */
+void live_tally_add_range(LiveTally *t, StgPtr p, StgPtr end);
+
+/* Moves the cached counts into the entries; called by the GC when done. */
+void live_tally_flush(LiveTally *t);
+
+#endif /* STRATA_LIVETALLY_H */
