@@ -8,8 +8,9 @@
  * linear walk of those blocks -- no marking, no recursion -- and its total
  * is exactly the live bytes the collector reports (tested).
  *
- * Per object the work is one info-table lookup: a one-entry cache, then a
- * WordMap from info pointer to bucket.  The era
+ * Per object the work is one probe of a LiveTally (sm/LiveTally.h), the
+ * same counter a major GC fills when it counts a census itself; the tally's
+ * per-table totals then go into labelled buckets.  The era
  * breakdown needs no per-object work at all: every object in a block has
  * the block's era (Note [Eras live in block descriptors] in
  * sm/Storage.c), so it adds whole blocks.
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClosureSize.h"
 #include "Messages.h"
 #include "Provenance.h"
 #include "Storage.h"
@@ -118,8 +118,7 @@ typedef struct {
     HeapBreakdown by;
     WordMap by_info;      /* info pointer (or era) -> bucket */
     WordMap by_label;     /* label hash -> bucket with that label */
-    const StgInfoTable *last_info;
-    size_t last_bucket;
+    LiveTally tally;      /* per-object breakdowns: the walk's counts */
 } Walk;
 
 static uint64_t string_hash(const char *s)
@@ -150,37 +149,25 @@ static size_t bucket_for_label(Walk *w, const char *label, const StgInfoTable *i
 
 static size_t bucket_for_info(Walk *w, const StgInfoTable *info)
 {
-    if (info == w->last_info)
-        return w->last_bucket;
     bool found;
     StgWord *slot = word_map_slot(&w->by_info, (uint64_t)(uintptr_t)info, &found);
     if (!found) {
         char buf[32];
         *slot = bucket_for_label(w, census_info_label(info, w->by, buf, sizeof buf), info);
     }
-    w->last_info = info;
-    w->last_bucket = *slot;
     return *slot;
 }
 
-static void count_objects(Walk *w, StgPtr p, StgPtr end)
+/* Adds a tally's per-table totals to the census's buckets. */
+static void add_tally(Walk *w, const LiveTally *t)
 {
     Census *c = w->census;
-    while (p < end) {
-        if (*p == 0) {   /* slop (.inv.slop-zero) */
-            p++;
-            continue;
-        }
-        const StgInfoTable *info = ((StgClosure *)p)->info;
-        StgWord size = closure_sizeW_info((StgClosure *)p, info);
-        if (STRATA_UNLIKELY(size == 0))
-            rts_panic("census: object of unknown size (object=%p, type=%u)", (void *)p,
-                      (unsigned)info->type);
-        size_t b = bucket_for_info(w, info);   /* may grow c->buckets */
-        c->buckets[b].bytes += size * WORD_SIZE;
-        c->total_bytes += size * WORD_SIZE;
-        c->objects++;
-        p += size;
+    for (size_t i = 0; i < t->n_entries; i++) {
+        const LiveTallyEntry *e = &t->entries[i];
+        size_t b = bucket_for_info(w, e->info);
+        c->buckets[b].bytes += e->bytes;
+        c->total_bytes += e->bytes;
+        c->objects += e->objects;
     }
 }
 
@@ -210,13 +197,14 @@ static void count_block(Walk *w, const BlockDesc *bd)
     if (w->by == HEAP_BY_ERA)
         count_era_block(w, bd);
     else
-        count_objects(w, bd->start, bd->free);
+        live_tally_add_range(&w->tally, bd->start, bd->free);
 }
 
 void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
                  uint64_t era_hi)
 {
     Walk w = {.census = c, .by = by};
+    live_tally_init(&w.tally, 0, UINT64_MAX);   /* blocks are chosen here */
     storage_sync_nursery();
     for (unsigned g = 0; g < storage_n_gens; g++) {
         const Generation *gen = &storage_gens[g];
@@ -238,6 +226,9 @@ void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo
     const BlockDesc *pinned = storage_pinned_block();
     if (pinned != NULL && era_counted(pinned->era, by, era_selected, era_lo, era_hi))
         count_block(&w, pinned);
+    live_tally_flush(&w.tally);
+    add_tally(&w, &w.tally);
+    live_tally_free(&w.tally);
     word_map_free(&w.by_info);
     word_map_free(&w.by_label);
 }
@@ -247,13 +238,7 @@ void census_from_tally(Census *c, HeapBreakdown by, const LiveTally *t)
     if (by == HEAP_BY_ERA)
         rts_panic("census: the era breakdown sums blocks, not a tally");
     Walk w = {.census = c, .by = by};
-    for (size_t i = 0; i < t->n_entries; i++) {
-        const LiveTallyEntry *e = &t->entries[i];
-        size_t b = bucket_for_info(&w, e->info);
-        c->buckets[b].bytes += e->bytes;
-        c->total_bytes += e->bytes;
-        c->objects += e->objects;
-    }
+    add_tally(&w, t);
     word_map_free(&w.by_info);
     word_map_free(&w.by_label);
 }
