@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "EventLogReader.h"
+#include "IpeTable.h"
 
 /* ----------------------------------------------------------------------
  * A tiny eventlog writer
@@ -689,6 +690,52 @@ static void test_eventlog_reader_file_matches_memory(void **state)
     log_free(&l);
 }
 
+/* The IPE table: the first description of an address wins; a -hi label
+ * names an IPE only when it is "0x" and 1-16 hex digits of either case. */
+static EvrEvent ipe_event(uint64_t info, const char *name)
+{
+    EvrEvent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = EVENT_IPE;
+    ev.u.ipe.info = info;
+    EvrStr n = {name, strlen(name)}, empty = {"", 0}, desc = {"1", 1};
+    ev.u.ipe.table_name = n;
+    ev.u.ipe.closure_desc = desc;
+    ev.u.ipe.ty_desc = ev.u.ipe.label = ev.u.ipe.module = ev.u.ipe.srcloc = empty;
+    return ev;
+}
+
+static void test_ipe_table(void **state)
+{
+    (void)state;
+    EvrIpeTable t = {0};
+    assert_null(evr_ipe_table_find(&t, 0x409f78));
+    assert_null(evr_ipe_table_find_label(&t, "0x409f78", 8));
+    for (uint64_t i = 1; i <= 1000; i++) {   /* grows the hash several times */
+        char name[32];
+        snprintf(name, sizeof name, "t%lu", (unsigned long)i);
+        EvrEvent ev = ipe_event(i * 16, name);
+        assert_int_equal(evr_ipe_table_add(&t, &ev), 1);
+    }
+    EvrEvent again = ipe_event(16, "second");
+    assert_int_equal(evr_ipe_table_add(&t, &again), 1);
+    assert_int_equal(t.n_ipes, 1000);
+    assert_string_equal(evr_ipe_table_find(&t, 16)->table_name.ptr, "t1");
+    assert_string_equal(evr_ipe_table_find(&t, 16000)->closure_desc.ptr, "1");
+    assert_null(evr_ipe_table_find(&t, 8));
+    assert_string_equal(evr_ipe_table_find_label(&t, "0x3e80", 6)->table_name.ptr, "t1000");
+    assert_string_equal(evr_ipe_table_find_label(&t, "0x3E80", 6)->table_name.ptr, "t1000");
+    assert_string_equal(evr_ipe_table_find_label(&t, "0x00000000000010", 16)->table_name.ptr, "t1");
+    assert_null(evr_ipe_table_find_label(&t, "0x", 2));
+    assert_null(evr_ipe_table_find_label(&t, "0x0000000000000000010", 21));   /* 19 digits */
+    assert_null(evr_ipe_table_find_label(&t, "0X10", 4));
+    assert_null(evr_ipe_table_find_label(&t, "0x1g", 4));
+    assert_null(evr_ipe_table_find_label(&t, "16", 2));
+    evr_ipe_table_free(&t);
+    assert_int_equal(t.n_ipes, 0);
+    assert_null(evr_ipe_table_find(&t, 16));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -705,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_eventlog_reader_malformed_payloads),
         cmocka_unit_test(test_eventlog_reader_truncation_every_offset),
         cmocka_unit_test(test_eventlog_reader_file_matches_memory),
+        cmocka_unit_test(test_ipe_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IpeTable.h"
 #include "tool.h"
 
 #define SUMMARY_TOP 10
@@ -39,27 +40,12 @@ typedef struct Bucket {
 /* Note [Naming -hi buckets]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An info-table profile (-hi, breakdown 8) labels each bucket with the
- * info table's address, "0x55ba5cbf07e0", and the log describes each info
- * table once in an IPE event (table name, closure type, type, label,
- * module, source location).  As eventlog2html does, a -hi label names the
- * IPE whose address is the label read as hex after the "0x": exactly "0x"
- * and 1-16 hex digits of either case, so "0x00409f78" matches 0x409f78 and
- * anything else names nothing.  IPE events come before the censuses that
- * use them (strata posts one just before the census where its table first
- * appears; GHC posts them as tables are registered, even before
- * HEAP_PROF_BEGIN), so every decoded IPE event is kept, in a hash map keyed
- * by address: memory is bounded by the number of distinct addresses.  When an address is described twice the first
- * event wins.  Other breakdowns' labels are never looked up, even when they
- * happen to look like addresses.
+ * info table's address, and the log describes each table once in an IPE
+ * event.  Every IPE event is kept in an EvrIpeTable (eventlog/IpeTable.h,
+ * shared with strata-html), which says which IPE a label names.  Other
+ * breakdowns' labels are never looked up, even when they happen to look
+ * like addresses.
  */
-
-typedef struct Ipe {
-    uint64_t info;             /* info table address: the map key */
-    uint64_t closure_type;     /* closure description, as a number */
-    int closure_type_fits;     /* 0: the decimal did not fit in 64 bits */
-    char *text;                /* owned: the strings below, NUL-separated */
-    EvrStr table_name, ty_desc, label, module, srcloc;  /* point into text */
-} Ipe;
 
 typedef struct Marker {
     uint64_t time_ns;
@@ -84,10 +70,7 @@ typedef struct Summary {
     size_t n_buckets, buckets_capacity;
     size_t *hash;              /* open addressing: 1 + bucket index, 0 = empty */
     size_t hash_capacity;      /* power of two, > 2 * n_buckets */
-    Ipe *ipes;                 /* one per distinct IPE address */
-    size_t n_ipes, ipes_capacity;
-    size_t *ipe_hash;          /* open addressing: 1 + ipe index, 0 = empty */
-    size_t ipe_hash_capacity;  /* power of two, > 2 * n_ipes */
+    EvrIpeTable ipes;          /* every IPE event, by address */
     int have_heap_size, have_heap_live, have_blocks_size;
     uint64_t max_heap_size, max_heap_live, max_blocks_size;
     Marker *markers;
@@ -191,50 +174,6 @@ static void sample_open(Summary *s, uint64_t time_ns)
  * IPE entries: see Note [Naming -hi buckets]
  * ------------------------------------------------------------------- */
 
-static size_t addr_hash(uint64_t a)
-{
-    a ^= a >> 33;
-    a *= 0xff51afd7ed558ccdu;
-    a ^= a >> 33;
-    return (size_t)a;
-}
-
-static int ipe_hash_grow(Summary *s)
-{
-    size_t cap = s->ipe_hash_capacity ? s->ipe_hash_capacity * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return 0;
-    for (size_t i = 0; i < s->n_ipes; i++) {
-        size_t j = addr_hash(s->ipes[i].info) & (cap - 1);
-        while (h[j] != 0)
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(s->ipe_hash);
-    s->ipe_hash = h;
-    s->ipe_hash_capacity = cap;
-    return 1;
-}
-
-/* The hash slot for info: the one holding it, or the empty one where it
- * would go.  The map must have been allocated. */
-static size_t *ipe_slot(const Summary *s, uint64_t info)
-{
-    size_t j = addr_hash(info) & (s->ipe_hash_capacity - 1);
-    while (s->ipe_hash[j] != 0 && s->ipes[s->ipe_hash[j] - 1].info != info)
-        j = (j + 1) & (s->ipe_hash_capacity - 1);
-    return &s->ipe_hash[j];
-}
-
-static const Ipe *ipe_find(const Summary *s, uint64_t info)
-{
-    if (s->n_ipes == 0)
-        return NULL;
-    size_t k = *ipe_slot(s, info);
-    return k ? &s->ipes[k - 1] : NULL;
-}
-
 /* The closure description is decimal (the reader checks it); *fits is 0
  * when it is too big for 64 bits. */
 static uint64_t parse_closure_type(EvrStr d, int *fits)
@@ -250,80 +189,12 @@ static uint64_t parse_closure_type(EvrStr d, int *fits)
     return v;
 }
 
-/* Copies str to *p, NUL-terminates it and points *view at the copy. */
-static void text_put(char **p, EvrStr str, EvrStr *view)
-{
-    memcpy(*p, str.ptr, str.len);
-    (*p)[str.len] = '\0';
-    *view = (EvrStr){ .ptr = *p, .len = str.len };
-    *p += str.len + 1;
-}
-
-/* Records a decoded IPE event unless its address is known already.
- * Returns 0 when out of memory. */
-static int ipe_add(Summary *s, const EvrEvent *ev)
-{
-    if (2 * (s->n_ipes + 1) >= s->ipe_hash_capacity && !ipe_hash_grow(s))
-        return 0;
-    size_t *slot = ipe_slot(s, ev->u.ipe.info);
-    if (*slot != 0)
-        return 1;
-    if (s->n_ipes == s->ipes_capacity) {
-        size_t cap = s->ipes_capacity ? s->ipes_capacity * 2 : 32;
-        Ipe *ni = realloc(s->ipes, cap * sizeof *ni);
-        if (ni == NULL)
-            return 0;
-        s->ipes = ni;
-        s->ipes_capacity = cap;
-    }
-    size_t n = ev->u.ipe.table_name.len + ev->u.ipe.ty_desc.len + ev->u.ipe.label.len
-               + ev->u.ipe.module.len + ev->u.ipe.srcloc.len + 5;
-    char *text = malloc(n), *p = text;
-    if (text == NULL)
-        return 0;
-    Ipe *ipe = &s->ipes[s->n_ipes];
-    *ipe = (Ipe){ .info = ev->u.ipe.info, .text = text };
-    ipe->closure_type = parse_closure_type(ev->u.ipe.closure_desc, &ipe->closure_type_fits);
-    text_put(&p, ev->u.ipe.table_name, &ipe->table_name);
-    text_put(&p, ev->u.ipe.ty_desc, &ipe->ty_desc);
-    text_put(&p, ev->u.ipe.label, &ipe->label);
-    text_put(&p, ev->u.ipe.module, &ipe->module);
-    text_put(&p, ev->u.ipe.srcloc, &ipe->srcloc);
-    *slot = ++s->n_ipes;
-    return 1;
-}
-
-/* The address a -hi label stands for: "0x" and 1-16 hex digits. */
-static int label_address(const char *label, size_t len, uint64_t *addr)
-{
-    if (len < 3 || len > 18 || label[0] != '0' || label[1] != 'x')
-        return 0;
-    uint64_t a = 0;
-    for (size_t i = 2; i < len; i++) {
-        char c = label[i];
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else
-            return 0;
-        a = a << 4 | d;
-    }
-    *addr = a;
-    return 1;
-}
-
 /* The IPE naming bucket b, or NULL: see Note [Naming -hi buckets]. */
-static const Ipe *bucket_ipe(const Summary *s, const Bucket *b)
+static const EvrIpe *bucket_ipe(const Summary *s, const Bucket *b)
 {
-    uint64_t addr;
-    if (!s->have_profile || s->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE
-        || !label_address(b->label, b->label_len, &addr))
+    if (!s->have_profile || s->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
         return NULL;
-    return ipe_find(s, addr);
+    return evr_ipe_table_find_label(&s->ipes, b->label, b->label_len);
 }
 
 /* ----------------------------------------------------------------------
@@ -425,7 +296,7 @@ static void summary_add(Summary *s, const EvrEvent *ev)
         marker_add(s, ev->time_ns, ev->u.user.text);
         break;
     case EVENT_IPE:
-        if (!ipe_add(s, ev))
+        if (!evr_ipe_table_add(&s->ipes, ev))
             s->out_of_memory = 1;
         break;
     default:
@@ -439,12 +310,9 @@ static void summary_free(Summary *s)
         free(s->buckets[i].label);
     for (size_t i = 0; i < s->n_markers; i++)
         free(s->markers[i].name);
-    for (size_t i = 0; i < s->n_ipes; i++)
-        free(s->ipes[i].text);
+    evr_ipe_table_free(&s->ipes);
     free(s->buckets);
     free(s->hash);
-    free(s->ipes);
-    free(s->ipe_hash);
     free(s->markers);
     free(s->args);
     free(s->rts_id);
@@ -539,7 +407,7 @@ static void text_max(FILE *out, const char *what, int have, uint64_t v)
 
 /* After a bucket's quoted label: its IPE's non-empty fields, two spaces
  * apart, "TABLE  MODULE.LABEL  :: TYPE  SRCLOC". */
-static void text_ipe(FILE *out, const Ipe *ipe)
+static void text_ipe(FILE *out, const EvrIpe *ipe)
 {
     if (ipe->table_name.len > 0) {
         fputs("  ", out);
@@ -565,7 +433,7 @@ static void text_ipe(FILE *out, const Ipe *ipe)
 static void text_bucket_label(FILE *out, const Summary *s, const Bucket *b)
 {
     tool_print_quoted(out, b->label, b->label_len);
-    const Ipe *ipe = bucket_ipe(s, b);
+    const EvrIpe *ipe = bucket_ipe(s, b);
     if (ipe != NULL)
         text_ipe(out, ipe);
     fputc('\n', out);
@@ -644,7 +512,7 @@ static void json_ipe_string(FILE *out, const char *key, EvrStr str)
 }
 
 /* The bucket's "ipe" value: see Note [Naming -hi buckets]. */
-static void json_ipe(FILE *out, const Ipe *ipe)
+static void json_ipe(FILE *out, const EvrIpe *ipe)
 {
     if (ipe == NULL) {
         fputs("null", out);
@@ -652,8 +520,10 @@ static void json_ipe(FILE *out, const Ipe *ipe)
     }
     fputs("{\"table_name\": ", out);
     tool_print_json_string(out, ipe->table_name.ptr, ipe->table_name.len);
-    if (ipe->closure_type_fits)
-        fprintf(out, ", \"closure_desc\": %" PRIu64, ipe->closure_type);
+    int fits;
+    uint64_t closure_type = parse_closure_type(ipe->closure_desc, &fits);
+    if (fits)
+        fprintf(out, ", \"closure_desc\": %" PRIu64, closure_type);
     else
         fputs(", \"closure_desc\": null", out);
     json_ipe_string(out, "ty_desc", ipe->ty_desc);
@@ -752,7 +622,7 @@ int tool_summary(const char *path, int json)
     scratch = malloc((s.n_buckets ? s.n_buckets : 1) * sizeof *scratch);
     if (s.out_of_memory || scratch == NULL) {
         fprintf(stderr, "%s: %s: out of memory (buckets=%zu, ipes=%zu)\n", TOOL_NAME, path,
-                s.n_buckets, s.n_ipes);
+                s.n_buckets, s.ipes.n_ipes);
         status = TOOL_EXIT_FAIL;
         goto done;
     }

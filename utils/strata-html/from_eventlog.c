@@ -102,16 +102,10 @@ static void take_event(Profile *p, const EvrEvent *ev)
     case EVENT_USER_MSG:
         profile_marker(p, ev->time_ns, ev->u.user.text.ptr, ev->u.user.text.len, 0);
         break;
-    case EVENT_IPE: {
-        const char *f[6] = { ev->u.ipe.table_name.ptr, ev->u.ipe.closure_desc.ptr,
-                             ev->u.ipe.ty_desc.ptr, ev->u.ipe.label.ptr, ev->u.ipe.module.ptr,
-                             ev->u.ipe.srcloc.ptr };
-        size_t n[6] = { ev->u.ipe.table_name.len, ev->u.ipe.closure_desc.len,
-                        ev->u.ipe.ty_desc.len, ev->u.ipe.label.len, ev->u.ipe.module.len,
-                        ev->u.ipe.srcloc.len };
-        profile_ipe(p, ev->u.ipe.info, f, n);
+    case EVENT_IPE:
+        if (!evr_ipe_table_add(&p->ipes, ev))
+            p->out_of_memory = 1;
         break;
-    }
     default:
         break;
     }
@@ -138,7 +132,7 @@ int profile_read_eventlog(Profile *p, FILE *f)
     int status = 0;
     if (p->out_of_memory) {
         fprintf(stderr, "%s: %s: out of memory (bands=%zu, ipes=%zu)\n", TOOL_NAME, p->path,
-                p->n_bands, p->n_ipes);
+                p->n_bands, p->ipes.n_ipes);
         status = -1;
     } else if (rc < 0 && evr_type_count(r) == 0 && p->n_events == 0) {
         fprintf(stderr, "%s: %s: not a GHC eventlog: %s\n", TOOL_NAME, p->path, evr_error(r));

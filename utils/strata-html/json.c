@@ -78,15 +78,15 @@ static void jnum(FILE *out, double v)
  * Rows: display names and ordering
  * ------------------------------------------------------------------- */
 
-static char *ipe_name(const Ipe *ipe)
+static char *ipe_name(const EvrIpe *ipe)
 {
-    const char *t = ipe->table_name[0] ? ipe->table_name : ipe->label;
-    size_t n = strlen(t) + strlen(ipe->srcloc) + 4;
+    const char *t = ipe->table_name.ptr[0] ? ipe->table_name.ptr : ipe->label.ptr;
+    size_t n = strlen(t) + strlen(ipe->srcloc.ptr) + 4;
     char *s = malloc(n);
     if (s == NULL)
         return NULL;
-    if (ipe->srcloc[0])
-        snprintf(s, n, "%s (%s)", t, ipe->srcloc);
+    if (ipe->srcloc.ptr[0])
+        snprintf(s, n, "%s (%s)", t, ipe->srcloc.ptr);
     else
         snprintf(s, n, "%s", t);
     return s;
@@ -128,7 +128,7 @@ static Row *make_rows(const Profile *p)
         r->b = &p->bands[i];
         profile_band_stats(p, r->b, &r->st);
         r->have_number = parse_number(r->b->label, &r->number);
-        const Ipe *ipe = profile_band_ipe(p, r->b);
+        const EvrIpe *ipe = profile_band_ipe(p, r->b);
         if (ipe != NULL) {
             r->name = ipe_name(ipe);
         } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
@@ -339,24 +339,24 @@ static void write_spark(FILE *out, const Series *s, const double *bins)
     fputc(']', out);
 }
 
-static void write_ipe(FILE *out, const Ipe *ipe)
+static void write_ipe(FILE *out, const EvrIpe *ipe)
 {
     if (ipe == NULL) {
         fputs("null", out);
         return;
     }
     fputs("{\"table_name\":", out);
-    jstr(out, ipe->table_name);
+    jstr(out, ipe->table_name.ptr);
     fputs(",\"closure_desc\":", out);
-    jstr(out, ipe->closure_desc);
+    jstr(out, ipe->closure_desc.ptr);
     fputs(",\"ty_desc\":", out);
-    jstr(out, ipe->ty_desc);
+    jstr(out, ipe->ty_desc.ptr);
     fputs(",\"label\":", out);
-    jstr(out, ipe->label);
+    jstr(out, ipe->label.ptr);
     fputs(",\"module\":", out);
-    jstr(out, ipe->module);
+    jstr(out, ipe->module.ptr);
     fputs(",\"srcloc\":", out);
-    jstr(out, ipe->srcloc);
+    jstr(out, ipe->srcloc.ptr);
     fputc('}', out);
 }
 

@@ -55,10 +55,7 @@ void profile_free(Profile *p)
     }
     free(p->bands);
     free(p->band_hash);
-    for (size_t i = 0; i < p->n_ipes; i++)
-        free(p->ipes[i].text);
-    free(p->ipes);
-    free(p->ipe_hash);
+    evr_ipe_table_free(&p->ipes);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
     free(p->markers);
@@ -356,105 +353,11 @@ void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, 
  * IPE descriptions (-hi)
  * ------------------------------------------------------------------- */
 
-static size_t addr_hash(uint64_t a)
+/* A -hi label names the IPE at the address it spells (eventlog/IpeTable.h,
+ * shared with strata-events). */
+const EvrIpe *profile_band_ipe(const Profile *p, const Band *b)
 {
-    a ^= a >> 31;
-    a *= 0x9e3779b97f4a7c15u;
-    a ^= a >> 29;
-    return (size_t)a;
-}
-
-static int ipe_hash_grow(Profile *p)
-{
-    size_t cap = p->ipe_hash_cap ? p->ipe_hash_cap * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return 0;
-    for (size_t i = 0; i < p->n_ipes; i++) {
-        size_t j = addr_hash(p->ipes[i].info) & (cap - 1);
-        while (h[j] != 0)
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(p->ipe_hash);
-    p->ipe_hash = h;
-    p->ipe_hash_cap = cap;
-    return 1;
-}
-
-static size_t *ipe_slot(const Profile *p, uint64_t info)
-{
-    size_t j = addr_hash(info) & (p->ipe_hash_cap - 1);
-    while (p->ipe_hash[j] != 0 && p->ipes[p->ipe_hash[j] - 1].info != info)
-        j = (j + 1) & (p->ipe_hash_cap - 1);
-    return &p->ipe_hash[j];
-}
-
-/* The first description of an address wins, as in strata-events. */
-void profile_ipe(Profile *p, uint64_t info, const char *const fields[6], const size_t lens[6])
-{
-    if (2 * (p->n_ipes + 1) >= p->ipe_hash_cap && !ipe_hash_grow(p)) {
-        p->out_of_memory = 1;
-        return;
-    }
-    size_t *slot = ipe_slot(p, info);
-    if (*slot != 0)
-        return;
-    if (p->n_ipes == p->ipes_cap) {
-        size_t cap = p->ipes_cap ? p->ipes_cap * 2 : 32;
-        Ipe *ni = realloc(p->ipes, cap * sizeof *ni);
-        if (ni == NULL) {
-            p->out_of_memory = 1;
-            return;
-        }
-        p->ipes = ni;
-        p->ipes_cap = cap;
-    }
-    size_t total = 0;
-    for (int k = 0; k < 6; k++)
-        total += lens[k] + 1;
-    char *text = malloc(total), *at = text;
-    if (text == NULL) {
-        p->out_of_memory = 1;
-        return;
-    }
-    const char *views[6];
-    for (int k = 0; k < 6; k++) {
-        memcpy(at, fields[k], lens[k]);
-        at[lens[k]] = '\0';
-        views[k] = at;
-        at += lens[k] + 1;
-    }
-    p->ipes[p->n_ipes] = (Ipe){ .info = info, .text = text, .table_name = views[0],
-                                .closure_desc = views[1], .ty_desc = views[2],
-                                .label = views[3], .module = views[4], .srcloc = views[5] };
-    *slot = ++p->n_ipes;
-}
-
-/* A -hi label names the IPE at the address it spells: "0x" and 1-16 hex
- * digits (as strata-events' Note [Naming -hi buckets]). */
-const Ipe *profile_band_ipe(const Profile *p, const Band *b)
-{
-    if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE || p->n_ipes == 0)
+    if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
         return NULL;
-    const char *l = b->label;
-    size_t len = strlen(l);
-    if (len < 3 || len > 18 || l[0] != '0' || l[1] != 'x')
-        return NULL;
-    uint64_t a = 0;
-    for (size_t i = 2; i < len; i++) {
-        char c = l[i];
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else
-            return NULL;
-        a = a << 4 | d;
-    }
-    size_t k = *ipe_slot(p, a);
-    return k ? &p->ipes[k - 1] : NULL;
+    return evr_ipe_table_find_label(&p->ipes, b->label, strlen(b->label));
 }

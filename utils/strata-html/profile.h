@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "IpeTable.h"
+
 #define TOOL_NAME "strata-html"
 #define TOOL_EXIT_OK 0
 #define TOOL_EXIT_FAIL 1
@@ -34,13 +36,6 @@ typedef struct Series {
 
 typedef enum SeriesFold { FOLD_SUM, FOLD_MAX } SeriesFold;
 
-/* One IPE event: the description of an info table (-hi). */
-typedef struct Ipe {
-    uint64_t info;
-    char *text;       /* owned: table name, closure desc, type, label, module,
-                         srcloc, each NUL-terminated, in that order */
-    const char *table_name, *closure_desc, *ty_desc, *label, *module, *srcloc;
-} Ipe;
 
 /* One band of the heap profile: a census label and its statistics over
  * every census (Note [Band statistics] in profile.c). */
@@ -98,11 +93,7 @@ typedef struct Profile {
     size_t n_bands, bands_cap;
     size_t *band_hash;              /* 1 + band index, 0 empty */
     size_t band_hash_cap;
-    /* IPE */
-    Ipe *ipes;
-    size_t n_ipes, ipes_cap;
-    size_t *ipe_hash;
-    size_t ipe_hash_cap;
+    EvrIpeTable ipes;               /* -hi: every IPE event, by address */
     /* Heap */
     Series heap_series[HEAP_SERIES_COUNT];
     double heap_max[HEAP_SERIES_COUNT][SERIES_BINS];
@@ -136,13 +127,12 @@ void profile_census_sample(Profile *p, const char *label, size_t len, uint64_t b
 void profile_census_end(Profile *p);
 void profile_heap(Profile *p, int which, uint64_t time_ns, uint64_t bytes);
 void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, int is_marker);
-void profile_ipe(Profile *p, uint64_t info, const char *const fields[6], const size_t lens[6]);
 void profile_time(Profile *p, uint64_t time_ns);
 char *profile_strdup(Profile *p, const char *s, size_t len);
 void profile_set_warning(Profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The IPE describing band b of a -hi profile, or NULL. */
-const Ipe *profile_band_ipe(const Profile *p, const Band *b);
+const EvrIpe *profile_band_ipe(const Profile *p, const Band *b);
 /* Band statistics at the end (Note [Band statistics]). */
 typedef struct BandStats {
     double integrated_byte_s, mean, stddev, slope, intercept, r2;
