@@ -18,6 +18,7 @@
 
 #include "EventLogReader.h"
 #include "IpeTable.h"
+#include "LabelIndex.h"
 
 /* ----------------------------------------------------------------------
  * A tiny eventlog writer
@@ -736,6 +737,33 @@ static void test_ipe_table(void **state)
     assert_null(evr_ipe_table_find(&t, 16));
 }
 
+/* Band labels numbered in first-seen order; equal only with equal bytes
+ * and length (a label may hold a NUL). */
+static void test_label_index(void **state)
+{
+    (void)state;
+    EvrLabelIndex ix = {0};
+    assert_int_equal(evr_label_find(&ix, "a", 1), EVR_NO_LABEL);
+    for (size_t i = 0; i < 500; i++) {   /* grows the hash several times */
+        char l[16];
+        int n = snprintf(l, sizeof l, "band%zu", i);
+        assert_int_equal(evr_label_find(&ix, l, (size_t)n), EVR_NO_LABEL);
+        assert_int_equal(evr_label_add(&ix, l, (size_t)n), i);
+    }
+    assert_int_equal(evr_label_find(&ix, "band0", 5), 0);
+    assert_int_equal(evr_label_find(&ix, "band499", 7), 499);
+    assert_int_equal(evr_label_find(&ix, "band49", 5), 4);   /* "band4": a prefix */
+    assert_int_equal(evr_label_add(&ix, "x\0y", 3), 500);
+    assert_int_equal(evr_label_add(&ix, "x", 1), 501);
+    assert_int_equal(evr_label_find(&ix, "x\0y", 3), 500);
+    assert_int_equal(ix.labels[500].len, 3);
+    assert_int_equal(ix.labels[501].ptr[1], '\0');   /* copies are NUL-terminated */
+    assert_string_equal(ix.labels[42].ptr, "band42");
+    evr_label_index_free(&ix);
+    assert_int_equal(ix.n, 0);
+    assert_int_equal(evr_label_find(&ix, "band0", 5), EVR_NO_LABEL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_eventlog_reader_truncation_every_offset),
         cmocka_unit_test(test_eventlog_reader_file_matches_memory),
         cmocka_unit_test(test_ipe_table),
+        cmocka_unit_test(test_label_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "IpeTable.h"
+#include "LabelIndex.h"
 #include "tool.h"
 
 #define SUMMARY_TOP 10
@@ -29,7 +30,7 @@
  */
 
 typedef struct Bucket {
-    char *label;               /* owned; not NUL-safe labels are cut at NUL */
+    const char *label;         /* the copy in Summary.labels; may hold NULs */
     size_t label_len;
     uint64_t peak_bytes;       /* largest residency in any census */
     uint64_t cur_bytes;        /* residency in the open census */
@@ -66,10 +67,9 @@ typedef struct Summary {
     int have_last_sample;      /* a census has been closed */
     uint64_t sample_time_ns;   /* time of the open census */
     uint64_t last_sample_time_ns;
+    EvrLabelIndex labels;      /* bucket i has label number i */
     Bucket *buckets;
     size_t n_buckets, buckets_capacity;
-    size_t *hash;              /* open addressing: 1 + bucket index, 0 = empty */
-    size_t hash_capacity;      /* power of two, > 2 * n_buckets */
     EvrIpeTable ipes;          /* every IPE event, by address */
     int have_heap_size, have_heap_live, have_blocks_size;
     uint64_t max_heap_size, max_heap_live, max_blocks_size;
@@ -85,44 +85,12 @@ typedef struct Summary {
  * Buckets
  * ------------------------------------------------------------------- */
 
-static size_t label_hash(const char *s, size_t n)
-{
-    size_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
-static int hash_grow(Summary *s)
-{
-    size_t cap = s->hash_capacity ? s->hash_capacity * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return 0;
-    for (size_t i = 0; i < s->n_buckets; i++) {
-        size_t j = label_hash(s->buckets[i].label, s->buckets[i].label_len) & (cap - 1);
-        while (h[j] != 0)
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(s->hash);
-    s->hash = h;
-    s->hash_capacity = cap;
-    return 1;
-}
-
 /* The bucket for label, created if new; NULL when out of memory. */
 static Bucket *bucket_get(Summary *s, EvrStr label)
 {
-    if (2 * (s->n_buckets + 1) >= s->hash_capacity && !hash_grow(s))
-        return NULL;
-    size_t j = label_hash(label.ptr, label.len) & (s->hash_capacity - 1);
-    while (s->hash[j] != 0) {
-        Bucket *b = &s->buckets[s->hash[j] - 1];
-        if (b->label_len == label.len && memcmp(b->label, label.ptr, label.len) == 0)
-            return b;
-        j = (j + 1) & (s->hash_capacity - 1);
-    }
+    size_t i = evr_label_find(&s->labels, label.ptr, label.len);
+    if (i != EVR_NO_LABEL)
+        return &s->buckets[i];
     if (s->n_buckets == s->buckets_capacity) {
         size_t cap = s->buckets_capacity ? s->buckets_capacity * 2 : 32;
         Bucket *nb = realloc(s->buckets, cap * sizeof *nb);
@@ -131,14 +99,12 @@ static Bucket *bucket_get(Summary *s, EvrStr label)
         s->buckets = nb;
         s->buckets_capacity = cap;
     }
-    char *copy = malloc(label.len + 1);
-    if (copy == NULL)
+    i = evr_label_add(&s->labels, label.ptr, label.len);
+    if (i == EVR_NO_LABEL)
         return NULL;
-    memcpy(copy, label.ptr, label.len);
-    copy[label.len] = '\0';
-    s->buckets[s->n_buckets] = (Bucket){ .label = copy, .label_len = label.len };
-    s->hash[j] = ++s->n_buckets;
-    return &s->buckets[s->n_buckets - 1];
+    s->buckets[i] = (Bucket){ .label = s->labels.labels[i].ptr, .label_len = label.len };
+    s->n_buckets++;
+    return &s->buckets[i];
 }
 
 /* Closes the open census: see Note [Integrated size]. */
@@ -306,13 +272,11 @@ static void summary_add(Summary *s, const EvrEvent *ev)
 
 static void summary_free(Summary *s)
 {
-    for (size_t i = 0; i < s->n_buckets; i++)
-        free(s->buckets[i].label);
+    evr_label_index_free(&s->labels);
     for (size_t i = 0; i < s->n_markers; i++)
         free(s->markers[i].name);
     evr_ipe_table_free(&s->ipes);
     free(s->buckets);
-    free(s->hash);
     free(s->markers);
     free(s->args);
     free(s->rts_id);

@@ -49,12 +49,10 @@ void profile_free(Profile *p)
     free(p->rts_id);
     free(p->date);
     free(p->touched);
-    for (size_t i = 0; i < p->n_bands; i++) {
-        free(p->bands[i].label);
+    for (size_t i = 0; i < p->n_bands; i++)
         free(p->bands[i].bins);
-    }
     free(p->bands);
-    free(p->band_hash);
+    evr_label_index_free(&p->labels);
     evr_ipe_table_free(&p->ipes);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
@@ -97,33 +95,6 @@ void profile_time(Profile *p, uint64_t time_ns)
  * Bands
  * ------------------------------------------------------------------- */
 
-static size_t text_hash(const char *s, size_t n)
-{
-    size_t h = 14695981039346656037u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
-}
-
-static int band_hash_grow(Profile *p)
-{
-    size_t cap = p->band_hash_cap ? p->band_hash_cap * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return 0;
-    for (size_t i = 0; i < p->n_bands; i++) {
-        const char *l = p->bands[i].label;
-        size_t j = text_hash(l, strlen(l)) & (cap - 1);
-        while (h[j] != 0)
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(p->band_hash);
-    p->band_hash = h;
-    p->band_hash_cap = cap;
-    return 1;
-}
-
 /* The band for label (cut at its first NUL), created if new; NULL when
  * out of memory. */
 static Band *band_get(Profile *p, const char *label, size_t len)
@@ -131,15 +102,9 @@ static Band *band_get(Profile *p, const char *label, size_t len)
     const char *nul = memchr(label, '\0', len);
     if (nul != NULL)
         len = (size_t)(nul - label);
-    if (2 * (p->n_bands + 1) >= p->band_hash_cap && !band_hash_grow(p))
-        return NULL;
-    size_t j = text_hash(label, len) & (p->band_hash_cap - 1);
-    while (p->band_hash[j] != 0) {
-        Band *b = &p->bands[p->band_hash[j] - 1];
-        if (strncmp(b->label, label, len) == 0 && b->label[len] == '\0')
-            return b;
-        j = (j + 1) & (p->band_hash_cap - 1);
-    }
+    size_t i = evr_label_find(&p->labels, label, len);
+    if (i != EVR_NO_LABEL)
+        return &p->bands[i];
     if (p->n_bands == p->bands_cap) {
         size_t cap = p->bands_cap ? p->bands_cap * 2 : 32;
         Band *nb = realloc(p->bands, cap * sizeof *nb);
@@ -148,16 +113,17 @@ static Band *band_get(Profile *p, const char *label, size_t len)
         p->bands = nb;
         p->bands_cap = cap;
     }
-    char *copy = profile_strdup(p, label, len);
     double *bins = calloc(SERIES_BINS, sizeof *bins);
-    if (copy == NULL || bins == NULL) {
-        free(copy);
+    if (bins == NULL)
+        return NULL;
+    i = evr_label_add(&p->labels, label, len);
+    if (i == EVR_NO_LABEL) {
         free(bins);
         return NULL;
     }
-    p->bands[p->n_bands] = (Band){ .label = copy, .bins = bins };
-    p->band_hash[j] = ++p->n_bands;
-    return &p->bands[p->n_bands - 1];
+    p->bands[i] = (Band){ .label = p->labels.labels[i].ptr, .bins = bins };
+    p->n_bands++;
+    return &p->bands[i];
 }
 
 static void fold_bands(void *ctx)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "IpeTable.h"
+#include "LabelIndex.h"
 
 #define TOOL_NAME "strata-html"
 #define TOOL_EXIT_OK 0
@@ -40,7 +41,7 @@ typedef enum SeriesFold { FOLD_SUM, FOLD_MAX } SeriesFold;
 /* One band of the heap profile: a census label and its statistics over
  * every census (Note [Band statistics] in profile.c). */
 typedef struct Band {
-    char *label;            /* owned, NUL-terminated (labels are cut at a NUL) */
+    const char *label;      /* the copy in Profile.labels (labels are cut at a NUL) */
     double area_byte_ns;    /* integrated size so far */
     double sum_y, sum_y2, sum_ty;   /* bytes, bytes^2, seconds*bytes */
     uint64_t peak_bytes;
@@ -89,10 +90,9 @@ typedef struct Profile {
     size_t n_touched, touched_cap;
     double sum_t, sum_t2;           /* over censuses, seconds */
     Series census_series;
+    EvrLabelIndex labels;           /* band i has label number i */
     Band *bands;
     size_t n_bands, bands_cap;
-    size_t *band_hash;              /* 1 + band index, 0 empty */
-    size_t band_hash_cap;
     EvrIpeTable ipes;               /* -hi: every IPE event, by address */
     /* Heap */
     Series heap_series[HEAP_SERIES_COUNT];
