@@ -103,17 +103,26 @@ static const char *file_name(Walk *w, Dwarf_Unsigned file_no)
  * Attributes
  * ---------------------------------------------------------------------- */
 
+/* Attribute name of die into *a (to be deallocated); false if absent, or
+ * on an error, which fails the walk naming what. */
+static bool attr_find(Walk *w, Dwarf_Die die, Dwarf_Half name, Dwarf_Attribute *a,
+                      const char *what)
+{
+    Dwarf_Error err = NULL;
+    int res = dwarf_attr(die, name, a, &err);
+    if (res == DW_DLV_ERROR)
+        walk_fail(w, what, err);
+    return res == DW_DLV_OK;
+}
+
 /* An attribute's unsigned value; false if absent or not a constant. */
 static bool attr_udata(Walk *w, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *out)
 {
     Dwarf_Attribute a;
-    Dwarf_Error err = NULL;
-    int res = dwarf_attr(die, name, &a, &err);
-    if (res == DW_DLV_ERROR)
-        walk_fail(w, "reading an attribute", err);
-    if (res != DW_DLV_OK)
+    if (!attr_find(w, die, name, &a, "reading an attribute"))
         return false;
-    res = dwarf_formudata(a, out, &err);
+    Dwarf_Error err = NULL;
+    int res = dwarf_formudata(a, out, &err);
     if (res == DW_DLV_ERROR) {
         /* DWARF 5's DW_FORM_implicit_const (gcc uses it for the lines of
          * runs of similar declarations) is signed: formudata refuses it. */
@@ -135,13 +144,10 @@ static bool attr_udata(Walk *w, Dwarf_Die die, Dwarf_Half name, Dwarf_Unsigned *
 static bool attr_string(Walk *w, Dwarf_Die die, Dwarf_Half name, char **out)
 {
     Dwarf_Attribute a;
-    Dwarf_Error err = NULL;
-    int res = dwarf_attr(die, name, &a, &err);
-    if (res == DW_DLV_ERROR)
-        walk_fail(w, "reading an attribute", err);
-    if (res != DW_DLV_OK)
+    if (!attr_find(w, die, name, &a, "reading an attribute"))
         return false;
-    res = dwarf_formstring(a, out, &err);
+    Dwarf_Error err = NULL;
+    int res = dwarf_formstring(a, out, &err);
     if (res == DW_DLV_ERROR)
         dwarf_dealloc_error(w->dbg, err);
     dwarf_dealloc_attribute(a);
@@ -254,10 +260,7 @@ static void index_variable(Walk *w, Dwarf_Die die)
     }
     if (artificial)
         return;
-    res = dwarf_attr(die, DW_AT_location, &a, &err);
-    if (res == DW_DLV_ERROR)
-        walk_fail(w, "reading a variable's location", err);
-    if (res != DW_DLV_OK)
+    if (!attr_find(w, die, DW_AT_location, &a, "reading a variable's location"))
         return;
     Dwarf_Half form = 0;
     Dwarf_Unsigned len = 0;
