@@ -103,7 +103,7 @@ void roots_exit(void)
 StgClosure **strata_roots_push_slow(const StgRootSite *site, StgWord n)
 {
     if (strata_regs.sp_base == NULL) {
-        rts_error("strata: STRATA_ROOTS used before hs_init or after hs_exit (in %s, %s:%d)",
+        rts_error("STRATA_ROOTS used before hs_init or after hs_exit (in %s, %s:%d)",
                   site->func, site->file, site->line);
         abort();
     }

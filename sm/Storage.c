@@ -218,9 +218,18 @@ static bool nursery_next_block(void)
 
 void storage_retire_alloc_blocks(void)
 {
-    /* The next allocation takes the slow path, which starts a new block. */
-    if (storage_nursery.current != NULL)
-        strata_regs.hp_lim = strata_regs.hp;
+    BlockDesc *cur = storage_nursery.current;
+    if (cur != NULL) {
+        if (strata_regs.hp == cur->start)
+            /* Nothing allocated here yet (a GC has just reset the nursery,
+             * say): restamp the block now, since the slow path that ran
+             * the GC allocates at hp without another look at the era. */
+            nursery_enter_block(cur);
+        else
+            /* The next allocation takes the slow path, which starts a new
+             * block. */
+            strata_regs.hp_lim = strata_regs.hp;
+    }
     storage_retire_pinned_block();
 }
 
@@ -312,7 +321,7 @@ static bool serve_attention(void)
 StgPtr strata_alloc_slow(StgWord n_words)
 {
     if (STRATA_UNLIKELY(storage_nursery.current == NULL)) {
-        rts_error("strata: heap allocation before hs_init or after hs_exit (words=%lu)",
+        rts_error("heap allocation before hs_init or after hs_exit (words=%lu)",
                   (unsigned long)n_words);
         abort();
     }

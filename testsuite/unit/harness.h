@@ -152,6 +152,9 @@ static inline void harness_expect_failure(void (*fn)(void), int want_status, int
     }
     if (strstr(buf, want) == NULL)
         fail_msg("child's stderr lacks \"%s\":\n%s", want, buf);
+    /* Messages carry the program's name once (rts_error adds it). */
+    if (strstr(buf, "strata: strata:") != NULL)
+        fail_msg("child's stderr names the program twice:\n%s", buf);
 }
 
 #endif /* STRATA_TEST_HARNESS_H */

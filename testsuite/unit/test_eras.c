@@ -127,6 +127,39 @@ static void test_eras_automatic_increment_per_major_gc(void **state)
     assert_int_equal(getUserEra(), 0);
 }
 
+/* .inv.block-era on every allocation path, checked at the allocation
+ * itself: the era current when strata_alloc_* returns is the era of the
+ * block the object lands in, including when that allocation ran the GC
+ * whose automatic increment changed the era, and when the ticker asked
+ * for a census.  Each major GC here (-G1: every GC is major) advances the
+ * era while the nursery is fresh. */
+static void check_alloc_era(StgClosure *c, const char *path, int step)
+{
+    if (Bdescr(c)->era != getUserEra())
+        fail_msg("%s allocation %d landed in a block of era %lu while era %lu was current",
+                 path, step, (unsigned long)Bdescr(c)->era, (unsigned long)getUserEra());
+}
+
+static void test_eras_every_allocation_path_takes_the_current_era(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-G1", "--automatic-era-increment", "-hT", "-i0.001", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    for (int step = 0; step < 40000; step++) {
+        StgClosure *c = born(&r[0]);
+        check_alloc_era(c, "small", step);
+        r[0] = c;
+        if (step % 997 == 0)
+            check_alloc_era(strata_alloc_bytes(LARGE_OBJECT_THRESHOLD), "large", step);
+        if (step % 1009 == 0)
+            check_alloc_era(strata_alloc_pinned_bytes(64), "pinned", step);
+        if (step % 500 == 0)
+            r[0] = NULL;
+    }
+    STRATA_ROOTS_POP(r);
+    assert_true(getUserEra() > 20);   /* many major GCs advanced it */
+}
+
 static void test_eras_no_increment_without_flag(void **state)
 {
     (void)state;
@@ -143,6 +176,8 @@ int main(void)
         cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
         cmocka_unit_test_teardown(test_eras_automatic_increment_per_major_gc, teardown),
         cmocka_unit_test_teardown(test_eras_no_increment_without_flag, teardown),
+        cmocka_unit_test_teardown(test_eras_every_allocation_path_takes_the_current_era,
+                                  teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
