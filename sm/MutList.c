@@ -10,11 +10,16 @@
 #include "BlockAlloc.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "WordMap.h"
 #include "strata/Alloc.h"
 
 StgClosure **static_roots = NULL;
 StgWord static_roots_count = 0;
 static StgWord static_roots_capacity = 0;
+/* The closures on static_roots, so that each is a root at most once: the
+ * collector cleans a static mutable variable like any other, and the next
+ * write dirties it (and calls static_roots_add) again. */
+static WordMap static_roots_set;
 
 /* ----------------------------------------------------------------------
  * Mutable lists
@@ -44,6 +49,10 @@ void mut_list_free(BlockDesc *list)
 
 void static_roots_add(StgClosure *p)
 {
+    bool found;
+    (void)word_map_slot(&static_roots_set, (uint64_t)(uintptr_t)p, &found);
+    if (found)
+        return;
     if (static_roots_count == static_roots_capacity) {
         StgWord cap = static_roots_capacity ? 2 * static_roots_capacity : 64;
         StgClosure **n = realloc(static_roots, cap * sizeof *n);
@@ -59,6 +68,7 @@ void static_roots_add(StgClosure *p)
 void mut_list_exit(void)
 {
     free(static_roots);
+    word_map_free(&static_roots_set);
     static_roots = NULL;
     static_roots_count = static_roots_capacity = 0;
 }

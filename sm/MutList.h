@@ -28,8 +28,9 @@ void mut_list_record(Generation *g, StgClosure *p);
 /* Frees the blocks of a mutable list. */
 void mut_list_free(BlockDesc *list);
 
-/* Records a static closure that now points into the heap.  Static roots
- * stay on the list for the rest of the run. */
+/* Records a static closure that now points into the heap, once: a closure
+ * already on the list is not added again.  Static roots stay on the list
+ * for the rest of the run. */
 void static_roots_add(StgClosure *p);
 extern StgClosure **static_roots;
 extern StgWord static_roots_count;

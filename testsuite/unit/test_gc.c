@@ -11,6 +11,7 @@
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
 #include "MBlock.h"
+#include "MutList.h"
 #include "Sanity.h"
 #include "Stats.h"
 #include "Storage.h"
@@ -538,6 +539,27 @@ static void test_gc_static_closures_are_roots(void **state)
     check_list(strata_eval((StgClosure *)&caf_closure), 0, 50);
 }
 
+/* A static mutable variable written between minor GCs is cleaned by each
+ * GC and dirtied by the next write: it stays one root, not one per write
+ * (each duplicate made every later GC scan it again). */
+static StgMutVar rewritten_static_var = {&stg_MUT_VAR_CLEAN_info, NULL};
+
+static void test_gc_static_root_is_listed_once(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    StgClosure *var = (StgClosure *)&rewritten_static_var;
+    for (int i = 0; i < 3000; i++) {
+        strata_mut_var_write(var, mk_int((StgWord)i));
+        strata_perform_gc(0);
+    }
+    StgWord listed = 0;
+    for (StgWord i = 0; i < static_roots_count; i++)
+        listed += static_roots[i] == var;
+    assert_int_equal(listed, 1);
+    assert_int_equal(STRATA_WORD(STRATA_MUT_VAR_READ(var), 0), 2999);
+}
+
 /* ----------------------------------------------------------------------
  * The heap limit
  * ---------------------------------------------------------------------- */
@@ -580,6 +602,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_apply_function_closure, teardown),
         cmocka_unit_test(test_gc_apply_wrong_arity_is_reported),
         cmocka_unit_test_teardown(test_gc_static_closures_are_roots, teardown),
+        cmocka_unit_test_teardown(test_gc_static_root_is_listed_once, teardown),
         cmocka_unit_test(test_gc_heap_overflow_exits_251),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
