@@ -258,6 +258,8 @@ void storage_request_attention(void)
 
 static StgPtr alloc_large(StgWord n_words)
 {
+    if (n_words > storage_max_object_words())
+        storage_alloc_too_large("an object", n_words, "words");
     serve_attention();
     maybe_collect_for_large();
     StgWord bytes = n_words * WORD_SIZE;
@@ -397,6 +399,30 @@ static StgPtr alloc_pinned(StgWord n_words)
  * Object constructors
  * ---------------------------------------------------------------------- */
 
+/* Note [Object sizes are checked]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A size that came from a negative int reaches us as a number near 2^64,
+ * and rounding it up to words or adding a header wraps it to a small one:
+ * the object would then claim more bytes than it has.  So every
+ * constructor that takes a size compares it with the largest object the
+ * heap's reservation could hold before any arithmetic, and reports an
+ * impossible request as a heap overflow naming the size asked for (exit
+ * 251, as a request the OS refuses).  Below that bound, none of the size
+ * computations here can wrap. */
+StgWord storage_max_object_words(void)
+{
+    return (StgWord)(mblock_heap_end - mblock_heap_base) / WORD_SIZE;
+}
+
+void storage_alloc_too_large(const char *what, StgWord n, const char *unit)
+{
+    rts_error("heap overflow: %s of %lu %s was asked for, more than the heap can ever hold "
+              "(the largest object is %lu bytes)",
+              what, (unsigned long)n, unit,
+              (unsigned long)(storage_max_object_words() * WORD_SIZE));
+    rts_shutdown_and_exit(251);
+}
+
 static StgClosure *init_arr_words(StgPtr p, StgWord n_bytes)
 {
     StgArrBytes *a = (StgArrBytes *)p;
@@ -406,14 +432,22 @@ static StgClosure *init_arr_words(StgPtr p, StgWord n_bytes)
     return (StgClosure *)a;
 }
 
+/* Words of a byte array of n_bytes, or an overflow report. */
+static StgWord arr_words_size(const char *what, StgWord n_bytes)
+{
+    if (n_bytes / WORD_SIZE > storage_max_object_words())
+        storage_alloc_too_large(what, n_bytes, "bytes");
+    return 2 + ROUND_UP_WORDS(n_bytes);
+}
+
 StgClosure *strata_alloc_bytes(StgWord n_bytes)
 {
-    return init_arr_words(strata_alloc_words(2 + ROUND_UP_WORDS(n_bytes)), n_bytes);
+    return init_arr_words(strata_alloc_words(arr_words_size("a byte array", n_bytes)), n_bytes);
 }
 
 StgClosure *strata_alloc_pinned_bytes(StgWord n_bytes)
 {
-    return init_arr_words(alloc_pinned(2 + ROUND_UP_WORDS(n_bytes)), n_bytes);
+    return init_arr_words(alloc_pinned(arr_words_size("a pinned byte array", n_bytes)), n_bytes);
 }
 
 StgClosure *strata_alloc_mut_var(void)
@@ -426,6 +460,8 @@ StgClosure *strata_alloc_mut_var(void)
 
 StgClosure *strata_alloc_mut_array(StgWord n)
 {
+    if (n > storage_max_object_words())
+        storage_alloc_too_large("a mutable array", n, "elements");
     StgWord card_words = ROUND_UP_WORDS(mut_arr_ptrs_cards(n));
     StgMutArrPtrs *a = (StgMutArrPtrs *)strata_alloc_words(3 + n + card_words);
     a->info = &stg_MUT_ARR_PTRS_CLEAN_info;

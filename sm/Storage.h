@@ -103,6 +103,12 @@ void dbl_link_remove(BlockDesc *bd, BlockDesc **list);
 /* Ends the program with "heap overflow" (+RTS -M exceeded). */
 _Noreturn void storage_heap_overflow(StgWord needed_bytes);
 
+/* The largest object the heap's reservation could hold, in words, and the
+ * report (exit 251) for a request above it: what ("a byte array"), the
+ * size asked for and its unit.  See Note [Object sizes are checked]. */
+StgWord storage_max_object_words(void);
+_Noreturn void storage_alloc_too_large(const char *what, StgWord n, const char *unit);
+
 /* Hook run when an allocation finds hp_lim == NULL (an attention request
  * from the timer or the debugger); NULL when nobody asks for attention. */
 extern void (*storage_attention_handler)(void);

@@ -579,6 +579,40 @@ static void test_gc_heap_overflow_exits_251(void **state)
     harness_expect_failure(run_until_overflow, 251, 0, "heap overflow");
 }
 
+/* Sizes near 2^64 (a negative int passed as a length) must not wrap to a
+ * small object: each is a heap overflow naming the size asked for. */
+static int huge_case;
+
+static void alloc_huge(void)
+{
+    harness_start("-A64k", NULL);
+    switch (huge_case) {
+    case 0: (void)strata_alloc_bytes(SIZE_MAX); break;
+    case 1: (void)strata_alloc_pinned_bytes(SIZE_MAX); break;
+    case 2: (void)strata_alloc_bytes(SIZE_MAX - 7); break;
+    case 3: (void)strata_alloc_mut_array(SIZE_MAX); break;
+    case 4: (void)strata_alloc_mut_array((StgWord)1 << 61); break;
+    case 5: (void)strata_alloc_words(SIZE_MAX / 4); break;
+    }
+    fprintf(stderr, "allocated\n");
+    _exit(0);
+}
+
+static void test_gc_huge_sizes_are_heap_overflows(void **state)
+{
+    (void)state;
+    static const char *const want[] = {
+        "heap overflow: a byte array of 18446744073709551615 bytes was asked for",
+        "heap overflow: a pinned byte array of 18446744073709551615 bytes was asked for",
+        "heap overflow: a byte array of 18446744073709551608 bytes was asked for",
+        "heap overflow: a mutable array of 18446744073709551615 elements was asked for",
+        "heap overflow: a mutable array of 2305843009213693952 elements was asked for",
+        "heap overflow: an object of 4611686018427387903 words was asked for",
+    };
+    for (huge_case = 0; huge_case < 6; huge_case++)
+        harness_expect_failure(alloc_huge, 251, 0, want[huge_case]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -604,6 +638,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_static_closures_are_roots, teardown),
         cmocka_unit_test_teardown(test_gc_static_root_is_listed_once, teardown),
         cmocka_unit_test(test_gc_heap_overflow_exits_251),
+        cmocka_unit_test(test_gc_huge_sizes_are_heap_overflows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
