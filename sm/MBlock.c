@@ -486,6 +486,12 @@ StgWord mblock_return_free(StgWord keep)
  * Counters
  * ----------------------------------------------------------------------- */
 
+bool mblock_holds(const void *p)
+{
+    return mb_state != NULL && heap_alloced(p) && mb_index(p) < n_total &&
+           mb_state[mb_index(p)] == MB_IN_USE;
+}
+
 StgWord mblock_n_in_use(void) { return n_in_use; }
 StgWord mblock_n_free(void) { return n_free; }
 StgWord mblock_n_hw(void) { return n_hw; }

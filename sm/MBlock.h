@@ -55,6 +55,10 @@ void mblock_free_group(void *mb, StgWord n);
  * the OS refuses, it stops early and returns the number done so far. */
 StgWord mblock_return_free(StgWord keep);
 
+/* True iff p lies in a megablock the block allocator holds now (so its
+ * memory is committed and its block descriptors are meaningful). */
+bool mblock_holds(const void *p);
+
 StgWord mblock_n_in_use(void);       /* held by the block allocator */
 StgWord mblock_n_free(void);         /* committed but free */
 StgWord mblock_n_hw(void);           /* high-water mark of in_use + free */

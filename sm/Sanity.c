@@ -22,6 +22,7 @@
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
 #include "Eras.h"
+#include "os/Image.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
@@ -145,9 +146,20 @@ static bool is_remembered(const StgClosure *c)
     return lo < n_remembered && remembered[lo] == key;
 }
 
+/* Note [The checker reads only what it has proved readable]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The checker exists for heaps that are broken, so no word it finds may be
+ * trusted as an address until it is proved to be one: a heap address must
+ * lie in a megablock the allocator holds (mblock_holds) and in a block on
+ * a heap list; a static closure or info table must lie in a readable
+ * segment of the loaded program or a library (os_image_contains).  A word
+ * that is neither is reported with the object and field it came from; it
+ * is never read through, so a stray integer in a pointer field or an
+ * object that runs onto garbage ends in a message, not a SIGSEGV. */
 static bool info_is_valid(const StgInfoTable *info)
 {
-    if (info == NULL || ((StgWord)info & (sizeof(void *) - 1)) != 0 || heap_alloced(info))
+    if (info == NULL || ((StgWord)info & (sizeof(void *) - 1)) != 0 || heap_alloced(info) ||
+        !os_image_contains(info, sizeof *info))
         return false;
     return info->type > INVALID_OBJECT && info->type < N_CLOSURE_TYPES;
 }
@@ -167,11 +179,17 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
         fail("misaligned pointer (object=%p %s, field=%lu, value=%p)", (void *)c,
              describe_type(c), (unsigned long)field, (void *)p);
     if (!heap_alloced(p)) {
+        if (!os_image_contains(p, sizeof(StgClosure)))
+            fail("pointer to neither the heap nor a static closure (object=%p %s, field=%lu, "
+                 "value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
         if (!info_is_valid(p->info))
             fail("pointer to a static closure with a bad info table (object=%p %s, field=%lu, "
                  "value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
         return;
     }
+    if (!mblock_holds(p))
+        fail("pointer into heap address space the allocator does not hold (object=%p %s, "
+             "field=%lu, value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
     BlockDesc *bd = Bdescr(p);
     if (!(bd->flags & BF_KNOWN))
         fail("pointer into a block that is not in the heap: from-space or freed "

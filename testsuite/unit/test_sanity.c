@@ -7,6 +7,7 @@
 #include "harness.h"
 
 #include "BlockAlloc.h"
+#include "MBlock.h"
 #include "Sanity.h"
 #include "Storage.h"
 
@@ -156,6 +157,70 @@ static void test_sanity_runs_around_every_gc_with_dS(void **state)
     harness_expect_failure(corrupt_via_dS, 0, SIGABRT, "sanity check failed (before GC)");
 }
 
+/* A word that is no address at all, stored in a pointer field: the checker
+ * must say so, not read through it.  Under -DS, as a user would meet it. */
+static StgWord stray_word;
+
+static void corrupt_stray_word_in_field(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    StgClosure **r = old_pair();
+    STRATA_FIELD(r[0], 0) = (StgClosure *)stray_word;
+    for (;;)
+        (void)mk_int(0);
+}
+
+static void test_sanity_catches_integer_in_pointer_field(void **state)
+{
+    (void)state;
+    stray_word = 0x1000;   /* aligned, below any mapping */
+    harness_expect_failure(corrupt_stray_word_in_field, 0, SIGABRT,
+                           "pointer to neither the heap nor a static closure");
+    stray_word = 0x7ffffffff000;   /* aligned, likely unmapped near the stack */
+    harness_expect_failure(corrupt_stray_word_in_field, 0, SIGABRT,
+                           "pointer to neither the heap nor a static closure");
+}
+
+static void corrupt_heap_word_in_field(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    StgClosure **r = old_pair();
+    /* Inside the reservation, in a megablock never handed out. */
+    STRATA_FIELD(r[0], 0) = (StgClosure *)(mblock_heap_end - MBLOCK_SIZE + FIRST_BLOCK_OFF);
+    for (;;)
+        (void)mk_int(0);
+}
+
+static void test_sanity_catches_pointer_to_unheld_heap(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_heap_word_in_field, 0, SIGABRT,
+                           "heap address space the allocator does not hold");
+}
+
+/* A byte array whose length is cut short: the walk goes on into its
+ * payload and meets an aligned garbage word where an info pointer
+ * should be. */
+static void corrupt_object_runs_onto_garbage(void)
+{
+    harness_start("-A8k", NULL);
+    static const StgRootSite site = {"corrupt_object_runs_onto_garbage", __FILE__, __LINE__};
+    StgClosure **r = strata_roots_push(&site, 1);
+    r[0] = strata_alloc_bytes(64);
+    StgWord *payload = STRATA_BYTES_PTR(r[0]);
+    for (int i = 0; i < 8; i++)
+        payload[i] = 0x1000;
+    ((StgArrBytes *)r[0])->bytes = 8;   /* the object now ends at payload[1] */
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_object_running_onto_garbage(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_object_runs_onto_garbage, 0, SIGABRT,
+                           "bad info pointer (object=");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +232,9 @@ int main(void)
         cmocka_unit_test(test_sanity_catches_wrong_generation),
         cmocka_unit_test(test_sanity_catches_leaked_blocks),
         cmocka_unit_test(test_sanity_runs_around_every_gc_with_dS),
+        cmocka_unit_test(test_sanity_catches_integer_in_pointer_field),
+        cmocka_unit_test(test_sanity_catches_pointer_to_unheld_heap),
+        cmocka_unit_test(test_sanity_catches_object_running_onto_garbage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
