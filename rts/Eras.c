@@ -5,6 +5,7 @@
  */
 #include "Eras.h"
 
+#include "Messages.h"
 #include "RtsFlags.h"
 #include "Storage.h"
 #include "strata/Api.h"
@@ -32,9 +33,30 @@ StgWord getUserEra(void)
     return (StgWord)storage_current_era;
 }
 
+/* Advances the era by `by`, refusing a step past the largest era: a
+ * wrapped era would read as 0, "not counted", and silently hide every
+ * later object from -he.  The era then stays where it is, and the refusal
+ * is reported once a run (the automatic increment would repeat it at
+ * every major GC). */
+static bool era_overflow_reported;
+
+static void era_advance(const char *who, uint64_t by)
+{
+    if (by > UINT64_MAX - storage_current_era) {
+        if (era_overflow_reported)
+            return;
+        era_overflow_reported = true;
+        rts_error("%s: the era cannot pass %llu (era=%llu, by=%llu); it stays %llu", who,
+                  (unsigned long long)UINT64_MAX, (unsigned long long)storage_current_era,
+                  (unsigned long long)by, (unsigned long long)storage_current_era);
+        return;
+    }
+    era_change(storage_current_era + by);
+}
+
 StgWord incrementUserEra(StgWord by)
 {
-    era_change(storage_current_era + by);
+    era_advance("incrementUserEra", by);
     return (StgWord)storage_current_era;
 }
 
@@ -46,6 +68,7 @@ uint64_t eras_max_seen(void)
 void eras_reset(void)
 {
     max_era_seen = 1;
+    era_overflow_reported = false;
 }
 
 /* --automatic-era-increment: one era per major GC, unless the user has
@@ -54,5 +77,5 @@ void eras_after_gc(unsigned collected_gen, bool major)
 {
     (void)collected_gen;
     if (major && rts_flags.automatic_era_increment && storage_current_era > 0)
-        era_change(storage_current_era + 1);
+        era_advance("--automatic-era-increment", 1);
 }

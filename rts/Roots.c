@@ -129,14 +129,46 @@ static const StgRootSite *frame_site(StgPtr f)
     return (const StgRootSite *)f[0];
 }
 
+/* Calls visit on every pushed frame's site, newest first. */
+static void for_each_frame_newest_first(void (*visit)(const StgRootSite *site, void *arg),
+                                        void *arg)
+{
+    roots_sync_stack();
+    for (StgStack *s = roots_current_stack(); s != NULL; s = s->prev) {
+        /* Frames can only be found forwards from the chunk's start;
+         * walking again for each frame keeps this free of allocation
+         * (it runs on error paths only). */
+        for (StgPtr end = s->sp; end > s->stack;) {
+            StgPtr f = s->stack, last = f;
+            while (f < end) {
+                last = f;
+                f += ROOT_FRAME_HEADER_WORDS + f[1];
+            }
+            visit(frame_site(last), arg);
+            end = last;
+        }
+    }
+}
+
+static void keep_first_site(const StgRootSite *site, void *arg)
+{
+    const StgRootSite **newest = arg;
+    if (*newest == NULL)
+        *newest = site;
+}
+
 void strata_roots_pop_slow(StgPtr f)
 {
     StgPtr end = f + ROOT_FRAME_HEADER_WORDS + f[1];
     if (end != strata_regs.sp || f < strata_regs.sp_base) {
-        const StgRootSite *site = frame_site(f);
+        const StgRootSite *site = frame_site(f), *newest = NULL;
+        for_each_frame_newest_first(keep_first_site, &newest);
+        if (newest == NULL)
+            newest = &(const StgRootSite){"(no frame)", "?", 0};
         rts_panic("local roots popped out of order: the frame pushed in %s (%s:%d) "
-                  "is not the newest frame",
-                  site->func, site->file, site->line);
+                  "is not the newest frame; the newest, pushed in %s (%s:%d), was not popped",
+                  site->func, site->file, site->line, newest->func, newest->file,
+                  newest->line);
     }
     StgStack *cur = roots_current_stack();
     if (f != strata_regs.sp_base || cur->prev == NULL) {
@@ -150,4 +182,34 @@ void strata_roots_pop_slow(StgPtr f)
     storage_main_tso->spare_stack = cur;
     storage_main_tso->stack = older;
     regs_enter_chunk(older);
+}
+
+/* ----------------------------------------------------------------------
+ * Frames left at exit
+ * ---------------------------------------------------------------------- */
+
+static void count_frame(const StgRootSite *site, void *arg)
+{
+    (void)site;
+    ++*(StgWord *)arg;
+}
+
+static void report_frame(const StgRootSite *site, void *arg)
+{
+    (void)arg;
+    rts_error("hs_exit:   pushed in %s (%s:%d)", site->func, site->file, site->line);
+}
+
+StgWord roots_report_pushed_frames(void)
+{
+    if (strata_regs.sp_base == NULL)
+        return 0;
+    StgWord n = 0;
+    for_each_frame_newest_first(count_frame, &n);
+    if (n == 0)
+        return 0;
+    rts_error("hs_exit: %lu local-root frame%s still pushed (each STRATA_ROOTS needs its "
+              "STRATA_ROOTS_POP), newest first:", (unsigned long)n, n == 1 ? " is" : "s are");
+    for_each_frame_newest_first(report_frame, NULL);
+    return n;
 }

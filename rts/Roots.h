@@ -20,4 +20,9 @@ StgStack *roots_current_stack(void);
  * the chunk's frames are exactly [stack, sp). */
 void roots_sync_stack(void);
 
+/* Reports each local-root frame still pushed, newest first, with the
+ * function, file and line that pushed it; returns how many there were.
+ * hs_exit calls it: a frame left pushed is a missing STRATA_ROOTS_POP. */
+StgWord roots_report_pushed_frames(void);
+
 #endif /* STRATA_RTS_ROOTS_H */

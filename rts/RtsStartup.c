@@ -177,6 +177,7 @@ void hs_exit(void)
     }
     if (--init_count > 0)
         return;
+    (void)roots_report_pushed_frames();
     debug_server_stop();   /* no client sees the heap being torn down */
     stats_start_exit();
     prof_heap_exit();   /* the final census, before the eventlog closes */

@@ -88,8 +88,33 @@ void mut_list_remember(StgClosure *p)
  * The public write barriers
  * ---------------------------------------------------------------------- */
 
+/* A barriered access to something that is not what the call works on:
+ * the barrier would record a non-mutable object, or the index check read
+ * a length the object does not have. */
+_Noreturn static void not_mutable(const char *fn, const char *want, const StgClosure *c)
+{
+    if (c == NULL)
+        rts_panic("%s: the closure given is NULL, not %s", fn, want);
+    rts_panic("%s: the closure given is not %s (closure=%p, type=%s, info table=%s)", fn,
+              want, (const void *)c, strata_closure_type_name(c->info->type),
+              c->info->name != NULL ? c->info->name : "(unnamed)");
+}
+
+static inline bool is_mut_var(const StgClosure *c)
+{
+    return c != NULL && (c->info == &stg_MUT_VAR_CLEAN_info || c->info == &stg_MUT_VAR_DIRTY_info);
+}
+
+static inline bool is_mut_array(const StgClosure *c)
+{
+    return c != NULL &&
+           (c->info == &stg_MUT_ARR_PTRS_CLEAN_info || c->info == &stg_MUT_ARR_PTRS_DIRTY_info);
+}
+
 void strata_mut_var_write(StgClosure *mv, StgClosure *value)
 {
+    if (STRATA_UNLIKELY(!is_mut_var(mv)))
+        not_mutable("strata_mut_var_write", "a mutable variable", mv);
     StgMutVar *m = (StgMutVar *)mv;
     m->var = value;
     if (m->info == &stg_MUT_VAR_CLEAN_info) {
@@ -108,6 +133,8 @@ void strata_mut_var_write(StgClosure *mv, StgClosure *value)
  * proportion to what was written, not to its length. */
 void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
 {
+    if (STRATA_UNLIKELY(!is_mut_array(arr)))
+        not_mutable("strata_mut_array_write", "a mutable array", arr);
     StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
     if (STRATA_UNLIKELY(i >= a->ptrs))
         rts_panic("strata_mut_array_write: index out of range (index=%lu, length=%lu)",
@@ -122,6 +149,8 @@ void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
 
 StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i)
 {
+    if (STRATA_UNLIKELY(!is_mut_array(arr)))
+        not_mutable("strata_mut_array_read", "a mutable array", arr);
     StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
     if (STRATA_UNLIKELY(i >= a->ptrs))
         rts_panic("strata_mut_array_read: index out of range (index=%lu, length=%lu)",

@@ -168,10 +168,36 @@ static void test_eras_no_increment_without_flag(void **state)
     assert_int_equal(getUserEra(), 1);
 }
 
+/* Incrementing past the largest era would wrap to 0 ("not counted"): it
+ * is refused, said once, and the era stays. */
+static void increment_past_the_last_era(void *arg)
+{
+    (void)arg;
+    setUserEra(UINT64_MAX - 1);
+    assert_int_equal(incrementUserEra(1), UINT64_MAX);
+    assert_int_equal(incrementUserEra(1), UINT64_MAX);
+    assert_int_equal(incrementUserEra(5), UINT64_MAX);
+    strata_perform_gc(1);   /* the automatic increment stays quiet too */
+    assert_int_equal(getUserEra(), UINT64_MAX);
+}
+
+static void test_eras_increment_never_wraps(void **state)
+{
+    (void)state;
+    harness_start("--automatic-era-increment", NULL);
+    char *err = harness_capture_stderr(increment_past_the_last_era, NULL);
+    const char *want = "incrementUserEra: the era cannot pass 18446744073709551615 "
+                       "(era=18446744073709551615, by=1); it stays 18446744073709551615\n";
+    assert_non_null(strstr(err, want));
+    assert_null(strstr(strstr(err, want) + strlen(want), "cannot pass"));   /* said once */
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_eras_api_follows_ghc, teardown),
+        cmocka_unit_test_teardown(test_eras_increment_never_wraps, teardown),
         cmocka_unit_test_teardown(test_eras_change_retires_the_allocation_block, teardown),
         cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
         cmocka_unit_test_teardown(test_eras_automatic_increment_per_major_gc, teardown),

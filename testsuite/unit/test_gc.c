@@ -613,6 +613,42 @@ static void test_gc_huge_sizes_are_heap_overflows(void **state)
         harness_expect_failure(alloc_huge, 251, 0, want[huge_case]);
 }
 
+/* The barriered writes check what they write to: a constructor passed as
+ * a mutable variable or array is named, not recorded or misread. */
+static void mut_var_write_to_constructor(void)
+{
+    harness_start(NULL);
+    StgClosure *not_a_var = mk_int(1);
+    strata_mut_var_write(not_a_var, NULL);
+}
+
+static void mut_array_write_to_constructor(void)
+{
+    harness_start(NULL);
+    StgClosure *not_an_array = mk_int(1);
+    strata_mut_array_write(not_an_array, 0, NULL);
+}
+
+static void mut_array_read_of_mut_var(void)
+{
+    harness_start(NULL);
+    (void)strata_mut_array_read(strata_alloc_mut_var(), 0);
+}
+
+static void test_gc_barriers_check_the_closure_type(void **state)
+{
+    (void)state;
+    harness_expect_failure(mut_var_write_to_constructor, 0, SIGABRT,
+                           "strata_mut_var_write: the closure given is not a mutable variable "
+                           "(closure=");
+    harness_expect_failure(mut_var_write_to_constructor, 0, SIGABRT,
+                           "type=CONSTR_0_1, info table=Int)");
+    harness_expect_failure(mut_array_write_to_constructor, 0, SIGABRT,
+                           "strata_mut_array_write: the closure given is not a mutable array");
+    harness_expect_failure(mut_array_read_of_mut_var, 0, SIGABRT,
+                           "strata_mut_array_read: the closure given is not a mutable array");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -630,6 +666,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_mut_var_old_to_young, teardown),
         cmocka_unit_test_teardown(test_gc_mut_array_cards, teardown),
         cmocka_unit_test(test_gc_mut_array_index_is_checked),
+        cmocka_unit_test(test_gc_barriers_check_the_closure_type),
         cmocka_unit_test_teardown(test_gc_thunk_update_and_short_circuit, teardown),
         cmocka_unit_test(test_gc_thunk_loop_detected),
         cmocka_unit_test_teardown(test_gc_old_thunk_update_is_remembered, teardown),

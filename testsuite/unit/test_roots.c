@@ -82,6 +82,55 @@ static void test_roots_pop_out_of_order_is_reported(void **state)
                            "local roots popped out of order: the frame pushed in pop_out_of_order");
 }
 
+/* A helper that forgets its pop: the error must name the helper's frame
+ * (the one at fault) as well as the caller's. */
+static void forgetful_helper(void)
+{
+    STRATA_ROOTS(tmp, 1);
+    (void)tmp;
+}
+
+static void pop_after_forgetful_helper(void)
+{
+    harness_start(NULL);
+    STRATA_ROOTS(outer, 1);
+    forgetful_helper();
+    STRATA_ROOTS_POP(outer);
+}
+
+static void test_roots_pop_out_of_order_names_the_newest_frame(void **state)
+{
+    (void)state;
+    harness_expect_failure(pop_after_forgetful_helper, 0, SIGABRT,
+                           "the frame pushed in pop_after_forgetful_helper");
+    harness_expect_failure(pop_after_forgetful_helper, 0, SIGABRT,
+                           "is not the newest frame; the newest, pushed in forgetful_helper (");
+}
+
+/* hs_exit with frames still pushed says which, newest first, and still
+ * shuts down cleanly. */
+static void exit_with_frames_pushed(void)
+{
+    harness_start(NULL);
+    STRATA_ROOTS(outer, 1);
+    (void)outer;
+    forgetful_helper();
+    hs_exit();
+    fprintf(stderr, "exited cleanly\n");
+}
+
+static void test_roots_hs_exit_names_frames_left_pushed(void **state)
+{
+    (void)state;
+    harness_expect_failure(exit_with_frames_pushed, 0, 0,
+                           "hs_exit: 2 local-root frames are still pushed (each STRATA_ROOTS "
+                           "needs its STRATA_ROOTS_POP), newest first:\n"
+                           "unit-test: hs_exit:   pushed in forgetful_helper (");
+    harness_expect_failure(exit_with_frames_pushed, 0, 0,
+                           "unit-test: hs_exit:   pushed in exit_with_frames_pushed (");
+    harness_expect_failure(exit_with_frames_pushed, 0, 0, "exited cleanly");
+}
+
 static void roots_before_init(void)
 {
     STRATA_ROOTS(r, 1);
@@ -186,6 +235,8 @@ int main(void)
         cmocka_unit_test_teardown(test_roots_deep_frames_span_chunks, teardown),
         cmocka_unit_test_teardown(test_roots_frames_record_their_site, teardown),
         cmocka_unit_test(test_roots_pop_out_of_order_is_reported),
+        cmocka_unit_test(test_roots_pop_out_of_order_names_the_newest_frame),
+        cmocka_unit_test(test_roots_hs_exit_names_frames_left_pushed),
         cmocka_unit_test(test_roots_before_hs_init_is_reported),
         cmocka_unit_test(test_roots_alloc_before_hs_init_is_reported),
         cmocka_unit_test_teardown(test_roots_stable_ptrs_reuse_and_survive, teardown),
