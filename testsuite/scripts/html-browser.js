@@ -5,6 +5,7 @@
 // "render_ms N" (load to every view drawn); exits 1 if a check failed.
 //
 //     node html-browser.js REPORT.html SHOT_PREFIX EXPECT.json
+//     node html-browser.js --probe      (does the browser start at all?)
 //
 // The browser runs with the flags of issue 5 and a fresh --user-data-dir;
 // any request other than file: or data: fails the run (the page must be
@@ -15,7 +16,7 @@ const os = require('os');
 const path = require('path');
 
 const [report, shotPrefix, expectFile] = process.argv.slice(2);
-const expect = JSON.parse(fs.readFileSync(expectFile, 'utf8'));
+const expect = report === '--probe' ? {} : JSON.parse(fs.readFileSync(expectFile, 'utf8'));
 const puppeteer = require(require.resolve('puppeteer-core',
     { paths: [process.env.STRATA_NODE_MODULES || ''] }));
 const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
@@ -59,14 +60,31 @@ function legendNames(text, want) {
     return text === want || (t !== text && want.startsWith(t));
 }
 
-(async () => {
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
-    const browser = await puppeteer.launch({
+function launch(userDataDir) {
+    return puppeteer.launch({
         executablePath: CHROMIUM, ignoreDefaultArgs: true, pipe: true,
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
                '--disable-component-update', '--disable-sync', '--no-first-run',
                '--user-data-dir=' + userDataDir, 'about:blank'],
     });
+}
+
+// `--probe`: starts the browser and closes it; the script's setup check.
+if (report === '--probe') {
+    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
+    launch(userDataDir).then(b => b.close()).then(() => {
+        fs.rmSync(userDataDir, { recursive: true, force: true });
+        console.log('ok: the browser starts');
+    }, e => {
+        fs.rmSync(userDataDir, { recursive: true, force: true });
+        console.log('the browser did not start: ' + String(e.message || e).split('\n')[0]);
+        process.exit(1);
+    });
+}
+
+if (report !== '--probe') (async () => {
+    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
+    const browser = await launch(userDataDir);
     try {
         const page = await browser.newPage();
         await page.setViewport({ width: 1500, height: 1000 });

@@ -25,6 +25,10 @@ ex=$top_builddir/examples
 shots=$top_builddir/testsuite/artefacts/html
 mkdir -p "$shots"
 cd "$test_tmp" || exit 1
+# A browser that cannot start would fail every check below, one time-out
+# each: say so once and stop.
+node "$driver" --probe >probe.out 2>&1 ||
+    setup_fail "chromium ($chromium) does not start: $(grep -v '^ *at ' probe.out | head -n 1)"
 
 # expectations NAME REPORT-JSON [EXTRA-JSON]: writes NAME.expect.json from
 # the report's data: the views, per input the chart bands (OTHER last) and

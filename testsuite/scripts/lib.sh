@@ -13,6 +13,9 @@
 #   expect_stderr_contains TEXT [FILE]  fail unless FILE ($err by default)
 #                                       contains TEXT, a fixed string
 #   fail MSG                            record a failure, MSG to stderr
+#   setup_fail MSG                      the test cannot run here (tmux, a
+#                                       browser, the program under test did
+#                                       not start): one line, exit 1 at once
 #   skip MSG                            exit 77, automake's SKIP
 #   finish                              print "N passed, N failed", exit 0/1
 #
@@ -35,6 +38,12 @@ pass() { tests_passed=$((tests_passed + 1)); }
 fail() {
     printf '%s: FAIL: %s\n' "$test_name" "$*" >&2
     tests_failed=$((tests_failed + 1))
+}
+
+setup_fail() {
+    printf '%s: FAIL: setup: %s\n' "$test_name" "$*" >&2
+    printf '%d passed, %d failed\n' "$tests_passed" "$((tests_failed + 1))"
+    exit 1
 }
 
 skip() {

@@ -38,7 +38,8 @@ EOF
 T() { tmux -S "$tsock" -f "$test_tmp/tmux.conf" "$@"; }
 # A session that stays, so that killing the tui's session never stops the
 # server (a new session racing a server on its way out can be lost).
-T new-session -d -s keep "sleep 3600"
+T new-session -d -s keep "sleep 3600" 2>tmux.err ||
+    setup_fail "tmux cannot start a session ($(head -n 1 tmux.err)); every step needs one"
 
 # Starts the tui (arguments after the size) in a fresh window; stderr goes
 # to tui.err and the exit status is printed in the pane when it ends.
@@ -49,7 +50,7 @@ start_tui() {
     : >"$test_tmp/tui.err"
     T new-session -d -s tui -x "$w" -y "$h" \
         "$* 2>$test_tmp/tui.err; echo \"tui exited with status \$?\"; sleep 3600"
-    T has-session -t tui || fail "tmux did not start a session for: $*"
+    T has-session -t tui 2>/dev/null || setup_fail "tmux did not start a session for: $*"
 }
 
 screen() { T capture-pane -t tui -p; }
@@ -59,8 +60,10 @@ screen_esc() { T capture-pane -t tui -p -e; }
 # TEXT (a fixed string); records a failure with the screen otherwise.
 wait_for() {
     for _ in $(seq 300); do
-        screen >screen.txt
+        screen >screen.txt || setup_fail "tmux lost the tui's session (waiting for '$1')"
         grep -qF -e "$1" screen.txt && { pass; return 0; }
+        # The tui has ended: what it has not shown it never will.
+        grep -q '^tui exited with status' screen.txt && break
         sleep 0.1
     done
     fail "the screen never showed '$1'; it shows:"
@@ -110,8 +113,7 @@ wait_socket() {
         [ -S "$1" ] && return 0
         sleep 0.1
     done
-    fail "no socket appeared at $1"
-    return 1
+    setup_fail "the program under test did not start: no socket appeared at $1"
 }
 
 handle_line=$(awk '/^static StgWord handle/ {f = 1} f && /STRATA_ROOTS\(r/ {print NR; exit}' \
