@@ -282,6 +282,57 @@ static void test_debug_census_equals_profiler(void **state)
 }
 
 /* ----------------------------------------------------------------------
+ * Census by era: eras of equal size in numeric order (issue 22)
+ * ---------------------------------------------------------------------- */
+
+#define EQUAL_ERAS 12
+
+/* One Num in each of eras 2..EQUAL_ERAS + 1, all live: twelve buckets of
+ * one equal size, so only the tie-break orders them.  (Era 1 also holds
+ * what the runtime made at start-up, the thread's stack.) */
+static void equal_eras_body(void)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(EQUAL_ERAS);
+    for (StgWord e = 1; e <= EQUAL_ERAS; e++) {
+        setUserEra(e + 1);
+        StgClosure *num = strata_alloc_constr(&Num_info);
+        STRATA_WORD(num, 0) = e;
+        strata_mut_array_write(r[0], e - 1, num);
+    }
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_debug_census_orders_eras_numerically(void **state)
+{
+    (void)state;
+    Child ch = child_start(equal_eras_body, "-A64k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach_opts(c, false);
+    assert_non_null(r);
+    DbgEraRange eras = {true, 2, EQUAL_ERAS + 1};
+    DbgCensus cs;
+    assert_int_equal(dbg_census(c, r, DBG_BY_ERA, &eras, &cs), 0);
+    assert_int_equal(cs.n, EQUAL_ERAS);
+    for (size_t i = 0; i < cs.n; i++) {
+        char want[24];
+        snprintf(want, sizeof want, "%zu", i + 2);
+        assert_int_equal(cs.buckets[i].bytes, cs.buckets[0].bytes);
+        if (strcmp(cs.buckets[i].label, want) != 0)
+            fail_msg("census bucket %zu is era %s, expected era %s", i, cs.buckets[i].label,
+                     want);
+    }
+    dbg_census_free(&cs);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
  * Retainer paths end at the local-root frame that holds the leak
  * ---------------------------------------------------------------------- */
 
@@ -755,6 +806,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);   /* children that exit close their pipes */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_debug_census_equals_profiler),
+        cmocka_unit_test(test_debug_census_orders_eras_numerically),
         cmocka_unit_test(test_debug_retainer_path_names_frame),
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),

@@ -59,7 +59,8 @@ typedef struct {
 } DbgBucket;
 
 typedef struct {
-    DbgBucket *buckets;          /* by bytes, largest first; then by label */
+    DbgBucket *buckets;          /* by bytes, largest first; then by label
+                                  * (numerically where both are numbers) */
     size_t n;
     uint64_t total_bytes, total_objects;
 } DbgCensus;
