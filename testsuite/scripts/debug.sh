@@ -96,6 +96,15 @@ expect_status 0 "$dbg" census --snapshot leak.snap
 cmp -s "$out" census1 && pass || fail "two censuses of one snapshot differ"
 expect_status 0 "$dbg" retainers --snapshot leak.snap --constructor SessionEntry --limit 2
 grep -q '^    root: static closure$' "$out" && pass || fail "snapshot retainers lack the root"
+# A constructor name no info table has: said so, with the nearest names.
+expect_status 1 "$dbg" retainers --snapshot leak.snap --constructor SessionEntri
+expect_stderr_contains "retainers: no constructor named 'SessionEntri' in the live heap (did you mean SessionEntry?)"
+[ -s "$out" ] && fail "retainers with an unknown name printed on stdout" || pass
+expect_status 1 "$dbg" retainers --snapshot leak.snap --constructor Zzzzzzzzzzzz
+expect_stderr_contains "retainers: no constructor named 'Zzzzzzzzzzzz' in the live heap (no name is close; its constructors include "
+# A known name that nothing matches in the eras asked for is no error.
+expect_status 0 "$dbg" retainers --snapshot leak.snap --constructor SessionEntry --era 99999
+grep -q '^0 matches shown' "$out" && pass || fail "retainers in an empty era did not say 0 matches"
 for c in thunks duplicates fragmentation roots; do
     expect_status 0 "$dbg" $c --snapshot leak.snap
 done

@@ -363,6 +363,15 @@ static void test_debug_retainer_path_names_frame(void **state)
     size_t n;
     assert_int_equal(dbg_search(c, r, &q, found, 600, &n), 0);
     assert_int_equal(n, 500);
+    /* A misspelt name: the nearest live constructor names first. */
+    DbgNameMatch near[4];
+    assert_int_equal(dbg_constructor_names_near(c, r, "Leakyy", near, 4, &n), 0);
+    assert_true(n >= 1);
+    assert_string_equal(near[0].name, "Leaky");
+    assert_int_equal(near[0].distance, 1);
+    assert_int_equal(dbg_constructor_names_near(c, r, "Leaky", near, 4, &n), 0);
+    assert_int_equal(near[0].distance, 0);
+    assert_int_equal(dbg_search(c, r, &q, found, 600, &n), 0);
     DbgPath p;
     assert_int_equal(dbg_retainer_path(c, r, found[n - 1], &p), 0);
     assert_int_equal(p.n, 500);   /* the oldest node: behind all the others */

@@ -244,6 +244,65 @@ static int cmd_census(DbgClient *c, const DbgReach *r, const Opts *o)
     return 0;
 }
 
+/* How many of the nearest names a "did you mean" offers. */
+#define SUGGESTIONS_MAX 3
+
+/* Whether a live constructor name is close enough to a misspelt query to
+ * suggest: a few edits (a third of the query's length, at least 2), or
+ * the query is part of it ("Session" for SessionEntry). */
+static bool name_is_close(const DbgNameMatch *m, const char *query)
+{
+    size_t allowed = strlen(query) / 3;
+    return m->distance <= (allowed > 2 ? allowed : 2) || strstr(m->name, query) != NULL;
+}
+
+/* Appends "A", "A or B", "A, B or C" (conj " or ") to buf. */
+static void name_list(char *buf, size_t len, const char **names, size_t n, const char *conj)
+{
+    size_t used = strlen(buf);
+    for (size_t i = 0; i < n && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 < n ? ", " : conj;
+        int w = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* A --constructor search found nothing.  If no live constructor has that
+ * name, that is an error worth saying, with the nearest names; else the
+ * name is right and nothing matched in the eras asked for. */
+static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name)
+{
+    DbgNameMatch near[64];
+    size_t n;
+    if (dbg_constructor_names_near(c, r, name, near, 64, &n) != 0)
+        return die("retainers: %s", dbg_error(c));
+    if (n > 0 && near[0].distance == 0) {
+        printf("0 matches shown (no live %s in the eras selected)\n", name);
+        return 0;
+    }
+    if (n > 64)
+        n = 64;
+    const char *close[SUGGESTIONS_MAX];
+    size_t n_close = 0;
+    for (size_t i = 0; i < n && n_close < SUGGESTIONS_MAX; i++)
+        if (name_is_close(&near[i], name))
+            close[n_close++] = near[i].name;
+    char list[1024] = "";
+    if (n_close > 0) {
+        snprintf(list, sizeof list, "did you mean ");
+        name_list(list, sizeof list, close, n_close, " or ");
+        strncat(list, "?", sizeof list - strlen(list) - 1);
+    } else if (n > 0) {
+        for (size_t i = 0; i < n && i < SUGGESTIONS_MAX; i++)
+            close[i] = near[i].name;
+        snprintf(list, sizeof list, "no name is close; its constructors include ");
+        name_list(list, sizeof list, close, n < SUGGESTIONS_MAX ? n : SUGGESTIONS_MAX, " and ");
+    } else {
+        snprintf(list, sizeof list, "it holds no constructors");
+    }
+    return die("retainers: no constructor named '%s' in the live heap (%s)", name, list);
+}
+
 static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
 {
     DbgQuery q = {0};
@@ -270,6 +329,10 @@ static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
     if (dbg_search(c, r, &q, found, limit, &n) != 0) {
         free(found);
         return die("retainers: %s", dbg_error(c));
+    }
+    if (n == 0 && q.kind == DBG_MATCH_CONSTRUCTOR) {
+        free(found);
+        return unknown_constructor(c, r, q.name);
     }
     Style s = {o->color};
     for (size_t i = 0; i < n; i++) {
