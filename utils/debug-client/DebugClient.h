@@ -117,6 +117,19 @@ size_t dbg_closure_fields(DbgClient *c, const DbgClosure *cl, DbgField *out, siz
 int dbg_block_objects(DbgClient *c, const DbgBlock *b,
                       bool (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env);
 
+/* ----- Files holding heap contents ----- */
+
+/* Opens path for writing a file that will hold heap contents (a snapshot,
+ * a GML graph): created mode 0600 whatever the umask, an existing file of
+ * ours made 0600 and emptied.  Refused, with a message naming path in
+ * err, if path is a symbolic link, not a regular file, or another user's
+ * file (which is left untouched).  Returns the descriptor, or -1.  See
+ * Note [Files with heap contents] in PrivateFile.c. */
+int dbg_create_private(const char *path, char *err, size_t err_len);
+/* The same checks for a path about to be replaced by rename: 0 if it does
+ * not exist or is a regular file of ours, else -1 with the message. */
+int dbg_check_private_path(const char *path, char *err, size_t err_len);
+
 /* ----- Names ----- */
 const char *dbg_closure_type_name(uint32_t type);
 /* A closure's -hT label: constructors by name, others by closure type. */

@@ -459,10 +459,15 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
             dbg_census_free(&cs);
         }
     } else if (strcmp(cmd, "gml") == 0) {
-        FILE *f = fopen(o->file, "w");
-        if (f == NULL)
+        char err[1200];
+        int fd = dbg_create_private(o->file, err, sizeof err);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd < 0) {
+            st = die("gml: %s", err);
+        } else if (f == NULL) {
             st = die("gml: %s: %s", o->file, strerror(errno));
-        else {
+            close(fd);
+        } else {
             int w = dbg_write_gml(c, r, f);
             if (fclose(f) != 0 || w != 0)
                 st = die("gml: %s: %s", o->file, w ? dbg_error(c) : strerror(errno));
