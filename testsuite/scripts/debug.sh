@@ -54,9 +54,15 @@ grep -q ' Cache$' "$out" && pass || fail "census by module lacks Cache"
 expect_status 0 "$dbg" retainers --socket "$sock" --constructor SessionEntry --limit 1
 sed -n 2p "$out" | grep -q '  SessionEntry  CONSTR  era [0-9]*  .*\[remember in Cache, examples/leak.c:49:5-60\]' &&
     pass || fail "retainers: first line is not the SessionEntry with its provenance"
-grep -Eq '<- 0x[0-9a-f]*  MUT_VAR_(CLEAN|DIRTY)  MUT_VAR_(CLEAN|DIRTY)  static(  \[.*\])?$' "$out" && pass ||
-    fail "retainers: the path does not reach the static session cache"
-grep -q '^    root: static closure$' "$out" && pass || fail "retainers: root is not the static"
+# The static is named from the program's symbol table and DWARF.
+cache_line=$(grep -n '^static StgMutVar session_cache = ' "$top_srcdir/examples/leak.c" | cut -d: -f1)
+grep -Eq "<- 0x[0-9a-f]*  MUT_VAR_(CLEAN|DIRTY)  MUT_VAR_(CLEAN|DIRTY)  static session_cache \(.*examples/leak\.c:$cache_line\)(  \[.*\])?$" "$out" && pass ||
+    fail "retainers: the path does not reach the static session cache, named (leak.c:$cache_line)"
+grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
+    fail "retainers: root is not the static session_cache"
+expect_status 0 "$dbg" roots --socket "$sock"
+grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
+    fail "roots: the static session cache is not named"
 
 # Working data: a request's Chunks, held by the local-root frame of handle().
 # The pause may land outside handle() (in remember()), so try a few times.
@@ -96,7 +102,8 @@ cp "$out" census1
 expect_status 0 "$dbg" census --snapshot leak.snap
 cmp -s "$out" census1 && pass || fail "two censuses of one snapshot differ"
 expect_status 0 "$dbg" retainers --snapshot leak.snap --constructor SessionEntry --limit 2
-grep -q '^    root: static closure$' "$out" && pass || fail "snapshot retainers lack the root"
+grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
+    fail "snapshot retainers lack the named root"
 # A constructor name no info table has: said so, with the nearest names.
 expect_status 1 "$dbg" retainers --snapshot leak.snap --constructor SessionEntri
 expect_stderr_contains "retainers: no constructor named 'SessionEntri' in the live heap (did you mean SessionEntry?)"

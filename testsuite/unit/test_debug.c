@@ -404,6 +404,82 @@ static void test_debug_retainer_path_names_frame(void **state)
 }
 
 /* ----------------------------------------------------------------------
+ * A static closure root is named from the program's symbol table
+ * ---------------------------------------------------------------------- */
+
+/* A global mutable variable, like examples/leak.c's session cache. */
+static const int test_static_cache_line = __LINE__ + 1;
+static StgMutVar test_static_cache = {&stg_MUT_VAR_CLEAN_info, NULL};
+
+static void hold_in_static(void)
+{
+    strata_mut_var_write((StgClosure *)&test_static_cache, make_leaky_list(10));
+    child_report("END\n");
+    churn_until_told();
+}
+
+/* The root naming test_static_cache, checked; its index in roots. */
+static size_t expect_named_static(DbgClient *c, uint64_t addr)
+{
+    const DbgRoot *named = dbg_static_root(c, addr);
+    if (named == NULL)
+        fail_msg("no static root names 0x%lx: %s", (unsigned long)addr, dbg_error(c));
+    assert_int_equal(named->kind, DEBUG_ROOT_STATIC);
+    assert_string_equal(named->func, "test_static_cache");
+    assert_non_null(strstr(named->file, "test_debug.c"));
+    assert_int_equal(named->line, test_static_cache_line);
+    char name[512], want[512];
+    dbg_static_root_name(named, name, sizeof name);
+    snprintf(want, sizeof want, "test_static_cache (%s:%d)", named->file, test_static_cache_line);
+    assert_string_equal(name, want);
+    const DbgRoot *roots;
+    size_t n;
+    assert_int_equal(dbg_roots(c, &roots, &n), 0);
+    return (size_t)(named - roots);
+}
+
+static void test_debug_static_root_named_from_symbols(void **state)
+{
+    (void)state;
+    Child ch = child_start(hold_in_static, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    uint64_t cache = (uint64_t)(uintptr_t)&test_static_cache;   /* fork: same address */
+    size_t root = expect_named_static(c, cache);
+    /* A retainer path of a Leaky ends at that root, through the variable. */
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky"};
+    uint64_t found[1];
+    size_t n;
+    assert_int_equal(dbg_search(c, r, &q, found, 1, &n), 0);
+    assert_int_equal(n, 1);
+    DbgPath p;
+    assert_int_equal(dbg_retainer_path(c, r, found[0], &p), 0);
+    assert_int_equal(p.addrs[p.n - 1], cache);
+    assert_int_equal(p.root, root);
+    dbg_path_free(&p);
+    /* Unnamed: a heap object, and an address that is no root. */
+    assert_null(dbg_static_root(c, found[0]));
+    assert_null(dbg_static_root(c, cache + 8));
+    /* The name travels in a snapshot. */
+    char file[64];
+    snprintf(file, sizeof file, "/tmp/strata-test-debug-%d-static.snap", (int)getpid());
+    assert_int_equal(dbg_write_snapshot(c, r, file), 0);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+    char err[512];
+    DbgClient *s = dbg_open_snapshot(file, err, sizeof err);
+    if (s == NULL)
+        fail_msg("%s", err);
+    expect_named_static(s, cache);
+    dbg_close(s);
+    unlink(file);
+}
+
+/* ----------------------------------------------------------------------
  * Malformed requests
  * ---------------------------------------------------------------------- */
 
@@ -817,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_debug_census_equals_profiler),
         cmocka_unit_test(test_debug_census_orders_eras_numerically),
         cmocka_unit_test(test_debug_retainer_path_names_frame),
+        cmocka_unit_test(test_debug_static_root_named_from_symbols),
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),
         cmocka_unit_test(test_debug_snapshot_round_trip),

@@ -45,7 +45,9 @@ typedef struct {
     uint32_t index;              /* frame number (0 = newest), stable ptr, ... */
     uint32_t slot;               /* slot in the frame */
     uint64_t addr;               /* the closure the root holds */
-    const char *func, *file;     /* frames: who pushed it; "" otherwise */
+    const char *func, *file;     /* frames: who pushed it; statics: the closure's
+                                  * symbol and its definition's file (from the
+                                  * program's symbol table); "" otherwise or unknown */
     uint32_t line;
 } DbgRoot;
 
@@ -90,6 +92,14 @@ int dbg_resume(DbgClient *c);
 /* ----- The heap ----- */
 int dbg_blocks(DbgClient *c, const DbgBlock **blocks, size_t *n);
 int dbg_roots(DbgClient *c, const DbgRoot **roots, size_t *n);
+/* The static-closure root that names the static closure at addr (its
+ * symbol in func), or NULL: not a root, or the program has no symbol for
+ * it.  Fetches the roots if need be. */
+const DbgRoot *dbg_static_root(DbgClient *c, uint64_t addr);
+/* A static root's name for people: "session_cache (examples/leak.c:41)",
+ * "sym (file)" or "sym" as far as the symbol table knows; "" for an
+ * unnamed static, a root of another kind, or NULL. */
+void dbg_static_root_name(const DbgRoot *r, char *buf, size_t len);
 /* Fetches every block's contents in one stream (a full analysis calls this
  * first); later reads hit the cache. */
 int dbg_load_all(DbgClient *c);

@@ -168,8 +168,11 @@ static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, cons
     if (cl.block != NULL)
         printf("era %" PRIu64 "  %s gen %u", cl.era, dbg_block_kind_name(cl.block->kind),
                cl.block->gen);
-    else
-        printf("static");
+    else {
+        char name[1024];
+        dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
+        printf("static%s%s", name[0] ? " " : "", name);
+    }
     if (in->prov_source != DEBUG_PROV_NONE)
         printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
                in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
@@ -184,6 +187,11 @@ static void print_root(const DbgRoot *r)
         printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
     else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
         printf(" #%u", r->index);
+    else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
+        char name[1024];
+        dbg_static_root_name(r, name, sizeof name);
+        printf(" %s", name);
+    }
     printf("\n");
 }
 
