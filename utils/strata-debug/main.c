@@ -252,8 +252,10 @@ static int cmd_census(DbgClient *c, const DbgReach *r, const Opts *o)
     return 0;
 }
 
-/* How many of the nearest names a "did you mean" offers. */
+/* How many of the nearest names a "did you mean" offers, out of how many
+ * nearest it looks at (a substring match may rank below closer names). */
 #define SUGGESTIONS_MAX 3
+#define NAMES_RANKED 64
 
 /* Whether a live constructor name is close enough to a misspelt query to
  * suggest: a few edits (a third of the query's length, at least 2), or
@@ -280,31 +282,31 @@ static void name_list(char *buf, size_t len, const char **names, size_t n, const
  * name is right and nothing matched in the eras asked for. */
 static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name)
 {
-    DbgNameMatch near[64];
+    DbgNameMatch near[NAMES_RANKED];
     size_t n;
-    if (dbg_constructor_names_near(c, r, name, near, 64, &n) != 0)
+    if (dbg_constructor_names_near(c, r, name, near, NAMES_RANKED, &n) != 0)
         return die("retainers: %s", dbg_error(c));
     if (n > 0 && near[0].distance == 0) {
         printf("0 matches shown (no live %s in the eras selected)\n", name);
         return 0;
     }
-    if (n > 64)
-        n = 64;
-    const char *close[SUGGESTIONS_MAX];
+    if (n > NAMES_RANKED)
+        n = NAMES_RANKED;
+    const char *offer[SUGGESTIONS_MAX];
     size_t n_close = 0;
     for (size_t i = 0; i < n && n_close < SUGGESTIONS_MAX; i++)
         if (name_is_close(&near[i], name))
-            close[n_close++] = near[i].name;
+            offer[n_close++] = near[i].name;
     char list[1024] = "";
     if (n_close > 0) {
         snprintf(list, sizeof list, "did you mean ");
-        name_list(list, sizeof list, close, n_close, " or ");
+        name_list(list, sizeof list, offer, n_close, " or ");
         strncat(list, "?", sizeof list - strlen(list) - 1);
     } else if (n > 0) {
         for (size_t i = 0; i < n && i < SUGGESTIONS_MAX; i++)
-            close[i] = near[i].name;
+            offer[i] = near[i].name;
         snprintf(list, sizeof list, "no name is close; its constructors include ");
-        name_list(list, sizeof list, close, n < SUGGESTIONS_MAX ? n : SUGGESTIONS_MAX, " and ");
+        name_list(list, sizeof list, offer, n < SUGGESTIONS_MAX ? n : SUGGESTIONS_MAX, " and ");
     } else {
         snprintf(list, sizeof list, "it holds no constructors");
     }
