@@ -13,6 +13,8 @@
  *     [Shallow, then deep]);
  *   - per info table, the resolved IpeInfo (a WordMap keyed by address).
  * A table with complete explicit provenance never touches the first two.
+ * provenance_static_name names static closures (the debug stub's static
+ * roots) from the same per-file indexes.
  */
 #include "Provenance.h"
 
@@ -65,6 +67,7 @@ typedef struct {
 typedef struct {
     const ElfSymbol *symbol;
     const DwarfEntry *dwarf;
+    uint64_t vaddr;            /* the address at link time (with symbol or dwarf) */
 } Location;
 
 static ProvObject **objects;   /* every file seen in the mappings, never moved */
@@ -206,7 +209,7 @@ static void object_index_deep(ProvObject *o)
  * mappings were re-read during this resolution already. */
 static Location locate(uintptr_t addr, bool *refreshed)
 {
-    Location loc = {NULL, NULL};
+    Location loc = {NULL, NULL, 0};
     const ProvRange *r = range_of(addr);
     if (r == NULL && !*refreshed) {
         *refreshed = true;
@@ -225,6 +228,7 @@ static Location locate(uintptr_t addr, bool *refreshed)
     if (!elf_object_bias(&o->elf, o->base_start, o->base_offset, &bias))
         return loc;
     uint64_t vaddr = (uint64_t)(addr - (uintptr_t)bias);
+    loc.vaddr = vaddr;
     loc.symbol = elf_object_symbol_at(&o->elf, vaddr);
     loc.dwarf = dwarf_index_find(&o->dwarf, vaddr);
     if (loc.dwarf == NULL && o->elf.dwarf_path != NULL && !o->dwarf.deep) {
@@ -249,7 +253,7 @@ static void derive(const StgInfoTable *info, Resolved *r, const StgInfoProv *p)
 {
     bool refreshed = false;
     Location table = locate((uintptr_t)info, &refreshed);
-    Location entry = {NULL, NULL};
+    Location entry = {NULL, NULL, 0};
     if (info->entry != NULL)
         entry = locate((uintptr_t)info->entry, &refreshed);
     const char *table_name = table.symbol != NULL ? table.symbol->name
@@ -317,6 +321,29 @@ const IpeInfo *ipe_resolve(const StgInfoTable *info)
     provenance_check();
 #endif
     return &r->info;
+}
+
+/* ----------------------------------------------------------------------
+ * Static objects
+ * ---------------------------------------------------------------------- */
+
+bool provenance_static_name(const void *addr, StaticName *out)
+{
+    uint64_t t0 = clock_elapsed_ns();
+    bool refreshed = false;
+    Location loc = locate((uintptr_t)addr, &refreshed);
+    stats.resolve_ns += clock_elapsed_ns() - t0;
+    if (loc.symbol == NULL)
+        return false;
+    /* The DWARF entry is looked up at exactly the address: an object in
+     * the middle of a symbol (an array of closures) gets no line. */
+    *out = (StaticName){
+        .symbol = loc.symbol->name,
+        .offset = loc.vaddr - loc.symbol->vaddr,
+        .file = loc.dwarf != NULL ? loc.dwarf->file : "",
+        .line = loc.dwarf != NULL ? loc.dwarf->line : 0,
+    };
+    return true;
 }
 
 /* ----------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #ifndef STRATA_PROVENANCE_H
 #define STRATA_PROVENANCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,21 @@ typedef struct {
  * what only they could say.  Unreadable or corrupt debug information is
  * reported once per file on stderr and otherwise treated as absent. */
 const IpeInfo *ipe_resolve(const StgInfoTable *info);
+
+/* What the program's symbol table says about a static object. */
+typedef struct {
+    const char *symbol;        /* the ELF symbol holding it */
+    uint64_t offset;           /* bytes from the symbol's start (0: it starts there) */
+    const char *file;          /* the definition's file from DWARF, or "" */
+    uint32_t line;             /* its line, 0 if unknown */
+} StaticName;
+
+/* Names the static object at addr (a static closure) from the ELF symbols
+ * and DWARF of the mapped file holding it, as ipe_resolve names tables.
+ * False if no symbol holds addr (not in a mapped ELF file, or the file is
+ * stripped).  Same threading rules as ipe_resolve; the strings live until
+ * provenance_exit.  Not cached per address: the file's indexes are. */
+bool provenance_static_name(const void *addr, StaticName *out);
 
 typedef struct {
     uint64_t tables_resolved;    /* distinct info tables resolved */

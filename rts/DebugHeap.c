@@ -483,6 +483,20 @@ typedef struct {
     uint32_t count;
 } RootWriter;
 
+static void put_root_named(RootWriter *w, uint8_t kind, uint32_t index, uint32_t slot,
+                           uint64_t addr, const char *func, const char *file, uint32_t line)
+{
+    debug_buf_put_u8(w->out, kind);
+    debug_buf_put_u32(w->out, index);
+    debug_buf_put_u32(w->out, slot);
+    debug_buf_put_u64(w->out, addr);
+    put_cstr(w->out, func);
+    put_cstr(w->out, file);
+    debug_buf_put_u32(w->out, line);
+    w->count++;
+}
+
+/* A root, with the site that pushed it (frames) read safely. */
 static void put_root(RootWriter *w, uint8_t kind, uint32_t index, uint32_t slot, uint64_t addr,
                      const StgRootSite *site)
 {
@@ -492,14 +506,35 @@ static void put_root(RootWriter *w, uint8_t kind, uint32_t index, uint32_t slot,
         safe_read_string((uint64_t)(uintptr_t)s.func, func, sizeof func);
         safe_read_string((uint64_t)(uintptr_t)s.file, file, sizeof file);
     }
-    debug_buf_put_u8(w->out, kind);
-    debug_buf_put_u32(w->out, index);
-    debug_buf_put_u32(w->out, slot);
-    debug_buf_put_u64(w->out, addr);
-    put_cstr(w->out, func);
-    put_cstr(w->out, file);
-    debug_buf_put_u32(w->out, (uint32_t)s.line);
-    w->count++;
+    put_root_named(w, kind, index, slot, addr, func, file, (uint32_t)s.line);
+}
+
+/* Note [Naming static roots]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A static closure is a C variable of the program (examples/leak.c's
+ * session_cache); the only name it has is in the program's symbol table.
+ * The stub names it, through the provenance resolver's per-file ELF and
+ * DWARF indexes (profiling/Provenance.h), and sends the symbol, file and
+ * line in the root's function, file and line fields, which frames use for
+ * their site.  The stub, not the client, because it has the process's
+ * mappings and load bias at hand and the indexes already built for info
+ * tables, and because the name then travels in snapshots, which outlive
+ * the process and its executable.  See docs/design/debugger.md. */
+static void put_static_root(RootWriter *w, uint32_t index, StgClosure *p)
+{
+    StaticName name;
+    if (!provenance_static_name(p, &name)) {
+        put_root_named(w, DEBUG_ROOT_STATIC, index, 0, (uint64_t)(uintptr_t)p, "", "", 0);
+        return;
+    }
+    char symbol[256];
+    if (name.offset != 0)
+        snprintf(symbol, sizeof symbol, "%s+0x%llx", name.symbol,
+                 (unsigned long long)name.offset);
+    else
+        snprintf(symbol, sizeof symbol, "%s", name.symbol);
+    put_root_named(w, DEBUG_ROOT_STATIC, index, 0, (uint64_t)(uintptr_t)p, symbol, name.file,
+                   name.line);
 }
 
 static void put_stable_root(StgWord handle, StgClosure *p, void *env)
@@ -554,8 +589,7 @@ static void put_roots(DebugBuf *out)
     }
     stable_ptr_for_each(put_stable_root, &w);
     for (StgWord i = 0; i < static_roots_count; i++)
-        put_root(&w, DEBUG_ROOT_STATIC, (uint32_t)i, 0, (uint64_t)(uintptr_t)static_roots[i],
-                 NULL);
+        put_static_root(&w, (uint32_t)i, static_roots[i]);
     if (storage_main_tso != NULL)
         put_root(&w, DEBUG_ROOT_THREAD, 1, 0, (uint64_t)(uintptr_t)storage_main_tso, NULL);
     for (unsigned g = 1; g < storage_n_gens; g++)

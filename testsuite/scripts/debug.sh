@@ -54,17 +54,24 @@ grep -q ' Cache$' "$out" && pass || fail "census by module lacks Cache"
 expect_status 0 "$dbg" retainers --socket "$sock" --constructor SessionEntry --limit 1
 sed -n 2p "$out" | grep -q '  SessionEntry  CONSTR  era [0-9]*  .*\[remember in Cache, examples/leak.c:49:5-60\]' &&
     pass || fail "retainers: first line is not the SessionEntry with its provenance"
-grep -Eq '<- 0x[0-9a-f]*  MUT_VAR_(CLEAN|DIRTY)  MUT_VAR_(CLEAN|DIRTY)  static(  \[.*\])?$' "$out" && pass ||
-    fail "retainers: the path does not reach the static session cache"
-grep -q '^    root: static closure$' "$out" && pass || fail "retainers: root is not the static"
+# The static is named from the program's symbol table and DWARF.
+cache_line=$(grep -n '^static StgMutVar session_cache = ' "$top_srcdir/examples/leak.c" | cut -d: -f1)
+grep -Eq "<- 0x[0-9a-f]*  MUT_VAR_(CLEAN|DIRTY)  MUT_VAR_(CLEAN|DIRTY)  static session_cache \(.*examples/leak\.c:$cache_line\)(  \[.*\])?$" "$out" && pass ||
+    fail "retainers: the path does not reach the static session cache, named (leak.c:$cache_line)"
+grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
+    fail "retainers: root is not the static session_cache"
+expect_status 0 "$dbg" roots --socket "$sock"
+grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
+    fail "roots: the static session cache is not named"
 
 # Working data: a request's Chunks, held by the local-root frame of handle().
 # The pause may land outside handle() (in remember()), so try a few times.
 handle_line=$(awk '/^static StgWord handle/ {f = 1} f && /STRATA_ROOTS\(r/ {print NR; exit}' \
     "$top_srcdir/examples/leak.c")
 found=no
+# (A pause with no Chunk live is an error: no live constructor of that name.)
 for _ in $(seq 20); do
-    expect_status 0 "$dbg" retainers --socket "$sock" --constructor Chunk --limit 1
+    "$dbg" retainers --socket "$sock" --constructor Chunk --limit 1 >"$out" 2>"$err"
     if grep -q "root: local-root frame handle (.*examples/leak.c:$handle_line), frame 0 slot 0" "$out"; then
         found=yes
         break
@@ -95,13 +102,54 @@ cp "$out" census1
 expect_status 0 "$dbg" census --snapshot leak.snap
 cmp -s "$out" census1 && pass || fail "two censuses of one snapshot differ"
 expect_status 0 "$dbg" retainers --snapshot leak.snap --constructor SessionEntry --limit 2
-grep -q '^    root: static closure$' "$out" && pass || fail "snapshot retainers lack the root"
+grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
+    fail "snapshot retainers lack the named root"
+# A constructor name no info table has: said so, with the nearest names.
+expect_status 1 "$dbg" retainers --snapshot leak.snap --constructor SessionEntri
+expect_stderr_contains "retainers: no constructor named 'SessionEntri' in the live heap (did you mean SessionEntry?)"
+[ -s "$out" ] && fail "retainers with an unknown name printed on stdout" || pass
+expect_status 1 "$dbg" retainers --snapshot leak.snap --constructor Zzzzzzzzzzzz
+expect_stderr_contains "retainers: no constructor named 'Zzzzzzzzzzzz' in the live heap (no name is close; its constructors include "
+# A known name that nothing matches in the eras asked for is no error.
+expect_status 0 "$dbg" retainers --snapshot leak.snap --constructor SessionEntry --era 99999
+grep -q '^0 matches shown' "$out" && pass || fail "retainers in an empty era did not say 0 matches"
 for c in thunks duplicates fragmentation roots; do
     expect_status 0 "$dbg" $c --snapshot leak.snap
 done
 expect_status 0 "$dbg" gml leak.gml --snapshot leak.snap
 head -1 leak.gml | grep -q '^graph \[' && grep -q 'edge \[' leak.gml && pass ||
     fail "gml file is not a graph with edges"
+
+# Files holding heap contents are the owner's alone, and never written
+# through a symbolic link or over another user's file.
+(umask 022 && "$dbg" snapshot private.snap --snapshot leak.snap && "$dbg" gml private.gml --snapshot leak.snap)
+[ "$(stat -c %a private.snap)" = 600 ] && pass || fail "snapshot mode is $(stat -c %a private.snap) under umask 022, not 600"
+[ "$(stat -c %a private.gml)" = 600 ] && pass || fail "gml mode is $(stat -c %a private.gml) under umask 022, not 600"
+chmod 644 private.snap
+expect_status 0 "$dbg" snapshot private.snap --snapshot leak.snap
+[ "$(stat -c %a private.snap)" = 600 ] && pass || fail "a rewritten 0644 snapshot is $(stat -c %a private.snap), not 600"
+echo untouched >victim
+for cmd in snapshot gml; do
+    ln -sf victim link.$cmd
+    expect_status 1 "$dbg" $cmd link.$cmd --snapshot leak.snap
+    expect_stderr_contains "$cmd: link.$cmd: is a symbolic link; refusing to write heap contents through it"
+    [ -L link.$cmd ] && [ "$(cat victim)" = untouched ] && pass || fail "$cmd wrote through a symbolic link"
+done
+ln -s victim planted.snap.tmp   # the snapshot's temporary name, planted
+expect_status 1 "$dbg" snapshot planted.snap --snapshot leak.snap
+expect_stderr_contains "snapshot: planted.snap.tmp: is a symbolic link; refusing to write heap contents through it"
+[ "$(cat victim)" = untouched ] && [ ! -e planted.snap ] && pass || fail "snapshot wrote through its planted temporary name"
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    for cmd in snapshot gml; do
+        echo theirs >theirs.$cmd
+        chown nobody theirs.$cmd
+        expect_status 1 "$dbg" $cmd theirs.$cmd --snapshot leak.snap
+        expect_stderr_contains "$cmd: theirs.$cmd: belongs to another user (uid=$(id -u nobody), ours=0); refusing to overwrite it"
+        [ "$(cat theirs.$cmd)" = theirs ] && pass || fail "$cmd overwrote another user's file"
+    done
+else
+    echo "SKIPPED: another user's file (needs root and user nobody)"
+fi
 
 # A corrupt or truncated snapshot is named as such.
 cp leak.snap bad.snap

@@ -178,8 +178,10 @@ wait_for "limit 1 -- "
 keys Enter
 wait_for "retainer path: "
 keys G
-wait_for "    root: static closure"
-expect_line '^  \+ <- 0x[0-9a-f]+  MUT_VAR_(DIRTY|CLEAN)  MUT_VAR_(DIRTY|CLEAN)  static  16 B$'
+cache_line=$(grep -n '^static StgMutVar session_cache = ' "$top_srcdir/examples/leak.c" | cut -d: -f1)
+wait_for "    root: static closure session_cache ("
+expect_line "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)\$"
+expect_line "^  \+ <- 0x[0-9a-f]+  MUT_VAR_(DIRTY|CLEAN)  MUT_VAR_(DIRTY|CLEAN)  static session_cache \(.*examples/leak\.c:$cache_line\)  16 B\$"
 
 # Working data: a Chunk held by the local-root frame of handle().  The
 # pause may have landed in remember(); refresh (resume, pause) until a

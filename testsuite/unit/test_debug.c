@@ -282,6 +282,57 @@ static void test_debug_census_equals_profiler(void **state)
 }
 
 /* ----------------------------------------------------------------------
+ * Census by era: eras of equal size in numeric order (issue 22)
+ * ---------------------------------------------------------------------- */
+
+#define EQUAL_ERAS 12
+
+/* One Num in each of eras 2..EQUAL_ERAS + 1, all live: twelve buckets of
+ * one equal size, so only the tie-break orders them.  (Era 1 also holds
+ * what the runtime made at start-up, the thread's stack.) */
+static void equal_eras_body(void)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(EQUAL_ERAS);
+    for (StgWord e = 1; e <= EQUAL_ERAS; e++) {
+        setUserEra(e + 1);
+        StgClosure *num = strata_alloc_constr(&Num_info);
+        STRATA_WORD(num, 0) = e;
+        strata_mut_array_write(r[0], e - 1, num);
+    }
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_debug_census_orders_eras_numerically(void **state)
+{
+    (void)state;
+    Child ch = child_start(equal_eras_body, "-A64k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach_opts(c, false);
+    assert_non_null(r);
+    DbgEraRange eras = {true, 2, EQUAL_ERAS + 1};
+    DbgCensus cs;
+    assert_int_equal(dbg_census(c, r, DBG_BY_ERA, &eras, &cs), 0);
+    assert_int_equal(cs.n, EQUAL_ERAS);
+    for (size_t i = 0; i < cs.n; i++) {
+        char want[24];
+        snprintf(want, sizeof want, "%zu", i + 2);
+        assert_int_equal(cs.buckets[i].bytes, cs.buckets[0].bytes);
+        if (strcmp(cs.buckets[i].label, want) != 0)
+            fail_msg("census bucket %zu is era %s, expected era %s", i, cs.buckets[i].label,
+                     want);
+    }
+    dbg_census_free(&cs);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
  * Retainer paths end at the local-root frame that holds the leak
  * ---------------------------------------------------------------------- */
 
@@ -312,6 +363,15 @@ static void test_debug_retainer_path_names_frame(void **state)
     size_t n;
     assert_int_equal(dbg_search(c, r, &q, found, 600, &n), 0);
     assert_int_equal(n, 500);
+    /* A misspelt name: the nearest live constructor names first. */
+    DbgNameMatch near[4];
+    assert_int_equal(dbg_constructor_names_near(c, r, "Leakyy", near, 4, &n), 0);
+    assert_true(n >= 1);
+    assert_string_equal(near[0].name, "Leaky");
+    assert_int_equal(near[0].distance, 1);
+    assert_int_equal(dbg_constructor_names_near(c, r, "Leaky", near, 4, &n), 0);
+    assert_int_equal(near[0].distance, 0);
+    assert_int_equal(dbg_search(c, r, &q, found, 600, &n), 0);
     DbgPath p;
     assert_int_equal(dbg_retainer_path(c, r, found[n - 1], &p), 0);
     assert_int_equal(p.n, 500);   /* the oldest node: behind all the others */
@@ -341,6 +401,82 @@ static void test_debug_retainer_path_names_frame(void **state)
     dbg_reach_free(r);
     dbg_close(c);
     assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
+ * A static closure root is named from the program's symbol table
+ * ---------------------------------------------------------------------- */
+
+/* A global mutable variable, like examples/leak.c's session cache. */
+static const int test_static_cache_line = __LINE__ + 1;
+static StgMutVar test_static_cache = {&stg_MUT_VAR_CLEAN_info, NULL};
+
+static void hold_in_static(void)
+{
+    strata_mut_var_write((StgClosure *)&test_static_cache, make_leaky_list(10));
+    child_report("END\n");
+    churn_until_told();
+}
+
+/* The root naming test_static_cache, checked; its index in roots. */
+static size_t expect_named_static(DbgClient *c, uint64_t addr)
+{
+    const DbgRoot *named = dbg_static_root(c, addr);
+    if (named == NULL)
+        fail_msg("no static root names 0x%lx: %s", (unsigned long)addr, dbg_error(c));
+    assert_int_equal(named->kind, DEBUG_ROOT_STATIC);
+    assert_string_equal(named->func, "test_static_cache");
+    assert_non_null(strstr(named->file, "test_debug.c"));
+    assert_int_equal(named->line, test_static_cache_line);
+    char name[512], want[512];
+    dbg_static_root_name(named, name, sizeof name);
+    snprintf(want, sizeof want, "test_static_cache (%s:%d)", named->file, test_static_cache_line);
+    assert_string_equal(name, want);
+    const DbgRoot *roots;
+    size_t n;
+    assert_int_equal(dbg_roots(c, &roots, &n), 0);
+    return (size_t)(named - roots);
+}
+
+static void test_debug_static_root_named_from_symbols(void **state)
+{
+    (void)state;
+    Child ch = child_start(hold_in_static, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    uint64_t cache = (uint64_t)(uintptr_t)&test_static_cache;   /* fork: same address */
+    size_t root = expect_named_static(c, cache);
+    /* A retainer path of a Leaky ends at that root, through the variable. */
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky"};
+    uint64_t found[1];
+    size_t n;
+    assert_int_equal(dbg_search(c, r, &q, found, 1, &n), 0);
+    assert_int_equal(n, 1);
+    DbgPath p;
+    assert_int_equal(dbg_retainer_path(c, r, found[0], &p), 0);
+    assert_int_equal(p.addrs[p.n - 1], cache);
+    assert_int_equal(p.root, root);
+    dbg_path_free(&p);
+    /* Unnamed: a heap object, and an address that is no root. */
+    assert_null(dbg_static_root(c, found[0]));
+    assert_null(dbg_static_root(c, cache + 8));
+    /* The name travels in a snapshot. */
+    char file[64];
+    snprintf(file, sizeof file, "/tmp/strata-test-debug-%d-static.snap", (int)getpid());
+    assert_int_equal(dbg_write_snapshot(c, r, file), 0);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+    char err[512];
+    DbgClient *s = dbg_open_snapshot(file, err, sizeof err);
+    if (s == NULL)
+        fail_msg("%s", err);
+    expect_named_static(s, cache);
+    dbg_close(s);
+    unlink(file);
 }
 
 /* ----------------------------------------------------------------------
@@ -755,7 +891,9 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);   /* children that exit close their pipes */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_debug_census_equals_profiler),
+        cmocka_unit_test(test_debug_census_orders_eras_numerically),
         cmocka_unit_test(test_debug_retainer_path_names_frame),
+        cmocka_unit_test(test_debug_static_root_named_from_symbols),
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),
         cmocka_unit_test(test_debug_snapshot_round_trip),

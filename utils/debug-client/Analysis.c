@@ -66,11 +66,30 @@ total:
     return 0;
 }
 
+static bool all_digits(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* Largest first; equal sizes by label, where labels that are numbers (the
+ * eras of --by era) go in numeric order: 2 before 10, not after it.  Eras
+ * are printed without leading zeros, so the shorter number is the smaller
+ * one, and equal lengths compare as text. */
 static int bucket_cmp(const void *a, const void *b)
 {
     const DbgBucket *x = a, *y = b;
     if (x->bytes != y->bytes)
         return x->bytes > y->bytes ? -1 : 1;
+    if (all_digits(x->label) && all_digits(y->label)) {
+        size_t lx = strlen(x->label), ly = strlen(y->label);
+        if (lx != ly)
+            return lx < ly ? -1 : 1;
+    }
     return strcmp(x->label, y->label);
 }
 

@@ -224,6 +224,7 @@ static void free_roots(DbgClient *c)
     c->roots = NULL;
     c->n_roots = 0;
     c->have_roots = false;
+    addr_map_free(&c->named_statics);
 }
 
 int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
@@ -249,6 +250,18 @@ int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
     if (cur->bad) {
         free_roots(c);
         return dbg_fail(c, "malformed root list (truncated)");
+    }
+    /* Static closures the stub could name (Note [Naming static roots] in
+     * rts/DebugHeap.c); the first root of an address wins. */
+    for (uint32_t i = 0; i < n; i++) {
+        const DbgRoot *r = &c->roots[i];
+        if (r->kind != DEBUG_ROOT_STATIC || r->func[0] == '\0' || r->addr == 0 ||
+            addr_map_get(&c->named_statics, r->addr) != NULL)
+            continue;
+        if (addr_map_put(&c->named_statics, r->addr, (uint64_t)i + 1) != 0) {
+            free_roots(c);
+            return dbg_fail(c, "out of memory for %u roots", n);
+        }
     }
     c->have_roots = true;
     return 0;
@@ -519,6 +532,28 @@ int dbg_roots(DbgClient *c, const DbgRoot **roots, size_t *n)
     *roots = c->roots;
     *n = c->n_roots;
     return 0;
+}
+
+void dbg_static_root_name(const DbgRoot *r, char *buf, size_t len)
+{
+    if (r == NULL || r->kind != DEBUG_ROOT_STATIC || r->func[0] == '\0')
+        snprintf(buf, len, "%s", "");
+    else if (r->file[0] != '\0' && r->line != 0)
+        snprintf(buf, len, "%s (%s:%u)", r->func, r->file, r->line);
+    else if (r->file[0] != '\0')
+        snprintf(buf, len, "%s (%s)", r->func, r->file);
+    else
+        snprintf(buf, len, "%s", r->func);
+}
+
+const DbgRoot *dbg_static_root(DbgClient *c, uint64_t addr)
+{
+    const DbgRoot *roots;
+    size_t n;
+    if (!c->have_roots && dbg_roots(c, &roots, &n) != 0)
+        return NULL;
+    const uint64_t *v = addr_map_get(&c->named_statics, addr);
+    return v != NULL ? &c->roots[*v - 1] : NULL;
 }
 
 static long block_index(DbgClient *c, uint64_t start)

@@ -40,6 +40,7 @@ struct DbgClient {
     DbgRoot *roots;
     size_t n_roots;
     bool have_roots;
+    AddrMap named_statics;       /* static closure -> index + 1 of the root naming it */
 
     AddrMap infos;               /* addr -> DbgInfo * */
     AddrMap statics;             /* addr -> StaticObj * */

@@ -59,7 +59,8 @@ typedef struct {
 } DbgBucket;
 
 typedef struct {
-    DbgBucket *buckets;          /* by bytes, largest first; then by label */
+    DbgBucket *buckets;          /* by bytes, largest first; then by label
+                                  * (numerically where both are numbers) */
     size_t n;
     uint64_t total_bytes, total_objects;
 } DbgCensus;
@@ -89,6 +90,20 @@ bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl);
 /* Reachable heap objects matching q, in discovery order, at most cap. */
 int dbg_search(DbgClient *c, const DbgReach *r, const DbgQuery *q, uint64_t *out, size_t cap,
                size_t *n);
+
+/* A constructor name of the live heap and its edit distance to a query. */
+typedef struct {
+    const char *name;            /* an info table's name or closure description */
+    size_t distance;             /* insertions, deletions, substitutions */
+} DbgNameMatch;
+
+/* The distinct names a DBG_MATCH_CONSTRUCTOR query can match among the
+ * reachable heap objects, nearest to name first (ties by name), at most
+ * cap of them into out; *n is how many there are in all.  Distance 0
+ * means some live constructor has exactly that name.  For "did you mean"
+ * when a search finds nothing.  Names stay valid until dbg_close. */
+int dbg_constructor_names_near(DbgClient *c, const DbgReach *r, const char *name,
+                               DbgNameMatch *out, size_t cap, size_t *n);
 
 /* ----- Fragmentation ----- */
 

@@ -45,7 +45,9 @@ typedef struct {
     uint32_t index;              /* frame number (0 = newest), stable ptr, ... */
     uint32_t slot;               /* slot in the frame */
     uint64_t addr;               /* the closure the root holds */
-    const char *func, *file;     /* frames: who pushed it; "" otherwise */
+    const char *func, *file;     /* frames: who pushed it; statics: the closure's
+                                  * symbol and its definition's file (from the
+                                  * program's symbol table); "" otherwise or unknown */
     uint32_t line;
 } DbgRoot;
 
@@ -90,6 +92,14 @@ int dbg_resume(DbgClient *c);
 /* ----- The heap ----- */
 int dbg_blocks(DbgClient *c, const DbgBlock **blocks, size_t *n);
 int dbg_roots(DbgClient *c, const DbgRoot **roots, size_t *n);
+/* The static-closure root that names the static closure at addr (its
+ * symbol in func), or NULL: not a root, or the program has no symbol for
+ * it.  Fetches the roots if need be. */
+const DbgRoot *dbg_static_root(DbgClient *c, uint64_t addr);
+/* A static root's name for people: "session_cache (examples/leak.c:41)",
+ * "sym (file)" or "sym" as far as the symbol table knows; "" for an
+ * unnamed static, a root of another kind, or NULL. */
+void dbg_static_root_name(const DbgRoot *r, char *buf, size_t len);
 /* Fetches every block's contents in one stream (a full analysis calls this
  * first); later reads hit the cache. */
 int dbg_load_all(DbgClient *c);
@@ -116,6 +126,19 @@ size_t dbg_closure_fields(DbgClient *c, const DbgClosure *cl, DbgField *out, siz
  * stop).  Returns -1 if the block holds something undecodable. */
 int dbg_block_objects(DbgClient *c, const DbgBlock *b,
                       bool (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env);
+
+/* ----- Files holding heap contents ----- */
+
+/* Opens path for writing a file that will hold heap contents (a snapshot,
+ * a GML graph): created mode 0600 whatever the umask, an existing file of
+ * ours made 0600 and emptied.  Refused, with a message naming path in
+ * err, if path is a symbolic link, not a regular file, or another user's
+ * file (which is left untouched).  Returns the descriptor, or -1.  See
+ * Note [Files with heap contents] in PrivateFile.c. */
+int dbg_create_private(const char *path, char *err, size_t err_len);
+/* The same checks for a path about to be replaced by rename: 0 if it does
+ * not exist or is a regular file of ours, else -1 with the message. */
+int dbg_check_private_path(const char *path, char *err, size_t err_len);
 
 /* ----- Names ----- */
 const char *dbg_closure_type_name(uint32_t type);

@@ -1,6 +1,7 @@
 /*
  * utils/debug-client/Reach.c -- reachability from the roots, breadth
- * first, recording one parent per object (its retainer path), and search.
+ * first, recording one parent per object (its retainer path), and search
+ * (with the constructor names nearest to one that matched nothing).
  * Marks live in one bitmap per block (a bit per word), so a heap of N
  * bytes needs N/64 bytes of marks; parents in a hash map.
  */
@@ -277,4 +278,97 @@ int dbg_search(DbgClient *c, const DbgReach *r, const DbgQuery *q, uint64_t *out
             out[(*n)++] = r->order[i];
     }
     return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Constructor names near a misspelt one
+ * ---------------------------------------------------------------------- */
+
+/* Names longer than this are compared by their first NAME_CMP_MAX bytes. */
+#define NAME_CMP_MAX 255
+
+/* Levenshtein distance: insertions, deletions and substitutions, one each. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strnlen(a, NAME_CMP_MAX), lb = strnlen(b, NAME_CMP_MAX);
+    size_t row[NAME_CMP_MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];   /* row[i-1][j-1] */
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static int name_match_cmp(const void *a, const void *b)
+{
+    const DbgNameMatch *x = a, *y = b;
+    if (x->distance != y->distance)
+        return x->distance < y->distance ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+int dbg_constructor_names_near(DbgClient *c, const DbgReach *r, const char *name,
+                               DbgNameMatch *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    AddrMap seen = {0};          /* info tables already looked at */
+    DbgNameMatch *all = NULL;
+    size_t n_all = 0, cap_all = 0;
+    int st = 0;
+    for (size_t i = 0; i < r->n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, r->order[i], &cl)) != 0)
+            break;
+        const DbgInfo *in = cl.info;
+        if (cl.block == NULL || !dbg_type_is_constr(in->type) ||
+            addr_map_get(&seen, in->addr) != NULL)
+            continue;
+        if (addr_map_put(&seen, in->addr, 1) != 0) {
+            st = dbg_fail(c, "out of memory");
+            break;
+        }
+        /* A query matches the table's name or its closure description. */
+        const char *names[2] = {in->name, in->closure_desc};
+        for (int k = 0; k < 2; k++) {
+            if (names[k][0] == '\0' || (k == 1 && strcmp(names[1], names[0]) == 0))
+                continue;
+            if (n_all == cap_all) {
+                size_t ncap = cap_all ? 2 * cap_all : 64;
+                DbgNameMatch *g = realloc(all, ncap * sizeof *g);
+                if (g == NULL) {
+                    st = dbg_fail(c, "out of memory");
+                    break;
+                }
+                all = g;
+                cap_all = ncap;
+            }
+            all[n_all++] = (DbgNameMatch){names[k], edit_distance(name, names[k])};
+        }
+    }
+    addr_map_free(&seen);
+    if (st == 0 && n_all > 0) {
+        qsort(all, n_all, sizeof *all, name_match_cmp);
+        size_t u = 0;   /* two tables may share a name: keep one */
+        for (size_t i = 0; i < n_all; i++)
+            if (u == 0 || strcmp(all[u - 1].name, all[i].name) != 0)
+                all[u++] = all[i];
+        n_all = u;
+        for (size_t i = 0; i < n_all && i < cap; i++)
+            out[i] = all[i];
+        *n = n_all;
+    }
+    free(all);
+    return st;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ClientPrivate.h"
 #include "DebugAnalysis.h"
@@ -116,14 +117,25 @@ static void put_segment(DebugBuf *b, uint64_t addr, uint8_t where, const uint64_
     (*count)++;
 }
 
+/* Writes FILE.tmp, owner-only, and renames it over FILE: a reader never
+ * sees half a snapshot.  See Note [Files with heap contents] in
+ * PrivateFile.c. */
 static int write_file(DbgClient *c, const char *file, const DebugBuf *b)
 {
-    char tmp[4096];
+    char tmp[4096], err[4200];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", file) >= sizeof tmp)
         return dbg_fail(c, "%s: path too long", file);
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL)
-        return dbg_fail(c, "%s: cannot create: %s", tmp, strerror(errno));
+    if (dbg_check_private_path(file, err, sizeof err) != 0)
+        return dbg_fail(c, "%s", err);
+    int fd = dbg_create_private(tmp, err, sizeof err);
+    if (fd < 0)
+        return dbg_fail(c, "%s", err);
+    FILE *f = fdopen(fd, "wb");
+    if (f == NULL) {
+        close(fd);
+        remove(tmp);
+        return dbg_fail(c, "%s: cannot write the snapshot: %s", tmp, strerror(errno));
+    }
     bool ok = fwrite(b->data, 1, b->len, f) == b->len;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, file) != 0) {

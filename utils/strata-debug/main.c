@@ -168,8 +168,11 @@ static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, cons
     if (cl.block != NULL)
         printf("era %" PRIu64 "  %s gen %u", cl.era, dbg_block_kind_name(cl.block->kind),
                cl.block->gen);
-    else
-        printf("static");
+    else {
+        char name[1024];
+        dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
+        printf("static%s%s", name[0] ? " " : "", name);
+    }
     if (in->prov_source != DEBUG_PROV_NONE)
         printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
                in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
@@ -184,6 +187,11 @@ static void print_root(const DbgRoot *r)
         printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
     else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
         printf(" #%u", r->index);
+    else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
+        char name[1024];
+        dbg_static_root_name(r, name, sizeof name);
+        printf(" %s", name);
+    }
     printf("\n");
 }
 
@@ -244,6 +252,67 @@ static int cmd_census(DbgClient *c, const DbgReach *r, const Opts *o)
     return 0;
 }
 
+/* How many of the nearest names a "did you mean" offers, out of how many
+ * nearest it looks at (a substring match may rank below closer names). */
+#define SUGGESTIONS_MAX 3
+#define NAMES_RANKED 64
+
+/* Whether a live constructor name is close enough to a misspelt query to
+ * suggest: a few edits (a third of the query's length, at least 2), or
+ * the query is part of it ("Session" for SessionEntry). */
+static bool name_is_close(const DbgNameMatch *m, const char *query)
+{
+    size_t allowed = strlen(query) / 3;
+    return m->distance <= (allowed > 2 ? allowed : 2) || strstr(m->name, query) != NULL;
+}
+
+/* Appends "A", "A or B", "A, B or C" (conj " or ") to buf. */
+static void name_list(char *buf, size_t len, const char **names, size_t n, const char *conj)
+{
+    size_t used = strlen(buf);
+    for (size_t i = 0; i < n && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 < n ? ", " : conj;
+        int w = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* A --constructor search found nothing.  If no live constructor has that
+ * name, that is an error worth saying, with the nearest names; else the
+ * name is right and nothing matched in the eras asked for. */
+static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name)
+{
+    DbgNameMatch near[NAMES_RANKED];
+    size_t n;
+    if (dbg_constructor_names_near(c, r, name, near, NAMES_RANKED, &n) != 0)
+        return die("retainers: %s", dbg_error(c));
+    if (n > 0 && near[0].distance == 0) {
+        printf("0 matches shown (no live %s in the eras selected)\n", name);
+        return 0;
+    }
+    if (n > NAMES_RANKED)
+        n = NAMES_RANKED;
+    const char *offer[SUGGESTIONS_MAX];
+    size_t n_close = 0;
+    for (size_t i = 0; i < n && n_close < SUGGESTIONS_MAX; i++)
+        if (name_is_close(&near[i], name))
+            offer[n_close++] = near[i].name;
+    char list[1024] = "";
+    if (n_close > 0) {
+        snprintf(list, sizeof list, "did you mean ");
+        name_list(list, sizeof list, offer, n_close, " or ");
+        strncat(list, "?", sizeof list - strlen(list) - 1);
+    } else if (n > 0) {
+        for (size_t i = 0; i < n && i < SUGGESTIONS_MAX; i++)
+            offer[i] = near[i].name;
+        snprintf(list, sizeof list, "no name is close; its constructors include ");
+        name_list(list, sizeof list, offer, n < SUGGESTIONS_MAX ? n : SUGGESTIONS_MAX, " and ");
+    } else {
+        snprintf(list, sizeof list, "it holds no constructors");
+    }
+    return die("retainers: no constructor named '%s' in the live heap (%s)", name, list);
+}
+
 static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
 {
     DbgQuery q = {0};
@@ -270,6 +339,10 @@ static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
     if (dbg_search(c, r, &q, found, limit, &n) != 0) {
         free(found);
         return die("retainers: %s", dbg_error(c));
+    }
+    if (n == 0 && q.kind == DBG_MATCH_CONSTRUCTOR) {
+        free(found);
+        return unknown_constructor(c, r, q.name);
     }
     Style s = {o->color};
     for (size_t i = 0; i < n; i++) {
@@ -396,10 +469,15 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
             dbg_census_free(&cs);
         }
     } else if (strcmp(cmd, "gml") == 0) {
-        FILE *f = fopen(o->file, "w");
-        if (f == NULL)
+        char err[1200];
+        int fd = dbg_create_private(o->file, err, sizeof err);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd < 0) {
+            st = die("gml: %s", err);
+        } else if (f == NULL) {
             st = die("gml: %s: %s", o->file, strerror(errno));
-        else {
+            close(fd);
+        } else {
             int w = dbg_write_gml(c, r, f);
             if (fclose(f) != 0 || w != 0)
                 st = die("gml: %s: %s", o->file, w ? dbg_error(c) : strerror(errno));

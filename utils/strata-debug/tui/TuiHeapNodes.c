@@ -33,11 +33,13 @@ TuiNode *tui_heap_closure_node(TuiHeap *h, int kind, const char *prefix, uint64_
     if (dbg_closure(h->c, addr, &cl) != 0)
         return tui_node_newf(TUI_NODE_TEXT, "%s0x%" PRIx64 "  <%s>", prefix, addr,
                              dbg_error(h->c));
-    char where[64];
-    if (cl.block != NULL)
+    char where[1024], name[1000];
+    if (cl.block != NULL) {
         snprintf(where, sizeof where, "era %" PRIu64, cl.era);
-    else
-        snprintf(where, sizeof where, "static");
+    } else {
+        dbg_static_root_name(dbg_static_root(h->c, addr), name, sizeof name);
+        snprintf(where, sizeof where, "static%s%s", name[0] ? " " : "", name);
+    }
     TuiNode *n = tui_node_newf(kind, "%s0x%" PRIx64 "  %s  %s  %s  %" PRIu64 " B", prefix, addr,
                                dbg_type_label(cl.info), dbg_closure_type_name(cl.info->type),
                                where, (uint64_t)cl.n_words * 8);
@@ -66,6 +68,12 @@ static void root_where(const DbgRoot *r, char *buf, size_t len)
     case DEBUG_ROOT_THREAD:
         snprintf(buf, len, "thread %u", r->index);
         break;
+    case DEBUG_ROOT_STATIC: {
+        char name[480];   /* the callers' buffers are 512 */
+        dbg_static_root_name(r, name, sizeof name);
+        snprintf(buf, len, "%s%s%s", dbg_root_kind_name(r->kind), name[0] ? " " : "", name);
+        break;
+    }
     default:
         snprintf(buf, len, "%s", dbg_root_kind_name(r->kind));
     }
@@ -209,9 +217,12 @@ static int add_details(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
                           cl->block->gen,
                           h->reach == NULL ? ""
                           : dbg_reach_has(h->reach, cl->addr) ? ", live" : ", not reachable");
-    else
-        k = tui_node_newf(TUI_NODE_TEXT, "static closure, %" PRIu64 " bytes",
-                          (uint64_t)cl->n_words * 8);
+    else {
+        char name[1000];
+        dbg_static_root_name(dbg_static_root(h->c, cl->addr), name, sizeof name);
+        k = tui_node_newf(TUI_NODE_TEXT, "static closure%s%s, %" PRIu64 " bytes",
+                          name[0] ? " " : "", name, (uint64_t)cl->n_words * 8);
+    }
     if (k != NULL) {
         k->has_era = true;
         k->era = cl->era;
