@@ -63,6 +63,9 @@ grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_li
 expect_status 0 "$dbg" roots --socket "$sock"
 grep -Eq "^    root: static closure session_cache \(.*examples/leak\.c:$cache_line\)$" "$out" && pass ||
     fail "roots: the static session cache is not named"
+# Each static closure is one root, however often it was written (issue 22).
+n_cache=$(grep -c "static closure session_cache" "$out")
+[ "$n_cache" = 1 ] && pass || fail "roots: session_cache is listed $n_cache times, not once"
 
 # Working data: a request's Chunks, held by the local-root frame of handle().
 # The pause may land outside handle() (in remember()), so try a few times.
