@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "Messages.h"
+#include "SourcePath.h"
 
 /* Deeper nesting than this is not C (and may be a corrupt tree). */
 #define WALK_MAX_DEPTH 64
@@ -69,15 +70,14 @@ static void walk_fail(Walk *w, const char *what, Dwarf_Error err)
  * Strings
  * ---------------------------------------------------------------------- */
 
-/* path relative to the build directory when it lies under it. */
-static const char *relative_to_comp_dir(const Walk *w, const char *path)
+/* A copy of the name path is shown under, in the arena: see Note [Which
+ * root a source file is shown under] in SourcePath.c. */
+static const char *copy_source_path(Walk *w, const char *path)
 {
-    if (w->comp_dir != NULL) {
-        size_t n = strlen(w->comp_dir);
-        if (n > 0 && strncmp(path, w->comp_dir, n) == 0 && path[n] == '/')
-            return path + n + 1;
-    }
-    return path;
+    char buf[SOURCE_PATH_MAX];
+    return str_arena_copy(&w->ix->strings,
+                          source_path_show(source_path_runtime_root(), w->comp_dir, path, buf,
+                                           sizeof buf));
 }
 
 static const char *file_name(Walk *w, Dwarf_Unsigned file_no)
@@ -94,8 +94,7 @@ static const char *file_name(Walk *w, Dwarf_Unsigned file_no)
     if (w->files == NULL || i >= (Dwarf_Unsigned)w->n_files || w->files[i] == NULL)
         return "";
     if (w->file_copies[i] == NULL)
-        w->file_copies[i] =
-            str_arena_copy(&w->ix->strings, relative_to_comp_dir(w, w->files[i]));
+        w->file_copies[i] = copy_source_path(w, w->files[i]);
     return w->file_copies[i];
 }
 
@@ -387,7 +386,7 @@ static void unit_begin(Walk *w, Dwarf_Die cu)
     w->comp_dir = attr_string(w, cu, DW_AT_comp_dir, &s)
                       ? str_arena_copy(&w->ix->strings, s) : NULL;
     w->module = attr_string(w, cu, DW_AT_name, &s)
-                    ? str_arena_copy(&w->ix->strings, relative_to_comp_dir(w, s)) : "";
+                    ? copy_source_path(w, s) : "";
     Dwarf_Error err = NULL;
     w->files = NULL;
     w->n_files = 0;

@@ -18,9 +18,8 @@
 typedef struct {
     uint64_t vaddr;       /* link-time address of the variable / function entry */
     const char *name;     /* DW_AT_name, or "" (in the arena, as the others) */
-    const char *file;     /* declaring file, relative to the build directory
-                           * when under it, or "" */
-    const char *module;   /* the compilation unit's name */
+    const char *file;     /* declaring file, as SourcePath.h shows it, or "" */
+    const char *module;   /* the compilation unit's name, shown the same way */
     uint32_t line;        /* declaring line, 0 if unknown */
 } DwarfEntry;
 

@@ -30,6 +30,7 @@ static bool census_due = false;
 static uint64_t last_major_end_ns = 0;   /* when the last major GC ended */
 static uint64_t last_major_pause_ns = 0; /* and how long it took */
 static uint64_t censuses = 0;
+static uint64_t censuses_asked = 0;       /* see prof_heap_censuses_asked */
 static uint64_t last_total = 0;
 
 /* Filled by the major GC a census follows, for the per-object breakdowns
@@ -137,9 +138,16 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
 #define CENSUS_GC_BUDGET 20
 
 
+/* With --census-gc=every-tick, as in GHC, each tick collects at once: the
+ * census then belongs to this tick, and no later tick can fold into it. */
 static void census_tick(void)
 {
+    censuses_asked++;
     want_census();
+    if (rts_flags.census_every_tick) {
+        gc_collect(true);
+        return;
+    }
     uint64_t since = clock_elapsed_ns() - last_major_end_ns;
     if (since >= CENSUS_GC_BUDGET * last_major_pause_ns)
         gc_request_major();
@@ -153,6 +161,7 @@ bool prof_heap_init(const char *job)
     census_due = false;
     last_major_end_ns = last_major_pause_ns = 0;
     censuses = 0;
+    censuses_asked = 0;
     use_tally = rts_flags.heap_breakdown != HEAP_BY_ERA;
     if (use_tally)
         live_tally_init(&tally, rts_flags.era_selected ? rts_flags.era_lo : 0,
@@ -192,8 +201,10 @@ void prof_heap_exit(void)
 {
     if (!profiling)
         return;
+    censuses_asked++;
     want_census();
     gc_collect(true);   /* the final census runs after it */
+    stats_note_censuses_asked(prof_heap_censuses_asked());
     hp_file_close(secs_since_start());
     stop_counting();
 }
@@ -202,6 +213,7 @@ void prof_heap_abandon(void)
 {
     if (!profiling)
         return;
+    stats_note_censuses_asked(prof_heap_censuses_asked());
     hp_file_close(secs_since_start());
     stop_counting();
 }
@@ -215,6 +227,21 @@ void prof_heap_mark(void)
 uint64_t prof_heap_census_count(void)
 {
     return censuses;
+}
+
+/* Note [Censuses asked for and taken]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Each -i tick the program served asks for a census, and so does hs_exit.
+ * Under the budget, a tick that comes while a census is still due, or
+ * whose census waits for a major GC that exit's census pre-empts, shares a
+ * census with another: asked minus taken is how many the budget folded.
+ * With --census-gc=every-tick every tick collects at once, so the two are
+ * equal (ticks the mutator never served -- it did not allocate for a whole
+ * interval -- are asked by no one, in GHC too).  -i0 asks at every major
+ * GC: asked is taken. */
+uint64_t prof_heap_censuses_asked(void)
+{
+    return rts_flags.census_interval_secs == 0 ? censuses : censuses_asked;
 }
 
 uint64_t prof_heap_last_total_bytes(void)

@@ -25,6 +25,9 @@ void prof_heap_mark(void);
 
 /* Censuses taken so far, and the total of the last one (for tests). */
 uint64_t prof_heap_census_count(void);
+/* Censuses asked for: one per -i tick served and one at exit, or with -i0
+ * one per census (Note [Censuses asked for and taken] in ProfHeap.c). */
+uint64_t prof_heap_censuses_asked(void);
 uint64_t prof_heap_last_total_bytes(void);
 
 /* A GC post-hook: takes a census after a major GC when one is due. */

@@ -323,6 +323,15 @@ const IpeInfo *ipe_resolve(const StgInfoTable *info)
     return &r->info;
 }
 
+const char *provenance_declaring_file(const void *addr)
+{
+    if (addr == NULL)
+        return NULL;
+    bool refreshed = false;
+    Location loc = locate((uintptr_t)addr, &refreshed);
+    return loc.dwarf != NULL && loc.dwarf->file[0] != '\0' ? loc.dwarf->file : NULL;
+}
+
 /* ----------------------------------------------------------------------
  * Static objects
  * ---------------------------------------------------------------------- */

@@ -55,6 +55,13 @@ typedef struct {
  * provenance_exit.  Not cached per address: the file's indexes are. */
 bool provenance_static_name(const void *addr, StaticName *out);
 
+/* The file declaring the static variable or function at addr, named as
+ * ipe_resolve names source files, or NULL if no DWARF says.  The heap
+ * debugger shows local-root sites with it: their __FILE__ is relative to
+ * a build directory the runtime cannot know.  Valid until
+ * provenance_exit; same threading rule as ipe_resolve. */
+const char *provenance_declaring_file(const void *addr);
+
 typedef struct {
     uint64_t tables_resolved;    /* distinct info tables resolved */
     uint64_t files_indexed;      /* ELF files whose symbols / DWARF were read */

@@ -504,7 +504,13 @@ static void put_root(RootWriter *w, uint8_t kind, uint32_t index, uint32_t slot,
     StgRootSite s = {NULL, NULL, 0};
     if (site != NULL && debug_safe_read(&s, (uint64_t)(uintptr_t)site, sizeof s)) {
         safe_read_string((uint64_t)(uintptr_t)s.func, func, sizeof func);
-        safe_read_string((uint64_t)(uintptr_t)s.file, file, sizeof file);
+        /* __FILE__ is relative to where the unit was compiled; the site's
+         * own DWARF names the file from the source root (SourcePath.h). */
+        const char *declared = provenance_declaring_file(site);
+        if (declared != NULL)
+            snprintf(file, sizeof file, "%s", declared);
+        else
+            safe_read_string((uint64_t)(uintptr_t)s.file, file, sizeof file);
     }
     put_root_named(w, kind, index, slot, addr, func, file, (uint32_t)s.line);
 }

@@ -66,6 +66,7 @@
         .era_lo = 0,                                                         \
         .era_hi = 0,                                                         \
         .census_interval_secs = 0.1,                                         \
+        .census_every_tick = false,                                          \
         .automatic_heap_samples = true,                                      \
         .automatic_era_increment = false,                                    \
         .eventlog = false,                                                   \
@@ -530,6 +531,23 @@ static bool parse_output(RtsFlags *flags, const char *opt, char *err, size_t err
  * ------------------------------------------------------------------- */
 
 #define FLUSH_INTERVAL_PREFIX "--eventlog-flush-interval="
+#define CENSUS_GC_PREFIX "--census-gc="
+
+/* --census-gc=<budget|every-tick>: whether an -i tick may force the major
+ * GC its census needs.  Not a GHC flag; the spelling follows GHC's long
+ * options (--copying-gc, --nonmoving-gc). */
+static bool parse_census_gc(RtsFlags *flags, const char *opt, char *err, size_t err_len)
+{
+    const char *policy = opt + strlen(CENSUS_GC_PREFIX);
+    if (strcmp(policy, "budget") == 0)
+        flags->census_every_tick = false;
+    else if (strcmp(policy, "every-tick") == 0)
+        flags->census_every_tick = true;
+    else
+        return flag_error(err, err_len,
+                          "--census-gc: expected budget or every-tick (got '%s')", policy);
+    return true;
+}
 
 static bool parse_long_option(RtsFlags *flags, const char *opt, char *err,
                               size_t err_len)
@@ -557,6 +575,11 @@ static bool parse_long_option(RtsFlags *flags, const char *opt, char *err,
         flags->debug_socket = true;
         return set_string(&flags->debug_socket_path, path, err, err_len);
     }
+    if (strcmp(opt, "--census-gc") == 0)
+        return flag_error(err, err_len,
+                          "--census-gc: expected =budget or =every-tick (got nothing)");
+    if (strncmp(opt, CENSUS_GC_PREFIX, strlen(CENSUS_GC_PREFIX)) == 0)
+        return parse_census_gc(flags, opt, err, err_len);
     if (strncmp(opt, FLUSH_INTERVAL_PREFIX, strlen(FLUSH_INTERVAL_PREFIX)) == 0)
         return parse_interval("--eventlog-flush-interval",
                               opt + strlen(FLUSH_INTERVAL_PREFIX),
@@ -834,6 +857,13 @@ static const char *const usage_text[] = {
     "    (a selector with no break-down profiles by closure type, -hT)",
     "  -i<sec>  Time between heap profile samples (seconds, default: 0.1;",
     "           0 = at every major GC)",
+    "  --census-gc=<policy>",
+    "           What an -i tick may do to get its census (default: budget)",
+    "             budget      force a major GC only within a 5% budget of the",
+    "                         run; otherwise wait for the next major GC, so",
+    "                         some ticks get no census of their own",
+    "             every-tick  force a major GC at every tick (as GHC does)",
+    "           +RTS -s says how many censuses were asked for and taken",
     "  --no-automatic-heap-samples",
     "           Do not start the heap profile timer: censuses are taken only",
     "           when the program asks for them",

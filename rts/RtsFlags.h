@@ -42,6 +42,10 @@ typedef struct {
     bool era_selected;            /* -he<n> or -he<lo>-<hi> was given */
     uint64_t era_lo, era_hi;      /* inclusive range of eras counted */
     double census_interval_secs;  /* -i<secs>, default 0.1; 0 = every major GC */
+    bool census_every_tick;       /* --census-gc=every-tick: each -i tick forces a
+                                   * major GC and a census, as GHC does; false
+                                   * (=budget): Note [When a census runs] in
+                                   * profiling/ProfHeap.c */
     bool automatic_heap_samples;  /* false with --no-automatic-heap-samples */
     bool automatic_era_increment; /* --automatic-era-increment */
 

@@ -54,6 +54,7 @@ static struct {
     uint64_t gc_cpu_ns, gc_elapsed_ns;
     uint64_t exit_allocated_bytes; /* stats_add_allocated_bytes, at exit */
     uint64_t censuses, census_cpu_ns, census_elapsed_ns, census_bytes; /* heap profiler */
+    uint64_t censuses_asked;      /* stats_note_censuses_asked */
     uint64_t last_gc_elapsed_ns;  /* the most recent GC's pause */
 
     /* Phase boundaries. */
@@ -162,6 +163,11 @@ void stats_note_census(uint64_t cpu_ns, uint64_t elapsed_ns, uint64_t bytes)
     st.census_cpu_ns += cpu_ns;
     st.census_elapsed_ns += elapsed_ns;
     st.census_bytes += bytes;
+}
+
+void stats_note_censuses_asked(uint64_t asked)
+{
+    st.censuses_asked = asked;
 }
 
 void stats_note_mem_in_use(StgWord bytes)
@@ -452,6 +458,14 @@ static void print_time_lines(FILE *f, const PhaseTimes *t)
                 "%.2f ms each, within MUT)\n", ns_to_secs(st.census_cpu_ns), secs, st.censuses,
                 (double)st.census_bytes / 1e6 / (double)st.censuses,
                 secs * 1e3 / (double)st.censuses);
+        /* Under the census budget some ticks share a census (see
+         * --census-gc); say so, so that counts compare with GHC's. */
+        fprintf(f, "  CENSUS  count %" PRIu64 " taken of %" PRIu64 " asked for (%s)\n",
+                st.censuses, st.censuses_asked,
+                rts_flags.census_interval_secs == 0 ? "-i0: at every major GC"
+                : !rts_flags.automatic_heap_samples ? "no -i ticks: at exit"
+                : rts_flags.census_every_tick ? "each -i tick and exit, --census-gc=every-tick"
+                                              : "each -i tick and exit, --census-gc=budget");
     }
     fprintf(f, "  EXIT    time  %7.3fs  (%7.3fs elapsed)\n", ns_to_secs(t->exit_cpu),
             ns_to_secs(t->exit_elapsed));

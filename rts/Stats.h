@@ -61,6 +61,11 @@ uint64_t stats_last_gc_elapsed_ns(void);
  * reports the total and the rate). */
 void stats_note_census(uint64_t cpu_ns, uint64_t elapsed_ns, uint64_t bytes);
 
+/* How many censuses the run asked for (the heap profiler's count at its
+ * exit: Note [Censuses asked for and taken] in profiling/ProfHeap.c); +RTS
+ * -s prints it beside the number taken. */
+void stats_note_censuses_asked(uint64_t asked);
+
 /* The peak memory held from the OS, if higher than any GC reported (at
  * exit: the megablocks' high-water mark). */
 void stats_note_mem_in_use(StgWord bytes);

@@ -1,7 +1,10 @@
 # bench/lib/profiling.awk -- the profiling-overhead tables of bench/run.
 #
 # Input: one line per timed run, tab-separated:
-#   workload size label round wall_s
+#   workload size label round wall_s censuses_taken censuses_asked
+# (the last two "-" where the run wrote no profile, or asked is unknown).
+# The census columns are the last round's, so that overheads compare runs
+# that took as many censuses as GHC's (docs/design/profiling.md).
 # where label is "strata", "strata -hT", ..., "ghc", "ghc -hT", ...  The
 # base of a label is its first word's plain run ("strata" or "ghc").
 # Written for POSIX awk (mawk): no asort.
@@ -13,6 +16,7 @@ BEGIN { FS = "\t" }
     if (!(w in seen_w)) { seen_w[w] = 1; ws[++nw] = w; size[w] = s }
     if (!((w, l) in seen_l)) { seen_l[w, l] = 1; ls[w, ++nl[w]] = l }
     vals[w, l, ++cnt[w, l]] = $5 + 0
+    taken[w, l] = $6; asked[w, l] = $7
 }
 
 function median(w, l,    n, i, j, t, a) {
@@ -27,8 +31,8 @@ END {
     for (i = 1; i <= nw; i++) {
         w = ws[i]
         printf "### %s (size %s)\n\n", w, size[w]
-        print "| mode | runs | wall (s) | / no profiling |"
-        print "| --- | ---: | ---: | ---: |"
+        print "| mode | runs | wall (s) | / no profiling | censuses taken | asked for |"
+        print "| --- | ---: | ---: | ---: | ---: | ---: |"
         for (j = 1; j <= nl[w]; j++) {
             l = ls[w, j]
             split(l, parts, " ")
@@ -37,7 +41,8 @@ END {
             ratio = "—"
             if (l != base && (w, base) in seen_l)
                 ratio = sprintf("%.3f", m / median(w, base))
-            printf "| %s | %d | %.3f | %s |\n", l, cnt[w, l], m, ratio
+            printf "| %s | %d | %.3f | %s | %s | %s |\n", l, cnt[w, l], m, ratio,
+                taken[w, l] == "" ? "-" : taken[w, l], asked[w, l] == "" ? "-" : asked[w, l]
         }
         print ""
     }

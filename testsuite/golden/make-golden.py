@@ -15,6 +15,9 @@
 #                        §2.4 (20-byte -hT begin, here with breakdown 8) and
 #                        §2.5 (the 67-byte IPE), and header-time events
 #                        outside any block, as GHC writes them
+#   heap-budget.eventlog a -hT run at -i0.01 whose three censuses over 0.1 s
+#                        are fewer than the eleven its interval asked for, as
+#                        strata's census budget takes them
 #   no-end.eventlog      one event and no data end marker
 #   bad-order.eventlog   a block whose timestamps go backwards (check passes and counts it,
 #                        as GHC 9.0 writes such logs)
@@ -155,6 +158,18 @@ def ghc92_ipe():
     return header(ids) + b"".join(pre) + block(0xffff, 1000, 102000, g) + data_end()
 
 
+def heap_budget():
+    ids = [18, 30, 160, 162, 164, 165]
+    g = [
+        event(30, 120, u32(0) + b"".join(cstr(a) for a in
+                                         ["./prog", "+RTS", "-hT", "-i0.01", "-RTS"])),
+        prof_begin(140, 7, 10000000),
+    ]
+    for t in (1000000, 51000000, 101000000):
+        g += sample(t, 0, [("THUNK_1_0", 4096)])
+    return header(ids) + block(0xffff, 90, 101000001, g) + data_end()
+
+
 def no_end():
     return header([19]) + event(19, 5, b"last words")
 
@@ -168,6 +183,7 @@ def bad_order():
 LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
+    "heap-budget.eventlog": heap_budget,
     "no-end.eventlog": no_end,
     "bad-order.eventlog": bad_order,
 }

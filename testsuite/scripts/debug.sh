@@ -75,7 +75,7 @@ found=no
 # (A pause with no Chunk live is an error: no live constructor of that name.)
 for _ in $(seq 20); do
     "$dbg" retainers --socket "$sock" --constructor Chunk --limit 1 >"$out" 2>"$err"
-    if grep -q "root: local-root frame handle (.*examples/leak.c:$handle_line), frame 0 slot 0" "$out"; then
+    if grep -q "root: local-root frame handle (examples/leak.c:$handle_line), frame 0 slot 0" "$out"; then
         found=yes
         break
     fi

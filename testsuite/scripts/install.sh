@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # testsuite/scripts/install.sh -- `make install` into a temporary prefix
 # yields a library that a program finds with pkg-config and links
-# statically: it includes <strata.h>, calls hs_init/hs_exit and exits 0.
+# statically: it includes <strata.h>, calls hs_init/hs_exit and exits 0;
+# and its profile names the installed runtime's files from the runtime's
+# source root (rts/StgInfo.c) and the program's from its own directory.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -68,6 +70,35 @@ if [ -x "$hello" ]; then
         pass
     fi
     expect_status 0 "$hello"
+fi
+
+# Provenance through the installed library: the runtime's files from its
+# source root, the program's (built in its own directory) relative to it.
+cat >"$test_tmp/prov.c" <<'C'
+#include <strata.h>
+
+STRATA_CONSTR_INFO(Kept_info, "Kept", 0, 1);
+
+int main(int argc, char **argv)
+{
+    hs_init(&argc, &argv);
+    StgStablePtr kept = getStablePtr(strata_alloc_constr(&Kept_info));
+    hs_exit();
+    (void)kept;
+    return 0;
+}
+C
+kept_line=$(grep -n 'STRATA_CONSTR_INFO(Kept_info' "$test_tmp/prov.c" | cut -d: -f1)
+(cd "$test_tmp" && "${cc[@]:-cc}" -std=c11 -g -Wall -Wextra -Werror "${san_cflags[@]}" \
+    "${cflags[@]}" -o prov prov.c "${libs[@]}") >"$out" 2>"$err" && pass ||
+    fail "cannot build prov.c against the installed library: $(head -n 5 "$err")"
+if [ -x "$test_tmp/prov" ]; then
+    expect_status 0 "$test_tmp/prov" +RTS -hi -i0 -l -ol"$test_tmp/prov.eventlog" -RTS
+    expect_status 0 "$top_builddir/utils/strata-events/strata-events" show "$test_tmp/prov.eventlog"
+    grep -q 'table "stg_STACK_info", .*module "rts/StgInfo.c", srcloc "rts/StgInfo.c:[0-9]' "$out" &&
+        pass || fail "installed runtime's files not named from its source root: $(grep stg_STACK "$out")"
+    grep -q "table \"Kept_info\", .*module \"prov.c\", srcloc \"prov.c:$kept_line\"" "$out" &&
+        pass || fail "program's file not named from its directory: $(grep Kept "$out")"
 fi
 
 finish

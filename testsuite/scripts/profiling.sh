@@ -92,4 +92,27 @@ expect_stderr_contains "multiple heap profile options"
 expect_status 1 "$ex/leak" 1 10 +RTS -he5-2 -RTS
 expect_stderr_contains "-he"
 
+# --- censuses asked for and taken (+RTS -s, strata-events summary) ------------------
+# census_counts: "TAKEN ASKED" from the CENSUS count line of -s in $err
+census_counts() { sed -n 's/^  CENSUS  count \([0-9]*\) taken of \([0-9]*\) asked for.*/\1 \2/p' "$err"; }
+# every tick collects at once, as GHC does: each tick's census is its own
+expect_status 0 "$ex/leak" 1 20000 +RTS -hT -i0.01 --census-gc=every-tick -s -l -olevery.eventlog -RTS
+read -r taken asked <<<"$(census_counts)"
+[ -n "${taken:-}" ] && [ "$taken" -ge 1 ] && [ "$taken" = "$asked" ] && pass ||
+    fail "--census-gc=every-tick: taken ($taken) is not asked ($asked): $(grep CENSUS "$err")"
+expect_stderr_contains "each -i tick and exit, --census-gc=every-tick"
+expect_status 0 "$events" summary every.eventlog
+grep -q "^samples: $taken\$" "$out" && pass || fail "summary's samples are not -s's $taken: $(cat "$out")"
+grep -q '^censuses asked for: [1-9]' "$out" && pass || fail "summary: no censuses asked for: $(cat "$out")"
+# the budget (default) may fold ticks, never takes more than were asked for
+expect_status 0 "$ex/leak" 1 20000 +RTS -hT -i0.01 -s -RTS
+read -r taken asked <<<"$(census_counts)"
+[ -n "${taken:-}" ] && [ "$taken" -ge 1 ] && [ "$taken" -le "$asked" ] && pass ||
+    fail "budget: taken ($taken) / asked ($asked) wrong: $(grep CENSUS "$err")"
+expect_stderr_contains "each -i tick and exit, --census-gc=budget"
+# -i0 asks at every major GC
+expect_status 0 "$ex/leak" 1 3000 +RTS -hT -i0 -s -RTS
+read -r taken asked <<<"$(census_counts)"
+[ -n "${taken:-}" ] && [ "$taken" = "$asked" ] && pass || fail "-i0: taken ($taken) is not asked ($asked)"
+
 finish

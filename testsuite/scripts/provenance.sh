@@ -30,14 +30,14 @@ node_line=$(line_of 'STRATA_CONSTR_INFO(Node_info' "$top_srcdir/examples/bintree
 expect_status 0 "$ex/bintrees" 12 +RTS -A64k -hi -i0 -l -olg.eventlog -RTS
 [ -s "$err" ] && fail "bintrees -hi wrote to stderr: $(head -n 3 "$err")"
 expect_status 0 "$events" show g.eventlog
-ipe Node_info | grep -q "srcloc \"[^\"]*examples/bintrees.c:$node_line\"" && pass ||
+ipe Node_info | grep -q "srcloc \"examples/bintrees.c:$node_line\"" && pass ||
     fail "IPE of Node_info lacks examples/bintrees.c:$node_line: $(ipe Node_info)"
-ipe Node_info | grep -q 'module "[^"]*examples/bintrees.c"' && pass ||
+ipe Node_info | grep -q 'module "examples/bintrees.c"' && pass ||
     fail "IPE of Node_info lacks its unit: $(ipe Node_info)"
-ipe stg_STACK_info | grep -q 'srcloc "[^"]*rts/StgInfo.c:[0-9]' && pass ||
+ipe stg_STACK_info | grep -q 'module "rts/StgInfo.c", srcloc "rts/StgInfo.c:[0-9]' && pass ||
     fail "the runtime's own STACK table is not resolved: $(ipe stg_STACK_info)"
 expect_status 0 "$events" summary g.eventlog
-grep -q "\"0x[0-9a-f]*\"  Node_info  [^ ]*examples/bintrees.c  [^ ]*examples/bintrees.c:$node_line\$" "$out" &&
+grep -q "\"0x[0-9a-f]*\"  Node_info  examples/bintrees.c  examples/bintrees.c:$node_line\$" "$out" &&
     pass || fail "summary does not name the Node_info band: $(cat "$out")"
 # explicit provenance wins over the DWARF (leak.c spells its own)
 expect_status 0 "$ex/leak" 1 3000 +RTS -hi -i0 -l -olleak.eventlog -RTS
@@ -48,7 +48,7 @@ ipe SessionEntry_con_info | grep -q 'module "Cache", srcloc "examples/leak.c:49:
 # -hm puts tables under their units; -hT stays as it was
 expect_status 0 "$ex/bintrees" 12 +RTS -A64k -hm -i0 -l -olhm.eventlog -RTS
 expect_status 0 "$events" summary hm.eventlog
-grep -q '"[^"]*examples/bintrees.c"' "$out" && pass || fail "-hm has no examples/bintrees.c band: $(cat "$out")"
+grep -q '"examples/bintrees.c"' "$out" && pass || fail "-hm has no examples/bintrees.c band: $(cat "$out")"
 grep -q '"<unknown>"' "$out" && fail "-hm left tables under <unknown> in a -g build" || pass
 
 # --- many tables from one macro: gcc gives their lines as DW_FORM_implicit_const
@@ -82,7 +82,7 @@ chmod +x bintrees
 expect_status 0 ./bintrees 12 +RTS -A64k -hi -i0 -l -oldebuglink.eventlog -RTS
 [ -s "$err" ] && fail "bintrees with a debug file wrote to stderr: $(head -n 3 "$err")"
 expect_status 0 "$events" show debuglink.eventlog
-ipe Node_info | grep -q "srcloc \"[^\"]*examples/bintrees.c:$node_line\"" && pass ||
+ipe Node_info | grep -q "srcloc \"examples/bintrees.c:$node_line\"" && pass ||
     fail "the debug file was not used: $(ipe Node_info)"
 # missing: silently no names
 mv bintrees.debug saved.debug
@@ -125,6 +125,7 @@ expect_status 0 "${CC:-cc}" -std=c11 -g -O2 -Wall -Werror ${SAN_CFLAGS:-} -I"$to
     "$progs/provenance_dlopen.c" "$top_builddir/.libs/libstrata.a" \
     -lffi -lelf -ldwarf -lm -lpthread -ldl -o provenance_dlopen
 lib_src=$progs/provenance_lib.c
+lib_shown=testsuite/programs/provenance_lib.c   # under the runtime's source tree
 cell_line=$(line_of 'STRATA_CONSTR_INFO(LibCell_info' "$lib_src")
 entry_line=$(line_of 'static StgClosure *lib_first_entry' "$lib_src")
 hidden_line=$(line_of 'STRATA_CONSTR_INFO(LibHidden_info' "$lib_src")
@@ -132,13 +133,13 @@ main_entry_line=$(line_of 'static StgClosure *main_twice_entry' "$progs/provenan
 expect_status 0 ./provenance_dlopen "$PWD/libprovtables.so" +RTS -hi -i0 -l -olshared.eventlog -RTS
 [ -s "$err" ] && fail "provenance_dlopen wrote to stderr: $(head -n 3 "$err")"
 expect_status 0 "$events" show shared.eventlog
-ipe LibCell_info | grep -q "module \"[^\"]*provenance_lib.c\", srcloc \"[^\"]*provenance_lib.c:$cell_line\"" &&
+ipe LibCell_info | grep -q "module \"$lib_shown\", srcloc \"$lib_shown:$cell_line\"" &&
     pass || fail "library constructor not resolved: $(ipe LibCell_info)"
-ipe LibFirst_info | grep -q "label \"lib_first_entry\", .*srcloc \"[^\"]*provenance_lib.c:$entry_line\"" &&
+ipe LibFirst_info | grep -q "label \"lib_first_entry\", .*srcloc \"$lib_shown:$entry_line\"" &&
     pass || fail "library thunk not named by its entry: $(ipe LibFirst_info)"
-ipe LibHidden_info | grep -q "srcloc \"[^\"]*provenance_lib.c:$hidden_line\"" &&
+ipe LibHidden_info | grep -q "srcloc \"$lib_shown:$hidden_line\"" &&
     pass || fail "file-local library table not resolved: $(ipe LibHidden_info)"
-ipe MainTwice_info | grep -q "label \"main_twice_entry\", .*provenance_dlopen.c:$main_entry_line\"" &&
+ipe MainTwice_info | grep -q "label \"main_twice_entry\", .*srcloc \"testsuite/programs/provenance_dlopen.c:$main_entry_line\"" &&
     pass || fail "the program's thunk not named by its entry: $(ipe MainTwice_info)"
 # -hd names thunks by their entry; -hm by unit, the library's included
 expect_status 0 ./provenance_dlopen "$PWD/libprovtables.so" +RTS -hd -i0 -l -olshared-hd.eventlog -RTS
@@ -147,7 +148,7 @@ grep -q '"lib_first_entry"' "$out" && grep -q '"main_twice_entry"' "$out" && pas
     fail "-hd does not name thunks by their entries: $(cat "$out")"
 expect_status 0 ./provenance_dlopen "$PWD/libprovtables.so" +RTS -hm -i0 -l -olshared-hm.eventlog -RTS
 expect_status 0 "$events" summary shared-hm.eventlog
-grep -q '"[^"]*provenance_lib.c"' "$out" && pass || fail "-hm has no band for the library: $(cat "$out")"
+grep -q "\"$lib_shown\"" "$out" && pass || fail "-hm has no band for the library: $(cat "$out")"
 # stripped library: exported tables keep their .dynsym names, nothing has a location
 expect_status 0 strip --strip-unneeded -o libprovtables-stripped.so libprovtables.so
 expect_status 0 ./provenance_dlopen "$PWD/libprovtables-stripped.so" +RTS -hi -i0 -l -olshared-s.eventlog -RTS
@@ -166,6 +167,33 @@ ipe MainCell_info | grep -q 'srcloc "[^"]*provenance_dlopen.c:[0-9]' && pass ||
     fail "a deleted executable's tables are not resolved: $(ipe MainCell_info)"
 ipe LibCell_info | grep -q 'srcloc "[^"]*provenance_lib.c:[0-9]' && pass ||
     fail "the library of a deleted executable is not resolved: $(ipe LibCell_info)"
+# --- a user's program, built where its sources are and out of tree --------------------------
+# Its files are not under the runtime's tree: they are named relative to the
+# directory the compiler ran in when they lie under it, and absolute otherwise
+# (Note [Which root a source file is shown under] in profiling/SourcePath.c).
+mkdir -p proj/build || exit 1
+cp "$progs/provenance_dlopen.c" proj/prog.c
+prog_cell_line=$(line_of 'STRATA_CONSTR_INFO(MainCell_info' proj/prog.c)
+build_prog() {   # build_prog DIR SOURCE: compile SOURCE in DIR into DIR/prog
+    # shellcheck disable=SC2086
+    (cd "$1" && "${CC:-cc}" -std=c11 -g -O2 -Wall -Werror ${SAN_CFLAGS:-} \
+        -I"$top_srcdir/includes" "$2" "$top_builddir/.libs/libstrata.a" \
+        -lffi -lelf -ldwarf -lm -lpthread -ldl -o prog) >"$out" 2>"$err" && pass ||
+        fail "cannot build $2 in $1: $(head -n 5 "$err")"
+}
+build_prog proj prog.c
+expect_status 0 proj/prog "$PWD/libprovtables.so" +RTS -hi -i0 -l -olintree.eventlog -RTS
+expect_status 0 "$events" show intree.eventlog
+ipe MainCell_info | grep -q "module \"prog.c\", srcloc \"prog.c:$prog_cell_line\"" && pass ||
+    fail "in-tree user program: not named relative to its directory: $(ipe MainCell_info)"
+ipe stg_STACK_info | grep -q 'srcloc "rts/StgInfo.c:[0-9]' && pass ||
+    fail "in-tree user program: the runtime's files are not under its root: $(ipe stg_STACK_info)"
+build_prog proj/build ../prog.c
+expect_status 0 proj/build/prog "$PWD/libprovtables.so" +RTS -hi -i0 -l -oloutoftree.eventlog -RTS
+expect_status 0 "$events" show outoftree.eventlog
+ipe MainCell_info | grep -q "module \"$PWD/proj/prog.c\", srcloc \"$PWD/proj/prog.c:$prog_cell_line\"" &&
+    pass || fail "out-of-tree user program: not named by its absolute path: $(ipe MainCell_info)"
+grep -q 'srcloc "[^"]*\.\./' "$out" && fail "a path still climbs out of its build directory: $(grep '\.\./' "$out" | head -n 1)" || pass
 # a library that is not there: a message, not a crash
 expect_status 1 ./provenance_dlopen "$PWD/no-such-lib.so" +RTS -hi -i0 -l -olnone.eventlog -RTS
 expect_stderr_contains "cannot load $PWD/no-such-lib.so"

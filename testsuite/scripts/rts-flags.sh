@@ -37,6 +37,8 @@ bad "-G: number of generations must be at least 1 (got 0)" +RTS -G0 -RTS
 bad "-F: factor must be greater than 0 (got -1)" +RTS -F-1 -RTS
 bad "-M: bad size 'foo'" +RTS -Mfoo -RTS
 bad "bad value for -i" +RTS -i-1 -RTS
+bad "--census-gc: expected budget or every-tick (got 'sometimes')" +RTS -hT --census-gc=sometimes -RTS
+bad "--census-gc: expected =budget or =every-tick (got nothing)" +RTS --census-gc -RTS
 bad "-ol expects filename" +RTS -ol -RTS
 bad "unknown trace option: Z" +RTS -lZ -RTS
 bad "-A: size must be at most 128t (got 99999999999999g)" +RTS -A99999999999999g -RTS

@@ -37,6 +37,9 @@ for log in heap-hT ghc92-ipe; do
     golden 0 "$log.summary.reference" summary "$log.eventlog"
     golden 0 "$log.summary-json.reference" summary --json "$log.eventlog"
 done
+# Fewer censuses than the interval asked for (the census budget): both counts
+golden 0 heap-budget.summary.reference summary heap-budget.eventlog
+golden 0 heap-budget.summary-json.reference summary --json heap-budget.eventlog
 golden 0 bad-order.check.reference check bad-order.eventlog
 golden 1 no-end.check.reference check no-end.eventlog
 golden 0 no-end.show.reference show no-end.eventlog

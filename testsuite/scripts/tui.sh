@@ -141,7 +141,7 @@ wait_for "Local-root frames ("
 if screen | grep -q 'Local-root frames (0 frames'; then
     pass
 else
-    expect_line '^  - frame 0: (handle|remember) \(.*examples/leak\.c:[0-9]+\)$'
+    expect_line '^  - frame 0: (handle|remember) \(examples/leak\.c:[0-9]+\)$'
     expect_line '^    \+ slot 0: 0x[0-9a-f]+  [A-Za-z_]+  [A-Z_0-9]+  era [0-9]+  [0-9]+ B'
 fi
 expect_line '^\+ Static closures \([1-9][0-9]*\)$'
@@ -205,11 +205,11 @@ keys Enter
 wait_for "retainer path: "
 keys G
 wait_for "examples/leak.c:$handle_line), frame 0 slot 0"
-expect_line "^    root: local-root frame handle \(.*examples/leak\.c:$handle_line\), frame 0 slot 0$"
+expect_line "^    root: local-root frame handle \(examples/leak\.c:$handle_line\), frame 0 slot 0$"
 # The roots tree shows that frame, labelled by function, file and line.
 keys 1
 wait_for "[1:Roots]"
-expect_line "^  - frame 0: handle \(.*examples/leak\.c:$handle_line\)$"
+expect_line "^  - frame 0: handle \(examples/leak\.c:$handle_line\)$"
 expect_line '^    \+ slot 0: 0x[0-9a-f]+  Chunk  CONSTR_1_1  era [0-9]+  24 B$'
 # Expanding the slot's closure: its info table, provenance, era, fields.
 keys g j j Enter

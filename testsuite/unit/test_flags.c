@@ -444,6 +444,29 @@ static void test_flags_interval_bad(void **state)
     assert_true(f.census_interval_secs == 0.1);
 }
 
+static void test_flags_census_gc_good(void **state)
+{
+    (void)state;
+    assert_false(f.census_every_tick);   /* the budget by default */
+    parse_ok("--census-gc=every-tick");
+    assert_true(f.census_every_tick);
+    parse_ok("--census-gc=budget");
+    assert_false(f.census_every_tick);
+}
+
+static void test_flags_census_gc_bad(void **state)
+{
+    (void)state;
+    parse_bad("--census-gc=always",
+              "--census-gc: expected budget or every-tick (got 'always')");
+    parse_bad("--census-gc=", "--census-gc: expected budget or every-tick (got '')");
+    parse_bad("--census-gc=every-tickx",
+              "--census-gc: expected budget or every-tick (got 'every-tickx')");
+    parse_bad("--census-gc", "--census-gc: expected =budget or =every-tick (got nothing)");
+    parse_bad("--census-gcx", "unknown RTS option: --census-gcx");
+    assert_false(f.census_every_tick);
+}
+
 static void test_flags_heap_samples_good(void **state)
 {
     (void)state;
@@ -922,6 +945,8 @@ int main(void)
         T(test_flags_era_selector_bad),
         T(test_flags_interval_good),
         T(test_flags_interval_bad),
+        T(test_flags_census_gc_good),
+        T(test_flags_census_gc_bad),
         T(test_flags_heap_samples_good),
         T(test_flags_heap_samples_bad),
         T(test_flags_eventlog_good),

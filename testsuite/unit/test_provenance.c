@@ -21,6 +21,7 @@
 #include "GC.h"
 #include "Provenance.h"
 #include "ProvenanceMaps.h"
+#include "SourcePath.h"
 #include "test_provenance_tables.h"
 
 /* Each table's line is recorded on the line that defines it. */
@@ -76,9 +77,9 @@ static void test_provenance_constructor_from_dwarf(void **state)
     const IpeInfo *p = ipe_resolve(&Cell_info);
     assert_non_null(p);
     assert_string_equal(p->table_name, "Cell_info");
-    assert_true(ends_with(p->src_file, "testsuite/unit/test_provenance.c"));
+    assert_string_equal(p->src_file, "testsuite/unit/test_provenance.c");
     assert_line(p, cell_line);
-    assert_true(ends_with(p->module, "testsuite/unit/test_provenance.c"));
+    assert_string_equal(p->module, "testsuite/unit/test_provenance.c");
     assert_string_equal(p->label, "");   /* constructors: no binding to name */
     assert_string_equal(p->closure_desc, "");
     assert_string_equal(p->ty_desc, "");
@@ -90,9 +91,9 @@ static void test_provenance_thunk_names_its_entry(void **state)
     const IpeInfo *p = ipe_resolve(&Pair_thunk_info);
     assert_string_equal(p->table_name, "Pair_thunk_info");
     assert_string_equal(p->label, "pair_entry");
-    assert_true(ends_with(p->src_file, "testsuite/unit/test_provenance.c"));
+    assert_string_equal(p->src_file, "testsuite/unit/test_provenance.c");
     assert_line(p, pair_entry_line);
-    assert_true(ends_with(p->module, "testsuite/unit/test_provenance.c"));
+    assert_string_equal(p->module, "testsuite/unit/test_provenance.c");
 }
 
 static void test_provenance_static_local_and_header(void **state)
@@ -113,9 +114,9 @@ static void test_provenance_static_local_and_header(void **state)
     assert_true(ends_with(ipe_resolve(&Cell_info)->src_file, "test_provenance.c"));
     p = ipe_resolve(&HeaderTable_info);
     assert_string_equal(p->table_name, "HeaderTable_info");
-    assert_true(ends_with(p->src_file, "testsuite/unit/test_provenance_tables.h"));
+    assert_string_equal(p->src_file, "testsuite/unit/test_provenance_tables.h");
     assert_line(p, header_table_line);
-    assert_true(ends_with(p->module, "testsuite/unit/test_provenance.c"));
+    assert_string_equal(p->module, "testsuite/unit/test_provenance.c");
 }
 
 static void test_provenance_explicit_wins(void **state)
@@ -405,6 +406,70 @@ static int bad_input_teardown(void **state)
     return rmdir(tmp_dir);
 }
 
+/* ----------------------------------------------------------------------
+ * Source file names (SourcePath.h)
+ * ---------------------------------------------------------------------- */
+
+static void assert_normalised(const char *dir, const char *name, const char *want)
+{
+    char out[SOURCE_PATH_MAX];
+    assert_true(source_path_normalise(dir, name, out, sizeof out));
+    assert_string_equal(out, want);
+}
+
+static void test_provenance_source_path_normalise(void **state)
+{
+    (void)state;
+    assert_normalised("/src/build", "../rts/StgInfo.c", "/src/rts/StgInfo.c");
+    assert_normalised("/src/build/", "./../examples//leak.c", "/src/examples/leak.c");
+    assert_normalised("/src", "/abs/x.c", "/abs/x.c");
+    assert_normalised("/", "../../x.c", "/x.c");
+    assert_normalised(NULL, "../a/../../x.c", "../../x.c");
+    assert_normalised("rel", "../../x.c", "../x.c");
+    assert_normalised("/a/b", "../..", "/");
+    assert_normalised(NULL, "a/..", ".");
+    char small[8];
+    assert_false(source_path_normalise("/src/build", "../x.c", small, sizeof small));
+}
+
+static void assert_shown(const char *root, const char *dir, const char *name, const char *want)
+{
+    char out[SOURCE_PATH_MAX];
+    assert_string_equal(source_path_show(root, dir, name, out, sizeof out), want);
+}
+
+static void test_provenance_source_path_roots(void **state)
+{
+    (void)state;
+    /* the runtime's tree: in-tree, out-of-tree (even a build dir outside
+     * it), absolute names, and a root spelt with a trailing slash */
+    assert_shown("/src", "/src", "rts/StgInfo.c", "rts/StgInfo.c");
+    assert_shown("/src", "/src/build", "../rts/StgInfo.c", "rts/StgInfo.c");
+    assert_shown("/src", "/elsewhere/b", "/src/examples/leak.c", "examples/leak.c");
+    assert_shown("/src/", "/src/build", "../examples/leak.c", "examples/leak.c");
+    /* a user's program: built where its sources are, or out of tree */
+    assert_shown("/src", "/home/u/p", "main.c", "main.c");
+    assert_shown("/src", "/home/u/p", "lib/x.h", "lib/x.h");
+    assert_shown("/src", "/home/u/p/build", "../main.c", "/home/u/p/main.c");
+    assert_shown("/src", "/home/u/p", "/usr/include/stdio.h", "/usr/include/stdio.h");
+    /* a prefix of a name is not a directory above it */
+    assert_shown("/src", "/home/u/p", "/src2/x.c", "/src2/x.c");
+    /* no root, no build directory, or a relative one (-fdebug-prefix-map) */
+    assert_shown(NULL, "/b", "../x.c", "/x.c");
+    assert_shown(NULL, NULL, "../x.c", "../x.c");
+    assert_shown("/src", ".", "../x.c", "../x.c");
+    /* too long to normalise: the name as DWARF gave it */
+    char *long_name = malloc(SOURCE_PATH_MAX + 8);
+    assert_non_null(long_name);
+    memset(long_name, 'a', SOURCE_PATH_MAX + 7);
+    long_name[SOURCE_PATH_MAX + 7] = '\0';
+    char out[SOURCE_PATH_MAX];
+    assert_ptr_equal(source_path_show("/src", "/b", long_name, out, sizeof out), long_name);
+    free(long_name);
+    /* this test program's own unit lies in the runtime's tree */
+    assert_true(source_path_runtime_root()[0] == '/');
+}
+
 int main(void)
 {
     const struct CMUnitTest derived[] = {
@@ -420,6 +485,8 @@ int main(void)
         cmocka_unit_test(test_provenance_unreadable_files),
         cmocka_unit_test(test_provenance_corrupt_dwarf),
         cmocka_unit_test(test_provenance_maps_parsing),
+        cmocka_unit_test(test_provenance_source_path_normalise),
+        cmocka_unit_test(test_provenance_source_path_roots),
     };
     int failed = cmocka_run_group_tests(derived, NULL, NULL);
     return failed + cmocka_run_group_tests(bad_input, bad_input_setup, bad_input_teardown);

@@ -1,7 +1,8 @@
 /*
  * utils/strata-events/summary.c -- `strata-events summary FILE [--json]`:
  * the program and its arguments, the RTS identifier, the heap profile
- * (mode, interval, samples, top buckets by peak and by integrated size,
+ * (mode, interval, samples and the censuses the interval asked for, top
+ * buckets by peak and by integrated size,
  * -hi buckets named from their IPE events), heap maxima and user markers.
  * One pass over the log; memory grows only with the number of distinct
  * bucket labels, IPE addresses and markers.  See Note [Integrated size]
@@ -62,6 +63,7 @@ typedef struct Summary {
     int have_profile;
     uint32_t breakdown;
     uint64_t interval_ns;
+    uint64_t profile_begin_ns; /* time of HEAP_PROF_BEGIN */
     uint64_t n_samples;        /* censuses opened */
     int sample_open;           /* between a SAMPLE_BEGIN and its END */
     int have_last_sample;      /* a census has been closed */
@@ -134,6 +136,28 @@ static void sample_open(Summary *s, uint64_t time_ns)
     s->sample_open = 1;
     s->sample_time_ns = time_ns;
     s->n_samples++;
+}
+
+/* Note [Censuses asked for]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The log does not record the -i ticks, but it says what they asked for:
+ * one census per interval (HEAP_PROF_BEGIN's) from the start of the
+ * profile to the last census, plus the census at exit -- what GHC, which
+ * takes a census at every tick, would have taken.  Under strata's census
+ * budget fewer are taken (docs/design/profiling.md).  The runtime's own
+ * count (+RTS -s) counts the ticks the program served, which can be fewer
+ * when the mutator did not allocate for a whole interval.  With interval
+ * 0 (-i0) every major GC asks, so asked is taken; a log without samples
+ * asked for none.  A census beyond the intervals' count was asked for by
+ * someone (the program, GHC's requestHeapCensus), so asked is never less
+ * than taken. */
+static uint64_t censuses_asked(const Summary *s)
+{
+    if (!s->have_profile || s->interval_ns == 0 || s->n_samples == 0 ||
+        s->last_sample_time_ns < s->profile_begin_ns)
+        return s->n_samples;
+    uint64_t asked = (s->last_sample_time_ns - s->profile_begin_ns) / s->interval_ns + 1;
+    return asked > s->n_samples ? asked : s->n_samples;
 }
 
 /* ----------------------------------------------------------------------
@@ -231,6 +255,7 @@ static void summary_add(Summary *s, const EvrEvent *ev)
             s->have_profile = 1;
             s->breakdown = ev->u.prof_begin.breakdown;
             s->interval_ns = ev->u.prof_begin.interval_ns;
+            s->profile_begin_ns = ev->time_ns;
         }
         break;
     case EVENT_HEAP_PROF_SAMPLE_BEGIN:
@@ -430,6 +455,13 @@ static void summary_print_text(const Summary *s, const char *path, const Bucket 
     else
         fputs("profile: none\n", out);
     fprintf(out, "samples: %" PRIu64 "\n", s->n_samples);
+    if (s->have_profile && s->interval_ns > 0 && s->n_samples > 0 &&
+        s->last_sample_time_ns >= s->profile_begin_ns)
+        fprintf(out, "censuses asked for: %" PRIu64 " (one per interval over %" PRIu64
+                     " ns of profile, and one at exit)\n",
+                censuses_asked(s), s->last_sample_time_ns - s->profile_begin_ns);
+    else
+        fprintf(out, "censuses asked for: %" PRIu64 "\n", censuses_asked(s));
     fprintf(out, "events: %" PRIu64 "\n", s->n_events);
     fprintf(out, "gcs: %" PRIu64 "\n", s->n_gcs);
     fprintf(out, "end time: %" PRIu64 " ns\n", s->last_time_ns);
@@ -541,6 +573,7 @@ static void summary_print_json(const Summary *s, const char *path, const Bucket 
     else
         fputs("null", out);
     fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n", s->n_samples);
+    fprintf(out, "  \"censuses_asked_for\": %" PRIu64 ",\n", censuses_asked(s));
     fprintf(out, "  \"events\": %" PRIu64 ",\n", s->n_events);
     fprintf(out, "  \"gcs\": %" PRIu64 ",\n", s->n_gcs);
     fprintf(out, "  \"end_time_ns\": %" PRIu64 ",\n", s->last_time_ns);
