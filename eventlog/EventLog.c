@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "Messages.h"
-#include "RtsFlags.h"
 #include "os/Clock.h"
 #include "strata/Config.h"
 #include "strata/EventLogFormat.h"
@@ -55,7 +54,7 @@ typedef struct {
 static const EventLogWriter *writer = &eventlog_file_writer;
 static const EventLogWriter *chosen_writer = NULL;   /* NULL: file writer */
 static bool enabled;          /* started and no write error since */
-static unsigned classes;      /* rts_flags.eventlog_classes at start */
+static unsigned classes;      /* eventlog_config.classes at start */
 static EventBuf cap_buf;      /* capability 0 */
 static EventBuf global_buf;   /* cap 0xffff */
 
@@ -379,9 +378,9 @@ static void post_heap_info(void)
 {
     uint8_t *p = event_begin(&global_buf, EVENT_HEAP_INFO_GHC, EVENT_SIZE_HEAP_INFO_GHC);
     p = put32(p, STRATA_CAPSET_OSPROCESS);
-    p = put16(p, (uint16_t)rts_flags.generations);
-    p = put64(p, rts_flags.max_heap_bytes);
-    p = put64(p, rts_flags.nursery_bytes);
+    p = put16(p, (uint16_t)eventlog_config.generations);
+    p = put64(p, eventlog_config.max_heap_bytes);
+    p = put64(p, eventlog_config.nursery_bytes);
     p = put64(p, MBLOCK_SIZE);
     p = put64(p, BLOCK_SIZE);
     event_end(&global_buf, p);
@@ -392,12 +391,15 @@ void eventlog_set_writer(const EventLogWriter *w)
     chosen_writer = w;
 }
 
-bool eventlog_start(int argc, char **argv)
+EventLogConfig eventlog_config;
+
+bool eventlog_start(const EventLogConfig *config, int argc, char **argv)
 {
-    if (!rts_flags.eventlog || enabled)
+    if (!config->enabled || enabled)
         return true;
+    eventlog_config = *config;
     writer = chosen_writer != NULL ? chosen_writer : &eventlog_file_writer;
-    classes = rts_flags.eventlog_classes;
+    classes = eventlog_config.classes;
     if (!buf_init(&cap_buf, 0) || !buf_init(&global_buf, EVENT_CAP_GLOBAL)) {
         rts_error("eventlog: out of C heap allocating buffers (bytes=%zu)",
                   2 * EVENTLOG_BUFFER_BYTES);

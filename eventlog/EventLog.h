@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "EventLogWriter.h"
+#include "strata/Config.h"
 
 /* Bytes per buffer (GHC's size); a full buffer is flushed as one block. */
 #define EVENTLOG_BUFFER_BYTES ((size_t)2 * 1024 * 1024)
@@ -22,13 +23,41 @@
  * writer).  Call before eventlog_start (tests use the memory writer). */
 void eventlog_set_writer(const EventLogWriter *writer);
 
-/* If rts_flags.eventlog: opens the writer, writes the header and the
+/* Eventlog classes selected by -l<letters> (GHC's letters). */
+enum {
+    EVENTLOG_CLASS_SCHED = 1u << 0,   /* s */
+    EVENTLOG_CLASS_GC = 1u << 1,      /* g */
+    EVENTLOG_CLASS_NONMOVING = 1u << 2, /* n */
+    EVENTLOG_CLASS_SPARKS_SAMPLED = 1u << 3, /* p */
+    EVENTLOG_CLASS_SPARKS_FULL = 1u << 4,    /* f */
+    EVENTLOG_CLASS_USER = 1u << 5,    /* u */
+    EVENTLOG_CLASS_TICKY = 1u << 6,   /* T */
+    EVENTLOG_CLASS_DEFAULT = EVENTLOG_CLASS_SCHED | EVENTLOG_CLASS_GC |
+                             EVENTLOG_CLASS_SPARKS_SAMPLED | EVENTLOG_CLASS_USER,
+};
+
+/* What the eventlog is configured with (from the RTS flags; the runtime
+ * fills it in, eventlog/ never reads flags). */
+typedef struct {
+    bool enabled;                /* -l */
+    unsigned classes;            /* -l's event classes (EVENTLOG_CLASS_*) */
+    const char *file;            /* -ol: NULL = <program>.eventlog */
+    unsigned generations;        /* heap parameters for HEAP_INFO_GHC */
+    StgWord max_heap_bytes;
+    StgWord nursery_bytes;
+} EventLogConfig;
+
+/* The configuration eventlog_start was given (the file writer reads the
+ * file name from it). */
+extern EventLogConfig eventlog_config;
+
+/* If config->enabled: opens the writer, writes the header and the
  * start-up events (capsets, capability 0, wall clock, pids, RTS
  * identifier, argv, heap parameters) in GHC's order.  argv must be the
  * original argv, +RTS options included.  A writer that cannot open turns
  * the eventlog off after one message; only an out-of-memory start returns
- * false. */
-bool eventlog_start(int argc, char **argv);
+ * false.  config is copied. */
+bool eventlog_start(const EventLogConfig *config, int argc, char **argv);
 
 /* Posts the shutdown events, flushes, writes the data-end marker and
  * closes the writer.  Safe to call when the eventlog is off or stopped. */

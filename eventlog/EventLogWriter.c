@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "Messages.h"
-#include "RtsFlags.h"
+#include "EventLog.h"
 
 /* Note [Eventlog write errors]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -43,7 +43,7 @@ static char *out_path;     /* malloc'd; for messages */
 static bool file_init(void)
 {
     reported = false;
-    const char *name = rts_flags.eventlog_file;
+    const char *name = eventlog_config.file;
     size_t len = name != NULL ? strlen(name) + 1 : strlen(rts_prog_name) + sizeof ".eventlog";
     out_path = malloc(len);
     if (out_path == NULL) {

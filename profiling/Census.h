@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "LiveTally.h"
-#include "RtsFlags.h"
+#include "ProfHeap.h"
 #include "strata/InfoTables.h"
 
 typedef struct {

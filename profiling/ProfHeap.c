@@ -20,10 +20,11 @@
 #include "HpFile.h"
 #include "Ipe.h"
 #include "Messages.h"
-#include "RtsFlags.h"
-#include "Stats.h"
 #include "os/Ticker.h"
 #include "os/Clock.h"
+
+ProfConfig prof_config;
+static const ProfReporter *reporter = NULL;
 
 static bool profiling = false;
 static bool census_due = false;
@@ -53,7 +54,7 @@ static double secs_since_start(void)
 
 static void emit_to_eventlog(const Census *c)
 {
-    if (rts_flags.heap_breakdown == HEAP_BY_INFO_TABLE)
+    if (prof_config.breakdown == HEAP_BY_INFO_TABLE)
         for (size_t i = 0; i < c->n_buckets; i++)
             if (c->buckets[i].bytes > 0 && c->buckets[i].info != NULL)
                 ipe_post_once(c->buckets[i].info);
@@ -71,8 +72,8 @@ static void check_tally_census(const Census *counted)
 {
     Census walked;
     census_init(&walked);
-    census_take(&walked, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
-                rts_flags.era_hi);
+    census_take(&walked, prof_config.breakdown, prof_config.era_selected, prof_config.era_lo,
+                prof_config.era_hi);
     const char *diff = census_first_difference(counted, &walked);
     if (diff == NULL)
         diff = census_first_difference(&walked, counted);
@@ -91,13 +92,13 @@ static void take_census(void)
     Census c;
     census_init(&c);
     if (use_tally && tally.filled) {
-        census_from_tally(&c, rts_flags.heap_breakdown, &tally);
+        census_from_tally(&c, prof_config.breakdown, &tally);
         tally.filled = false;
         if (debug_enabled(DEBUG_SANITY))
             check_tally_census(&c);
     } else {
-        census_take(&c, rts_flags.heap_breakdown, rts_flags.era_selected, rts_flags.era_lo,
-                    rts_flags.era_hi);
+        census_take(&c, prof_config.breakdown, prof_config.era_selected, prof_config.era_lo,
+                    prof_config.era_hi);
     }
     if (eventlog_enabled())
         emit_to_eventlog(&c);
@@ -105,7 +106,8 @@ static void take_census(void)
         hp_file_write_sample(secs_since_start(), &c);
     last_total = c.total_bytes;
     censuses++;
-    stats_note_census(clock_cpu_ns() - cpu0, clock_elapsed_ns() - wall0, c.total_bytes);
+    if (reporter != NULL && reporter->census != NULL)
+        reporter->census(clock_cpu_ns() - cpu0, clock_elapsed_ns() - wall0, c.total_bytes);
     census_free(&c);
 }
 
@@ -115,11 +117,11 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
     if (!profiling || !major)
         return;
     last_major_end_ns = clock_elapsed_ns();
-    last_major_pause_ns = stats_last_gc_elapsed_ns();
-    if (census_due || rts_flags.census_interval_secs == 0) {
+    last_major_pause_ns = gc_last_details()->elapsed_ns;
+    if (census_due || prof_config.interval_secs == 0) {
         census_due = false;
         take_census();
-        if (rts_flags.census_interval_secs == 0)
+        if (prof_config.interval_secs == 0)
             want_census();
     }
 }
@@ -144,7 +146,7 @@ static void census_tick(void)
 {
     censuses_asked++;
     want_census();
-    if (rts_flags.census_every_tick) {
+    if (prof_config.every_tick) {
         gc_collect(true);
         return;
     }
@@ -153,22 +155,34 @@ static void census_tick(void)
         gc_request_major();
 }
 
-bool prof_heap_init(const char *job)
+void prof_heap_set_reporter(const ProfReporter *r)
 {
-    if (rts_flags.heap_breakdown == HEAP_BY_NONE)
+    reporter = r;
+}
+
+static void report_asked(void)
+{
+    if (reporter != NULL && reporter->asked != NULL)
+        reporter->asked(prof_heap_censuses_asked());
+}
+
+bool prof_heap_init(const ProfConfig *config, const char *job)
+{
+    prof_config = *config;
+    if (prof_config.breakdown == HEAP_BY_NONE)
         return true;
     profiling = true;
     census_due = false;
     last_major_end_ns = last_major_pause_ns = 0;
     censuses = 0;
     censuses_asked = 0;
-    use_tally = rts_flags.heap_breakdown != HEAP_BY_ERA;
+    use_tally = prof_config.breakdown != HEAP_BY_ERA;
     if (use_tally)
-        live_tally_init(&tally, rts_flags.era_selected ? rts_flags.era_lo : 0,
-                        rts_flags.era_selected ? rts_flags.era_hi : UINT64_MAX);
+        live_tally_init(&tally, prof_config.era_selected ? prof_config.era_lo : 0,
+                        prof_config.era_selected ? prof_config.era_hi : UINT64_MAX);
     if (eventlog_enabled()) {
-        eventlog_post_heap_prof_begin((uint64_t)(rts_flags.census_interval_secs * 1e9),
-                                      (uint32_t)rts_flags.heap_breakdown);
+        eventlog_post_heap_prof_begin((uint64_t)(prof_config.interval_secs * 1e9),
+                                      (uint32_t)prof_config.breakdown);
     } else {
         size_t len = strlen(rts_prog_name) + 4;
         char *path = malloc(len);
@@ -180,10 +194,10 @@ bool prof_heap_init(const char *job)
         if (!ok)
             return false;
     }
-    if (rts_flags.census_interval_secs == 0)
+    if (prof_config.interval_secs == 0)
         want_census();
-    if (rts_flags.automatic_heap_samples && rts_flags.census_interval_secs > 0)
-        ticker_add_action(rts_flags.census_interval_secs, census_tick);
+    if (prof_config.automatic_samples && prof_config.interval_secs > 0)
+        ticker_add_action(prof_config.interval_secs, census_tick);
     return true;
 }
 
@@ -204,7 +218,7 @@ void prof_heap_exit(void)
     censuses_asked++;
     want_census();
     gc_collect(true);   /* the final census runs after it */
-    stats_note_censuses_asked(prof_heap_censuses_asked());
+    report_asked();
     hp_file_close(secs_since_start());
     stop_counting();
 }
@@ -213,7 +227,7 @@ void prof_heap_abandon(void)
 {
     if (!profiling)
         return;
-    stats_note_censuses_asked(prof_heap_censuses_asked());
+    report_asked();
     hp_file_close(secs_since_start());
     stop_counting();
 }
@@ -241,7 +255,7 @@ uint64_t prof_heap_census_count(void)
  * GC: asked is taken. */
 uint64_t prof_heap_censuses_asked(void)
 {
-    return rts_flags.census_interval_secs == 0 ? censuses : censuses_asked;
+    return prof_config.interval_secs == 0 ? censuses : censuses_asked;
 }
 
 uint64_t prof_heap_last_total_bytes(void)

@@ -8,10 +8,45 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Starts heap profiling if a -h breakdown was given: opens the output,
+/* Heap-profile breakdowns: the eventlog's HEAP_PROF_BEGIN codes. */
+typedef enum {
+    HEAP_BY_NONE = 0,
+    HEAP_BY_MOD = 2,           /* -hm */
+    HEAP_BY_DESCR = 3,         /* -hd */
+    HEAP_BY_TYPE = 4,          /* -hy */
+    HEAP_BY_CLOSURE_TYPE = 7,  /* -hT (and the deprecated -h) */
+    HEAP_BY_INFO_TABLE = 8,    /* -hi */
+    HEAP_BY_ERA = 9,           /* -he */
+} HeapBreakdown;
+
+/* What the heap profiler is configured with (from the RTS flags; the
+ * runtime fills it in, profiling/ never reads flags). */
+typedef struct {
+    HeapBreakdown breakdown;      /* -h<x>; HEAP_BY_NONE = no profiling */
+    bool era_selected;            /* -he<n> or -he<lo>-<hi> was given */
+    uint64_t era_lo, era_hi;      /* inclusive range of eras counted */
+    double interval_secs;         /* -i<secs>; 0 = a census every major GC */
+    bool every_tick;              /* --census-gc=every-tick */
+    bool automatic_samples;       /* false with --no-automatic-heap-samples */
+} ProfConfig;
+
+/* The configuration prof_heap_init was given. */
+extern ProfConfig prof_config;
+
+/* Where the profiler reports its own cost (the runtime's statistics): each
+ * census's CPU and elapsed time and bytes, and at the end how many
+ * censuses were asked for.  Either may be NULL. */
+typedef struct {
+    void (*census)(uint64_t cpu_ns, uint64_t elapsed_ns, uint64_t bytes);
+    void (*asked)(uint64_t censuses_asked);
+} ProfReporter;
+void prof_heap_set_reporter(const ProfReporter *reporter);
+
+/* Starts heap profiling if config names a breakdown: opens the output,
  * registers the census after major GCs and the -i ticks.  job is the
- * program's command line (the .hp JOB line).  After the eventlog starts. */
-bool prof_heap_init(const char *job);
+ * program's command line (the .hp JOB line).  After the eventlog starts.
+ * config is copied. */
+bool prof_heap_init(const ProfConfig *config, const char *job);
 
 /* The final census (after a major GC) and closing the output.  Before the
  * eventlog stops. */

@@ -10,17 +10,9 @@
 #include "Storage.h"
 #include "strata/Api.h"
 
-/* The highest era ever current: the sanity checker's bound on block eras. */
-static uint64_t max_era_seen = 1;
-
 static void era_change(uint64_t era)
 {
-    if (era == storage_current_era)
-        return;
-    storage_current_era = era;
-    if (era > max_era_seen)
-        max_era_seen = era;
-    storage_retire_alloc_blocks();
+    storage_set_era(era);
 }
 
 void setUserEra(StgWord era)
@@ -60,14 +52,8 @@ StgWord incrementUserEra(StgWord by)
     return (StgWord)storage_current_era;
 }
 
-uint64_t eras_max_seen(void)
-{
-    return max_era_seen;
-}
-
 void eras_reset(void)
 {
-    max_era_seen = 1;
     era_overflow_reported = false;
 }
 

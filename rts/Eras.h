@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The highest era that has ever been current (block eras never exceed it). */
-uint64_t eras_max_seen(void);
+/* Forgets what a previous run reported (hs_init); the storage manager
+ * keeps the era itself (storage_set_era). */
 void eras_reset(void);
 
 /* A GC post-hook: the --automatic-era-increment. */

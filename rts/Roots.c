@@ -38,6 +38,8 @@
 _Static_assert(STACK_CHUNK_BYTES >= LARGE_OBJECT_THRESHOLD,
                "stack chunks must be large objects so that they never move");
 
+StgTSO *roots_main_tso = NULL;
+
 /* ----------------------------------------------------------------------
  * Chunks
  * ---------------------------------------------------------------------- */
@@ -84,9 +86,9 @@ bool roots_init(void)
     tso->stack = NULL;
     tso->spare_stack = NULL;
     tso->id = 1;
-    storage_main_tso = tso;
+    roots_main_tso = tso;
     StgStack *s = stack_chunk_new(0);   /* may GC: re-read the TSO below */
-    storage_main_tso->stack = s;
+    roots_main_tso->stack = s;
     regs_enter_chunk(s);
     return true;
 }
@@ -94,6 +96,33 @@ bool roots_init(void)
 void roots_exit(void)
 {
     strata_regs.sp = strata_regs.sp_lim = strata_regs.sp_base = NULL;
+    roots_main_tso = NULL;
+}
+
+/* The TSO, its chunks and every slot of every frame.  The chunks are
+ * written without a write barrier, so all of this is visited at every GC
+ * whatever its generation (Note [Local roots live in a STACK]).  Chunks are
+ * large objects: evacuating one marks it live but never moves it. */
+void roots_visit(RootEvacFn evac, void *ctx)
+{
+    if (roots_main_tso == NULL)
+        return;
+    roots_sync_stack();
+    evac((StgClosure **)&roots_main_tso, ctx);
+    StgTSO *tso = roots_main_tso;   /* re-read: evac may have moved it */
+    evac((StgClosure **)&tso->stack, ctx);
+    evac((StgClosure **)&tso->spare_stack, ctx);
+    for (StgStack *s = tso->stack; s != NULL; s = s->prev) {
+        evac((StgClosure **)&s->prev, ctx);
+        for (StgPtr f = s->stack; f < s->sp;) {
+            StgWord n = f[1];
+            if (f[0] == 0 || f + ROOT_FRAME_HEADER_WORDS + n > s->sp)
+                rts_panic("corrupt local-root frame (stack=%p, frame=%p)", (void *)s, (void *)f);
+            for (StgWord i = 0; i < n; i++)
+                evac((StgClosure **)&f[ROOT_FRAME_HEADER_WORDS + i], ctx);
+            f += ROOT_FRAME_HEADER_WORDS + n;
+        }
+    }
 }
 
 /* ----------------------------------------------------------------------
@@ -109,17 +138,17 @@ StgClosure **strata_roots_push_slow(const StgRootSite *site, StgWord n)
     }
     StgWord need = ROOT_FRAME_HEADER_WORDS + n;
     roots_sync_stack();
-    StgStack *spare = storage_main_tso->spare_stack;
+    StgStack *spare = roots_main_tso->spare_stack;
     StgStack *s;
     if (spare != NULL && spare->stack_size >= need) {
         s = spare;
-        storage_main_tso->spare_stack = NULL;
+        roots_main_tso->spare_stack = NULL;
     } else {
         s = stack_chunk_new(need);   /* may GC; chunks never move */
     }
     s->prev = roots_current_stack();
     s->sp = s->stack;
-    storage_main_tso->stack = s;
+    roots_main_tso->stack = s;
     regs_enter_chunk(s);
     return strata_roots_push(site, n);
 }
@@ -179,8 +208,8 @@ void strata_roots_pop_slow(StgPtr f)
     cur->sp = cur->stack;
     StgStack *older = cur->prev;
     cur->prev = NULL;
-    storage_main_tso->spare_stack = cur;
-    storage_main_tso->stack = older;
+    roots_main_tso->spare_stack = cur;
+    roots_main_tso->stack = older;
     regs_enter_chunk(older);
 }
 

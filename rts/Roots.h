@@ -7,7 +7,15 @@
 
 #include <stdbool.h>
 
+#include "GC.h"
 #include "strata/Closures.h"
+
+/* The main thread: its stack chunks hold the local-root frames. */
+extern StgTSO *roots_main_tso;
+
+/* A root source (GC.h): the main thread, its chunks and every frame's
+ * slots.  Registered by hs_init. */
+void roots_visit(RootEvacFn evac, void *ctx);
 
 /* Allocates the main TSO and its first stack chunk.  After storage_init. */
 bool roots_init(void);

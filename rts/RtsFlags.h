@@ -9,18 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "EventLog.h"
+#include "ProfHeap.h"
 #include "strata/Config.h"
 
-/* Heap-profile breakdowns: the eventlog's HEAP_PROF_BEGIN codes. */
-typedef enum {
-    HEAP_BY_NONE = 0,
-    HEAP_BY_MOD = 2,           /* -hm */
-    HEAP_BY_DESCR = 3,         /* -hd */
-    HEAP_BY_TYPE = 4,          /* -hy */
-    HEAP_BY_CLOSURE_TYPE = 7,  /* -hT (and the deprecated -h) */
-    HEAP_BY_INFO_TABLE = 8,    /* -hi */
-    HEAP_BY_ERA = 9,           /* -he */
-} HeapBreakdown;
 
 typedef struct {
     /* Storage manager */
@@ -64,18 +56,6 @@ typedef struct {
     bool show_info;               /* --info */
 } RtsFlags;
 
-/* Eventlog classes selected by -l<letters> (GHC's letters). */
-enum {
-    EVENTLOG_CLASS_SCHED = 1u << 0,   /* s */
-    EVENTLOG_CLASS_GC = 1u << 1,      /* g */
-    EVENTLOG_CLASS_NONMOVING = 1u << 2, /* n */
-    EVENTLOG_CLASS_SPARKS_SAMPLED = 1u << 3, /* p */
-    EVENTLOG_CLASS_SPARKS_FULL = 1u << 4,    /* f */
-    EVENTLOG_CLASS_USER = 1u << 5,    /* u */
-    EVENTLOG_CLASS_TICKY = 1u << 6,   /* T */
-    EVENTLOG_CLASS_DEFAULT = EVENTLOG_CLASS_SCHED | EVENTLOG_CLASS_GC |
-                             EVENTLOG_CLASS_SPARKS_SAMPLED | EVENTLOG_CLASS_USER,
-};
 
 extern RtsFlags rts_flags;
 

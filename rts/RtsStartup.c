@@ -15,6 +15,7 @@
 #include "Eras.h"
 #include "EventLog.h"
 #include "GC.h"
+#include "GcReport.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "OwnerThread.h"
@@ -71,7 +72,15 @@ static void serve_attention(void)
 /* Opens the eventlog (+RTS -l) and arms its periodic flush. */
 static void start_eventlog_or_exit(void)
 {
-    if (!eventlog_start(original_argc, original_argv))
+    EventLogConfig config = {
+        .enabled = rts_flags.eventlog,
+        .classes = rts_flags.eventlog_classes,
+        .file = rts_flags.eventlog_file,
+        .generations = rts_flags.generations,
+        .max_heap_bytes = rts_flags.max_heap_bytes,
+        .nursery_bytes = rts_flags.nursery_bytes,
+    };
+    if (!eventlog_start(&config, original_argc, original_argv))
         exit(EXIT_FAILURE);
     if (eventlog_enabled() && rts_flags.eventlog_flush_secs > 0) {
         int err = ticker_add_action(rts_flags.eventlog_flush_secs, eventlog_flush);
@@ -98,7 +107,18 @@ static void start_heap_profile_or_exit(void)
             strcat(job, " ");
         strcat(job, original_argv[i]);
     }
-    bool ok = prof_heap_init(original_argc > 0 ? job : rts_prog_name);
+    static const ProfReporter to_stats = {stats_note_census, stats_note_censuses_asked};
+    prof_heap_set_reporter(&to_stats);
+    ProfConfig config = {
+        .breakdown = rts_flags.heap_breakdown,
+        .era_selected = rts_flags.era_selected,
+        .era_lo = rts_flags.era_lo,
+        .era_hi = rts_flags.era_hi,
+        .interval_secs = rts_flags.census_interval_secs,
+        .every_tick = rts_flags.census_every_tick,
+        .automatic_samples = rts_flags.automatic_heap_samples,
+    };
+    bool ok = prof_heap_init(&config, original_argc > 0 ? job : rts_prog_name);
     free(job);
     if (!ok)
         exit(EXIT_FAILURE);
@@ -129,6 +149,13 @@ static void parse_flags_or_exit(int *argc, char ***argv)
     rts_debug_flags = rts_flags.debug_flags;
 }
 
+/* A heap overflow has been reported (sm/Storage.c): shut down as GHC
+ * does, with exit status 251. */
+_Noreturn static void exit_on_heap_overflow(void)
+{
+    rts_shutdown_and_exit(251);
+}
+
 void hs_init(int *argc, char ***argv)
 {
     if (init_count++ > 0)
@@ -139,11 +166,22 @@ void hs_init(int *argc, char ***argv)
     stats_init(rts_flags.generations);
     if (!stats_open_output())
         exit(EXIT_FAILURE);
-    if (!storage_init())
+    StorageConfig storage = {
+        .generations = rts_flags.generations,
+        .nursery_bytes = rts_flags.nursery_bytes,
+        .max_heap_bytes = rts_flags.max_heap_bytes,
+        .oldgen_factor = rts_flags.oldgen_factor,
+    };
+    if (!storage_init(&storage))
         exit(EXIT_FAILURE);
+    storage_heap_overflow_handler = exit_on_heap_overflow;
     storage_attention_handler = serve_attention;
+    gc_set_observer(&gc_report_observer);
     start_eventlog_or_exit();   /* before anything can overflow the heap */
     eras_reset();
+    /* Before roots_init: its allocations may collect. */
+    gc_add_root_source(roots_visit);
+    gc_add_root_source(stable_ptr_visit_roots);
     if (!roots_init())
         exit(EXIT_FAILURE);
     /* The census sees a GC's heap before the era advances (GHC's order). */

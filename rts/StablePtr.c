@@ -9,8 +9,6 @@
 
 #include <stdlib.h>
 
-#include "Evac.h"
-#include "GCPrivate.h"
 #include "Messages.h"
 #include "strata/Roots.h"
 
@@ -77,12 +75,11 @@ void freeStablePtr(StgStablePtr sp)
     free_head = i + 1;
 }
 
-void stable_ptr_evacuate_all(void)
+void stable_ptr_visit_roots(RootEvacFn evac, void *ctx)
 {
-    gct.evac_gen = 0;
     for (StgWord i = 0; i < capacity; i++)
         if (!entry_is_free(table[i]))
-            evacuate((StgClosure **)&table[i]);
+            evac((StgClosure **)&table[i], ctx);
 }
 
 void stable_ptr_for_each(void (*f)(StgWord handle, StgClosure *p, void *env), void *env)

@@ -6,11 +6,12 @@
 
 #include <stdbool.h>
 
+#include "GC.h"
 #include "strata/Closures.h"
 #include "strata/Roots.h"
 
-/* Evacuates every live entry (a GC root set). */
-void stable_ptr_evacuate_all(void);
+/* A root source (GC.h): every live entry is a root. */
+void stable_ptr_visit_roots(RootEvacFn evac, void *ctx);
 
 void stable_ptr_exit(void);
 

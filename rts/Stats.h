@@ -10,21 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "GC.h"
 #include "strata/Config.h"
 
 /* What the collector tells the statistics about one GC. */
-typedef struct {
-    unsigned gen;                 /* oldest generation collected */
-    bool major;                   /* gen is the oldest generation */
-    StgWord allocated_bytes;      /* allocated since the previous GC */
-    StgWord copied_bytes;         /* bytes copied by this GC */
-    StgWord live_bytes;           /* live data in the heap after this GC */
-    StgWord large_live_bytes;     /* ... of which in large and pinned groups */
-    StgWord slop_bytes;           /* heap blocks' bytes after this GC that hold
-                                     no live data */
-    StgWord mem_in_use_bytes;     /* peak megablocks held from the OS x MBLOCK_SIZE */
-    StgWord returned_mblocks;     /* megablocks returned to the OS by this GC */
-} GCDetails;
 
 /* Cumulative figures, for tests, the eventlog and the benchmarks. */
 typedef struct {

@@ -11,18 +11,15 @@
 #include <string.h>
 
 #include "BlockAlloc.h"
-#include "EventLog.h"
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
-#include "Roots.h"
-#include "RtsFlags.h"
+#include "Policy.h"
 #include "Sanity.h"
-#include "StablePtr.h"
-#include "Stats.h"
 #include "Tenure.h"
+#include "os/Clock.h"
 #include "strata/Alloc.h"
 
 GCThread gct;
@@ -31,13 +28,16 @@ GCThread gct;
 static GCHook gc_hooks[MAX_GC_HOOKS];
 static unsigned n_gc_hooks = 0;
 
-/* Set when a minor GC leaves the heap above -M, or when a heap census is
- * due: the next GC is major. */
-static bool major_gc_wanted = false;
+#define MAX_ROOT_SOURCES 8
+static RootSource root_sources[MAX_ROOT_SOURCES];
+static unsigned n_root_sources = 0;
 
-void gc_request_major(void)
+static const GCObserver *observer = NULL;
+static GCDetails last_details;
+
+const GCDetails *gc_last_details(void)
 {
-    major_gc_wanted = true;
+    return &last_details;
 }
 
 static LiveTally *tally_wanted = NULL;
@@ -67,24 +67,6 @@ void gc_push_scan_queue(BlockDesc *bd)
 /* ----------------------------------------------------------------------
  * Phases
  * ---------------------------------------------------------------------- */
-
-static StgWord gen_blocks(const Generation *g)
-{
-    return g->n_blocks + g->n_large_blocks;
-}
-
-/* The oldest generation that has outgrown its budget, or the oldest of
- * all for a major collection. */
-static unsigned choose_collected_gen(bool major)
-{
-    if (major || major_gc_wanted)
-        return storage_n_gens - 1;
-    unsigned n = 0;
-    for (unsigned g = 1; g < storage_n_gens; g++)
-        if (gen_blocks(&storage_gens[g]) > storage_gens[g].max_blocks)
-            n = g;
-    return n;
-}
 
 /* Turns generations 0..N into from-space and detaches the remembered sets
  * of the older ones for scanning. */
@@ -119,17 +101,35 @@ static void prepare_generations(unsigned N)
     }
 }
 
+/* ----------------------------------------------------------------------
+ * Roots
+ * ---------------------------------------------------------------------- */
+
+void gc_add_root_source(RootSource source)
+{
+    if (n_root_sources == MAX_ROOT_SOURCES)
+        rts_panic("too many root sources (max=%d)", MAX_ROOT_SOURCES);
+    root_sources[n_root_sources++] = source;
+}
+
+void gc_visit_roots(RootEvacFn evac, void *ctx)
+{
+    for (unsigned i = 0; i < n_root_sources; i++)
+        root_sources[i](evac, ctx);
+}
+
+/* A root is reachable from nothing older: it is evacuated as if from
+ * generation 0, so its object stays where the policy puts it. */
+static void evacuate_root(StgClosure **slot, void *ctx)
+{
+    (void)ctx;
+    gct.evac_gen = 0;
+    evacuate(slot);
+}
+
 static void evacuate_roots(unsigned N)
 {
-    gct.evac_gen = 0;
-    /* The TSO and its stack chunks are written without a barrier, so they
-     * are scanned at every GC whatever their generation. */
-    evacuate((StgClosure **)&storage_main_tso);
-    if (storage_main_tso != NULL)
-        scavenge_object((StgClosure *)storage_main_tso);
-    scavenge_root_stack(roots_current_stack());
-    gct.evac_gen = 0;
-    stable_ptr_evacuate_all();
+    gc_visit_roots(evacuate_root, NULL);
     gct.evac_gen = 0;
     for (StgWord i = 0; i < static_roots_count; i++) {
         gct.failed_to_evac = false;
@@ -176,109 +176,19 @@ static StgWord live_words_total(void)
     return w;
 }
 
-#define RETURN_DECAY_CYCLES 4
-static StgWord recent_peaks[RETURN_DECAY_CYCLES];
-static unsigned recent_peak_next = 0;
-
-/* After collecting generation N: new budgets (-F), and megablocks the
- * next cycle will not need go back to the OS. */
-static StgWord resize_generations(unsigned N)
-{
-    StgWord min_blocks = (1u << 20) / BLOCK_SIZE;   /* GHC's -O: 1 MiB */
-    for (unsigned i = 1; i <= N && i < storage_n_gens; i++) {
-        Generation *g = &storage_gens[i];
-        StgWord live_blocks = gen_blocks(g);
-        StgWord budget = (StgWord)((double)live_blocks * rts_flags.oldgen_factor);
-        g->max_blocks = budget > min_blocks ? budget : min_blocks;
-    }
-    if (N != storage_n_gens - 1)
-        return 0;
-    /* Keep enough free megablocks for the oldest generation to grow to its
-     * budget (and be copied once), and at least as many as the busiest of
-     * the last RETURN_DECAY_CYCLES major cycles used: a heap that swings
-     * between GCs would otherwise hand the same memory back and fault it
-     * in again every cycle (lists 1M: 570 MB returned for a 212 MB peak,
-     * 184,000 page faults).  Return the rest. */
-    StgWord heap = storage_heap_blocks();
-    StgWord needed_blocks = heap + oldest_gen->max_blocks;
-    StgWord needed_mblocks = (needed_blocks + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
-    recent_peaks[recent_peak_next++ % RETURN_DECAY_CYCLES] = mblock_take_cycle_peak();
-    for (unsigned i = 0; i < RETURN_DECAY_CYCLES; i++)
-        if (recent_peaks[i] > needed_mblocks)
-            needed_mblocks = recent_peaks[i];
-    StgWord in_use = mblock_n_in_use();
-    StgWord keep = needed_mblocks > in_use ? needed_mblocks - in_use : 0;
-    return mblock_return_free(keep);
-}
-
-static void check_heap_limit(unsigned N)
-{
-    if (rts_flags.max_heap_bytes == 0)
-        return;
-    StgWord heap_bytes = storage_heap_blocks() * BLOCK_SIZE;
-    if (heap_bytes <= rts_flags.max_heap_bytes)
-        return;
-    if (N == storage_n_gens - 1)
-        storage_heap_overflow(heap_bytes);
-    major_gc_wanted = true;
-}
-
-/* ----------------------------------------------------------------------
- * Eventlog
- * ---------------------------------------------------------------------- */
-
-/* The events that close a GC, in GHC's order (docs/design/eventlog.md):
- * GC_END, then the heap figures, then for a major GC the live data and
- * what was returned to the OS.  HEAP_SIZE is megablocks held, as in GHC;
- * BLOCKS_SIZE is the heap's blocks. */
-static void trace_gc_end(const GCDetails *d, StgWord returned_mblocks)
-{
-    if (!eventlog_enabled())
-        return;
-    RtsStats totals;
-    stats_get(&totals);
-    uint64_t heap_bytes = (uint64_t)mblock_n_in_use() * MBLOCK_SIZE;
-    uint64_t blocks_bytes = (uint64_t)storage_heap_blocks() * BLOCK_SIZE;
-    eventlog_post_gc_end();
-    eventlog_post_heap_allocated(totals.allocated_bytes);
-    eventlog_post_heap_size(heap_bytes);
-    eventlog_post_blocks_size(blocks_bytes);
-    /* One GC thread: it copied everything, so max = total = balanced. */
-    eventlog_post_gc_stats_ghc((uint16_t)d->gen, d->copied_bytes, d->slop_bytes,
-                               heap_bytes > blocks_bytes ? heap_bytes - blocks_bytes : 0, 1,
-                               d->copied_bytes, d->copied_bytes, d->copied_bytes);
-    if (d->major) {
-        StgWord kept = mblock_n_in_use();
-        eventlog_post_heap_live(d->live_bytes);
-        eventlog_post_mem_return((uint32_t)(kept + returned_mblocks), (uint32_t)kept,
-                                 (uint32_t)returned_mblocks);
-    }
-}
-
 /* ----------------------------------------------------------------------
  * The driver
  * ---------------------------------------------------------------------- */
 
-void gc_collect(bool major)
+static void observe_phase(GCPhase phase)
 {
-    stats_gc_begin();
-    eventlog_post_request_seq_gc();
-    eventlog_post_gc_global_sync();
-    eventlog_post_gc_start();
-    unsigned N = choose_collected_gen(major);
-    bool is_major = N == storage_n_gens - 1;
-    if (is_major)
-        major_gc_wanted = false;
-    debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
+    if (observer != NULL && observer->phase != NULL)
+        observer->phase(phase);
+}
 
-    GCDetails details = {0};
-    details.allocated_bytes = storage_nursery_allocated_bytes() + storage_large_alloc_bytes;
-    storage_large_alloc_bytes = 0;
-    roots_sync_stack();
-
-    if (debug_enabled(DEBUG_SANITY))
-        sanity_check_heap("before GC");
-
+/* Starts the collection's bookkeeping: the tally if one is due. */
+static void begin_collection(unsigned N, bool is_major)
+{
     gct.collected_gen = N;
     gct.copied_words = 0;
     gct.todo_large = NULL;
@@ -288,44 +198,72 @@ void gc_collect(bool major)
         tally_wanted = NULL;
         live_tally_reset(gct.tally);
     }
+}
 
-    tenure_before_gc(N);
-    prepare_generations(N);
-    eventlog_post_gc_work();
-    evacuate_roots(N);
-    scavenge_loop();
-    if (gct.tally != NULL) {
-        live_tally_flush(gct.tally);
-        gct.tally->filled = true;
-        gct.tally = NULL;
-    }
-    eventlog_post_gc_idle();
-    eventlog_post_gc_done();
-    free_from_space(N);
-    tenure_after_gc(N);
-    storage_reset_nursery();
-    StgWord returned = resize_generations(N);
+static void finish_tally(void)
+{
+    if (gct.tally == NULL)
+        return;
+    live_tally_flush(gct.tally);
+    gct.tally->filled = true;
+    gct.tally = NULL;
+}
 
-    details.gen = N;
-    details.major = is_major;
-    details.copied_bytes = gct.copied_words * WORD_SIZE;
-    details.live_bytes = live_words_total() * WORD_SIZE;
+/* The figures of the collection just done, for the observer. */
+static void fill_details(GCDetails *d, unsigned N, bool is_major, StgWord returned)
+{
+    d->gen = N;
+    d->major = is_major;
+    d->copied_bytes = gct.copied_words * WORD_SIZE;
+    d->live_bytes = live_words_total() * WORD_SIZE;
     StgWord large_words = 0;
     for (unsigned i = 0; i < storage_n_gens; i++)
         large_words += storage_gens[i].n_large_words;
-    details.large_live_bytes = large_words * WORD_SIZE;
-    StgWord heap_blocks = storage_heap_blocks() - storage_nursery.n_blocks;
-    details.slop_bytes = heap_blocks * BLOCK_SIZE > details.live_bytes
-                             ? heap_blocks * BLOCK_SIZE - details.live_bytes : 0;
-    details.mem_in_use_bytes = mblock_n_hw() * MBLOCK_SIZE;   /* GHC: peak megablocks */
-    details.returned_mblocks = returned;
+    d->large_live_bytes = large_words * WORD_SIZE;
+    d->heap_blocks = storage_heap_blocks();
+    StgWord old_blocks = d->heap_blocks - storage_nursery.n_blocks;
+    d->slop_bytes = old_blocks * BLOCK_SIZE > d->live_bytes
+                        ? old_blocks * BLOCK_SIZE - d->live_bytes : 0;
+    d->mem_in_use_bytes = mblock_n_hw() * MBLOCK_SIZE;   /* GHC: peak megablocks */
+    d->returned_mblocks = returned;
+    d->kept_mblocks = mblock_n_in_use();
+}
+
+void gc_collect(bool major)
+{
+    uint64_t start_ns = clock_elapsed_ns();
+    observe_phase(GC_PHASE_START);
+    unsigned N = policy_collected_gen(major);
+    bool is_major = N == storage_n_gens - 1;
+    debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
+    GCDetails details = {0};
+    details.allocated_bytes = storage_nursery_allocated_bytes() + storage_large_alloc_bytes;
+    storage_large_alloc_bytes = 0;
+    if (debug_enabled(DEBUG_SANITY))
+        sanity_check_heap("before GC");
+
+    begin_collection(N, is_major);
+    tenure_before_gc(N);
+    prepare_generations(N);
+    observe_phase(GC_PHASE_WORK);
+    evacuate_roots(N);
+    scavenge_loop();
+    finish_tally();
+    observe_phase(GC_PHASE_IDLE);
+    observe_phase(GC_PHASE_DONE);
+    free_from_space(N);
+    tenure_after_gc(N);
+    storage_reset_nursery();
+    StgWord returned = policy_resize_after_gc(N);
+    fill_details(&details, N, is_major, returned);
+    details.elapsed_ns = clock_elapsed_ns() - start_ns;
+    last_details = details;
 
     if (debug_enabled(DEBUG_SANITY))
         sanity_check_heap("after GC");
-
-    stats_gc_end(&details);
-    trace_gc_end(&details, returned);
-    check_heap_limit(N);
+    if (observer != NULL && observer->end != NULL)
+        observer->end(&details);
+    policy_check_heap_limit(N);
     for (unsigned i = 0; i < n_gc_hooks; i++)
         gc_hooks[i](N, is_major);
 }
@@ -342,14 +280,20 @@ void gc_add_post_hook(GCHook hook)
     gc_hooks[n_gc_hooks++] = hook;
 }
 
+void gc_set_observer(const GCObserver *o)
+{
+    observer = o;
+}
+
 void gc_exit(void)
 {
     n_gc_hooks = 0;
-    major_gc_wanted = false;
+    n_root_sources = 0;
+    observer = NULL;
+    memset(&last_details, 0, sizeof last_details);
     tally_wanted = NULL;
+    policy_reset();
     tenure_reset();
-    memset(recent_peaks, 0, sizeof recent_peaks);
-    recent_peak_next = 0;
     for (unsigned i = 0; i < storage_n_gens; i++)
         word_map_free(&storage_gens[i].dests);
     free(gct.scan_queue);

@@ -1,5 +1,10 @@
 /*
- * sm/GC.h -- the generational copying collector's entry point.
+ * sm/GC.h -- the generational copying collector's entry point, and what
+ * the layers above plug into it: the sources of roots (visited with an
+ * evacuate function, as GHC's markStablePtrTable(evac_fn) is), an
+ * observer told of each collection's phases and details (statistics, the
+ * eventlog), and hooks run after each collection (the census, eras).  The
+ * collector itself knows none of them.  docs/design/layers.md.
  */
 #ifndef STRATA_GC_H
 #define STRATA_GC_H
@@ -7,6 +12,7 @@
 #include <stdbool.h>
 
 #include "LiveTally.h"
+#include "strata/Closures.h"
 
 /* Collects generation 0, or the oldest generation that has outgrown its
  * budget (and all younger ones), or everything when major is true. */
@@ -20,12 +26,76 @@ void gc_request_major(void);
  * t must stay valid until then.  NULL withdraws a request. */
 void gc_request_tally(LiveTally *t);
 
+/* ----------------------------------------------------------------------
+ * Roots
+ * ---------------------------------------------------------------------- */
+
+/* Called on each root slot: the collector evacuates *slot (and updates
+ * it), the sanity checker checks it.  ctx is the caller's. */
+typedef void (*RootEvacFn)(StgClosure **slot, void *ctx);
+
+/* A source of roots (local-root frames, stable pointers, the debugger's
+ * saved objects, ...): calls evac on every root slot it holds.  It may
+ * read its own objects (they are valid until evac moves them; re-read a
+ * field after evacuating the object holding it).  Must not allocate. */
+typedef void (*RootSource)(RootEvacFn evac, void *ctx);
+
+/* Registers a source, at start-up (at most a few). */
+void gc_add_root_source(RootSource source);
+
+/* Calls every registered source with evac: the collector at each GC, the
+ * sanity checker, the heap debugger. */
+void gc_visit_roots(RootEvacFn evac, void *ctx);
+
+/* ----------------------------------------------------------------------
+ * What a collection reports
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    unsigned gen;                 /* oldest generation collected */
+    bool major;                   /* gen is the oldest generation */
+    StgWord allocated_bytes;      /* allocated since the previous GC */
+    StgWord copied_bytes;         /* bytes copied by this GC */
+    StgWord live_bytes;           /* live data in the heap after this GC */
+    StgWord large_live_bytes;     /* ... of which in large and pinned groups */
+    StgWord slop_bytes;           /* heap blocks' bytes after this GC that hold
+                                     no live data */
+    StgWord mem_in_use_bytes;     /* peak megablocks held from the OS x MBLOCK_SIZE */
+    StgWord returned_mblocks;     /* megablocks returned to the OS by this GC */
+    StgWord kept_mblocks;         /* megablocks the heap holds after this GC */
+    StgWord heap_blocks;          /* blocks the heap holds after this GC */
+    uint64_t elapsed_ns;          /* how long the collection took (wall) */
+} GCDetails;
+
+/* The details of the most recent collection (all zero before the first). */
+const GCDetails *gc_last_details(void);
+
+/* The phases an observer hears of, in GHC's eventlog order. */
+typedef enum {
+    GC_PHASE_START,               /* before anything is collected */
+    GC_PHASE_WORK,                /* copying begins */
+    GC_PHASE_IDLE,                /* copying is done (the GC thread idles) */
+    GC_PHASE_DONE,                /* the GC thread is done */
+} GCPhase;
+
+/* Told of each collection (the runtime's statistics and eventlog): phase
+ * at each phase, end with the details after the collection, before the
+ * post-GC hooks.  Either may be NULL. */
+typedef struct {
+    void (*phase)(GCPhase phase);
+    void (*end)(const GCDetails *details);
+} GCObserver;
+
+/* Sets the observer (one; NULL for none). */
+void gc_set_observer(const GCObserver *observer);
+
 /* Hooks run after every collection (the profiler's census, the era
  * auto-increment); at most a few, registered at start-up. */
 typedef void (*GCHook)(unsigned collected_gen, bool major);
 void gc_add_post_hook(GCHook hook);
 
-/* Drops the hooks and frees the collector's own C-heap state (hs_exit). */
+/* Drops the hooks, sources and observer and frees the collector's own
+ * C-heap state (hs_exit). */
 void gc_exit(void);
 
 #endif /* STRATA_GC_H */

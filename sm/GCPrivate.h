@@ -30,7 +30,6 @@ extern GCThread gct;
 void scavenge_loop(void);
 void scavenge_object(StgClosure *c);         /* fields of one object */
 void scavenge_mut_list(Generation *g);       /* g's old_mut_list */
-void scavenge_root_stack(StgStack *stack);   /* frames of a chunk chain */
 
 /* GC.c */
 void gc_push_scan_queue(BlockDesc *bd);

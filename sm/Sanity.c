@@ -21,12 +21,11 @@
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
-#include "Eras.h"
+#include "GC.h"
 #include "os/Image.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
-#include "Roots.h"
 #include "Storage.h"
 
 static const char *check_when;
@@ -56,7 +55,7 @@ static StgWord mark_list(BlockDesc *list, const Generation *g, uint16_t must_fla
                          const char *what)
 {
     StgWord n = 0;
-    uint64_t max_era = eras_max_seen();
+    uint64_t max_era = storage_max_era();
     for (BlockDesc *bd = list; bd != NULL; bd = bd->link) {
         if (bd->free == (StgPtr)-1)
             fail("a free block is on the %s list (block=%p)", what, (void *)bd);
@@ -164,9 +163,10 @@ static bool info_is_valid(const StgInfoTable *info)
     return info->type > INVALID_OBJECT && info->type < N_CLOSURE_TYPES;
 }
 
+/* The type of the object holding a field; NULL is a root slot. */
 static const char *describe_type(const StgClosure *c)
 {
-    return strata_closure_type_name(c->info->type);
+    return c == NULL ? "(root slot)" : strata_closure_type_name(c->info->type);
 }
 
 /* Checks one pointer field of object c (in block owner, or static). */
@@ -283,21 +283,14 @@ static void check_objects(BlockDesc *bd, StgPtr start, StgPtr end)
     }
 }
 
-static void check_root_frames(void)
+/* Each root slot of every registered source (GC.h): a root points at a
+ * closure like any field does. */
+static StgWord roots_checked;
+
+static void check_root(StgClosure **slot, void *ctx)
 {
-    for (StgStack *s = roots_current_stack(); s != NULL; s = s->prev) {
-        StgPtr f = s->stack;
-        while (f < s->sp) {
-            const StgRootSite *site = (const StgRootSite *)f[0];
-            StgWord n = f[1];
-            if (site == NULL || f + ROOT_FRAME_HEADER_WORDS + n > s->sp)
-                fail("corrupt local-root frame (stack=%p, frame=%p)", (void *)s, (void *)f);
-            for (StgWord i = 0; i < n; i++)
-                check_pointer((const StgClosure *)s, NULL, i,
-                              (const StgClosure *)f[ROOT_FRAME_HEADER_WORDS + i]);
-            f += ROOT_FRAME_HEADER_WORDS + n;
-        }
-    }
+    (void)ctx;
+    check_pointer(NULL, NULL, roots_checked++, *slot);
 }
 
 /* ----------------------------------------------------------------------
@@ -310,7 +303,6 @@ void sanity_check_heap(const char *when)
     mblock_check();
     block_check();
     storage_sync_nursery();
-    roots_sync_stack();
 
     /* Pass 1: every block on a heap list, marked BF_KNOWN. */
     StgWord blocks = mark_list(storage_nursery.blocks, &storage_gens[0], BF_NURSERY, "nursery");
@@ -347,10 +339,8 @@ void sanity_check_heap(const char *when)
         check_objects(pinned, pinned->start, pinned->free);
     for (StgWord i = 0; i < static_roots_count; i++)
         check_fields(static_roots[i], NULL);
-    check_root_frames();
-    if (storage_main_tso != NULL)
-        check_pointer((const StgClosure *)storage_main_tso, NULL, 0,
-                      (const StgClosure *)storage_main_tso);
+    roots_checked = 0;
+    gc_visit_roots(check_root, NULL);
 
     /* Clean up the marks. */
     unmark_list(storage_nursery.blocks);

@@ -100,8 +100,9 @@ static StgWord scavenge_fields(StgClosure *c)
         return closure_sizeW_info(c, info);
     }
     case STACK:
-        /* The frames are roots, scanned by scavenge_root_stack every GC
-         * whatever the chunk's age; here only the link to older chunks. */
+        /* The frames are roots, visited every GC by their root source
+         * (rts/Roots.c) whatever the chunk's age; here only the link to
+         * older chunks. */
         evacuate((StgClosure **)&((StgStack *)c)->prev);
         return closure_sizeW_info(c, info);
     default:
@@ -252,18 +253,4 @@ void scavenge_mut_list(Generation *g)
         if (gct.failed_to_evac)
             mut_list_record(g, c);
     });
-}
-
-void scavenge_root_stack(StgStack *stack)
-{
-    gct.evac_gen = 0;
-    for (StgStack *s = stack; s != NULL; s = s->prev) {
-        evacuate((StgClosure **)&s->prev);   /* chunks never move */
-        StgPtr f = s->stack;
-        while (f < s->sp) {
-            StgWord n = f[1];
-            scavenge_ptrs((StgClosure **)(f + ROOT_FRAME_HEADER_WORDS), n);
-            f += ROOT_FRAME_HEADER_WORDS + n;
-        }
-    }
 }

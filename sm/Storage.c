@@ -18,8 +18,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
-#include "RtsFlags.h"
-#include "RtsStartup.h"
+#include "Policy.h"
 #include "os/Ticker.h"
 #include "strata/Alloc.h"
 
@@ -27,7 +26,9 @@ Generation *storage_gens = NULL;
 unsigned storage_n_gens = 0;
 Nursery storage_nursery;
 uint64_t storage_current_era = 1;
-StgTSO *storage_main_tso = NULL;
+static uint64_t max_era_seen = 1;
+StorageConfig storage_config;
+HeapOverflowHandler storage_heap_overflow_handler = NULL;
 StgWord storage_large_alloc_bytes = 0;
 void (*storage_attention_handler)(void) = NULL;
 
@@ -97,8 +98,9 @@ static BlockDesc *nursery_block_new(void)
     return bd;
 }
 
-bool storage_init(void)
+bool storage_init(const StorageConfig *config)
 {
+    storage_config = *config;
     /* A smaller reservation when the address space is limited (ulimit -v,
      * valgrind): halve down to the minimum before giving up. */
     StgWord reserve = HEAP_RESERVATION_BYTES;
@@ -111,13 +113,13 @@ bool storage_init(void)
                   (unsigned long)HEAP_RESERVATION_BYTES, (unsigned long)reserve, err);
         return false;
     }
-    if (rts_flags.max_heap_bytes > reserve)
+    if (storage_config.max_heap_bytes > reserve)
         rts_error("storage: warning: the heap can grow to %lu bytes only (address space "
                   "reserved), less than -M%lu", (unsigned long)reserve,
-                  (unsigned long)rts_flags.max_heap_bytes);
+                  (unsigned long)storage_config.max_heap_bytes);
     block_alloc_init();
 
-    storage_n_gens = rts_flags.generations;
+    storage_n_gens = storage_config.generations;
     storage_gens = calloc(storage_n_gens, sizeof(Generation));
     if (storage_gens == NULL) {
         rts_error("storage: out of C heap allocating %u generations", storage_n_gens);
@@ -127,8 +129,9 @@ bool storage_init(void)
         generation_init(&storage_gens[g], g, storage_n_gens);
 
     storage_current_era = 1;
+    max_era_seen = 1;
     storage_large_alloc_bytes = 0;
-    StgWord n = rts_flags.nursery_bytes / BLOCK_SIZE;
+    StgWord n = storage_config.nursery_bytes / BLOCK_SIZE;
     if (n < 2)
         n = 2;
     BlockDesc **tail = &storage_nursery.blocks;
@@ -136,7 +139,7 @@ bool storage_init(void)
         BlockDesc *bd = nursery_block_new();
         if (bd == NULL) {
             rts_error("storage: cannot allocate the nursery (-A%lu bytes)",
-                      (unsigned long)rts_flags.nursery_bytes);
+                      (unsigned long)storage_config.nursery_bytes);
             return false;
         }
         *tail = bd;
@@ -157,7 +160,6 @@ void storage_exit(void)
     memset(&storage_nursery, 0, sizeof storage_nursery);
     memset(&strata_regs, 0, sizeof strata_regs);
     pinned_block = NULL;
-    storage_main_tso = NULL;
     mblock_exit();
 }
 
@@ -216,6 +218,21 @@ static bool nursery_next_block(void)
     return true;
 }
 
+void storage_set_era(uint64_t era)
+{
+    if (era == storage_current_era)
+        return;
+    storage_current_era = era;
+    if (era > max_era_seen)
+        max_era_seen = era;
+    storage_retire_alloc_blocks();
+}
+
+uint64_t storage_max_era(void)
+{
+    return max_era_seen;
+}
+
 void storage_retire_alloc_blocks(void)
 {
     BlockDesc *cur = storage_nursery.current;
@@ -240,7 +257,7 @@ void storage_retire_alloc_blocks(void)
 /* Large objects count against the nursery size too (GHC's -AL = -A). */
 static void maybe_collect_for_large(void)
 {
-    if (storage_large_alloc_bytes >= rts_flags.nursery_bytes)
+    if (policy_large_alloc_wants_gc())
         gc_collect(false);
 }
 
@@ -271,10 +288,9 @@ static StgPtr alloc_large(StgWord n_words)
             mbs++;
         n_blocks = MBLOCK_GROUP_BLOCKS(mbs);
     }
-    if (rts_flags.max_heap_bytes != 0 &&
-        (storage_heap_blocks() + n_blocks) * BLOCK_SIZE > rts_flags.max_heap_bytes) {
+    if (policy_heap_would_pass_limit(n_blocks)) {
         gc_collect(true);
-        if ((storage_heap_blocks() + n_blocks) * BLOCK_SIZE > rts_flags.max_heap_bytes)
+        if (policy_heap_would_pass_limit(n_blocks))
             storage_heap_overflow((storage_heap_blocks() + n_blocks) * BLOCK_SIZE);
     }
     BlockDesc *bd = block_alloc_group(n_blocks);
@@ -399,6 +415,15 @@ static StgPtr alloc_pinned(StgWord n_words)
  * Object constructors
  * ---------------------------------------------------------------------- */
 
+/* The runtime decides what a heap overflow ends in (exit 251 after
+ * shutdown); sm/ never exits the process itself. */
+_Noreturn static void heap_overflow_handle(void)
+{
+    if (storage_heap_overflow_handler != NULL)
+        storage_heap_overflow_handler();
+    abort();
+}
+
 /* Note [Object sizes are checked]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A size that came from a negative int reaches us as a number near 2^64,
@@ -420,7 +445,7 @@ void storage_alloc_too_large(const char *what, StgWord n, const char *unit)
               "(the largest object is %lu bytes)",
               what, (unsigned long)n, unit,
               (unsigned long)(storage_max_object_words() * WORD_SIZE));
-    rts_shutdown_and_exit(251);
+    heap_overflow_handle();
 }
 
 static StgClosure *init_arr_words(StgPtr p, StgWord n_bytes)
@@ -487,16 +512,15 @@ StgWord storage_heap_blocks(void)
 
 void storage_heap_overflow(StgWord needed_bytes)
 {
-    if (rts_flags.max_heap_bytes == 0) {
+    if (storage_config.max_heap_bytes == 0)
         rts_error("heap overflow: the OS refused memory (needed %lu more bytes; heap is %lu bytes)",
                   (unsigned long)needed_bytes,
                   (unsigned long)(storage_heap_blocks() * BLOCK_SIZE));
-        rts_shutdown_and_exit(251);
-    }
-    rts_error("heap overflow: the heap needs %lu bytes but the maximum heap size is %lu bytes "
-              "(use `+RTS -M<size>' to increase it)",
-              (unsigned long)needed_bytes, (unsigned long)rts_flags.max_heap_bytes);
-    rts_shutdown_and_exit(251);
+    else
+        rts_error("heap overflow: the heap needs %lu bytes but the maximum heap size is %lu "
+                  "bytes (use `+RTS -M<size>' to increase it)",
+                  (unsigned long)needed_bytes, (unsigned long)storage_config.max_heap_bytes);
+    heap_overflow_handle();
 }
 
 /* ----------------------------------------------------------------------

@@ -58,19 +58,45 @@ typedef struct {
 
 extern Nursery storage_nursery;
 
-/* The era stamped on new blocks (GHC's user_era). */
+/* The era stamped on new blocks (GHC's user_era).  Read freely; change it
+ * through storage_set_era. */
 extern uint64_t storage_current_era;
 
-/* The main thread; a GC root. */
-extern StgTSO *storage_main_tso;
+/* Makes era the current one: records it for the sanity checker's bound and
+ * retires the allocation blocks of the old era (.inv.block-era). */
+void storage_set_era(uint64_t era);
+
+/* The highest era ever current this run: no block may carry a higher one. */
+uint64_t storage_max_era(void);
 
 /* Bytes allocated in large objects and pinned blocks since the last GC. */
 extern StgWord storage_large_alloc_bytes;
 
+/* What the storage manager is configured with (from the RTS flags; the
+ * runtime fills it in, sm/ never reads flags). */
+typedef struct {
+    unsigned generations;        /* -G: at least 1 */
+    StgWord nursery_bytes;       /* -A: the nursery, and the large-object
+                                    allocation that triggers a GC */
+    StgWord max_heap_bytes;      /* -M: 0 = unlimited */
+    double oldgen_factor;        /* -F: an old generation's budget is its
+                                    live size times this */
+} StorageConfig;
+
+/* The configuration storage_init was given (valid until storage_exit). */
+extern StorageConfig storage_config;
+
+/* Called when the heap cannot grow (-M exceeded, the OS refuses memory, an
+ * object larger than the heap), after the message.  It must not return
+ * (the runtime shuts down with exit status 251); if it does, or there is
+ * none, the storage manager aborts. */
+typedef void (*HeapOverflowHandler)(void);
+extern HeapOverflowHandler storage_heap_overflow_handler;
+
 /* Sets up megablocks, the block allocator, generations and the nursery
- * from rts_flags.  Returns false (after a message) if memory cannot be
- * had. */
-bool storage_init(void);
+ * from config (copied).  Returns false (after a message) if memory cannot
+ * be had. */
+bool storage_init(const StorageConfig *config);
 void storage_exit(void);
 
 /* Copies the bump pointer into the current nursery block's free field
@@ -100,7 +126,8 @@ StgWord storage_heap_blocks(void);
 void dbl_link_onto(BlockDesc *bd, BlockDesc **list);
 void dbl_link_remove(BlockDesc *bd, BlockDesc **list);
 
-/* Ends the program with "heap overflow" (+RTS -M exceeded). */
+/* Reports "heap overflow" (+RTS -M exceeded, or the OS refused memory)
+ * and calls storage_heap_overflow_handler. */
 _Noreturn void storage_heap_overflow(StgWord needed_bytes);
 
 /* The largest object the heap's reservation could hold, in words, and the

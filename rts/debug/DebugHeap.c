@@ -555,7 +555,7 @@ static void put_stable_root(StgWord handle, StgClosure *p, void *env)
 static void put_frame_roots(RootWriter *w)
 {
     uint32_t frame_no = 0;
-    for (StgStack *s = storage_main_tso != NULL ? storage_main_tso->stack : NULL; s != NULL;
+    for (StgStack *s = roots_main_tso != NULL ? roots_main_tso->stack : NULL; s != NULL;
          s = s->prev) {
         /* Frames are found oldest first; collect their starts to number
          * them newest first. */
@@ -596,8 +596,8 @@ static void put_roots(DebugBuf *out)
     stable_ptr_for_each(put_stable_root, &w);
     for (StgWord i = 0; i < static_roots_count; i++)
         put_static_root(&w, (uint32_t)i, static_roots[i]);
-    if (storage_main_tso != NULL)
-        put_root(&w, DEBUG_ROOT_THREAD, 1, 0, (uint64_t)(uintptr_t)storage_main_tso, NULL);
+    if (roots_main_tso != NULL)
+        put_root(&w, DEBUG_ROOT_THREAD, 1, 0, (uint64_t)(uintptr_t)roots_main_tso, NULL);
     for (unsigned g = 1; g < storage_n_gens; g++)
         MUT_LIST_FOR_EACH(storage_gens[g].mut_list, p, {
             put_root(&w, DEBUG_ROOT_REMEMBERED, g, 0, (uint64_t)(uintptr_t)p, NULL);

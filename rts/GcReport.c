@@ -1,0 +1,65 @@
+/*
+ * rts/GcReport.c -- what the runtime does with each collection: the
+ * statistics (+RTS -s/-S) and the eventlog's GC events, in GHC's order
+ * (docs/design/eventlog.md).  The collector only calls its observer
+ * (sm/GC.h); this file is that observer.
+ */
+#include "GcReport.h"
+
+#include "EventLog.h"
+#include "Stats.h"
+
+static void report_phase(GCPhase phase)
+{
+    switch (phase) {
+    case GC_PHASE_START:
+        stats_gc_begin();
+        eventlog_post_request_seq_gc();
+        eventlog_post_gc_global_sync();
+        eventlog_post_gc_start();
+        break;
+    case GC_PHASE_WORK:
+        eventlog_post_gc_work();
+        break;
+    case GC_PHASE_IDLE:
+        eventlog_post_gc_idle();
+        break;
+    case GC_PHASE_DONE:
+        eventlog_post_gc_done();
+        break;
+    }
+}
+
+/* The events that close a GC: GC_END, then the heap figures, then for a
+ * major GC the live data and what was returned to the OS.  HEAP_SIZE is
+ * megablocks held, as in GHC; BLOCKS_SIZE is the heap's blocks. */
+static void trace_gc_end(const GCDetails *d)
+{
+    if (!eventlog_enabled())
+        return;
+    RtsStats totals;
+    stats_get(&totals);
+    uint64_t heap_bytes = (uint64_t)d->kept_mblocks * MBLOCK_SIZE;
+    uint64_t blocks_bytes = (uint64_t)d->heap_blocks * BLOCK_SIZE;
+    eventlog_post_gc_end();
+    eventlog_post_heap_allocated(totals.allocated_bytes);
+    eventlog_post_heap_size(heap_bytes);
+    eventlog_post_blocks_size(blocks_bytes);
+    /* One GC thread: it copied everything, so max = total = balanced. */
+    eventlog_post_gc_stats_ghc((uint16_t)d->gen, d->copied_bytes, d->slop_bytes,
+                               heap_bytes > blocks_bytes ? heap_bytes - blocks_bytes : 0, 1,
+                               d->copied_bytes, d->copied_bytes, d->copied_bytes);
+    if (d->major) {
+        eventlog_post_heap_live(d->live_bytes);
+        eventlog_post_mem_return((uint32_t)(d->kept_mblocks + d->returned_mblocks),
+                                 (uint32_t)d->kept_mblocks, (uint32_t)d->returned_mblocks);
+    }
+}
+
+static void report_end(const GCDetails *d)
+{
+    stats_gc_end(d);
+    trace_gc_end(d);
+}
+
+const GCObserver gc_report_observer = {report_phase, report_end};

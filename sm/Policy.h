@@ -1,0 +1,40 @@
+/*
+ * sm/Policy.h -- when to collect and how big the heap may grow: which
+ * generations a collection takes, the old generations' budgets (-F), the
+ * heap limit (-M), when large-object allocation triggers a GC (-A), and
+ * how many megablocks go back to the OS.  The collector's mechanism (GC.c,
+ * Evac.c, Scav.c) asks; this module decides.  Aging (which survivors stay
+ * in generation 0 once more) is the other policy, in Tenure.c.
+ */
+#ifndef STRATA_POLICY_H
+#define STRATA_POLICY_H
+
+#include <stdbool.h>
+
+#include "strata/Config.h"
+
+/* The oldest generation this collection takes: all of them when major is
+ * true or a major GC was asked for (gc_request_major, or a minor GC that
+ * left the heap above -M), else the oldest that outgrew its budget. */
+unsigned policy_collected_gen(bool major);
+
+/* After collecting generations 0..N: new budgets for them, and after a
+ * major GC the megablocks the next cycle will not need go back to the OS.
+ * Returns how many megablocks went back. */
+StgWord policy_resize_after_gc(unsigned N);
+
+/* After collecting generations 0..N: a heap above -M after a major GC is
+ * a heap overflow; after a minor one, the next GC is major. */
+void policy_check_heap_limit(unsigned N);
+
+/* Large and pinned allocation counts against -A: true when the bytes
+ * allocated so far call for a GC before the next one. */
+bool policy_large_alloc_wants_gc(void);
+
+/* True if growing the heap by extra_blocks would pass -M. */
+bool policy_heap_would_pass_limit(StgWord extra_blocks);
+
+/* Forgets the policy's state (hs_exit). */
+void policy_reset(void);
+
+#endif /* STRATA_POLICY_H */

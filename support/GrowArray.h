@@ -1,0 +1,22 @@
+/*
+ * support/GrowArray.h -- the one way strata grows a C array: capacity
+ * doubles (from a minimum) until it holds what is needed, with the size
+ * arithmetic checked.  Replaces the hand-written "double with realloc"
+ * blocks that each module used to carry.
+ */
+#ifndef STRATA_GROWARRAY_H
+#define STRATA_GROWARRAY_H
+
+#include <stddef.h>
+
+/* Makes *items (elem_bytes each, *capacity allocated) hold at least
+ * n_needed elements, doubling from min_capacity.  Returns 0, or ENOMEM
+ * (out of C heap, or the size overflows); on failure nothing changes. */
+int grow_array_reserve(void **items, size_t *capacity, size_t n_needed, size_t elem_bytes,
+                       size_t min_capacity);
+
+/* The typed form: GROW_ARRAY_RESERVE(arr, cap, n) for T *arr, size_t cap. */
+#define GROW_ARRAY_RESERVE(arr, cap, n) \
+    grow_array_reserve((void **)&(arr), &(cap), (n), sizeof *(arr), 16)
+
+#endif /* STRATA_GROWARRAY_H */
