@@ -153,13 +153,32 @@ static size_t utf8_copy_clamped(uint8_t *dst, const char *src, size_t n_src, siz
 
 /* Note [Strings in events]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
- * ghc-events decodes NUL-terminated strings as UTF-8 and fails the whole
- * parse on invalid bytes, and every payload must fit its Word16 length.
- * Labels come from user code and DWARF, so nothing guarantees either.  We
- * repair rather than reject: an invalid byte becomes '?', and a string
- * that does not fit is cut at a character boundary.  An embedded NUL
- * cannot occur, since the inputs are C strings (or, for the user events,
- * bytes whose length the payload length carries, not a terminator). */
+ * ghc-events decodes every string field as UTF-8 and fails the whole parse
+ * on invalid bytes, and every payload must fit its Word16 length.  User
+ * messages and markers, argv, labels from user code and DWARF: nothing
+ * guarantees either.  So every string an event carries goes through
+ * put_text (put_cstring adds the NUL), which repairs rather than rejects:
+ * an invalid byte becomes '?', and a string that does not fit is cut at a
+ * character boundary.  No string is memcpy'd into a payload elsewhere
+ * (.inv.utf8).  An embedded NUL cannot occur in the NUL-terminated
+ * fields, since the inputs are C strings; in user events, whose length
+ * the payload length carries, U+0000 is valid UTF-8 and kept. */
+
+/* Writes n bytes of s as repaired UTF-8, at most max_bytes of them. */
+static uint8_t *put_text(uint8_t *p, const char *s, size_t n, size_t max_bytes)
+{
+    return p + utf8_copy_clamped(p, s, n, max_bytes);
+}
+
+/* Writes s (NULL = "") as repaired UTF-8 plus NUL, within max_bytes
+ * including the NUL (max_bytes >= 1). */
+static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
+{
+    if (s == NULL)
+        s = "";
+    p = put_text(p, s, strlen(s), max_bytes - 1);
+    return put8(p, 0);
+}
 
 /* ----------------------------------------------------------------------
  * Buffers and blocks
@@ -355,12 +374,12 @@ static void post_rts_identifier(void)
     size_t n = sizeof ident - 1;
     uint8_t *start = var_event_begin(&global_buf, EVENT_RTS_IDENTIFIER, 4 + n);
     uint8_t *p = put32(start, STRATA_CAPSET_OSPROCESS);
-    memcpy(p, ident, n);
-    var_event_end(&global_buf, start, p + n);
+    p = put_text(p, ident, n, n);
+    var_event_end(&global_buf, start, p);
 }
 
-/* Each argument NUL-terminated; arguments that would overflow the
- * payload are left out. */
+/* Each argument repaired and NUL-terminated (repair keeps the length);
+ * arguments that would overflow the payload are left out. */
 static void post_program_args(int argc, char **argv)
 {
     uint8_t *start = var_event_begin(&global_buf, EVENT_PROGRAM_ARGS, EVENT_PAYLOAD_SIZE_MAX);
@@ -369,8 +388,7 @@ static void post_program_args(int argc, char **argv)
         size_t n = strlen(argv[i]) + 1;
         if ((size_t)(p - start) + n > EVENT_PAYLOAD_SIZE_MAX)
             break;
-        memcpy(p, argv[i], n);
-        p += n;
+        p = put_cstring(p, argv[i], n);
     }
     var_event_end(&global_buf, start, p);
 }
@@ -586,7 +604,7 @@ void eventlog_post_heap_prof_begin(uint64_t sampling_period_ns, uint32_t breakdo
     p = put64(p, sampling_period_ns);
     p = put32(p, breakdown);
     for (int i = 0; i < 7; i++)             /* no filters: 7 empty strings */
-        p = put8(p, 0);
+        p = put_cstring(p, "", 1);
     var_event_end(&global_buf, start, p);
 }
 
@@ -606,16 +624,6 @@ void eventlog_post_heap_prof_sample_begin(uint64_t census_counter)
 void eventlog_post_heap_prof_sample_end(uint64_t census_counter)
 {
     post_sample_bracket(EVENT_HEAP_PROF_SAMPLE_END, census_counter);
-}
-
-/* Writes s (NULL = "") as clamped UTF-8 plus NUL, within max_bytes
- * including the NUL (max_bytes >= 1). */
-static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
-{
-    if (s == NULL)
-        s = "";
-    p += utf8_copy_clamped(p, s, strlen(s), max_bytes - 1);
-    return put8(p, 0);
 }
 
 void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char *label)
@@ -651,16 +659,15 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
  * User events (class 'u', capability 0's buffer)
  * ---------------------------------------------------------------------- */
 
+/* The text is the whole payload: repaired, and clamped to 65535 bytes at
+ * a character boundary (Note [Strings in events]). */
 static void post_user_bytes(uint16_t type, const char *msg, size_t len)
 {
     if (!class_on(EVENTLOG_CLASS_USER))
         return;
-    if (len > EVENT_PAYLOAD_SIZE_MAX)
-        len = EVENT_PAYLOAD_SIZE_MAX;
-    uint8_t *start = var_event_begin(&cap_buf, type, len);
-    if (len > 0)
-        memcpy(start, msg, len);
-    var_event_end(&cap_buf, start, start + len);
+    size_t max = len < EVENT_PAYLOAD_SIZE_MAX ? len : EVENT_PAYLOAD_SIZE_MAX;
+    uint8_t *start = var_event_begin(&cap_buf, type, max);
+    var_event_end(&cap_buf, start, put_text(start, msg, len, max));
 }
 
 void eventlog_post_user_msg(const char *msg, size_t len)

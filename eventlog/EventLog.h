@@ -81,8 +81,9 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
                        const char *ty_desc, const char *label, const char *module,
                        const char *srcloc);
 
-/* User events: class 'u'.  len bytes of msg (no NUL needed), clamped to
- * 65535. */
+/* User events: class 'u'.  len bytes of msg (no NUL needed), made valid
+ * UTF-8 like every string in an event (an invalid byte becomes '?') and
+ * clamped to 65535 bytes without splitting a character. */
 void eventlog_post_user_msg(const char *msg, size_t len);
 void eventlog_post_user_marker(const char *msg, size_t len);
 

@@ -243,6 +243,64 @@ static void log_sort_by_time(Log *log)
     qsort(log->evs, log->n_evs, sizeof *log->evs, ev_cmp_time);
 }
 
+/* An independent check of UTF-8 as ghc-events decodes it (no overlong
+ * forms, no surrogates, nothing above U+10FFFF). */
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        size_t k;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xe0) == 0xc0) {
+            k = 1; cp = c & 0x1fu; min = 0x80;
+        } else if ((c & 0xf0) == 0xe0) {
+            k = 2; cp = c & 0x0fu; min = 0x800;
+        } else if ((c & 0xf8) == 0xf0) {
+            k = 3; cp = c & 0x07u; min = 0x10000;
+        } else {
+            return false;
+        }
+        if (i + k >= n)
+            return false;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + j] & 0x3fu);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+/* .inv.utf8: the string fields of every event are valid UTF-8 (checked
+ * over each payload from its first string on; a NUL cannot sit inside a
+ * multi-byte sequence, so this checks every field). */
+static void assert_strings_valid(const Log *log)
+{
+    for (size_t i = 0; i < log->n_evs; i++) {
+        const Ev *e = &log->evs[i];
+        size_t skip;
+        switch (e->type) {
+        case EVENT_USER_MSG: case EVENT_USER_MARKER: skip = 0; break;
+        case EVENT_RTS_IDENTIFIER: case EVENT_PROGRAM_ARGS: skip = 4; break;
+        case EVENT_IPE: skip = 8; break;
+        case EVENT_HEAP_PROF_SAMPLE_STRING: skip = 9; break;
+        case EVENT_HEAP_PROF_BEGIN: skip = 13; break;
+        default: continue;
+        }
+        assert_true(e->len >= skip);
+        if (!utf8_valid(e->payload + skip, e->len - skip))
+            fail_msg("event %zu (type %u) has invalid UTF-8", i, e->type);
+    }
+}
+
 /* ----------------------------------------------------------------------
  * Running the runtime with the memory writer
  * ---------------------------------------------------------------------- */
@@ -264,6 +322,7 @@ static void capture_stop(Log *log)
     const uint8_t *b = eventlog_memory_writer_bytes(&n);
     parse_log(b, n, log, false);
     assert_true(log->data_end);
+    assert_strings_valid(log);
 }
 
 static int teardown(void **state)
@@ -400,6 +459,64 @@ static void test_eventlog_writer_user_events(void **state)
     assert_int_equal(e->len, 7);
     assert_memory_equal(e->payload, "phase 2", 7);
     assert_int_equal(log.evs[log_find(&log, EVENT_USER_MSG, 1)].len, 0);
+    log_free(&log);
+}
+
+/* One invalid byte in a user message made ghc-events reject the whole
+ * log; a long valid message was cut inside a character (issue 13). */
+static void test_eventlog_writer_user_text_repaired(void **state)
+{
+    (void)state;
+    Log log;
+    size_t big = 75001;                  /* "a" then 25000 x U+20AC (3 bytes) */
+    char *s = malloc(big + 1);
+    assert_non_null(s);
+    s[0] = 'a';
+    for (size_t i = 1; i < big; i += 3)
+        memcpy(s + i, "\xe2\x82\xac", 3);
+    s[big] = '\0';
+    capture_start(NULL, NULL);
+    traceEvent("opened caf\xe9.txt");
+    traceMarker("bad\xff\xc0 marker\xed\xa0\x80");
+    traceEvent(s);
+    eventlog_post_user_msg("nul\0inside", 10);
+    capture_stop(&log);
+    free(s);
+    const Ev *e = &log.evs[log_find(&log, EVENT_USER_MSG, 0)];
+    assert_int_equal(e->len, 15);
+    assert_memory_equal(e->payload, "opened caf?.txt", 15);
+    e = &log.evs[log_find(&log, EVENT_USER_MARKER, 0)];
+    assert_int_equal(e->len, 15);
+    assert_memory_equal(e->payload, "bad?? marker???", 15);
+    e = &log.evs[log_find(&log, EVENT_USER_MSG, 1)];
+    assert_int_equal(e->len, 1 + 3 * 21844);   /* whole characters only */
+    assert_true(utf8_valid(e->payload, e->len));
+    e = &log.evs[log_find(&log, EVENT_USER_MSG, 2)];
+    assert_int_equal(e->len, 10);              /* U+0000 is valid UTF-8 */
+    assert_memory_equal(e->payload, "nul\0inside", 10);
+    log_free(&log);
+}
+
+/* Program arguments are the command line's bytes, which need not be
+ * UTF-8 (file names); each is repaired like any other string. */
+static void test_eventlog_writer_program_args_repaired(void **state)
+{
+    (void)state;
+    Log log;
+    static char *argv_store[] = {
+        (char *)"unit-test", (char *)"caf\xe9.txt", (char *)"+RTS", (char *)"-l", (char *)"-RTS",
+        NULL,
+    };
+    int argc = 5;
+    char **argv = argv_store;
+    eventlog_set_writer(&eventlog_memory_writer);
+    hs_init(&argc, &argv);
+    assert_true(eventlog_enabled());
+    capture_stop(&log);
+    const Ev *e = &log.evs[log_find(&log, EVENT_PROGRAM_ARGS, 0)];
+    static const char args[] = "\0\0\0\0unit-test\0caf?.txt\0+RTS\0-l\0-RTS";
+    assert_int_equal(e->len, sizeof args);
+    assert_memory_equal(e->payload, args, sizeof args);
     log_free(&log);
 }
 
@@ -769,6 +886,8 @@ int main(void)
         cmocka_unit_test_teardown(test_eventlog_writer_startup_events_in_ghc_order, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_block_markers_sized, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_user_events, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_user_text_repaired, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_program_args_repaired, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_user_class_off, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_ipe_matches_ghc_92, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_ipe_clamped, teardown),
