@@ -50,12 +50,21 @@ typedef struct {
     uint8_t *begin;      /* EVENTLOG_BUFFER_BYTES, malloc'd */
     uint8_t *pos;        /* next free byte; begin + MARKER_BYTES after reset */
     uint16_t cap;        /* block marker cap: 0 or EVENT_CAP_GLOBAL */
+    uint32_t n_events;   /* events after the marker; 0 after reset */
 } EventBuf;
 
 static const EventLogWriter *writer = &eventlog_file_writer;
 static const EventLogWriter *chosen_writer = NULL;   /* NULL: file writer */
-static bool enabled;          /* started and no write error since */
+static bool enabled;          /* started and not stopped: events are posted */
 static unsigned classes;      /* rts_flags.eventlog_classes at start */
+
+/* Writing, and what a write error lost (Note [After a write error]). */
+static bool write_failed;     /* a write failed: blocks are counted, not written */
+static bool header_written;   /* the header reached the output */
+static bool end_written;      /* the data end marker reached the output */
+static uint64_t written_bytes;   /* bytes the writer accepted */
+static uint64_t lost_events;     /* events (not block markers) never written */
+static uint64_t lost_bytes;      /* bytes of the header and blocks never written */
 static EventBuf cap_buf;      /* capability 0 */
 static EventBuf global_buf;   /* cap 0xffff */
 
@@ -193,25 +202,49 @@ static void buf_begin_block(EventBuf *b)
     p = put64(p, 0);       /* end time: patched at flush */
     p = put16(p, b->cap);
     b->pos = p;
+    b->n_events = 0;
 }
 
-static void eventlog_fail(void)
+/* Note [After a write error]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A write fails when the disk is full or the file size limit is reached.
+ * The writer has then said why, once, and left its output at the end of
+ * the last write that succeeded, which is a whole block (Note [Eventlog
+ * write errors] in EventLogWriter.c).  We try once to close that prefix
+ * with the data end marker, so that it is a complete log to every reader,
+ * and stop the writer.  Retrying later is pointless (a full disk stays
+ * full) and would leave gaps.
+ *
+ * Events are still posted for the rest of the run, and each block is
+ * counted instead of written, so that eventlog_stop can say once, at
+ * exit, how many events and bytes were lost.  Without that count the
+ * error message is the only sign, printed long before the truncated log
+ * is read.  Posting into memory costs what it did before the error, less
+ * the writes; the census and the rest run as they would have anyway. */
+static void write_error(void)
 {
-    /* The writer has reported the error (Note [Eventlog write errors] in
-     * EventLogWriter.c); stop writing for the rest of the run. */
-    enabled = false;
+    write_failed = true;
+    if (header_written) {
+        uint8_t end[2];
+        put16(end, EVENT_DATA_END);
+        end_written = writer->write(end, sizeof end);
+        if (end_written)
+            written_bytes += sizeof end;
+    }
     writer->stop();
 }
 
+/* Writes n bytes, or (after a write error) counts them as lost. */
 static bool writer_write(const void *bytes, size_t n)
 {
-    if (!enabled)
-        return false;
-    if (!writer->write(bytes, n)) {
-        eventlog_fail();
-        return false;
+    if (!write_failed && writer->write(bytes, n)) {
+        written_bytes += n;
+        return true;
     }
-    return true;
+    if (!write_failed)
+        write_error();
+    lost_bytes += n;
+    return false;
 }
 
 /* Writes the buffer out as one block (.inv.block-size) unless it holds
@@ -222,7 +255,8 @@ static void buf_flush(EventBuf *b)
     if (n > MARKER_BYTES) {
         put32(b->begin + EVENT_HEADER_BYTES, (uint32_t)n);
         put64(b->begin + EVENT_HEADER_BYTES + 4, clock_elapsed_ns());
-        writer_write(b->begin, n);
+        if (!writer_write(b->begin, n))
+            lost_events += b->n_events;
     }
     buf_begin_block(b);
 }
@@ -253,6 +287,7 @@ static uint8_t *event_begin(EventBuf *b, uint16_t type, size_t payload_bytes)
     uint8_t *p = b->pos;
     p = put16(p, type);
     p = put64(p, clock_elapsed_ns());
+    b->n_events++;
     return p;
 }
 
@@ -315,7 +350,7 @@ static bool write_header(void)
     p = put32(p, EVENT_HEADER_END);
     p = put32(p, EVENT_DATA_BEGIN);
     ASSERT((size_t)(p - h) == len);
-    writer_write(h, (size_t)(p - h));
+    header_written = writer_write(h, (size_t)(p - h));
     free(h);
     return true;
 }
@@ -428,10 +463,13 @@ bool eventlog_start(int argc, char **argv)
         buf_free(&global_buf);
         return true;   /* reported; the program runs without the eventlog */
     }
+    write_failed = header_written = end_written = false;
+    written_bytes = lost_events = lost_bytes = 0;
     enabled = true;
     if (!write_header()) {
         rts_error("eventlog: out of C heap writing the header");
-        eventlog_fail();
+        enabled = false;
+        writer->stop();
         buf_free(&cap_buf);
         buf_free(&global_buf);
         return false;
@@ -470,8 +508,10 @@ static bool buf_check(const EventBuf *b, uint16_t cap)
 bool eventlog_check(void)
 {
     if (!enabled)
-        return true;   /* stopped, never started, or off after a write error */
-    return buf_check(&cap_buf, 0) && buf_check(&global_buf, EVENT_CAP_GLOBAL);
+        return true;   /* stopped or never started */
+    /* Nothing is lost, and no end marker written, before a write error. */
+    return buf_check(&cap_buf, 0) && buf_check(&global_buf, EVENT_CAP_GLOBAL) &&
+           (write_failed || (lost_events == 0 && lost_bytes == 0 && !end_written));
 }
 
 /* Global buffer first: it holds the capsets that the capability's events
@@ -482,8 +522,22 @@ void eventlog_flush(void)
         return;
     buf_flush(&global_buf);
     buf_flush(&cap_buf);
-    if (enabled)
+    if (!write_failed)
         writer->flush();
+}
+
+/* The one message about a write error's losses (Note [After a write
+ * error]). */
+static void report_losses(void)
+{
+    const char *tail = !header_written
+        ? "the log holds nothing usable (its header could not be written)"
+        : end_written ? "the log ends with the last whole block and the data end marker"
+                      : "the log has no data end marker (it could not be written)";
+    rts_error("eventlog: events lost after a write error (events=%llu, bytes=%llu, "
+              "kept_bytes=%llu); %s",
+              (unsigned long long)lost_events, (unsigned long long)lost_bytes,
+              (unsigned long long)written_bytes, tail);
 }
 
 void eventlog_stop(void)
@@ -498,10 +552,12 @@ void eventlog_stop(void)
         eventlog_flush();
         uint8_t end[2];
         put16(end, EVENT_DATA_END);
-        if (writer_write(end, sizeof end)) {
+        if (!write_failed && writer_write(end, sizeof end)) {
             writer->flush();
             writer->stop();
         }
+        if (write_failed)
+            report_losses();
         enabled = false;
     }
     buf_free(&cap_buf);

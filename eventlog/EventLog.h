@@ -31,11 +31,15 @@ void eventlog_set_writer(const EventLogWriter *writer);
 bool eventlog_start(int argc, char **argv);
 
 /* Posts the shutdown events, flushes, writes the data-end marker and
- * closes the writer.  Safe to call when the eventlog is off or stopped. */
+ * closes the writer.  After a write error it prints instead, once, how
+ * many events and bytes were lost and how the log ends.  Safe to call
+ * when the eventlog is off or stopped. */
 void eventlog_stop(void);
 
-/* True between a successful eventlog_start and eventlog_stop (or the first
- * write error). */
+/* True between a successful eventlog_start and eventlog_stop.  It stays
+ * true after a write error: events are then still posted, and counted as
+ * lost rather than written, so that eventlog_stop can say once how much
+ * was lost (Note [After a write error] in EventLog.c). */
 bool eventlog_enabled(void);
 
 /* True if the writer's state is consistent: when enabled, both buffers
