@@ -57,6 +57,8 @@ static const EventLogWriter *writer = &eventlog_file_writer;
 static const EventLogWriter *chosen_writer = NULL;   /* NULL: file writer */
 static bool enabled;          /* started and not stopped: events are posted */
 static unsigned classes;      /* rts_flags.eventlog_classes at start */
+static EventBuf cap_buf;      /* capability 0 */
+static EventBuf global_buf;   /* cap 0xffff */
 
 /* Writing, and what a write error lost (Note [After a write error]). */
 static bool write_failed;     /* a write failed: blocks are counted, not written */
@@ -65,8 +67,6 @@ static bool end_written;      /* the data end marker reached the output */
 static uint64_t written_bytes;   /* bytes the writer accepted */
 static uint64_t lost_events;     /* events (not block markers) never written */
 static uint64_t lost_bytes;      /* bytes of the header and blocks never written */
-static EventBuf cap_buf;      /* capability 0 */
-static EventBuf global_buf;   /* cap 0xffff */
 
 /* ----------------------------------------------------------------------
  * Big-endian encoding
