@@ -2,7 +2,7 @@
  * eventlog/EventLog.c -- writes GHC's eventlog format: the header that
  * declares every event type strata emits, then events in blocks, then the
  * data-end marker.  Relies on EventLogWriter for output, rts/os/Clock for
- * timestamps and RtsFlags for -l/-ol.  The format is
+ * timestamps and its configuration (EventLogConfig) for -l/-ol.  The format is
  * strata/EventLogFormat.h; the design and its invariants (.inv.*) are in
  * docs/design/eventlog.md.
  *
@@ -49,14 +49,23 @@ typedef struct {
     uint8_t *begin;      /* EVENTLOG_BUFFER_BYTES, malloc'd */
     uint8_t *pos;        /* next free byte; begin + MARKER_BYTES after reset */
     uint16_t cap;        /* block marker cap: 0 or EVENT_CAP_GLOBAL */
+    uint32_t n_events;   /* events after the marker; 0 after reset */
 } EventBuf;
 
 static const EventLogWriter *writer = &eventlog_file_writer;
 static const EventLogWriter *chosen_writer = NULL;   /* NULL: file writer */
-static bool enabled;          /* started and no write error since */
+static bool enabled;          /* started and not stopped: events are posted */
 static unsigned classes;      /* eventlog_config.classes at start */
 static EventBuf cap_buf;      /* capability 0 */
 static EventBuf global_buf;   /* cap 0xffff */
+
+/* Writing, and what a write error lost (Note [After a write error]). */
+static bool write_failed;     /* a write failed: blocks are counted, not written */
+static bool header_written;   /* the header reached the output */
+static bool end_written;      /* the data end marker reached the output */
+static uint64_t written_bytes;   /* bytes the writer accepted */
+static uint64_t lost_events;     /* events (not block markers) never written */
+static uint64_t lost_bytes;      /* bytes of the header and blocks never written */
 
 /* ----------------------------------------------------------------------
  * Big-endian encoding
@@ -152,13 +161,32 @@ static size_t utf8_copy_clamped(uint8_t *dst, const char *src, size_t n_src, siz
 
 /* Note [Strings in events]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
- * ghc-events decodes NUL-terminated strings as UTF-8 and fails the whole
- * parse on invalid bytes, and every payload must fit its Word16 length.
- * Labels come from user code and DWARF, so nothing guarantees either.  We
- * repair rather than reject: an invalid byte becomes '?', and a string
- * that does not fit is cut at a character boundary.  An embedded NUL
- * cannot occur, since the inputs are C strings (or, for the user events,
- * bytes whose length the payload length carries, not a terminator). */
+ * ghc-events decodes every string field as UTF-8 and fails the whole parse
+ * on invalid bytes, and every payload must fit its Word16 length.  User
+ * messages and markers, argv, labels from user code and DWARF: nothing
+ * guarantees either.  So every string an event carries goes through
+ * put_text (put_cstring adds the NUL), which repairs rather than rejects:
+ * an invalid byte becomes '?', and a string that does not fit is cut at a
+ * character boundary.  No string is memcpy'd into a payload elsewhere
+ * (.inv.utf8).  An embedded NUL cannot occur in the NUL-terminated
+ * fields, since the inputs are C strings; in user events, whose length
+ * the payload length carries, U+0000 is valid UTF-8 and kept. */
+
+/* Writes n bytes of s as repaired UTF-8, at most max_bytes of them. */
+static uint8_t *put_text(uint8_t *p, const char *s, size_t n, size_t max_bytes)
+{
+    return p + utf8_copy_clamped(p, s, n, max_bytes);
+}
+
+/* Writes s (NULL = "") as repaired UTF-8 plus NUL, within max_bytes
+ * including the NUL (max_bytes >= 1). */
+static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
+{
+    if (s == NULL)
+        s = "";
+    p = put_text(p, s, strlen(s), max_bytes - 1);
+    return put8(p, 0);
+}
 
 /* ----------------------------------------------------------------------
  * Buffers and blocks
@@ -173,25 +201,49 @@ static void buf_begin_block(EventBuf *b)
     p = put64(p, 0);       /* end time: patched at flush */
     p = put16(p, b->cap);
     b->pos = p;
+    b->n_events = 0;
 }
 
-static void eventlog_fail(void)
+/* Note [After a write error]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A write fails when the disk is full or the file size limit is reached.
+ * The writer has then said why, once, and left its output at the end of
+ * the last write that succeeded, which is a whole block (Note [Eventlog
+ * write errors] in EventLogWriter.c).  We try once to close that prefix
+ * with the data end marker, so that it is a complete log to every reader,
+ * and stop the writer.  Retrying later is pointless (a full disk stays
+ * full) and would leave gaps.
+ *
+ * Events are still posted for the rest of the run, and each block is
+ * counted instead of written, so that eventlog_stop can say once, at
+ * exit, how many events and bytes were lost.  Without that count the
+ * error message is the only sign, printed long before the truncated log
+ * is read.  Posting into memory costs what it did before the error, less
+ * the writes; the census and the rest run as they would have anyway. */
+static void write_error(void)
 {
-    /* The writer has reported the error (Note [Eventlog write errors] in
-     * EventLogWriter.c); stop writing for the rest of the run. */
-    enabled = false;
+    write_failed = true;
+    if (header_written) {
+        uint8_t end[2];
+        put16(end, EVENT_DATA_END);
+        end_written = writer->write(end, sizeof end);
+        if (end_written)
+            written_bytes += sizeof end;
+    }
     writer->stop();
 }
 
+/* Writes n bytes, or (after a write error) counts them as lost. */
 static bool writer_write(const void *bytes, size_t n)
 {
-    if (!enabled)
-        return false;
-    if (!writer->write(bytes, n)) {
-        eventlog_fail();
-        return false;
+    if (!write_failed && writer->write(bytes, n)) {
+        written_bytes += n;
+        return true;
     }
-    return true;
+    if (!write_failed)
+        write_error();
+    lost_bytes += n;
+    return false;
 }
 
 /* Writes the buffer out as one block (.inv.block-size) unless it holds
@@ -202,7 +254,8 @@ static void buf_flush(EventBuf *b)
     if (n > MARKER_BYTES) {
         put32(b->begin + EVENT_HEADER_BYTES, (uint32_t)n);
         put64(b->begin + EVENT_HEADER_BYTES + 4, clock_elapsed_ns());
-        writer_write(b->begin, n);
+        if (!writer_write(b->begin, n))
+            lost_events += b->n_events;
     }
     buf_begin_block(b);
 }
@@ -233,6 +286,7 @@ static uint8_t *event_begin(EventBuf *b, uint16_t type, size_t payload_bytes)
     uint8_t *p = b->pos;
     p = put16(p, type);
     p = put64(p, clock_elapsed_ns());
+    b->n_events++;
     return p;
 }
 
@@ -295,7 +349,7 @@ static bool write_header(void)
     p = put32(p, EVENT_HEADER_END);
     p = put32(p, EVENT_DATA_BEGIN);
     ASSERT((size_t)(p - h) == len);
-    writer_write(h, (size_t)(p - h));
+    header_written = writer_write(h, (size_t)(p - h));
     free(h);
     return true;
 }
@@ -354,12 +408,12 @@ static void post_rts_identifier(void)
     size_t n = sizeof ident - 1;
     uint8_t *start = var_event_begin(&global_buf, EVENT_RTS_IDENTIFIER, 4 + n);
     uint8_t *p = put32(start, STRATA_CAPSET_OSPROCESS);
-    memcpy(p, ident, n);
-    var_event_end(&global_buf, start, p + n);
+    p = put_text(p, ident, n, n);
+    var_event_end(&global_buf, start, p);
 }
 
-/* Each argument NUL-terminated; arguments that would overflow the
- * payload are left out. */
+/* Each argument repaired and NUL-terminated (repair keeps the length);
+ * arguments that would overflow the payload are left out. */
 static void post_program_args(int argc, char **argv)
 {
     uint8_t *start = var_event_begin(&global_buf, EVENT_PROGRAM_ARGS, EVENT_PAYLOAD_SIZE_MAX);
@@ -368,8 +422,7 @@ static void post_program_args(int argc, char **argv)
         size_t n = strlen(argv[i]) + 1;
         if ((size_t)(p - start) + n > EVENT_PAYLOAD_SIZE_MAX)
             break;
-        memcpy(p, argv[i], n);
-        p += n;
+        p = put_cstring(p, argv[i], n);
     }
     var_event_end(&global_buf, start, p);
 }
@@ -412,10 +465,13 @@ bool eventlog_start(const EventLogConfig *config, int argc, char **argv)
         buf_free(&global_buf);
         return true;   /* reported; the program runs without the eventlog */
     }
+    write_failed = header_written = end_written = false;
+    written_bytes = lost_events = lost_bytes = 0;
     enabled = true;
     if (!write_header()) {
         rts_error("eventlog: out of C heap writing the header");
-        eventlog_fail();
+        enabled = false;
+        writer->stop();
         buf_free(&cap_buf);
         buf_free(&global_buf);
         return false;
@@ -454,8 +510,10 @@ static bool buf_check(const EventBuf *b, uint16_t cap)
 bool eventlog_check(void)
 {
     if (!enabled)
-        return true;   /* stopped, never started, or off after a write error */
-    return buf_check(&cap_buf, 0) && buf_check(&global_buf, EVENT_CAP_GLOBAL);
+        return true;   /* stopped or never started */
+    /* Nothing is lost, and no end marker written, before a write error. */
+    return buf_check(&cap_buf, 0) && buf_check(&global_buf, EVENT_CAP_GLOBAL) &&
+           (write_failed || (lost_events == 0 && lost_bytes == 0 && !end_written));
 }
 
 /* Global buffer first: it holds the capsets that the capability's events
@@ -466,8 +524,22 @@ void eventlog_flush(void)
         return;
     buf_flush(&global_buf);
     buf_flush(&cap_buf);
-    if (enabled)
+    if (!write_failed)
         writer->flush();
+}
+
+/* The one message about a write error's losses (Note [After a write
+ * error]). */
+static void report_losses(void)
+{
+    const char *tail = !header_written
+        ? "the log holds nothing usable (its header could not be written)"
+        : end_written ? "the log ends with the last whole block and the data end marker"
+                      : "the log has no data end marker (it could not be written)";
+    rts_error("eventlog: events lost after a write error (events=%llu, bytes=%llu, "
+              "kept_bytes=%llu); %s",
+              (unsigned long long)lost_events, (unsigned long long)lost_bytes,
+              (unsigned long long)written_bytes, tail);
 }
 
 void eventlog_stop(void)
@@ -482,10 +554,12 @@ void eventlog_stop(void)
         eventlog_flush();
         uint8_t end[2];
         put16(end, EVENT_DATA_END);
-        if (writer_write(end, sizeof end)) {
+        if (!write_failed && writer_write(end, sizeof end)) {
             writer->flush();
             writer->stop();
         }
+        if (write_failed)
+            report_losses();
         enabled = false;
     }
     buf_free(&cap_buf);
@@ -588,7 +662,7 @@ void eventlog_post_heap_prof_begin(uint64_t sampling_period_ns, uint32_t breakdo
     p = put64(p, sampling_period_ns);
     p = put32(p, breakdown);
     for (int i = 0; i < 7; i++)             /* no filters: 7 empty strings */
-        p = put8(p, 0);
+        p = put_cstring(p, "", 1);
     var_event_end(&global_buf, start, p);
 }
 
@@ -608,16 +682,6 @@ void eventlog_post_heap_prof_sample_begin(uint64_t census_counter)
 void eventlog_post_heap_prof_sample_end(uint64_t census_counter)
 {
     post_sample_bracket(EVENT_HEAP_PROF_SAMPLE_END, census_counter);
-}
-
-/* Writes s (NULL = "") as clamped UTF-8 plus NUL, within max_bytes
- * including the NUL (max_bytes >= 1). */
-static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
-{
-    if (s == NULL)
-        s = "";
-    p += utf8_copy_clamped(p, s, strlen(s), max_bytes - 1);
-    return put8(p, 0);
 }
 
 void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char *label)
@@ -653,16 +717,15 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
  * User events (class 'u', capability 0's buffer)
  * ---------------------------------------------------------------------- */
 
+/* The text is the whole payload: repaired, and clamped to 65535 bytes at
+ * a character boundary (Note [Strings in events]). */
 static void post_user_bytes(uint16_t type, const char *msg, size_t len)
 {
     if (!class_on(EVENTLOG_CLASS_USER))
         return;
-    if (len > EVENT_PAYLOAD_SIZE_MAX)
-        len = EVENT_PAYLOAD_SIZE_MAX;
-    uint8_t *start = var_event_begin(&cap_buf, type, len);
-    if (len > 0)
-        memcpy(start, msg, len);
-    var_event_end(&cap_buf, start, start + len);
+    size_t max = len < EVENT_PAYLOAD_SIZE_MAX ? len : EVENT_PAYLOAD_SIZE_MAX;
+    uint8_t *start = var_event_begin(&cap_buf, type, max);
+    var_event_end(&cap_buf, start, put_text(start, msg, len, max));
 }
 
 void eventlog_post_user_msg(const char *msg, size_t len)

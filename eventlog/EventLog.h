@@ -60,11 +60,15 @@ extern EventLogConfig eventlog_config;
 bool eventlog_start(const EventLogConfig *config, int argc, char **argv);
 
 /* Posts the shutdown events, flushes, writes the data-end marker and
- * closes the writer.  Safe to call when the eventlog is off or stopped. */
+ * closes the writer.  After a write error it prints instead, once, how
+ * many events and bytes were lost and how the log ends.  Safe to call
+ * when the eventlog is off or stopped. */
 void eventlog_stop(void);
 
-/* True between a successful eventlog_start and eventlog_stop (or the first
- * write error). */
+/* True between a successful eventlog_start and eventlog_stop.  It stays
+ * true after a write error: events are then still posted, and counted as
+ * lost rather than written, so that eventlog_stop can say once how much
+ * was lost (Note [After a write error] in EventLog.c). */
 bool eventlog_enabled(void);
 
 /* True if the writer's state is consistent: when enabled, both buffers
@@ -110,8 +114,9 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
                        const char *ty_desc, const char *label, const char *module,
                        const char *srcloc);
 
-/* User events: class 'u'.  len bytes of msg (no NUL needed), clamped to
- * 65535. */
+/* User events: class 'u'.  len bytes of msg (no NUL needed), made valid
+ * UTF-8 like every string in an event (an invalid byte becomes '?') and
+ * clamped to 65535 bytes without splitting a character. */
 void eventlog_post_user_msg(const char *msg, size_t len);
 void eventlog_post_user_marker(const char *msg, size_t len);
 

@@ -546,6 +546,114 @@ static void event_decode(EvrEvent *ev, int variable)
 }
 
 /* ----------------------------------------------------------------------
+ * UTF-8 in string fields
+ * ------------------------------------------------------------------- */
+
+/* Note [Strings are UTF-8]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * ghc-events decodes every string field as UTF-8 and fails the whole log
+ * at the first invalid byte, so a log with one is as broken as one with a
+ * bad payload layout, yet our reader (which hands out bytes) parses it
+ * fine.  evr_find_invalid_utf8 lets `check` report it.  The rule is the
+ * strict one (RFC 3629): no overlong forms, no surrogates, nothing above
+ * U+10FFFF.  It is written here independently of the writer's repair
+ * (EventLog.c), so each checks the other through the format.  U+0000 is
+ * valid; it only matters in the fields the payload length delimits
+ * (user messages), since the others end at their NUL.
+ */
+
+/* Length of the valid UTF-8 sequence at s[0..avail), or 0 if none starts
+ * there. */
+static size_t utf8_valid_len(const uint8_t *s, size_t avail)
+{
+    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+    uint8_t c = s[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+             : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (n <= 1 || n > avail)
+        return n == 1 ? 1 : 0;
+    uint32_t cp = c & (0x7fu >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* Fills *bad and returns 1 if s has an invalid byte. */
+static int utf8_check(EvrStr s, const char *field, int index, EvrBadUtf8 *bad)
+{
+    const uint8_t *p = (const uint8_t *)s.ptr;
+    for (size_t i = 0; i < s.len;) {
+        size_t n = utf8_valid_len(p + i, s.len - i);
+        if (n == 0) {
+            *bad = (EvrBadUtf8){ .field = field, .index = index, .byte = i, .value = p[i] };
+            return 1;
+        }
+        i += n;
+    }
+    return 0;
+}
+
+/* Each NUL-terminated element of a NUL-separated list (program args). */
+static int utf8_check_list(EvrStr s, const char *field, EvrBadUtf8 *bad)
+{
+    int index = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= s.len; i++) {
+        if (i == s.len || s.ptr[i] == '\0') {
+            EvrStr elem = { .ptr = s.ptr + start, .len = i - start };
+            if (utf8_check(elem, field, index, bad)) {
+                bad->byte += start;   /* offset within the whole field */
+                return 1;
+            }
+            index++;
+            start = i + 1;
+        }
+    }
+    return 0;
+}
+
+int evr_find_invalid_utf8(const EvrEvent *ev, EvrBadUtf8 *bad)
+{
+    static const char *const filter_names[EVR_HEAP_PROF_FILTERS] = {
+        "module_filter", "closure_descr_filter", "type_descr_filter",
+        "cost_centre_filter", "cost_centre_stack_filter", "retainer_filter",
+        "biography_filter",
+    };
+    if (!ev->decoded)
+        return 0;
+    switch (ev->type) {
+    case EVENT_RTS_IDENTIFIER:
+        return utf8_check(ev->u.rts_id.ident, "ident", -1, bad);
+    case EVENT_PROGRAM_ARGS:
+        return utf8_check_list(ev->u.args.args, "args", bad);
+    case EVENT_USER_MSG:
+    case EVENT_USER_MARKER:
+        return utf8_check(ev->u.user.text, "text", -1, bad);
+    case EVENT_HEAP_PROF_BEGIN:
+        for (int i = 0; i < EVR_HEAP_PROF_FILTERS; i++)
+            if (utf8_check(ev->u.prof_begin.filters[i], filter_names[i], -1, bad))
+                return 1;
+        return 0;
+    case EVENT_HEAP_PROF_SAMPLE_STRING:
+        return utf8_check(ev->u.sample_string.label, "label", -1, bad);
+    case EVENT_IPE:
+        return utf8_check(ev->u.ipe.table_name, "table_name", -1, bad) ||
+               utf8_check(ev->u.ipe.closure_desc, "closure_desc", -1, bad) ||
+               utf8_check(ev->u.ipe.ty_desc, "ty_desc", -1, bad) ||
+               utf8_check(ev->u.ipe.label, "label", -1, bad) ||
+               utf8_check(ev->u.ipe.module, "module", -1, bad) ||
+               utf8_check(ev->u.ipe.srcloc, "srcloc", -1, bad);
+    default:
+        return 0;
+    }
+}
+
+/* ----------------------------------------------------------------------
  * Events
  * ------------------------------------------------------------------- */
 

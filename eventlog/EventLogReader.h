@@ -153,6 +153,21 @@ const EvrEventType *evr_type(const EventLogReader *r, uint16_t id);
 /* 1 if the reader decodes fields of this event type. */
 int evr_decodes_type(uint16_t id);
 
+/* Where a decoded event's string field is not valid UTF-8. */
+typedef struct EvrBadUtf8 {
+    const char *field;   /* the field's name ("text", "label", "args", ...); static */
+    int index;           /* which element of a list field (args, filters); -1 if none */
+    size_t byte;         /* offset within the field of the first invalid byte */
+    uint8_t value;       /* that byte */
+} EvrBadUtf8;
+
+/* 1 if a string field of ev is not valid UTF-8 (overlong forms, surrogates
+ * and code points above U+10FFFF count as invalid, as for ghc-events,
+ * which rejects the whole log at such an event); *bad then describes the
+ * first one.  0 if all are valid, or ev has no decoded fields.  See Note
+ * [Strings are UTF-8] in EventLogReader.c. */
+int evr_find_invalid_utf8(const EvrEvent *ev, EvrBadUtf8 *bad);
+
 /* Checks the reader's internal invariants (buffer bounds, type index);
  * returns 1 if they hold.  For tests. */
 int evr_check(const EventLogReader *r);

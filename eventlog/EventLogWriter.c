@@ -1,8 +1,9 @@
 /*
  * eventlog/EventLogWriter.c -- the eventlog's outputs: a file, nowhere, and
- * memory (for tests).  Relies on stdio only; the file is unbuffered so that
- * a write error (disk full, a closed descriptor) shows at the write that
- * caused it, with errno set.  See Note [Eventlog write errors].
+ * memory (for tests).  The file writer relies on rts/os/File (unbuffered
+ * POSIX calls), so a write error (disk full, the file size limit, a closed
+ * descriptor) shows at the write that caused it, with its errno.  See
+ * Note [Eventlog write errors].
  */
 #include "EventLogWriter.h"
 
@@ -13,15 +14,25 @@
 
 #include "Messages.h"
 #include "EventLog.h"
+#include "os/File.h"
 
 /* Note [Eventlog write errors]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The eventlog is a diagnostic; losing it must not kill the program it
  * describes.  So a writer that cannot open or write its output prints one
  * line naming the file and the reason and returns false; EventLog.c then
- * turns the eventlog off for the rest of the run (no further writes, so no
- * further messages).  The "reported" flag below makes "once" hold even if
- * a caller ignored the false and wrote again. */
+ * stops writing for the rest of the run (Note [After a write error] in
+ * EventLog.c).  The "reported" flag below makes "once" hold for the later
+ * writes that EventLog.c still tries (the data end marker).
+ *
+ * A write that fails part-way (EFBIG at the file size limit, ENOSPC on a
+ * full disk) has put part of a block in the file, which no reader could
+ * frame.  The file writer therefore cuts the file back to where the failed
+ * write began, the end of the last write that succeeded (each write is one
+ * whole block, or the header, or the end marker), so the file is a
+ * well-formed log prefix that the end marker can close.  If the file
+ * cannot be cut back (a pipe, a device), the writer closes it and fails
+ * every later write, so nothing is appended to the partial block. */
 static bool reported;
 
 static void writer_report_failure(const char *what, int err)
@@ -37,12 +48,14 @@ static void writer_report_failure(const char *what, int err)
  * The file writer
  * ---------------------------------------------------------------------- */
 
-static FILE *out_file;
+static int out_fd = -1;
 static char *out_path;     /* malloc'd; for messages */
+static uint64_t out_size;  /* bytes of the writes that succeeded */
 
 static bool file_init(void)
 {
     reported = false;
+    out_size = 0;
     const char *name = eventlog_config.file;
     size_t len = name != NULL ? strlen(name) + 1 : strlen(rts_prog_name) + sizeof ".eventlog";
     out_path = malloc(len);
@@ -54,40 +67,49 @@ static bool file_init(void)
         memcpy(out_path, name, len);
     else
         snprintf(out_path, len, "%s.eventlog", rts_prog_name);
-    out_file = fopen(out_path, "wb");
-    if (out_file == NULL) {
-        writer_report_failure(out_path, errno);
+    int err = os_file_create(out_path, &out_fd);
+    if (err != 0) {
+        writer_report_failure(out_path, err);
         free(out_path);
         out_path = NULL;
+        out_fd = -1;
         return false;
     }
-    setvbuf(out_file, NULL, _IONBF, 0);
     return true;
 }
 
+/* See Note [Eventlog write errors] for the cut back. */
 static bool file_write(const void *bytes, size_t n)
 {
-    if (out_file == NULL)
+    if (out_fd < 0)
         return false;
-    errno = 0;
-    if (fwrite(bytes, 1, n, out_file) != n) {
-        writer_report_failure(out_path, errno != 0 ? errno : EIO);
-        return false;
+    size_t written;
+    int err = os_file_write_all(out_fd, bytes, n, &written);
+    if (err == 0) {
+        out_size += n;
+        return true;
     }
-    return true;
+    writer_report_failure(out_path, err);
+    if (written > 0 && os_file_truncate(out_fd, out_size) != 0) {
+        (void)os_file_close(out_fd);   /* already failing; the error above said why */
+        out_fd = -1;
+    }
+    return false;
 }
 
 static void file_flush(void)
 {
-    if (out_file != NULL)
-        fflush(out_file);
+    /* Unbuffered: every write has already reached the kernel. */
 }
 
 static void file_stop(void)
 {
-    if (out_file != NULL && fclose(out_file) != 0)
-        writer_report_failure(out_path, errno);
-    out_file = NULL;
+    if (out_fd >= 0) {
+        int err = os_file_close(out_fd);
+        if (err != 0)
+            writer_report_failure(out_path, err);
+    }
+    out_fd = -1;
     free(out_path);
     out_path = NULL;
 }
@@ -127,6 +149,7 @@ const EventLogWriter eventlog_null_writer = {
 static uint8_t *mem_bytes;      /* malloc'd */
 static size_t mem_len, mem_cap; /* bytes held / allocated */
 static bool mem_failing;        /* simulate a full disk */
+static size_t mem_limit = SIZE_MAX;   /* simulated disk size, bytes */
 
 static bool mem_init(void)
 {
@@ -137,7 +160,9 @@ static bool mem_init(void)
 
 static bool mem_write(const void *bytes, size_t n)
 {
-    if (mem_failing) {
+    if (mem_failing || n > mem_limit - mem_len) {
+        /* Nothing of a write that does not fit is kept, as the file
+         * writer's cut back leaves it. */
         writer_report_failure("<memory>", ENOSPC);
         return false;
     }
@@ -173,10 +198,16 @@ void eventlog_memory_writer_set_failing(bool failing)
     mem_failing = failing;
 }
 
+void eventlog_memory_writer_set_limit(size_t max_bytes)
+{
+    mem_limit = max_bytes;
+}
+
 void eventlog_memory_writer_free(void)
 {
     free(mem_bytes);
     mem_bytes = NULL;
     mem_len = mem_cap = 0;
     mem_failing = false;
+    mem_limit = SIZE_MAX;
 }

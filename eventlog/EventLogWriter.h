@@ -17,7 +17,11 @@ typedef struct {
      * cannot; the eventlog then stays off. */
     bool (*init)(void);
     /* Writes all n bytes.  Returns false (after reporting why, once) on
-     * any error; the caller stops writing and calls stop. */
+     * any error, leaving none of the n bytes in the output where the
+     * output allows it (a file is cut back to its size before the call);
+     * where it does not, every later write fails too.  After a failure
+     * the caller may try one more write (the data end marker), then calls
+     * stop.  See Note [Eventlog write errors] in EventLogWriter.c. */
     bool (*write)(const void *bytes, size_t n);
     /* Pushes written bytes to their destination (no-op if unbuffered). */
     void (*flush)(void);
@@ -45,7 +49,12 @@ const uint8_t *eventlog_memory_writer_bytes(size_t *n_bytes);
  * would), or work again; for tests of the error path. */
 void eventlog_memory_writer_set_failing(bool failing);
 
-/* Frees the memory writer's buffer. */
+/* Makes the memory writer act as a disk holding max_bytes in all
+ * (SIZE_MAX: no limit): a write that does not fit keeps nothing and fails
+ * as a full disk would.  For tests of what a write error loses. */
+void eventlog_memory_writer_set_limit(size_t max_bytes);
+
+/* Frees the memory writer's buffer (and lifts any failure or limit). */
 void eventlog_memory_writer_free(void);
 
 #endif /* STRATA_EVENTLOGWRITER_H */

@@ -21,6 +21,8 @@
 #   no-end.eventlog      one event and no data end marker
 #   bad-order.eventlog   a block whose timestamps go backwards (check passes and counts it,
 #                        as GHC 9.0 writes such logs)
+#   bad-utf8.eventlog    a user message with a Latin-1 byte (ghc-events rejects the log;
+#                        check must say where)
 import os
 import struct
 
@@ -180,12 +182,21 @@ def bad_order():
             + data_end())
 
 
+def bad_utf8():
+    ids = [18, 19, 30]
+    return (header(ids) + block(0, 100, 300, [
+        event(30, 110, u32(0) + cstr("./prog") + cstr("caf\u00e9.txt")),
+        event(19, 120, b"opened caf\xe9.txt"),
+    ]) + data_end())
+
+
 LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
     "heap-budget.eventlog": heap_budget,
     "no-end.eventlog": no_end,
     "bad-order.eventlog": bad_order,
+    "bad-utf8.eventlog": bad_utf8,
 }
 
 if __name__ == "__main__":

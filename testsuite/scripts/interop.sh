@@ -7,6 +7,8 @@
 #   - it rejects our -he logs (breakdown 9 needs ghc-events >= 0.20): the
 #     documented limitation, checked so that we notice if it changes;
 #   - hp2ps renders our .hp files;
+#   - it parses a log whose user messages were not UTF-8 or too long
+#     (strata repairs them);
 #   - strata-events reads an eventlog written by GHC 9.0.2 itself;
 #   - IPE events derived from DWARF carry names and file:line (IpeDump.hs).
 # Needs ghc and libghc-ghc-events-dev; skips, saying so, without them.
@@ -47,6 +49,15 @@ expect_status 0 "$ex/bintrees" 16 +RTS -hT -l -A64k -i0.01 --eventlog-flush-inte
     -olbintrees.eventlog -RTS
 expect_status 0 "$checker" bintrees.eventlog
 expect_status 0 "$events" check bintrees.eventlog
+
+# Text that is not UTF-8 (a Latin-1 file name, in the message and in argv)
+# and a valid 75001-byte message, which must be cut between characters:
+# ghc-events rejected the whole log when either reached it unrepaired.
+tt=$top_builddir/testsuite/programs/trace_text
+long=a$(printf '\342\202\254%.0s' $(seq 25000))
+expect_status 0 "$tt" $'opened caf\xe9.txt' "$long" "after" +RTS -l -oltext.eventlog -RTS
+expect_status 0 "$checker" text.eventlog
+expect_status 0 "$events" check text.eventlog
 
 # -he: breakdown 9, which ghc-events 0.17 does not know.
 expect_status 0 "$ex/leak" 2 50000 +RTS -he -l -ollog-he.eventlog -RTS

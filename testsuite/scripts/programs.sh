@@ -51,6 +51,21 @@ if [ -z "${SAN_CFLAGS:-}" ]; then
     expect_stderr_contains "cannot reserve address space for the heap"
 fi
 
+# The eventlog hits the file size limit part-way through a block (SIGXFSZ
+# ignored, so write fails with EFBIG, as on a full disk): the program
+# carries on, the log is cut back to its last whole block and ends with the
+# data end marker, and one message at exit says how much was lost.
+events=$top_builddir/utils/strata-events/strata-events
+msg=$(printf '%0999d' 0)
+expect_status 0 bash -c "trap '' XFSZ; ulimit -f 3072 && exec '$prog/trace_text' -n 6000 '$msg' \
+    +RTS -l '-ol$test_tmp/limit.eventlog' -RTS"
+[ "$(grep -c 'cannot write' "$err")" = 1 ] || fail "want one 'cannot write' message: $(cat "$err")"
+[ "$(grep -c 'lost' "$err")" = 1 ] || fail "want one 'lost' message: $(cat "$err")"
+expect_stderr_contains "eventlog: events lost after a write error (events="
+expect_stderr_contains "the log ends with the last whole block and the data end marker"
+expect_status 0 "$events" check "$test_tmp/limit.eventlog"
+expect_stderr_contains ": OK: " "$out"
+
 # The heap limit: exceeding -M exits 251 with "heap overflow".
 expect_status 251 "$ex/bintrees" 20 +RTS -M3m -RTS
 expect_stderr_contains 'heap overflow'

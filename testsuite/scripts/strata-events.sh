@@ -44,6 +44,9 @@ golden 0 bad-order.check.reference check bad-order.eventlog
 golden 1 no-end.check.reference check no-end.eventlog
 golden 0 no-end.show.reference show no-end.eventlog
 expect_stderr_contains "strata-events: no-end.eventlog: warning: offset 74: no data end marker"
+# One Latin-1 byte in a user message: ghc-events rejects the log, so check
+# must fail and name the event, its offset and time, and the field.
+golden 1 bad-utf8.check.reference check bad-utf8.eventlog
 
 if command -v python3 >/dev/null; then
     for log in heap-hT ghc92-ipe; do

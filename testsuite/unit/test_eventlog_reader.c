@@ -599,6 +599,70 @@ static void test_eventlog_reader_malformed_payloads(void **state)
     log_free(&l);
 }
 
+/* String fields must be UTF-8 as ghc-events decodes it: the reader
+ * reads such events, and evr_find_invalid_utf8 names the field, the byte
+ * and where it is. */
+static void test_eventlog_reader_invalid_utf8(void **state)
+{
+    (void)state;
+    static const TypeDecl types[] = {
+        {EVENT_USER_MSG, EVENT_SIZE_VARIABLE, "User message"},
+        {EVENT_PROGRAM_ARGS, EVENT_SIZE_VARIABLE, "Program arguments"},
+        {EVENT_USER_MARKER, EVENT_SIZE_VARIABLE, "User marker"},
+        {EVENT_HEAP_PROF_BEGIN, EVENT_SIZE_VARIABLE, "Start of heap profile"},
+        {EVENT_HEAP_PROF_SAMPLE_STRING, EVENT_SIZE_VARIABLE, "Heap profile string sample"},
+        {EVENT_IPE, EVENT_SIZE_VARIABLE, "An IPE entry"},
+    };
+    Log l = {0};
+    put_header(&l, types, sizeof types / sizeof types[0]);
+    /* Valid: U+0000, U+00E9, U+20AC, U+1F600, U+10FFFF. */
+    static const char ok[] = "a\0\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf";
+    put_var(&l, EVENT_USER_MSG, 1, ok, sizeof ok - 1);
+    static const char args[] = "\0\0\0\0./prog\0ok\0caf\xe9\0";
+    put_var(&l, EVENT_PROGRAM_ARGS, 2, args, sizeof args - 1);
+    put_var(&l, EVENT_USER_MARKER, 3, "x\xed\xa0\x80", 4);          /* a surrogate */
+    put_var(&l, EVENT_USER_MSG, 4, "cut \xe2\x82", 6);                 /* cut short */
+    put_var(&l, EVENT_HEAP_PROF_SAMPLE_STRING, 5, "\0\0\0\0\0\0\0\x10\0\xc0\x80\0", 12);
+    static const char ipe[] = "\0\0\0\0\0\0\0\x01t\0" "21\0ty\0lab\0Mod\0src\xf5\x80\x80\x80\0";
+    put_var(&l, EVENT_IPE, 6, ipe, sizeof ipe - 1);
+    put_var(&l, EVENT_HEAP_PROF_BEGIN, 7,
+            "\0\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0\xff\0\0\0\0", 21);
+    put16(&l, EVENT_DATA_END);
+    static const struct {
+        const char *field;
+        int index;
+        size_t byte;
+        uint8_t value;
+    } want[] = {
+        {NULL, 0, 0, 0},
+        {"args", 2, 13, 0xe9},
+        {"text", -1, 1, 0xed},
+        {"text", -1, 4, 0xe2},
+        {"label", -1, 0, 0xc0},
+        {"srcloc", -1, 3, 0xf5},
+        {"cost_centre_filter", -1, 0, 0xff},
+    };
+    EventLogReader *r = open_mem(&l);
+    EvrEvent ev;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(evr_next(r, &ev), 1);
+        assert_true(ev.decoded);
+        EvrBadUtf8 bad;
+        if (want[i].field == NULL) {
+            assert_int_equal(evr_find_invalid_utf8(&ev, &bad), 0);
+            continue;
+        }
+        assert_int_equal(evr_find_invalid_utf8(&ev, &bad), 1);
+        assert_string_equal(bad.field, want[i].field);
+        assert_int_equal(bad.index, want[i].index);
+        assert_int_equal(bad.byte, want[i].byte);
+        assert_int_equal(bad.value, want[i].value);
+    }
+    assert_int_equal(evr_next(r, &ev), 0);
+    close_checked(r);
+    log_free(&l);
+}
+
 /* Every prefix of a valid log either ends cleanly at an event boundary or
  * fails with an offset inside the prefix; the events before are the same
  * as the full log's; memory and FILE readers agree. */
@@ -778,6 +842,7 @@ int main(void)
         cmocka_unit_test(test_eventlog_reader_duplicate_type),
         cmocka_unit_test(test_eventlog_reader_oversize_lengths),
         cmocka_unit_test(test_eventlog_reader_malformed_payloads),
+        cmocka_unit_test(test_eventlog_reader_invalid_utf8),
         cmocka_unit_test(test_eventlog_reader_truncation_every_offset),
         cmocka_unit_test(test_eventlog_reader_file_matches_memory),
         cmocka_unit_test(test_ipe_table),

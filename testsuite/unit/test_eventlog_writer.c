@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,6 +244,64 @@ static void log_sort_by_time(Log *log)
     qsort(log->evs, log->n_evs, sizeof *log->evs, ev_cmp_time);
 }
 
+/* An independent check of UTF-8 as ghc-events decodes it (no overlong
+ * forms, no surrogates, nothing above U+10FFFF). */
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        size_t k;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xe0) == 0xc0) {
+            k = 1; cp = c & 0x1fu; min = 0x80;
+        } else if ((c & 0xf0) == 0xe0) {
+            k = 2; cp = c & 0x0fu; min = 0x800;
+        } else if ((c & 0xf8) == 0xf0) {
+            k = 3; cp = c & 0x07u; min = 0x10000;
+        } else {
+            return false;
+        }
+        if (i + k >= n)
+            return false;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + j] & 0x3fu);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+/* .inv.utf8: the string fields of every event are valid UTF-8 (checked
+ * over each payload from its first string on; a NUL cannot sit inside a
+ * multi-byte sequence, so this checks every field). */
+static void assert_strings_valid(const Log *log)
+{
+    for (size_t i = 0; i < log->n_evs; i++) {
+        const Ev *e = &log->evs[i];
+        size_t skip;
+        switch (e->type) {
+        case EVENT_USER_MSG: case EVENT_USER_MARKER: skip = 0; break;
+        case EVENT_RTS_IDENTIFIER: case EVENT_PROGRAM_ARGS: skip = 4; break;
+        case EVENT_IPE: skip = 8; break;
+        case EVENT_HEAP_PROF_SAMPLE_STRING: skip = 9; break;
+        case EVENT_HEAP_PROF_BEGIN: skip = 13; break;
+        default: continue;
+        }
+        assert_true(e->len >= skip);
+        if (!utf8_valid(e->payload + skip, e->len - skip))
+            fail_msg("event %zu (type %u) has invalid UTF-8", i, e->type);
+    }
+}
+
 /* ----------------------------------------------------------------------
  * Running the runtime with the memory writer
  * ---------------------------------------------------------------------- */
@@ -264,6 +323,7 @@ static void capture_stop(Log *log)
     const uint8_t *b = eventlog_memory_writer_bytes(&n);
     parse_log(b, n, log, false);
     assert_true(log->data_end);
+    assert_strings_valid(log);
 }
 
 static int teardown(void **state)
@@ -400,6 +460,64 @@ static void test_eventlog_writer_user_events(void **state)
     assert_int_equal(e->len, 7);
     assert_memory_equal(e->payload, "phase 2", 7);
     assert_int_equal(log.evs[log_find(&log, EVENT_USER_MSG, 1)].len, 0);
+    log_free(&log);
+}
+
+/* One invalid byte in a user message made ghc-events reject the whole
+ * log; a long valid message was cut inside a character (issue 13). */
+static void test_eventlog_writer_user_text_repaired(void **state)
+{
+    (void)state;
+    Log log;
+    size_t big = 75001;                  /* "a" then 25000 x U+20AC (3 bytes) */
+    char *s = malloc(big + 1);
+    assert_non_null(s);
+    s[0] = 'a';
+    for (size_t i = 1; i < big; i += 3)
+        memcpy(s + i, "\xe2\x82\xac", 3);
+    s[big] = '\0';
+    capture_start(NULL, NULL);
+    traceEvent("opened caf\xe9.txt");
+    traceMarker("bad\xff\xc0 marker\xed\xa0\x80");
+    traceEvent(s);
+    eventlog_post_user_msg("nul\0inside", 10);
+    capture_stop(&log);
+    free(s);
+    const Ev *e = &log.evs[log_find(&log, EVENT_USER_MSG, 0)];
+    assert_int_equal(e->len, 15);
+    assert_memory_equal(e->payload, "opened caf?.txt", 15);
+    e = &log.evs[log_find(&log, EVENT_USER_MARKER, 0)];
+    assert_int_equal(e->len, 15);
+    assert_memory_equal(e->payload, "bad?? marker???", 15);
+    e = &log.evs[log_find(&log, EVENT_USER_MSG, 1)];
+    assert_int_equal(e->len, 1 + 3 * 21844);   /* whole characters only */
+    assert_true(utf8_valid(e->payload, e->len));
+    e = &log.evs[log_find(&log, EVENT_USER_MSG, 2)];
+    assert_int_equal(e->len, 10);              /* U+0000 is valid UTF-8 */
+    assert_memory_equal(e->payload, "nul\0inside", 10);
+    log_free(&log);
+}
+
+/* Program arguments are the command line's bytes, which need not be
+ * UTF-8 (file names); each is repaired like any other string. */
+static void test_eventlog_writer_program_args_repaired(void **state)
+{
+    (void)state;
+    Log log;
+    static char *argv_store[] = {
+        (char *)"unit-test", (char *)"caf\xe9.txt", (char *)"+RTS", (char *)"-l", (char *)"-RTS",
+        NULL,
+    };
+    int argc = 5;
+    char **argv = argv_store;
+    eventlog_set_writer(&eventlog_memory_writer);
+    hs_init(&argc, &argv);
+    assert_true(eventlog_enabled());
+    capture_stop(&log);
+    const Ev *e = &log.evs[log_find(&log, EVENT_PROGRAM_ARGS, 0)];
+    static const char args[] = "\0\0\0\0unit-test\0caf?.txt\0+RTS\0-l\0-RTS";
+    assert_int_equal(e->len, sizeof args);
+    assert_memory_equal(e->payload, args, sizeof args);
     log_free(&log);
 }
 
@@ -582,6 +700,11 @@ static void test_eventlog_writer_disk_full_reported_once(void **state)
     assert_int_equal(count_substr(buf, "cannot write"), 1);
     assert_non_null(strstr(buf, "unit-test: eventlog: cannot write /dev/full: "
                                 "No space left on device; continuing without the eventlog"));
+    /* At exit, once: what was lost (here everything, the header included). */
+    assert_int_equal(count_substr(buf, "lost"), 1);
+    assert_non_null(strstr(buf, "unit-test: eventlog: events lost after a write error "
+                                "(events="));
+    assert_non_null(strstr(buf, "the log holds nothing usable"));
     assert_non_null(strstr(buf, "program continued"));
 }
 
@@ -598,6 +721,8 @@ static void test_eventlog_writer_missing_dir_reported_once(void **state)
     assert_non_null(strstr(buf, "program continued"));
 }
 
+/* After a write error nothing more is written, even when the output
+ * would take it again: a later block would follow a gap. */
 static void child_memory_fails(void)
 {
     eventlog_set_writer(&eventlog_memory_writer);
@@ -605,20 +730,89 @@ static void child_memory_fails(void)
     traceEvent("before");
     eventlog_memory_writer_set_failing(true);
     strata_eventlog_flush();
-    if (eventlog_enabled())
-        fprintf(stderr, "still enabled\n");
-    busy_with_eventlog();
+    size_t at_error, at_exit;
+    (void)eventlog_memory_writer_bytes(&at_error);
+    eventlog_memory_writer_set_failing(false);
+    for (int i = 0; i < 100; i++) {
+        traceEvent("after the error");
+        strata_eventlog_flush();
+    }
+    strata_perform_gc(1);
+    hs_exit();
+    (void)eventlog_memory_writer_bytes(&at_exit);
+    if (at_exit != at_error)
+        fprintf(stderr, "wrote after the error (bytes=%zu, then %zu)\n", at_error, at_exit);
+    fprintf(stderr, "program continued\n");
 }
 
-static void test_eventlog_writer_error_disables(void **state)
+static void test_eventlog_writer_error_stops_writing(void **state)
 {
     (void)state;
     static char buf[65536];
     int status = harness_run_child(child_memory_fails, buf, sizeof buf);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_int_equal(count_substr(buf, "cannot write <memory>"), 1);
-    assert_null(strstr(buf, "still enabled"));
+    assert_null(strstr(buf, "wrote after the error"));
+    assert_int_equal(count_substr(buf, "lost"), 1);
+    assert_non_null(strstr(buf, "the log has no data end marker (it could not be written)"));
     assert_non_null(strstr(buf, "program continued"));
+}
+
+/* The same run twice, the second with a disk that fills part-way: what
+ * the second log lacks is exactly what the exit message says was lost. */
+#define LOST_MSGS 3000
+
+static void post_many_and_exit(void *arg)
+{
+    (void)arg;
+    char msg[1000];
+    memset(msg, 'y', sizeof msg);
+    for (int i = 0; i < LOST_MSGS; i++)
+        eventlog_post_user_msg(msg, sizeof msg);
+    hs_exit();
+}
+
+static size_t count_non_markers(const Log *log)
+{
+    return log->n_evs - log_count(log, EVENT_BLOCK_MARKER);
+}
+
+static void test_eventlog_writer_lost_counted_exactly(void **state)
+{
+    (void)state;
+    Log full, cut;
+    capture_start(NULL, NULL);
+    char *quiet = harness_capture_stderr(post_many_and_exit, NULL);
+    assert_string_equal(quiet, "");
+    free(quiet);
+    size_t n_full;
+    const uint8_t *b = eventlog_memory_writer_bytes(&n_full);
+    parse_log(b, n_full, &full, false);
+
+    eventlog_memory_writer_set_limit(5u << 19);   /* 2.5 MiB: the first block fits */
+    capture_start(NULL, NULL);
+    char *msg = harness_capture_stderr(post_many_and_exit, NULL);
+    eventlog_set_writer(NULL);
+    size_t n_cut;
+    b = eventlog_memory_writer_bytes(&n_cut);
+    parse_log(b, n_cut, &cut, false);
+    assert_true(cut.data_end);
+    assert_true(cut.complete_blocks >= 1);
+    assert_true(count_non_markers(&cut) < count_non_markers(&full));
+
+    assert_int_equal(count_substr(msg, "lost"), 1);
+    const char *m = strstr(msg, "unit-test: eventlog: events lost after a write error (");
+    assert_non_null(m);
+    unsigned long long lost_events, lost_bytes, kept_bytes;
+    assert_int_equal(sscanf(m, "unit-test: eventlog: events lost after a write error "
+                               "(events=%llu, bytes=%llu, kept_bytes=%llu)",
+                            &lost_events, &lost_bytes, &kept_bytes), 3);
+    assert_int_equal(lost_events, count_non_markers(&full) - count_non_markers(&cut));
+    assert_int_equal(kept_bytes, n_cut);
+    assert_int_equal(lost_bytes + n_cut, n_full);
+    free(msg);
+    log_free(&full);
+    log_free(&cut);
 }
 
 /* ----------------------------------------------------------------------
@@ -721,6 +915,69 @@ static void test_eventlog_writer_heap_overflow_well_formed(void **state)
     free(b);
 }
 
+/* The file size limit is reached part-way through a block (SIGXFSZ
+ * ignored, so write fails with EFBIG, as on a full disk): the file must be
+ * cut back to its last whole block and end with the data end marker, and
+ * exit must say once how much was lost (issue 13). */
+#define LIMIT_BYTES (3u << 20)     /* one 2 MiB block fits, the second does not */
+#define LIMIT_MSGS 6000
+#define LIMIT_MSG_BYTES 999
+
+static void child_hits_file_limit(void)
+{
+    static char ol[300];
+    snprintf(ol, sizeof ol, "-ol%s", tmp_path);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {LIMIT_BYTES, LIMIT_BYTES};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        _exit(3);
+    harness_start("-l", ol, NULL);
+    char msg[LIMIT_MSG_BYTES];
+    memset(msg, 'x', sizeof msg);
+    for (int i = 0; i < LIMIT_MSGS; i++)
+        eventlog_post_user_msg(msg, sizeof msg);
+    hs_exit();
+    fprintf(stderr, "program continued\n");
+}
+
+static void test_eventlog_writer_file_limit_cut_to_whole_blocks(void **state)
+{
+    (void)state;
+    snprintf(tmp_path, sizeof tmp_path, "/tmp/strata-test-limit-%ld.eventlog", (long)getpid());
+    static char buf[65536];
+    int status = harness_run_child(child_hits_file_limit, buf, sizeof buf);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("status=0x%x, stderr:\n%s", status, buf);
+    size_t n;
+    uint8_t *b = read_file(tmp_path, &n);
+    unlink(tmp_path);
+    assert_true(n < LIMIT_BYTES);
+    Log log;
+    parse_log(b, n, &log, false);      /* whole blocks, then the data end */
+    assert_true(log.data_end);
+    assert_true(log.complete_blocks >= 1);
+    unsigned kept = log_count(&log, EVENT_USER_MSG);
+    assert_true(kept > 0 && kept < LIMIT_MSGS);
+    assert_int_equal(count_substr(buf, "cannot write"), 1);
+    assert_non_null(strstr(buf, "File too large"));
+    assert_int_equal(count_substr(buf, "lost"), 1);
+    unsigned long long lost_events = 0, lost_bytes = 0, kept_bytes = 0;
+    const char *m = strstr(buf, "unit-test: eventlog: events lost after a write error (");
+    assert_non_null(m);
+    assert_int_equal(sscanf(m, "unit-test: eventlog: events lost after a write error "
+                               "(events=%llu, bytes=%llu, kept_bytes=%llu)",
+                            &lost_events, &lost_bytes, &kept_bytes), 3);
+    /* Every message not in the file is counted, and the rest of the
+     * accounting matches the file. */
+    assert_true(lost_events >= LIMIT_MSGS - kept);
+    assert_true(lost_bytes >= (LIMIT_MSGS - kept) * (EVENT_HEADER_BYTES + 2 + LIMIT_MSG_BYTES));
+    assert_int_equal(kept_bytes, n);
+    assert_non_null(strstr(m, "ends with the last whole block and the data end marker"));
+    assert_non_null(strstr(buf, "program continued"));
+    log_free(&log);
+    free(b);
+}
+
 static void test_eventlog_writer_bintrees_file_well_formed(void **state)
 {
     (void)state;
@@ -769,6 +1026,8 @@ int main(void)
         cmocka_unit_test_teardown(test_eventlog_writer_startup_events_in_ghc_order, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_block_markers_sized, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_user_events, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_user_text_repaired, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_program_args_repaired, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_user_class_off, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_ipe_matches_ghc_92, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_ipe_clamped, teardown),
@@ -777,10 +1036,13 @@ int main(void)
         cmocka_unit_test_teardown(test_eventlog_writer_gc_class_off, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_disk_full_reported_once, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_missing_dir_reported_once, teardown),
-        cmocka_unit_test_teardown(test_eventlog_writer_error_disables, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_error_stops_writing, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_lost_counted_exactly, teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_flush_interval_survives_sigkill,
                                   teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_heap_overflow_well_formed, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_file_limit_cut_to_whole_blocks,
+                                  teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_bintrees_file_well_formed, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

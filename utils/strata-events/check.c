@@ -17,6 +17,9 @@
  *   - payloads of the types the reader decodes must match their layout
  *     exactly (EvrEvent.malformed), since ghc-events misparses the stream
  *     otherwise (shared/reference §1.6);
+ *   - their string fields must be valid UTF-8, since ghc-events rejects
+ *     the whole log otherwise (Note [Strings are UTF-8] in
+ *     EventLogReader.c);
  *   - a block marker's size is at least the marker itself (24 bytes), the
  *     block ends exactly at an event boundary, at or before the data end,
  *     and blocks do not nest;
@@ -61,6 +64,17 @@ static int check_event(CheckState *s, const EventLogReader *r, const EvrEvent *e
     if (ev->malformed != NULL)
         return check_fail(s, ev->offset, "malformed %s event (type %u): %s",
                           evr_type(r, ev->type)->description, ev->type, ev->malformed);
+    EvrBadUtf8 bad;
+    if (evr_find_invalid_utf8(ev, &bad)) {
+        char index[16] = "";
+        if (bad.index >= 0)
+            snprintf(index, sizeof index, "[%d]", bad.index);
+        return check_fail(s, ev->offset, "invalid UTF-8 in field %s%s of %s event (type %u, "
+                          "time=%" PRIu64 "ns): byte 0x%02x at offset %zu of the field "
+                          "(ghc-events rejects the whole log)", bad.field, index,
+                          evr_type(r, ev->type)->description, ev->type, ev->time_ns,
+                          bad.value, bad.byte);
+    }
     int in_block = ev->offset < s->block_end;
     if (in_block && ev->offset + ev->size_bytes > s->block_end)
         return check_fail(s, ev->offset, "event (type %u, %" PRIu32 " bytes) runs past the end "
