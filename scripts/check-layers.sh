@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# scripts/check-layers.sh [SRCDIR] -- the layering check of
+# docs/design/layers.md: reads every #include "..." in the runtime's and
+# the tools' sources under SRCDIR (default: this checkout) and fails,
+# naming file and line, on any edge the layer table forbids.  Prints
+# "layers: OK (N includes checked)" when there is none.
+#
+# A folder's layer and what it may include:
+#   includes/                   the public API          -> nothing
+#   support/, support/os/       messages, containers, OS -> includes
+#   wire/                       formats shared with tools -> includes
+#   sm/                         the storage manager      -> support, wire
+#   eventlog/ (writer)          the eventlog writer      -> sm and below
+#   profiling/                  the heap profiler        -> eventlog and below
+#   rts/, rts/ffi/, rts/debug/  the runtime's services   -> profiling and below
+#   eventlog/ (reader)          the tools' reader        -> includes
+#   utils/...                   the tools                -> includes, wire,
+#                                                           the reader, utils/
+# Tests, examples and benchmarks may include anything and are not read.
+set -euo pipefail
+
+src=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+cd "$src"
+
+# The eventlog reader's headers: a library of its own inside eventlog/.
+reader_headers=" EventLogReader.h IpeTable.h LabelIndex.h "
+
+# layer_of FILE: the layer name of a source or header file.
+layer_of() {
+    local f=$1 base=${1##*/}
+    case $f in
+    includes/*) echo includes ;;
+    support/*) echo support ;;
+    wire/*) echo wire ;;
+    sm/*) echo sm ;;
+    eventlog/*)
+        case $reader_headers in
+        *" $base "*) echo reader ;;
+        *)
+            case $base in
+            EventLogReader.c | IpeTable.c | LabelIndex.c) echo reader ;;
+            *) echo eventlog ;;
+            esac
+            ;;
+        esac
+        ;;
+    profiling/*) echo profiling ;;
+    rts/*) echo rts ;;
+    utils/*) echo utils ;;
+    *) echo other ;;
+    esac
+}
+
+# allowed LAYER: the layers LAYER may include, space-separated.
+allowed() {
+    case $1 in
+    includes) echo "includes" ;;
+    support) echo "includes support" ;;
+    wire) echo "includes wire" ;;
+    sm) echo "includes support wire sm" ;;
+    eventlog) echo "includes support wire sm eventlog" ;;
+    profiling) echo "includes support wire sm eventlog profiling" ;;
+    rts) echo "includes support wire sm eventlog profiling rts" ;;
+    reader) echo "includes reader" ;;
+    utils) echo "includes wire reader utils" ;;
+    esac
+}
+
+# Every header of the tree, by the name an #include uses: its base name,
+# "os/NAME.h" for support/os/, "strata/NAME.h" for the public API, and
+# "tui/NAME.h" for the TUI's.
+declare -A header_path
+while IFS= read -r h; do
+    base=${h##*/}
+    case $h in
+    includes/strata/*) header_path["strata/$base"]=$h ;;
+    includes/*) header_path[$base]=$h ;;
+    support/os/*) header_path["os/$base"]=$h ;;
+    utils/strata-debug/tui/*) header_path["tui/$base"]=$h; header_path[$base]=$h ;;
+    *) header_path[$base]=$h ;;
+    esac
+done < <(find includes support wire sm eventlog profiling rts utils -name '*.h' \
+    -not -path '*/node_modules/*' 2>/dev/null | sort)
+
+violations=0
+checked=0
+while IFS= read -r f; do
+    from=$(layer_of "$f")
+    ok=" $(allowed "$from") "
+    lineno=0
+    while IFS= read -r line; do
+        lineno=$((lineno + 1))
+        [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]] || continue
+        name=${BASH_REMATCH[1]}
+        target=${header_path[$name]:-}
+        if [ -z "$target" ]; then
+            # config.h (generated) and headers beside the file itself.
+            [ "$name" = config.h ] && continue
+            [ -e "$(dirname "$f")/$name" ] && target=$(dirname "$f")/$name || continue
+        fi
+        checked=$((checked + 1))
+        to=$(layer_of "$target")
+        case $ok in
+        *" $to "*) ;;
+        *)
+            printf '%s:%d: layer %s includes "%s" (%s, layer %s), which it may not: %s may include %s\n' \
+                "$f" "$lineno" "$from" "$name" "$target" "$to" "$from" "$(allowed "$from")" >&2
+            violations=$((violations + 1))
+            ;;
+        esac
+    done <"$f"
+done < <(find support wire sm eventlog profiling rts utils includes \
+    \( -name '*.c' -o -name '*.h' \) -not -path '*/node_modules/*' 2>/dev/null | sort)
+
+if [ "$violations" -gt 0 ]; then
+    echo "layers: $violations forbidden include(s); see docs/design/layers.md" >&2
+    exit 1
+fi
+echo "layers: OK ($checked includes checked)"
