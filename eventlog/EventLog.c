@@ -1,7 +1,7 @@
 /*
  * eventlog/EventLog.c -- writes GHC's eventlog format: the header that
  * declares every event type strata emits, then events in blocks, then the
- * data-end marker.  Relies on EventLogWriter for output, rts/os/Clock for
+ * data-end marker.  Relies on EventLogWriter for output, support/os/Clock for
  * timestamps and its configuration (EventLogConfig) for -l/-ol.  The format is
  * strata/EventLogFormat.h; the design and its invariants (.inv.*) are in
  * docs/design/eventlog.md.

@@ -1,6 +1,6 @@
 /*
  * eventlog/EventLogWriter.c -- the eventlog's outputs: a file, nowhere, and
- * memory (for tests).  The file writer relies on rts/os/File (unbuffered
+ * memory (for tests).  The file writer relies on support/os/File (unbuffered
  * POSIX calls), so a write error (disk full, the file size limit, a closed
  * descriptor) shows at the write that caused it, with its errno.  See
  * Note [Eventlog write errors].

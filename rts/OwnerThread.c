@@ -1,7 +1,7 @@
 /*
  * rts/OwnerThread.c -- the thread that holds the runtime (see
  * OwnerThread.h).  Relies on C11 thread-local storage and atomics, and on
- * rts/os/Thread.c for the kernel's thread ids.
+ * support/os/Thread.c for the kernel's thread ids.
  *
  * The holder knows it holds the runtime through a thread-local flag, so
  * the check on every callback is one load with no sharing; other threads

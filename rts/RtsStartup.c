@@ -2,7 +2,7 @@
  * rts/RtsStartup.c -- hs_init and hs_exit: the runtime's phases from flag
  * parsing to the final statistics.  Calls into every other module; none
  * calls back except through rts_shutdown_and_exit and the attention
- * handler (Note [The ticker] in rts/os/Ticker.c).
+ * handler (Note [The ticker] in support/os/Ticker.c).
  */
 #include "RtsStartup.h"
 

@@ -3,7 +3,7 @@
  * GC and EXIT phases, accumulates what the collector reports about each
  * GC, and prints GHC's +RTS -S line per GC and +RTS -s summary.
  *
- * Relies on rts/os/Clock.h for the clocks (replaceable by tests through
+ * Relies on support/os/Clock.h for the clocks (replaceable by tests through
  * stats_set_clock), on rts_flags for -s/-S and the output file, and on
  * Messages.h for errors.  The formats follow GHC's rts/Stats.c
  * (report_summary, stat_endGC); Notes below say where strata differs.

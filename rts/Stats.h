@@ -79,7 +79,7 @@ void stats_get(RtsStats *out);
  * to gcs, major_gcs <= gcs, pauses within totals, ...). */
 bool stats_check(void);
 
-/* One reading of the clocks the statistics use (see rts/os/Clock.h). */
+/* One reading of the clocks the statistics use (see support/os/Clock.h). */
 typedef struct {
     uint64_t cpu_ns;              /* process CPU time */
     uint64_t elapsed_ns;          /* monotonic, from any fixed start */

@@ -4,7 +4,7 @@
  * size and coalescing of free neighbours.
  *
  * Relies on the megablock layer (sm/MBlock.h) for memory and on
- * rts/Messages.h for panics.  It is the design of GHC's block allocator
+ * support/Messages.h for panics.  It is the design of GHC's block allocator
  * (shared/reference/ghc-formats.md §6.1), written afresh; the invariants
  * and decisions are in docs/design/block-allocator.md, whose tags
  * (.inv.free-marker, ...) the code below cites.

@@ -2,8 +2,8 @@
  * sm/MBlock.c -- megablocks: 1 MiB, 1 MiB-aligned pieces of one large
  * address-space reservation, handed to the block allocator.
  *
- * Relies on the OS memory layer (rts/os/OSMem.h) for reserving and
- * committing address space, and on rts/Messages.h for panics and tracing.
+ * Relies on the OS memory layer (support/os/OSMem.h) for reserving and
+ * committing address space, and on support/Messages.h for panics and tracing.
  * Nothing else: this file never reads or writes heap memory itself.
  *
  * Design: docs/design/block-allocator.md.  In short:

@@ -264,7 +264,7 @@ static void maybe_collect_for_large(void)
 static bool serve_attention(void);
 
 /* Set by storage_request_attention; like the ticker's flag, it survives a
- * lost hp_lim = NULL store (Note [The ticker] in rts/os/Ticker.c). */
+ * lost hp_lim = NULL store (Note [The ticker] in support/os/Ticker.c). */
 static atomic_bool xattention_requested;
 
 void storage_request_attention(void)
@@ -318,7 +318,7 @@ static bool serve_attention(void)
 {
     bool limit_cleared = strata_regs.hp_lim == NULL;
     /* The ticker's flag is checked too, in case our own write of hp_lim
-     * overwrote its NULL (Note [The ticker] in rts/os/Ticker.c). */
+     * overwrote its NULL (Note [The ticker] in support/os/Ticker.c). */
     if (!limit_cleared && !ticker_attention_pending() &&
         !atomic_load_explicit(&xattention_requested, memory_order_relaxed))
         return false;

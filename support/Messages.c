@@ -1,5 +1,5 @@
 /*
- * rts/Messages.c -- error, panic and debug-trace output (see Messages.h).
+ * support/Messages.c -- error, panic and debug-trace output (see Messages.h).
  * Relies only on stdio; never exits except through rts_panic's abort.
  */
 #include "Messages.h"

@@ -1,5 +1,5 @@
 /*
- * rts/Messages.h -- the runtime's three kinds of message (STYLE.md §7):
+ * support/Messages.h -- the runtime's three kinds of message (STYLE.md §7):
  * rts_panic for broken invariants, rts_error for user errors, and
  * debug_trace for opt-in tracing.  All go to stderr prefixed by the
  * program name.

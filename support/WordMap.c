@@ -1,5 +1,5 @@
 /*
- * rts/WordMap.c -- the open-addressing map of WordMap.h.  Fibonacci
+ * support/WordMap.c -- the open-addressing map of WordMap.h.  Fibonacci
  * hashing spreads keys that differ only in high or low bits (eras are small
  * integers, info tables are aligned addresses).
  */

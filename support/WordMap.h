@@ -1,5 +1,5 @@
 /*
- * rts/WordMap.h -- a small open-addressing hash map from 64-bit keys to
+ * support/WordMap.h -- a small open-addressing hash map from 64-bit keys to
  * words, for the runtime's own bookkeeping: the collector's era -> to-space
  * block map, the census's info table -> bucket map, the set of info tables
  * with an IPE event.  Linear probing, power-of-two capacity, at most half

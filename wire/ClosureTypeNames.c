@@ -1,5 +1,5 @@
 /*
- * rts/ClosureTypeNames.c -- the printable name of every closure type, used
+ * wire/ClosureTypeNames.c -- the printable name of every closure type, used
  * by -hT labels, the sanity checker's messages and the tools.
  */
 #include "strata/ClosureTypes.h"

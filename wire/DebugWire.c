@@ -1,5 +1,5 @@
 /*
- * rts/DebugWire.c -- the debug protocol's byte encoding (see DebugWire.h
+ * wire/DebugWire.c -- the debug protocol's byte encoding (see DebugWire.h
  * and docs/debug-protocol.md).  Explicit little-endian shifts, never a
  * memcpy of a struct, so the wire format does not depend on the host.
  */

@@ -1,5 +1,5 @@
 /*
- * rts/DebugWire.h -- little-endian encoding for the debug protocol: a
+ * wire/DebugWire.h -- little-endian encoding for the debug protocol: a
  * growable output buffer and bounds-checked readers.  Used by the stub and,
  * compiled into it, by the client library (utils/debug-client).  Pure C, no
  * runtime state, so the request decoder built on it can be fuzzed alone.

@@ -1,5 +1,5 @@
 /*
- * rts/DebugHeap.c -- the debug stub's heap-reading handlers (DebugHeap.h).
+ * rts/debug/DebugHeap.c -- the debug stub's heap-reading handlers (DebugHeap.h).
  * Relies on the mutator being paused at a safe point (DebugServer.c: the
  * nursery's free pointer and the root stack are synced before it blocks),
  * on the storage manager's block lists (sm/Storage.h), the root stacks

@@ -1,5 +1,5 @@
 /*
- * rts/DebugHeap.h -- the debug stub's request handlers that read the heap:
+ * rts/debug/DebugHeap.h -- the debug stub's request handlers that read the heap:
  * roots, saved objects, closures, info tables with provenance, blocks,
  * block contents and the snapshot stream.  Called on the stub's thread
  * only while the mutator is paused at a safe point (DebugServer.c), so the

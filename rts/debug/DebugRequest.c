@@ -1,5 +1,5 @@
 /*
- * rts/DebugRequest.c -- the request decoder of the debug stub (see
+ * rts/debug/DebugRequest.c -- the request decoder of the debug stub (see
  * DebugRequest.h).  Every command has an exact payload size (or an exact
  * size given its count), so a frame of any other length is refused here,
  * before a handler runs.

@@ -1,5 +1,5 @@
 /*
- * rts/DebugServer.c -- the debug stub: a thread serving one client at a
+ * rts/debug/DebugServer.c -- the debug stub: a thread serving one client at a
  * time on a Unix socket, and the pause handshake with the mutator.
  * Relies on the storage manager's attention request (Note [The allocation
  * limit] in sm/Storage.c) to stop the mutator at a safe point, on

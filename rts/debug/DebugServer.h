@@ -1,5 +1,5 @@
 /*
- * rts/DebugServer.h -- the debug stub's socket server and the pause
+ * rts/debug/DebugServer.h -- the debug stub's socket server and the pause
  * protocol between its thread and the mutator.  See
  * docs/design/debugger.md and Note [Pausing at a safe point] in
  * DebugServer.c.

@@ -1,5 +1,5 @@
 /*
- * rts/Adjustor.c -- adjustors: C function pointers that apply a closure
+ * rts/ffi/Adjustor.c -- adjustors: C function pointers that apply a closure
  * (rts_mkFunPtr, hs_free_fun_ptr; includes/strata/Ffi.h).  Relies on
  * libffi closures for the executable code, on FfiSignature.c and
  * FfiMarshal.c for the types, on the stable pointer table to keep the

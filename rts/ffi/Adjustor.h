@@ -1,5 +1,5 @@
 /*
- * rts/Adjustor.h -- the runtime's side of adjustors, the C function
+ * rts/ffi/Adjustor.h -- the runtime's side of adjustors, the C function
  * pointers rts_mkFunPtr makes from closures (includes/strata/Ffi.h).
  * See docs/design/ffi.md.
  */

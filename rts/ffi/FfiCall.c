@@ -1,5 +1,5 @@
 /*
- * rts/FfiCall.c -- rts_dynamic_call: calling a C function with arguments
+ * rts/ffi/FfiCall.c -- rts_dynamic_call: calling a C function with arguments
  * taken from heap values, through libffi's ffi_call
  * (includes/strata/Ffi.h).  Relies on FfiSignature.c and FfiMarshal.c for
  * the types and on OwnerThread.c to refuse foreign threads.

@@ -1,5 +1,5 @@
 /*
- * rts/FfiCall.h -- the runtime's side of rts_dynamic_call (the call
+ * rts/ffi/FfiCall.h -- the runtime's side of rts_dynamic_call (the call
  * itself is public, in includes/strata/Ffi.h).
  */
 #ifndef STRATA_FFICALL_H

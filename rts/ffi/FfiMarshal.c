@@ -1,5 +1,5 @@
 /*
- * rts/FfiMarshal.c -- boxes for C values (I#, W#, D#, F#, Ptr), the
+ * rts/ffi/FfiMarshal.c -- boxes for C values (I#, W#, D#, F#, Ptr), the
  * public rts_mk* / rts_get* calls, and the boxing and unboxing of
  * foreign-call arguments and results (see FfiMarshal.h).  Relies on
  * strata_eval for the getters, on the stable pointer table for sptr, and

@@ -1,5 +1,5 @@
 /*
- * rts/FfiMarshal.h -- moving values between C and the heap for foreign
+ * rts/ffi/FfiMarshal.h -- moving values between C and the heap for foreign
  * calls: boxing a C value of a signature type as a heap object, and
  * unboxing an evaluated heap object as a C value.  The boxes and which
  * objects each type accepts are described in includes/strata/Ffi.h.

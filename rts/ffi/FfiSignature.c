@@ -1,5 +1,5 @@
 /*
- * rts/FfiSignature.c -- parsing foreign-call signatures (see
+ * rts/ffi/FfiSignature.c -- parsing foreign-call signatures (see
  * FfiSignature.h; the grammar is in includes/strata/Ffi.h):
  *
  *     signature := type "(" [ "void" | type { "," type } ] ")"

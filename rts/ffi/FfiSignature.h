@@ -1,5 +1,5 @@
 /*
- * rts/FfiSignature.h -- foreign-call signatures: parsing "i32(ptr,ptr)"
+ * rts/ffi/FfiSignature.h -- foreign-call signatures: parsing "i32(ptr,ptr)"
  * into argument and result types and a prepared libffi call interface.
  * The grammar and the type names are in includes/strata/Ffi.h.
  */

@@ -1,5 +1,5 @@
 /*
- * rts/os/Clock.c -- clocks and resource counters from the OS (see
+ * support/os/Clock.c -- clocks and resource counters from the OS (see
  * Clock.h).  Relies on POSIX clock_gettime (CLOCK_MONOTONIC,
  * CLOCK_PROCESS_CPUTIME_ID) and getrusage(RUSAGE_SELF); used by
  * rts/Stats.c for the +RTS -s and -S figures.

@@ -1,8 +1,8 @@
 /*
- * rts/os/Clock.h -- the clocks and process counters the statistics need:
+ * support/os/Clock.h -- the clocks and process counters the statistics need:
  * monotonic elapsed time, process CPU time, page faults and peak resident
  * set size.  Linux only (clock_gettime, getrusage), like the rest of
- * rts/os/.  Times are in nanoseconds, sizes in bytes.
+ * support/os/.  Times are in nanoseconds, sizes in bytes.
  *
  * Preconditions: clock_init is called once, single-threaded, at start-up
  * (hs_init) before the other calls; if it is not, the first

@@ -1,5 +1,5 @@
 /*
- * rts/os/File.c -- file creation, writing and truncation for the eventlog
+ * support/os/File.c -- file creation, writing and truncation for the eventlog
  * writer (eventlog/EventLogWriter.c).  See File.h for the contract; the
  * calls are plain POSIX and unbuffered, so an error shows at the write
  * that caused it.

@@ -1,8 +1,8 @@
 /*
- * rts/os/File.h -- the file calls the eventlog's file writer needs: create
+ * support/os/File.h -- the file calls the eventlog's file writer needs: create
  * a file for writing, write all of a buffer, cut the file back, close it.
  * Linux/POSIX (open, write, ftruncate, lseek, close), like the rest of
- * rts/os/.  Every call returns 0 or an errno value; none prints.
+ * support/os/.  Every call returns 0 or an errno value; none prints.
  *
  * Preconditions: fd is a descriptor returned by os_file_create and not yet
  * closed; no other thread writes to it.

@@ -1,5 +1,5 @@
 /*
- * rts/os/Image.c -- the readable segments of the loaded objects (see
+ * support/os/Image.c -- the readable segments of the loaded objects (see
  * Image.h).  Relies on glibc's dl_iterate_phdr; used by the sanity checker
  * (sm/Sanity.c) to tell a static closure or info table from a stray word
  * without reading through the stray word.

@@ -1,8 +1,8 @@
 /*
- * rts/os/Image.h -- the address ranges of the loaded program image and its
+ * support/os/Image.h -- the address ranges of the loaded program image and its
  * shared libraries, so that a checker can prove an address is readable
  * static data (an info table, a static closure) before it reads through
- * it.  Linux/glibc only (dl_iterate_phdr), like the rest of rts/os/.
+ * it.  Linux/glibc only (dl_iterate_phdr), like the rest of support/os/.
  *
  * Not thread-safe: callers serialise (the sanity checker runs with the
  * world stopped).

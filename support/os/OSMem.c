@@ -1,5 +1,5 @@
 /*
- * rts/os/OSMem.c -- the OS memory layer on Linux: reserve, commit, decommit
+ * support/os/OSMem.c -- the OS memory layer on Linux: reserve, commit, decommit
  * and release address space with mmap, mprotect and madvise.
  *
  * This is the only file in strata that calls mmap, munmap, mprotect or

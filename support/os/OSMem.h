@@ -1,5 +1,5 @@
 /*
- * rts/os/OSMem.h -- the OS memory services the storage manager needs:
+ * support/os/OSMem.h -- the OS memory services the storage manager needs:
  * reserve address space, commit and decommit parts of it, release it.
  * All return 0 or an errno value (STYLE.md §2).  Tests can make the Nth
  * call fail (os_mem_fail_after) so that every error path runs.

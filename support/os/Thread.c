@@ -1,5 +1,5 @@
 /*
- * rts/os/Thread.c -- the calling thread's kernel id (see Thread.h).
+ * support/os/Thread.c -- the calling thread's kernel id (see Thread.h).
  * Relies on Linux's gettid system call, made through syscall(2) so that
  * glibc versions without the gettid wrapper build too.
  */

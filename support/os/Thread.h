@@ -1,6 +1,6 @@
 /*
- * rts/os/Thread.h -- naming the calling OS thread.  Linux only (gettid),
- * like the rest of rts/os/.  Used by rts/OwnerThread.c to say in a
+ * support/os/Thread.h -- naming the calling OS thread.  Linux only (gettid),
+ * like the rest of support/os/.  Used by rts/OwnerThread.c to say in a
  * message which thread holds the runtime and which one tried to use it.
  */
 #ifndef STRATA_OS_THREAD_H

@@ -1,5 +1,5 @@
 /*
- * rts/os/Ticker.c -- the ticker thread (see Ticker.h).  Relies on pthreads
+ * support/os/Ticker.c -- the ticker thread (see Ticker.h).  Relies on pthreads
  * and CLOCK_MONOTONIC condition-variable timeouts, and on
  * strata_regs.hp_lim as the mutator's attention flag (Note [The allocation
  * limit] in sm/Storage.c).

@@ -1,5 +1,5 @@
 /*
- * rts/os/Ticker.h -- periodic work without signals: a thread that wakes at
+ * support/os/Ticker.h -- periodic work without signals: a thread that wakes at
  * the registered intervals and asks the mutator for attention (an atomic
  * flag plus strata_regs.hp_lim = NULL, Note [The allocation limit] in
  * sm/Storage.c).  The actions themselves run on the mutator thread, at its

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # testsuite/fuzz/run-debug-request.sh -- builds the debug stub's request
-# decoder fuzzer (fuzz_debug_request.c with rts/DebugRequest.c and
-# rts/DebugWire.c) with clang -fsanitize=fuzzer,address,undefined and runs it.
+# decoder fuzzer (fuzz_debug_request.c with rts/debug/DebugRequest.c and
+# wire/DebugWire.c) with clang -fsanitize=fuzzer,address,undefined and runs it.
 #
 #   testsuite/fuzz/run-debug-request.sh [SECONDS] [WORKDIR]
 #
@@ -34,7 +34,7 @@ seed snapshot '\012\000\000\000'
     -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
     -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Werror \
     -I"$top/includes" -I"$top/rts" \
-    "$here/fuzz_debug_request.c" "$top/rts/DebugRequest.c" "$top/rts/DebugWire.c" \
+    "$here/fuzz_debug_request.c" "$top/rts/debug/DebugRequest.c" "$top/wire/DebugWire.c" \
     -o "$work/fuzz_debug_request"
 
 cd "$work"

@@ -1,7 +1,7 @@
 /*
  * testsuite/unit/test_eventlog_writer.c -- the eventlog writer
  * (eventlog/EventLog.c, EventLogWriter.c, EventTypes.c) and the ticker
- * (rts/os/Ticker.c).  Logs are captured with the memory writer or read
+ * (support/os/Ticker.c).  Logs are captured with the memory writer or read
  * back from files and parsed by the small checker below, which knows
  * GHC's framing (shared/reference §1-2) independently of the writer: the
  * header, block markers and their sizes, payload lengths, the data end.

@@ -1,6 +1,6 @@
 /*
  * testsuite/unit/test_stats.c -- run-time statistics (rts/Stats.c) and the
- * OS clocks behind them (rts/os/Clock.c).  Synthetic GCDetails go through
+ * OS clocks behind them (support/os/Clock.c).  Synthetic GCDetails go through
  * stats_gc_begin/stats_gc_end under a scripted clock, so the +RTS -s
  * summary and the +RTS -S lines can be compared byte for byte with what
  * GHC would print for the same figures.  Every test ends with stats_check
@@ -445,7 +445,7 @@ static void test_stats_no_output_without_flags(void **state)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The OS clocks (rts/os/Clock.c) */
+/* The OS clocks (support/os/Clock.c) */
 
 /* Spends some CPU time; the result keeps the loop from being optimised out. */
 static uint64_t burn_cpu(uint64_t n)

@@ -252,7 +252,7 @@ int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
         return dbg_fail(c, "malformed root list (truncated)");
     }
     /* Static closures the stub could name (Note [Naming static roots] in
-     * rts/DebugHeap.c); the first root of an address wins. */
+     * rts/debug/DebugHeap.c); the first root of an address wins. */
     for (uint32_t i = 0; i < n; i++) {
         const DbgRoot *r = &c->roots[i];
         if (r->kind != DEBUG_ROOT_STATIC || r->func[0] == '\0' || r->addr == 0 ||
