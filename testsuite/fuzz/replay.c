@@ -94,7 +94,8 @@ static long replay_dir(const char *dir)
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 0)   /* qsort may not be given NULL, even for nothing */
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; i++) {
         if (done >= 0)
             done = replay_file(names[i]) == 0 ? done + 1 : -1;
