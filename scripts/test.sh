@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # scripts/test.sh -- the README's second Quick start command: `make check`
-# in the release build (build/) and in the sanitizer build at debug level 3
-# (build-san/), each built incrementally.  Ends with one line,
-# "N passed, N failed", totalled over both builds, for CI to read.
+# in the release build (build/), in the sanitizer build at debug level 3
+# (build-san/) and in a debug level 2 build without sanitizers
+# (build-debug2/: the debug fill, which ASan's poisoning replaces in
+# build-san/), each built incrementally.  Ends with one line,
+# "N passed, N failed", totalled over every build, for CI to read.
 #
-# STRATA_TEST_QUICK=1 skips the sanitizer build (for local iteration).
+# STRATA_TEST_QUICK=1 skips the sanitizer and debug builds (for local
+# iteration).  STRATA_REQUIRE=all (set by .ci/run) makes every test that
+# would skip for want of a dependency fail instead, naming it
+# (testsuite/scripts/lib.sh, testsuite/unit/require.h), and fails a unit
+# test that every build skipped.
 set -euo pipefail
 
 # shellcheck source=scripts/deps.sh
@@ -12,6 +18,7 @@ set -euo pipefail
 cd "$STRATA_ROOT"
 
 SAN_CONFIG=(--enable-sanitizers --enable-debug=3 --enable-werror)
+DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
 LOG_TAIL_LINES=150
 
 total_passed=0
@@ -85,6 +92,29 @@ check_build() {
     say "$dir/ done in $((SECONDS - start))s"
 }
 
+# Unit tests that some build skips because only another build compiles in
+# what they check (require.h's skip_in_build) must pass in one of the
+# builds "$@": lists those that did not, and under STRATA_REQUIRE counts
+# each as a failure.
+check_every_test_ran() {
+    local name
+    # The per-test lines only ("[  SKIPPED ] 2 test(s), ..." is a summary).
+    while read -r name; do
+        if [ -n "${STRATA_REQUIRE:-}" ]; then
+            printf '%s: FAIL: %s was skipped in every build (%s)\n' "${0##*/}" "$name" "$*"
+            total_failed=$((total_failed + 1))
+        else
+            printf '%s: SKIPPED in every build (%s): %s\n' "${0##*/}" "$*" "$name"
+        fi
+    done < <(
+        for dir in "$@"; do
+            cat "$dir"/testsuite/unit/*.log 2>/dev/null || true
+        done | awk '
+            /^\[  SKIPPED \] test_/ { skipped[$4] = 1 }
+            /^\[       OK \] test_/ { ran[$4] = 1 }
+            END { for (t in skipped) if (!(t in ran)) print t }' | sort)
+}
+
 main() {
     deps_ensure_required
     deps_ensure_html
@@ -95,9 +125,11 @@ main() {
     else
         check_build build "${STRATA_RELEASE_CONFIG[@]}"
         if [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
-            say "skipping the sanitizer build (STRATA_TEST_QUICK=1)"
+            say "skipping the sanitizer and debug builds (STRATA_TEST_QUICK=1)"
         else
             check_build build-san "${SAN_CONFIG[@]}"
+            check_build build-debug2 "${DEBUG2_CONFIG[@]}"
+            check_every_test_ran build build-san build-debug2
         fi
     fi
     printf '%d passed, %d failed\n' "$total_passed" "$total_failed"

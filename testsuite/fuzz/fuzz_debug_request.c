@@ -4,8 +4,8 @@
  * request frame (after the length field).  The decoder must classify it
  * without reading outside it: a decoded CLOSURES/INFO request's addresses
  * lie inside the input, an error carries a non-empty message, and the
- * status is one the protocol defines.  Built and run by
- * run-debug-request.sh.
+ * status is one the protocol defines.  Built and run by fuzz.sh;
+ * replayed over testsuite/fuzz/corpus/debug-request by make check.
  */
 #include <stdint.h>
 #include <stdlib.h>

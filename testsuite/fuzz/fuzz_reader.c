@@ -3,7 +3,8 @@
  * reader (eventlog/EventLogReader.c).  Each input is read twice, from
  * memory and through a FILE (fmemopen, so the buffered refill path runs
  * too), and the two readers must agree event for event; every decoded
- * string must lie inside its event's payload.  Built and run by run.sh.
+ * string must lie inside its event's payload.  Built and run by fuzz.sh;
+ * replayed over testsuite/fuzz/corpus/reader by make check.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -151,7 +151,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
         [ "$(cat theirs.$cmd)" = theirs ] && pass || fail "$cmd overwrote another user's file"
     done
 else
-    echo "SKIPPED: another user's file (needs root and user nobody)"
+    skip_part root "another user's file (needs root and user nobody)"
 fi
 
 # A corrupt or truncated snapshot is named as such.
@@ -182,7 +182,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
     # The program is unharmed.
     expect_status 0 "$dbg" census --socket "$sock"
 else
-    echo "SKIPPED: other-uid refusal (needs root, setpriv and user nobody)"
+    skip_part root "other-uid refusal (needs root, setpriv and user nobody)"
 fi
 
 kill "$leak_pid"

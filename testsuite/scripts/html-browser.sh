@@ -14,12 +14,12 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 html=$top_builddir/utils/strata-html/strata-html
-[ -x "$html" ] || skip "strata-html was not built (node and npm were missing at configure time)"
+[ -x "$html" ] || skip node "strata-html was not built (node and npm were missing at configure time)"
 chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip "chromium is not installed (apt-get install chromium; scripts/test.sh installs it)"
+[ -x "$chromium" ] || skip chromium "chromium ($chromium) is not installed (apt-get install chromium; scripts/test.sh installs it)"
 export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
 [ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
-    skip "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
+    skip puppeteer-core "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
 driver=$top_srcdir/testsuite/scripts/html-browser.js
 ex=$top_builddir/examples
 shots=$top_builddir/testsuite/artefacts/html

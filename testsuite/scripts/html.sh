@@ -13,7 +13,7 @@ html=$top_builddir/utils/strata-html/strata-html
 events=$top_builddir/utils/strata-events/strata-events
 ex=$top_builddir/examples
 golden=$top_srcdir/testsuite/golden
-[ -x "$html" ] || skip "strata-html was not built (node and npm were missing at configure time)"
+[ -x "$html" ] || skip node "strata-html was not built (node and npm were missing at configure time)"
 cd "$test_tmp" || exit 1
 
 # json EXPR FILE: prints the value of a JavaScript expression over the JSON

@@ -8,7 +8,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 
-command -v pkg-config >/dev/null 2>&1 || skip "pkg-config is not installed"
+command -v pkg-config >/dev/null 2>&1 || skip pkg-config "pkg-config is not installed"
 
 prefix=$test_tmp/prefix
 

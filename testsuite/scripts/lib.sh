@@ -16,8 +16,18 @@
 #   setup_fail MSG                      the test cannot run here (tmux, a
 #                                       browser, the program under test did
 #                                       not start): one line, exit 1 at once
-#   skip MSG                            exit 77, automake's SKIP
+#   skip DEP MSG                        DEP (a tool, a package, root) is
+#                                       missing: exit 77, automake's SKIP;
+#                                       a FAIL naming DEP instead when
+#                                       STRATA_REQUIRE asks for DEP
+#   skip_part DEP MSG                   the same for one part of a script:
+#                                       print "SKIPPED: MSG" and go on, or
+#                                       record the failure when required
 #   finish                              print "N passed, N failed", exit 0/1
+#
+# STRATA_REQUIRE is "all" (what .ci/run sets) or a comma-separated list of
+# dependencies (e.g. "ghc,chromium"); the unit tests read it too
+# (testsuite/unit/require.h).  See docs/HACKING.md.
 #
 # $test_tmp is a scratch directory, removed when the script exits (so do
 # not set an EXIT trap of your own).
@@ -46,9 +56,35 @@ setup_fail() {
     exit 1
 }
 
+# True if STRATA_REQUIRE asks for the dependency $1.
+required() {
+    case ",${STRATA_REQUIRE:-}," in
+    *,all,* | *,"$1",*) return 0 ;;
+    esac
+    return 1
+}
+
 skip() {
+    local dep=$1
+    shift
+    if required "$dep"; then
+        printf '%s: FAIL: missing %s (STRATA_REQUIRE=%s): %s\n' "$test_name" "$dep" \
+            "$STRATA_REQUIRE" "$*" >&2
+        printf '%d passed, %d failed\n' "$tests_passed" "$((tests_failed + 1))"
+        exit 1
+    fi
     printf '%s: SKIP: %s\n' "$test_name" "$*"
     exit 77
+}
+
+skip_part() {
+    local dep=$1
+    shift
+    if required "$dep"; then
+        fail "missing $dep (STRATA_REQUIRE=$STRATA_REQUIRE): $*"
+    else
+        echo "SKIPPED: $*"
+    fi
 }
 
 expect_status() {

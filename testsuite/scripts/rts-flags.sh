@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 prog=$top_builddir/examples/bintrees
-[ -x "$prog" ] || skip "$prog has not been built"
+[ -x "$prog" ] || skip "${prog##*/}" "$prog has not been built"
 name=${prog##*/}
 hint="$name: use \`+RTS -?' for a list of RTS options"
 all=$test_tmp/all   # stdout and stderr together

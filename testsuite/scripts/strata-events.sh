@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 tool=$top_builddir/utils/strata-events/strata-events
-[ -x "$tool" ] || skip "$tool has not been built"
+[ -x "$tool" ] || skip strata-events "$tool has not been built"
 golden=$top_srcdir/testsuite/golden
 cd "$golden" || fail "cannot cd to $golden"
 

@@ -18,8 +18,7 @@ if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     (. "$top_srcdir/scripts/deps.sh" && deps_install_optional tmux) >/dev/null 2>&1
 fi
 if ! command -v tmux >/dev/null 2>&1; then
-    echo "SKIPPED: tmux is not installed (Debian package tmux; scripts/deps.sh installs it as root)"
-    skip "tmux is not installed"
+    skip tmux "tmux is not installed (Debian package tmux; scripts/deps.sh installs it as root)"
 fi
 
 cd "$test_tmp" || exit 1

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "require.h"
 
 #include "BlockAlloc.h"
 #include "MBlock.h"
@@ -597,7 +598,7 @@ static void test_block_alloc_poisons_free_blocks(void **state)
     assert_true(__asan_address_is_poisoned(q));
     block_free_group(pin);
 #else
-    skip();
+    skip_in_build("ASan poisoning (build-san/, --enable-sanitizers)");
 #endif
 }
 
@@ -616,7 +617,7 @@ static void test_block_alloc_fills_freed_blocks(void **state)
             fail_msg("byte %lu of a freed group is %#x, not 0xaa", (unsigned long)i, p[i]);
     block_free_group(pin);
 #else
-    skip();
+    skip_in_build("the debug fill without ASan (build-debug2/, --enable-debug=2)");
 #endif
 }
 

@@ -27,6 +27,7 @@
 #include "EventLogWriter.h"
 #include "RtsFlags.h"
 #include "harness.h"
+#include "require.h"
 #include "strata/EventLogFormat.h"
 
 /* ----------------------------------------------------------------------
@@ -985,7 +986,7 @@ static void test_eventlog_writer_bintrees_file_well_formed(void **state)
     char prog[512];
     snprintf(prog, sizeof prog, "%s/examples/bintrees", top != NULL ? top : ".");
     if (access(prog, X_OK) != 0)
-        skip();
+        skip_missing("examples/bintrees", "the example has not been built");
     snprintf(tmp_path, sizeof tmp_path, "/tmp/strata-test-bintrees-%ld.eventlog",
              (long)getpid());
     char ol[300];

@@ -61,5 +61,9 @@ int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n
 /* Stores a block's contents (copied) for block index i. */
 int dbg_set_block_data(DbgClient *c, size_t i, const uint8_t *data, uint64_t len);
 void dbg_free_state(DbgClient *c);
+/* The checksum that closes a snapshot file, over its first len bytes
+ * (Snapshot.c); the snapshot fuzzer fixes it up so that its mutations
+ * reach the parser. */
+uint64_t dbg_snapshot_checksum(const uint8_t *data, size_t len);
 
 #endif /* STRATA_CLIENTPRIVATE_H */

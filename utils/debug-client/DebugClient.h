@@ -78,6 +78,10 @@ typedef struct {
 DbgClient *dbg_connect(const char *socket_path, char *err, size_t err_len);
 /* Opens a snapshot written by dbg_write_snapshot. */
 DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len);
+/* The same from the len bytes of a snapshot file in memory (name is for
+ * messages); the client keeps no pointer into data. */
+DbgClient *dbg_open_snapshot_bytes(const uint8_t *data, size_t len, const char *name, char *err,
+                                   size_t err_len);
 /* Closes; a live program we paused is resumed. */
 void dbg_close(DbgClient *c);
 

@@ -305,6 +305,11 @@ static int read_segments(DbgClient *c, DebugCursor *cur)
     return 0;
 }
 
+uint64_t dbg_snapshot_checksum(const uint8_t *data, size_t len)
+{
+    return checksum(data, len);
+}
+
 DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
 {
     FILE *f = fopen(file, "rb");
@@ -322,24 +327,35 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         debug_buf_put_bytes(&b, chunk, got);
     bool read_err = ferror(f);
     fclose(f);
-    DbgClient *c = calloc(1, sizeof *c);
-    if (c == NULL || b.oom || read_err) {
+    if (b.oom || read_err) {
         snprintf(err, err_len, "%s: cannot read (%s)", file, read_err ? "I/O error" : "no memory");
-        free(c);
         debug_buf_free(&b);
+        return NULL;
+    }
+    DbgClient *c = dbg_open_snapshot_bytes(b.data, b.len, file, err, err_len);
+    debug_buf_free(&b);
+    return c;
+}
+
+DbgClient *dbg_open_snapshot_bytes(const uint8_t *data, size_t len, const char *name, char *err,
+                                   size_t err_len)
+{
+    DbgClient *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        snprintf(err, err_len, "%s: cannot read (no memory)", name);
         return NULL;
     }
     c->fd = -1;
     c->snapshot = true;
-    if (b.len < 8 + 4 + 8 || memcmp(b.data, SNAP_MAGIC, 8) != 0) {
+    if (len < 8 + 4 + 8 || memcmp(data, SNAP_MAGIC, 8) != 0) {
         dbg_fail(c, "not a strata-debug snapshot (bad magic)");
         goto fail;
     }
-    if (checksum(b.data, b.len - 8) != debug_load_u64(b.data + b.len - 8)) {
+    if (checksum(data, len - 8) != debug_load_u64(data + len - 8)) {
         dbg_fail(c, "corrupt snapshot: checksum mismatch (truncated or modified)");
         goto fail;
     }
-    DebugCursor cur = {b.data + 8, b.len - 16, false};
+    DebugCursor cur = {data + 8, len - 16, false};
     uint32_t version = debug_get_u32(&cur);
     if (version != SNAP_VERSION) {
         dbg_fail(c, "snapshot version %u, this strata-debug reads %u", version, SNAP_VERSION);
@@ -354,11 +370,9 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         goto fail;
     }
     c->target.paused = true;
-    debug_buf_free(&b);
     return c;
 fail:
-    snprintf(err, err_len, "%s: %s", file, c->err);
-    debug_buf_free(&b);
+    snprintf(err, err_len, "%s: %s", name, c->err);
     dbg_free_state(c);
     free(c);
     return NULL;
