@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "HeapIter.h"
 #include "Messages.h"
 #include "Provenance.h"
 #include "Storage.h"
@@ -200,32 +201,32 @@ static void count_block(Walk *w, const BlockDesc *bd)
         live_tally_add_range(&w->tally, bd->start, bd->free);
 }
 
+typedef struct {
+    Walk *walk;
+    bool era_selected;
+    uint64_t era_lo, era_hi;
+} TakeCtx;
+
+/* Every group with objects whose era is counted; nursery blocks hold the
+ * objects allocated since the GC (a census right after a major GC finds
+ * none, one requested at exit may). */
+static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
+{
+    (void)kind;
+    (void)gen;
+    TakeCtx *t = ctx;
+    if (bd->free > bd->start &&
+        era_counted(bd->era, t->walk->by, t->era_selected, t->era_lo, t->era_hi))
+        count_block(t->walk, bd);
+}
+
 void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
                  uint64_t era_hi)
 {
     Walk w = {.census = c, .by = by};
     live_tally_init(&w.tally, 0, UINT64_MAX);   /* blocks are chosen here */
-    storage_sync_nursery();
-    for (unsigned g = 0; g < storage_n_gens; g++) {
-        const Generation *gen = &storage_gens[g];
-        for (const BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link)
-            if (era_counted(bd->era, by, era_selected, era_lo, era_hi))
-                count_block(&w, bd);
-        for (const BlockDesc *bd = gen->large_objects; bd != NULL; bd = bd->link)
-            if (era_counted(bd->era, by, era_selected, era_lo, era_hi))
-                count_block(&w, bd);
-    }
-    /* Objects allocated since the GC (a census right after a major GC has
-     * none, but a census requested at exit may). */
-    for (const BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link) {
-        if (bd->free > bd->start && era_counted(bd->era, by, era_selected, era_lo, era_hi))
-            count_block(&w, bd);
-        if (bd == storage_nursery.current)
-            break;
-    }
-    const BlockDesc *pinned = storage_pinned_block();
-    if (pinned != NULL && era_counted(pinned->era, by, era_selected, era_lo, era_hi))
-        count_block(&w, pinned);
+    TakeCtx t = {&w, era_selected, era_lo, era_hi};
+    heap_for_each_block(take_block, &t);
     live_tally_flush(&w.tally);
     add_tally(&w, &w.tally);
     live_tally_free(&w.tally);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ClosureSize.h"
+#include "HeapIter.h"
 #include "Messages.h"
 
 void live_tally_init(LiveTally *t, uint64_t era_lo, uint64_t era_hi)
@@ -79,18 +80,15 @@ void live_tally_miss(LiveTally *t, LiveTallySlot *s, const StgInfoTable *info)
 
 void live_tally_add_range(LiveTally *t, StgPtr p, StgPtr end)
 {
-    while (p < end) {
-        if (*p == 0) {   /* slop (.inv.slop-zero) */
-            p++;
-            continue;
-        }
+    /* Slop is zero words (.inv.slop-zero), which the walk steps over. */
+    for (p = heap_first_object(p, end); p < end;) {
         const StgInfoTable *info = ((StgClosure *)p)->info;
         StgWord size = closure_sizeW_info((StgClosure *)p, info);
         if (STRATA_UNLIKELY(size == 0))
             rts_panic("live tally: object of unknown size (object=%p, type=%u)", (void *)p,
                       (unsigned)info->type);
         live_tally_add(t, info, size);
-        p += size;
+        p = heap_next_object(p, size, end);
     }
 }
 

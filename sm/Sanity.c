@@ -22,6 +22,7 @@
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
 #include "GC.h"
+#include "HeapIter.h"
 #include "os/Image.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -51,41 +52,66 @@ _Noreturn __attribute__((format(printf, 1, 2))) static void fail(const char *fmt
  * Blocks
  * ---------------------------------------------------------------------- */
 
-static StgWord mark_list(BlockDesc *list, const Generation *g, uint16_t must_flags,
-                         const char *what)
+/* Checks one group on a list and marks it BF_KNOWN; g is the generation
+ * whose list holds it, NULL for a mutable list. */
+static StgWord mark_block(BlockDesc *bd, const Generation *g, uint16_t must_flags,
+                          const char *what)
+{
+    if (bd->free == (StgPtr)-1)
+        fail("a free block is on the %s list (block=%p)", what, (void *)bd);
+    if (Bdescr(bd->start) != bd)
+        fail("block descriptor does not describe its start (block=%p, start=%p)",
+             (void *)bd, (void *)bd->start);
+    if (bd->flags & BF_KNOWN)
+        fail("block is on two lists, or twice on the %s list (block=%p)", what, (void *)bd);
+    if (g != NULL && (bd->gen != g || bd->gen_no != g->no))
+        fail("block on generation %u's %s list belongs to generation %u (block=%p)",
+             (unsigned)g->no, what, (unsigned)bd->gen_no, (void *)bd);
+    if (g != NULL && bd->era > storage_max_era())
+        fail("block has an era that was never current (block=%p, era=%lu, max era=%lu)",
+             (void *)bd, (unsigned long)bd->era, (unsigned long)storage_max_era());
+    if ((must_flags & bd->flags) != must_flags)
+        fail("block on the %s list lacks flags 0x%x (block=%p, flags=0x%x)", what,
+             (unsigned)must_flags, (void *)bd, (unsigned)bd->flags);
+    if (bd->free < bd->start || bd->free > bd->start + (StgWord)bd->blocks * BLOCK_SIZE_W)
+        fail("block's free pointer is outside the block (block=%p, start=%p, free=%p, blocks=%u)",
+             (void *)bd, (void *)bd->start, (void *)bd->free, (unsigned)bd->blocks);
+    bd->flags |= BF_KNOWN;
+    return bd->blocks;
+}
+
+static StgWord mark_list(BlockDesc *list, const Generation *g, const char *what)
 {
     StgWord n = 0;
-    uint64_t max_era = storage_max_era();
-    for (BlockDesc *bd = list; bd != NULL; bd = bd->link) {
-        if (bd->free == (StgPtr)-1)
-            fail("a free block is on the %s list (block=%p)", what, (void *)bd);
-        if (Bdescr(bd->start) != bd)
-            fail("block descriptor does not describe its start (block=%p, start=%p)",
-                 (void *)bd, (void *)bd->start);
-        if (bd->flags & BF_KNOWN)
-            fail("block is on two lists, or twice on the %s list (block=%p)", what, (void *)bd);
-        if (g != NULL && (bd->gen != g || bd->gen_no != g->no))
-            fail("block on generation %u's %s list belongs to generation %u (block=%p)",
-                 (unsigned)g->no, what, (unsigned)bd->gen_no, (void *)bd);
-        if (g != NULL && bd->era > max_era)
-            fail("block has an era that was never current (block=%p, era=%lu, max era=%lu)",
-                 (void *)bd, (unsigned long)bd->era, (unsigned long)max_era);
-        if ((must_flags & bd->flags) != must_flags)
-            fail("block on the %s list lacks flags 0x%x (block=%p, flags=0x%x)", what,
-                 (unsigned)must_flags, (void *)bd, (unsigned)bd->flags);
-        if (bd->free < bd->start || bd->free > bd->start + (StgWord)bd->blocks * BLOCK_SIZE_W)
-            fail("block's free pointer is outside the block (block=%p, start=%p, free=%p, blocks=%u)",
-                 (void *)bd, (void *)bd->start, (void *)bd->free, (unsigned)bd->blocks);
-        bd->flags |= BF_KNOWN;
-        n += bd->blocks;
-    }
+    for (BlockDesc *bd = list; bd != NULL; bd = bd->link)
+        n += mark_block(bd, g, 0, what);
     return n;
+}
+
+/* Pass 1's visitor over the heap's groups: counts their blocks. */
+static void mark_heap_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
+{
+    static const char *const what[] = {
+        [HEAP_BLOCK_SMALL] = "block", [HEAP_BLOCK_LARGE] = "large-object",
+        [HEAP_BLOCK_PINNED] = "pinned", [HEAP_BLOCK_NURSERY] = "nursery",
+    };
+    uint16_t must = kind == HEAP_BLOCK_NURSERY ? BF_NURSERY
+                    : kind == HEAP_BLOCK_PINNED ? BF_PINNED : 0;
+    *(StgWord *)ctx += mark_block(bd, gen, must, what[kind]);
 }
 
 static void unmark_list(BlockDesc *list)
 {
     for (BlockDesc *bd = list; bd != NULL; bd = bd->link)
         bd->flags &= (uint16_t)~BF_KNOWN;
+}
+
+static void unmark_heap_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
+{
+    (void)kind;
+    (void)gen;
+    (void)ctx;
+    bd->flags &= (uint16_t)~BF_KNOWN;
 }
 
 static void check_large_links(const Generation *g)
@@ -259,15 +285,14 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
         check_pointer(c, owner, i, (const StgClosure *)w[i]);
 }
 
-/* Walks the objects in [start, end) of block bd; zero words are slop. */
-static void check_objects(BlockDesc *bd, StgPtr start, StgPtr end)
+/* Walks the objects of block bd; zero words are slop. */
+static void check_objects(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
 {
-    StgPtr p = start;
-    while (p < end) {
-        if (*p == 0) {
-            p++;
-            continue;
-        }
+    (void)kind;
+    (void)gen;
+    (void)ctx;
+    StgPtr end = bd->free;
+    for (StgPtr p = heap_first_object(bd->start, end); p < end;) {
         StgClosure *c = (StgClosure *)p;
         if (closure_is_forwarded(c))
             fail("forwarding pointer outside a GC (object=%p, block=%p)", (void *)c, (void *)bd);
@@ -279,7 +304,7 @@ static void check_objects(BlockDesc *bd, StgPtr start, StgPtr end)
             fail("object runs past the end of its block (object=%p %s, size=%lu words, block=%p)",
                  (void *)c, describe_type(c), (unsigned long)size, (void *)bd);
         check_fields(c, bd);
-        p += size;
+        p = heap_next_object(p, size, end);
     }
 }
 
@@ -302,53 +327,28 @@ void sanity_check_heap(const char *when)
     check_when = when;
     mblock_check();
     block_check();
-    storage_sync_nursery();
 
     /* Pass 1: every block on a heap list, marked BF_KNOWN. */
-    StgWord blocks = mark_list(storage_nursery.blocks, &storage_gens[0], BF_NURSERY, "nursery");
+    StgWord blocks = 0;
+    heap_for_each_block(mark_heap_block, &blocks);
     for (unsigned i = 0; i < storage_n_gens; i++) {
-        Generation *g = &storage_gens[i];
-        blocks += mark_list(g->blocks, g, 0, "block");
-        blocks += mark_list(g->large_objects, g, 0, "large-object");
-        blocks += mark_list(g->mut_list, NULL, 0, "mutable");
-        check_large_links(g);
+        blocks += mark_list(storage_gens[i].mut_list, NULL, "mutable");
+        check_large_links(&storage_gens[i]);
     }
-    BlockDesc *pinned = storage_pinned_block();
-    if (pinned != NULL)
-        blocks += mark_list(pinned, &storage_gens[0], BF_PINNED, "pinned");
     if (blocks != block_n_allocated())
         fail("block inventory does not balance: %lu blocks on heap lists, %lu allocated",
              (unsigned long)blocks, (unsigned long)block_n_allocated());
 
     /* Pass 2: every object and pointer. */
     collect_remembered();
-    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
-        check_objects(bd, bd->start, bd->free);
-    for (unsigned i = 0; i < storage_n_gens; i++) {
-        Generation *g = &storage_gens[i];
-        for (BlockDesc *bd = g->blocks; bd != NULL; bd = bd->link)
-            check_objects(bd, bd->start, bd->free);
-        for (BlockDesc *bd = g->large_objects; bd != NULL; bd = bd->link) {
-            if (bd->flags & BF_PINNED)
-                check_objects(bd, bd->start, bd->free);
-            else
-                check_objects(bd, bd->start, bd->free);   /* exactly one object */
-        }
-    }
-    if (pinned != NULL)
-        check_objects(pinned, pinned->start, pinned->free);
+    heap_for_each_block(check_objects, NULL);
     for (StgWord i = 0; i < static_roots_count; i++)
         check_fields(static_roots[i], NULL);
     roots_checked = 0;
     gc_visit_roots(check_root, NULL);
 
     /* Clean up the marks. */
-    unmark_list(storage_nursery.blocks);
-    for (unsigned i = 0; i < storage_n_gens; i++) {
-        unmark_list(storage_gens[i].blocks);
-        unmark_list(storage_gens[i].large_objects);
+    heap_for_each_block(unmark_heap_block, NULL);
+    for (unsigned i = 0; i < storage_n_gens; i++)
         unmark_list(storage_gens[i].mut_list);
-    }
-    if (pinned != NULL)
-        pinned->flags &= (uint16_t)~BF_KNOWN;
 }

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "HeapIter.h"
 #include "MBlock.h"
 #include "MutList.h"
 #include "Provenance.h"
@@ -195,28 +196,27 @@ static int index_cmp(const void *a, const void *b)
 
 static size_t expected_blocks;
 
+static void index_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
+{
+    (void)gen;
+    (void)ctx;
+    static const uint8_t debug_kind[] = {
+        [HEAP_BLOCK_SMALL] = DEBUG_BLOCK_SMALL,
+        [HEAP_BLOCK_LARGE] = DEBUG_BLOCK_LARGE,
+        [HEAP_BLOCK_PINNED] = DEBUG_BLOCK_PINNED,
+        [HEAP_BLOCK_NURSERY] = DEBUG_BLOCK_NURSERY,
+    };
+    expected_blocks++;
+    index_add(bd, debug_kind[kind]);
+}
+
 static void index_build(void)
 {
     if (index_built)
         return;
     index_n = 0;
     expected_blocks = 0;
-    for (unsigned g = 0; g < storage_n_gens; g++) {
-        const Generation *gen = &storage_gens[g];
-        for (const BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link, expected_blocks++)
-            index_add(bd, DEBUG_BLOCK_SMALL);
-        for (const BlockDesc *bd = gen->large_objects; bd != NULL;
-             bd = bd->link, expected_blocks++)
-            index_add(bd, (bd->flags & BF_PINNED) ? DEBUG_BLOCK_PINNED : DEBUG_BLOCK_LARGE);
-    }
-    for (const BlockDesc *bd = storage_nursery.blocks; bd != NULL;
-         bd = bd->link, expected_blocks++)
-        index_add(bd, DEBUG_BLOCK_NURSERY);
-    const BlockDesc *pinned = storage_pinned_block();
-    if (pinned != NULL) {
-        index_add(pinned, DEBUG_BLOCK_PINNED);
-        expected_blocks++;
-    }
+    heap_for_each_block(index_block, NULL);
     qsort(index_entries, index_n, sizeof *index_entries, index_cmp);
     index_built = true;
 }

@@ -1,0 +1,23 @@
+/*
+ * sm/HeapIter.c -- the walk over the heap's block groups (see HeapIter.h).
+ * Reads the storage manager's lists; changes nothing but the current
+ * nursery block's free pointer (synced from the allocation register).
+ */
+#include "HeapIter.h"
+
+void heap_for_each_block(HeapBlockFn fn, void *ctx)
+{
+    storage_sync_nursery();
+    for (unsigned g = 0; g < storage_n_gens; g++) {
+        Generation *gen = &storage_gens[g];
+        for (BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link)
+            fn(bd, HEAP_BLOCK_SMALL, gen, ctx);
+        for (BlockDesc *bd = gen->large_objects; bd != NULL; bd = bd->link)
+            fn(bd, (bd->flags & BF_PINNED) ? HEAP_BLOCK_PINNED : HEAP_BLOCK_LARGE, gen, ctx);
+    }
+    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
+        fn(bd, HEAP_BLOCK_NURSERY, &storage_gens[0], ctx);
+    BlockDesc *pinned = storage_pinned_block();
+    if (pinned != NULL)
+        fn(pinned, HEAP_BLOCK_PINNED, &storage_gens[0], ctx);
+}
