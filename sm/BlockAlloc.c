@@ -163,7 +163,7 @@ static void mem_scrub(void *p, StgWord bytes)
 static void list_insert(BlockDesc *head)
 {
     unsigned i = log2_floor(head->blocks);
-    ASSERT(i < NUM_FREE_LISTS);
+    ASSERT_INTERNAL(i < NUM_FREE_LISTS);
     head->u.back = NULL;
     head->link = free_list[i];
     if (head->link != NULL)
@@ -178,7 +178,7 @@ static void list_insert(BlockDesc *head)
 static void list_remove(BlockDesc *head)
 {
     unsigned i = log2_floor(head->blocks);
-    ASSERT(i < NUM_FREE_LISTS);
+    ASSERT_INTERNAL(i < NUM_FREE_LISTS);
     if (head->u.back != NULL) {
         head->u.back->link = head->link;
     } else {
@@ -360,7 +360,7 @@ static BlockDesc *mblock_take_fresh(void)
 static BlockDesc *group_take_tail(BlockDesc *g, StgWord n)
 {
     StgWord m = g->blocks;
-    ASSERT(m >= n);
+    ASSERT_INTERNAL(m >= n);
     if (m == n) {
         list_remove(g);
         return g;
@@ -452,6 +452,8 @@ BlockDesc *block_alloc_group(StgWord n)
     head_init(bd, n);
     mem_unpoison(bd->start, n * BLOCK_SIZE);
     n_small_alloc += n;
+    /* The group handed out is whole and describes itself. */
+    ASSERT_INTERNAL(bd->blocks == n && bd->start == bd_block_start(bd) && bd->free == bd->start);
     return bd;
 }
 
@@ -485,7 +487,7 @@ void block_free_group(BlockDesc *bd)
     if (STRATA_UNLIKELY(bd->free == FREE_MARKER))
         rts_panic("block_free_group: group freed twice (bd=%p, blocks=%u)",
                   (void *)bd, bd->blocks);
-    ASSERT(bd->start == bd_block_start(bd));
+    ASSERT_INTERNAL(bd->start == bd_block_start(bd));
     StgWord n = bd->blocks;
     if (n > BLOCKS_PER_MBLOCK) {
         free_mega_group(bd);

@@ -10,6 +10,9 @@
 /* Header words of a closure of this type (thunks carry one extra). */
 static inline StgWord closure_header_words(StgHalfWord type)
 {
+    _Static_assert(THUNK < THUNK_0_2 && THUNK_0_2 < THUNK_STATIC &&
+                   THUNK_STATIC < THUNK_SELECTOR && THUNK_SELECTOR == THUNK + 7,
+                   "thunk types are THUNK .. THUNK_SELECTOR, in GHC's order");
     return (type >= THUNK && type <= THUNK_SELECTOR) ? THUNK_HEADER_WORDS : 1;
 }
 

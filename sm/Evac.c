@@ -43,6 +43,7 @@ static BlockDesc *new_todo_block(Generation *g, uint64_t era)
  * full: find it in the era map, or start a new one. */
 StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era)
 {
+    ASSERT_INTERNAL(n_words > 0 && n_words <= BLOCK_SIZE_W);
     bool found;
     BlockDesc **slot = (BlockDesc **)word_map_slot(&g->dests, era, &found);
     BlockDesc *bd = *slot;   /* NULL when the era is new to this generation */
@@ -65,6 +66,7 @@ StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era)
 
 static void evacuate_large(BlockDesc *bd)
 {
+    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= gct.collected_gen);
     Generation *from = &storage_gens[bd->gen_no];
     dbl_link_remove(bd, &from->old_large);
     uint16_t to = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;

@@ -26,6 +26,7 @@
 #include "ClosureSize.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
+#include "Messages.h"
 
 /* The cases the fast path leaves, out of line (Evac.c).  Precondition: *p
  * is a from-space object that is not forwarded, and is large or pinned or
@@ -53,8 +54,14 @@ static inline StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_
 static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd,
                                  StgWord size)
 {
+    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= gct.collected_gen);
+    ASSERT_EXPENSIVE(closure_sizeW(q) == size);
     uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
     StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
+    /* The copy keeps its era and lands in to-space (.inv.block-era,
+     * .inv.tospace in docs/design/gc.md). */
+    ASSERT_INTERNAL(Bdescr(to)->era == bd->era && Bdescr(to)->gen_no == to_gen);
+    ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > gct.collected_gen);
     const StgWord *from = (const StgWord *)q;
     for (StgWord i = 0; i < size; i++)
         to[i] = from[i];
@@ -77,12 +84,17 @@ static inline void evacuate(StgClosure **p)
     const StgInfoTable *info = q->info;
     if (closure_is_forwarded(q)) {
         StgClosure *to = closure_forwardee(q);
+        ASSERT_INTERNAL(heap_alloced(to) && Bdescr(to)->era == bd->era);
         if (Bdescr(to)->gen_no < gct.evac_gen)
             gct.failed_to_evac = true;
         *p = to;
         return;
     }
     StgHalfWord type = info->type;
+    /* Fixed layouts (constructors, functions, thunks, their _p_n forms) are
+     * CONSTR .. THUNK_0_2, with the thunks last. */
+    _Static_assert(CONSTR < FUN && FUN < THUNK && THUNK_0_2 == THUNK + 5 &&
+                   FUN_STATIC < THUNK, "the fast path relies on GHC's closure type order");
     if (STRATA_UNLIKELY((bd->flags & (BF_LARGE | BF_PINNED)) || type < CONSTR ||
                         type > THUNK_0_2)) {
         evacuate_slow(p);

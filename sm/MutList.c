@@ -27,6 +27,9 @@ static WordMap static_roots_set;
 
 void mut_list_record(Generation *g, StgClosure *p)
 {
+    /* Only old objects are remembered, on their own generation's list
+     * (.inv.remembered). */
+    ASSERT_INTERNAL(g->no > 0 && heap_alloced(p) && Bdescr(p)->gen_no == g->no);
     BlockDesc *bd = g->mut_list;
     if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
         BlockDesc *nb = block_alloc_group(1);

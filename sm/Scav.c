@@ -137,6 +137,8 @@ static inline StgPtr prefetch_children(StgPtr q)
     const StgClosure *c = (const StgClosure *)q;
     const StgInfoTable *info = c->info;
     StgHalfWord type = info->type;
+    _Static_assert(CONSTR < THUNK && THUNK_0_2 == THUNK + 5,
+                   "the prefetch relies on GHC's closure type order");
     if (STRATA_LIKELY(type >= CONSTR && type <= THUNK_0_2)) {
         StgWord header = type >= THUNK ? THUNK_HEADER_WORDS : 1;
         StgClosure *const *fields = (StgClosure *const *)(q + header);
@@ -154,6 +156,9 @@ static inline __attribute__((always_inline)) void
 scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
 {
     Generation *g = &storage_gens[bd->gen_no];
+    /* Only to-space is scanned: a block the GC is filling. */
+    ASSERT_INTERNAL(bd->u.scan >= bd->start && bd->u.scan <= bd->free);
+    ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > gct.collected_gen);
     gct.evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
     StgPtr ahead = p;
@@ -162,6 +167,7 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
         while (ahead < bd->free && ahead < p + PREFETCH_AHEAD_WORDS)
             ahead = prefetch_children(ahead);
         StgClosure *c = (StgClosure *)p;
+        ASSERT_EXPENSIVE(!closure_is_forwarded(c) && closure_sizeW(c) > 0);
         gct.failed_to_evac = false;
         StgWord size = scavenge_fields(c);
         if (tally != NULL)

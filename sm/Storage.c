@@ -357,7 +357,9 @@ StgPtr strata_alloc_slow(StgWord n_words)
     }
     /* Not hp_lim: the ticker thread may have stored NULL there meanwhile. */
     StgPtr p = strata_regs.hp;
-    ASSERT(p + n_words <= storage_nursery.current->start + BLOCK_SIZE_W);
+    ASSERT_INTERNAL(p + n_words <= storage_nursery.current->start + BLOCK_SIZE_W);
+    /* The object takes the current era (.inv.block-era), GC or no GC. */
+    ASSERT_INTERNAL(storage_nursery.current->era == storage_current_era);
     strata_regs.hp = p + n_words;
     return p;
 }

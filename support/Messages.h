@@ -40,19 +40,22 @@ extern unsigned rts_debug_flags;
     } while (0)
 void rts_debug_belch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Assertions by build level (configure --enable-debug=N, STYLE.md §6). */
+/* Assertions by build level (configure --enable-debug=N, STYLE.md §6):
+ *   ASSERT            level >= 1: cheap checks at module boundaries (what a
+ *                     caller hands in, what a module hands back);
+ *   ASSERT_INTERNAL   level >= 2: a module's own invariants, on its hot
+ *                     paths too (to-space, forwarding, the era of a copy's
+ *                     block, remembered-set membership);
+ *   ASSERT_EXPENSIVE  level >= 3: checks that walk or recount (every
+ *                     copied object's layout, free lists).
+ * A failed one panics with the expression, the function, file and line. */
 #ifndef STRATA_DEBUG
 #define STRATA_DEBUG 0
 #endif
-#if STRATA_DEBUG >= 1
-#define ASSERT(e) ((e) ? (void)0 : rts_panic("assertion failed: %s", #e))
-#else
-#define ASSERT(e) ((void)0)
-#endif
-#if STRATA_DEBUG >= 3
-#define ASSERT_EXPENSIVE(e) ASSERT(e)
-#else
-#define ASSERT_EXPENSIVE(e) ((void)0)
-#endif
+#define STRATA_ASSERT_AT(level, e)                                           \
+    ((STRATA_DEBUG < (level) || (e)) ? (void)0 : rts_panic("assertion failed: %s", #e))
+#define ASSERT(e) STRATA_ASSERT_AT(1, e)
+#define ASSERT_INTERNAL(e) STRATA_ASSERT_AT(2, e)
+#define ASSERT_EXPENSIVE(e) STRATA_ASSERT_AT(3, e)
 
 #endif /* STRATA_MESSAGES_H */

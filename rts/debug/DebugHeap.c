@@ -298,6 +298,8 @@ static StgWord closure_words(uint64_t c, const StgInfoTable *info)
     case TSO:
         return sizeof(StgTSO) / WORD_SIZE;
     default:
+        _Static_assert(CONSTR < FUN_STATIC && FUN_STATIC + 1 == THUNK && THUNK < THUNK_STATIC,
+                       "constructors, functions, then thunks, in GHC's order");
         if (info->type >= THUNK && info->type <= THUNK_STATIC)
             return THUNK_HEADER_WORDS + (StgWord)info->ptrs + info->nptrs;
         if (info->type >= CONSTR && info->type <= FUN_STATIC)

@@ -308,6 +308,7 @@ static void adjustor_enter(ffi_cif *cif, void *ret, void **args, void *user_data
     r[0] = deRefStablePtr(a->fun);
     /* rts_mkFunPtr checked that this is an evaluated function of arity n
      * (.inv.fun-checked), so enter it directly, as strata_apply would. */
+    _Static_assert(FUN_STATIC == FUN + 6, "function types are FUN .. FUN_STATIC");
     ASSERT(r[0]->info->type >= FUN && r[0]->info->type <= FUN_STATIC &&
            r[0]->info->arity == n);
     StgClosure *res = ((StgFunEntry)r[0]->info->entry)(&r[0], &r[1]);

@@ -7,6 +7,7 @@
  * except the 10-million-element list, which checks sanity once at the end.
  */
 #include "harness.h"
+#include "require.h"
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
@@ -649,6 +650,25 @@ static void test_gc_barriers_check_the_closure_type(void **state)
                            "strata_mut_array_read: the closure given is not a mutable array");
 }
 
+/* Debug level 2 checks the collector's internal invariants: recording a
+ * young object on an old generation's remembered set is caught at once
+ * (.inv.remembered), not by a later sanity check or a crash. */
+static void remember_young_object_as_old(void)
+{
+    harness_start("-G2", NULL);
+    mut_list_record(&storage_gens[1], mk_int(7));
+}
+
+static void test_gc_internal_assertions_check_at_level_2(void **state)
+{
+    (void)state;
+    if (STRATA_DEBUG < 2)
+        skip_in_build("internal assertions (build-debug2/ or build-san/, --enable-debug>=2)");
+    harness_expect_failure(remember_young_object_as_old, 0, SIGABRT,
+                           "assertion failed: g->no > 0 && heap_alloced(p) && "
+                           "Bdescr(p)->gen_no == g->no");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -676,6 +696,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_static_root_is_listed_once, teardown),
         cmocka_unit_test(test_gc_heap_overflow_exits_251),
         cmocka_unit_test(test_gc_huge_sizes_are_heap_overflows),
+        cmocka_unit_test(test_gc_internal_assertions_check_at_level_2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
