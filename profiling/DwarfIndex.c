@@ -21,17 +21,15 @@
  */
 #include "DwarfIndex.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "Messages.h"
 #include "SourcePath.h"
+#include "os/File.h"
 
 /* Deeper nesting than this is not C (and may be a corrupt tree). */
 #define WALK_MAX_DEPTH 64
@@ -465,9 +463,10 @@ static int entry_order(const void *a, const void *b)
 
 bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why, size_t why_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+    int fd;
+    int open_err = os_file_open_read(path, &fd);
+    if (open_err != 0) {
+        snprintf(why, why_len, "cannot open %s: %s", path, strerror(open_err));
         return false;
     }
     Walk w = {.ix = ix, .deep = deep, .why = why, .why_len = why_len};
@@ -481,7 +480,7 @@ bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why, s
     } else if (res == DW_DLV_ERROR) {
         walk_fail(&w, "opening its DWARF", err);
     }
-    close(fd);
+    os_file_close(fd);
     if (ix->n_entries > 1)
         qsort(ix->entries, ix->n_entries, sizeof *ix->entries, entry_order);
     ix->bytes = ix->cap_entries * sizeof *ix->entries + ix->strings.bytes;

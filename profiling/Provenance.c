@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "DwarfIndex.h"
 #include "ElfSymbols.h"
@@ -31,6 +30,7 @@
 #include "ProvenanceMaps.h"
 #include "WordMap.h"
 #include "os/Clock.h"
+#include "os/Process.h"
 
 #define PROC_MAPS_PATH "/proc/self/maps"
 #define PROC_SELF_EXE "/proc/self/exe"
@@ -155,10 +155,8 @@ static void object_index_dwarf(ProvObject *o, bool deep)
 static bool is_deleted_self(const char *path)
 {
     char exe[4096];
-    ssize_t n = readlink(PROC_SELF_EXE, exe, sizeof exe - 1);
-    if (n <= 0)
+    if (os_process_exe_path(exe, sizeof exe) != 0 || exe[0] == '\0')
         return false;
-    exe[n] = '\0';
     size_t len = strlen(path);
     return strncmp(exe, path, len) == 0 && strcmp(exe + len, " (deleted)") == 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "Messages.h"
+#include "os/File.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -44,9 +45,12 @@ static bool parse_line(char *line, ProcMapping *m, const char **path)
 
 int proc_maps_read(const char *maps_path, ProcMapping **out, size_t *n_out)
 {
-    FILE *f = fopen(maps_path, "r");
-    if (f == NULL)
+    FILE *f;
+    int open_err = os_stdio_open(maps_path, "r", &f);
+    if (open_err != 0) {
+        errno = open_err;
         return -1;
+    }
     ProcMapping *maps = NULL;
     size_t n = 0, cap = 0;
     char *line = NULL;
@@ -70,7 +74,7 @@ int proc_maps_read(const char *maps_path, ProcMapping **out, size_t *n_out)
     }
     int read_errno = ferror(f) ? errno : 0;
     free(line);
-    fclose(f);
+    os_stdio_close(f);
     if (read_errno != 0) {
         proc_maps_free(maps, n);
         errno = read_errno;
