@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "Messages.h"
 #include "SourcePath.h"
 #include "os/File.h"
@@ -224,14 +225,8 @@ static void add_entry(Walk *w, Dwarf_Die die, Dwarf_Addr vaddr, bool function)
     Dwarf_Unsigned file_no, line;
     die_decl(w, die, &name, &file_no, &line);
     DwarfIndex *ix = w->ix;
-    if (ix->n_entries == ix->cap_entries) {
-        size_t cap = ix->cap_entries ? 2 * ix->cap_entries : 256;
-        DwarfEntry *grown = realloc(ix->entries, cap * sizeof *grown);
-        if (grown == NULL)
-            rts_panic("provenance: out of C heap (%zu DWARF entries)", cap);
-        ix->entries = grown;
-        ix->cap_entries = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(ix->entries, ix->cap_entries, ix->n_entries + 1, 256) != 0)
+        rts_panic("provenance: out of C heap (%zu DWARF entries)", ix->n_entries);
     ix->entries[ix->n_entries++] = (DwarfEntry){
         .vaddr = vaddr,
         .name = name != NULL ? str_arena_copy(&ix->strings, name) : "",

@@ -26,6 +26,7 @@
 
 #include "DwarfIndex.h"
 #include "ElfSymbols.h"
+#include "GrowArray.h"
 #include "Messages.h"
 #include "ProvenanceMaps.h"
 #include "WordMap.h"
@@ -71,7 +72,7 @@ typedef struct {
 } Location;
 
 static ProvObject **objects;   /* every file seen in the mappings, never moved */
-static size_t n_objects;
+static size_t n_objects, cap_objects;
 static ProvRange *ranges;      /* the mappings as last read */
 static size_t n_ranges;
 static WordMap resolved;       /* info table address -> Resolved * */
@@ -86,11 +87,9 @@ static ProvObject *object_for_path(const char *path, bool deleted)
     for (size_t i = 0; i < n_objects; i++)
         if (objects[i]->deleted == deleted && strcmp(objects[i]->path, path) == 0)
             return objects[i];
-    ProvObject **grown = realloc(objects, (n_objects + 1) * sizeof *objects);
     ProvObject *o = calloc(1, sizeof *o);
-    if (grown == NULL || o == NULL)
+    if (GROW_ARRAY_RESERVE_MIN(objects, cap_objects, n_objects + 1, 16) != 0 || o == NULL)
         rts_panic("provenance: out of C heap (%zu files)", n_objects + 1);
-    objects = grown;
     o->path = strdup(path);
     o->deleted = deleted;
     if (o->path == NULL)
@@ -421,6 +420,6 @@ void provenance_exit(void)
     free(ranges);
     objects = NULL;
     ranges = NULL;
-    n_objects = n_ranges = 0;
+    n_objects = n_ranges = cap_objects = 0;
     memset(&stats, 0, sizeof stats);
 }

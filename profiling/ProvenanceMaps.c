@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "Messages.h"
 #include "os/File.h"
 
@@ -60,13 +61,8 @@ int proc_maps_read(const char *maps_path, ProcMapping **out, size_t *n_out)
         const char *path;
         if (!parse_line(line, &m, &path))
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            ProcMapping *grown = realloc(maps, cap * sizeof *maps);
-            if (grown == NULL)
-                rts_panic("provenance: out of C heap (%zu mappings)", cap);
-            maps = grown;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(maps, cap, n + 1, 32) != 0)
+            rts_panic("provenance: out of C heap (%zu mappings)", n);
         m.path = strdup(path);
         if (m.path == NULL)
             rts_panic("provenance: out of C heap copying a mapping's path");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "MBlock.h"
 #include "MutList.h"
 #include "Provenance.h"
@@ -137,14 +138,8 @@ static bool index_built;
 
 static void index_add(const BlockDesc *bd, uint8_t kind)
 {
-    if (index_n == index_cap) {
-        size_t cap = index_cap ? index_cap * 2 : 1024;
-        IndexEntry *e = realloc(index_entries, cap * sizeof *e);
-        if (e == NULL)
-            return;   /* index_n stays: index_ok() reports the shortfall */
-        index_entries = e;
-        index_cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(index_entries, index_cap, index_n + 1, 1024) != 0)
+        return;   /* index_n stays: index_ok() reports the shortfall */
     index_entries[index_n++] = (IndexEntry){bd, kind};
 }
 
@@ -409,14 +404,8 @@ static size_t n_saved, cap_saved;
 
 void debug_saved_add(StgClosure *c)
 {
-    if (n_saved == cap_saved) {
-        size_t cap = cap_saved ? 2 * cap_saved : 16;
-        StgStablePtr *s = realloc(saved, cap * sizeof *s);
-        if (s == NULL)
-            return;
-        saved = s;
-        cap_saved = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(saved, cap_saved, n_saved + 1, 16) != 0)
+        return;
     saved[n_saved++] = getStablePtr(c);
 }
 
