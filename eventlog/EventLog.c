@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "Messages.h"
 #include "os/Clock.h"
+#include "os/Process.h"
 #include "strata/Config.h"
 #include "strata/EventLogFormat.h"
 
@@ -482,8 +482,8 @@ bool eventlog_start(const EventLogConfig *config, int argc, char **argv)
     post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_CLOCKDOMAIN, 0);
     post_cap_event(EVENT_CAP_CREATE, 0);
     post_wall_clock_time();
-    post_capset_u32(EVENT_OSPROCESS_PID, STRATA_CAPSET_OSPROCESS, (uint32_t)getpid());
-    post_capset_u32(EVENT_OSPROCESS_PPID, STRATA_CAPSET_OSPROCESS, (uint32_t)getppid());
+    post_capset_u32(EVENT_OSPROCESS_PID, STRATA_CAPSET_OSPROCESS, (uint32_t)os_process_id());
+    post_capset_u32(EVENT_OSPROCESS_PPID, STRATA_CAPSET_OSPROCESS, (uint32_t)os_process_parent_id());
     post_rts_identifier();
     post_program_args(argc, argv);
     post_heap_info();

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "Messages.h"
 #include "EventLog.h"
 #include "os/File.h"
@@ -166,17 +167,9 @@ static bool mem_write(const void *bytes, size_t n)
         writer_report_failure("<memory>", ENOSPC);
         return false;
     }
-    if (mem_len + n > mem_cap) {
-        size_t cap = mem_cap ? mem_cap : 4096;
-        while (cap < mem_len + n)
-            cap *= 2;
-        uint8_t *p = realloc(mem_bytes, cap);
-        if (p == NULL) {
-            writer_report_failure("<memory>", ENOMEM);
-            return false;
-        }
-        mem_bytes = p;
-        mem_cap = cap;
+    if (GROW_ARRAY_RESERVE_MIN(mem_bytes, mem_cap, mem_len + n, 4096) != 0) {
+        writer_report_failure("<memory>", ENOMEM);
+        return false;
     }
     memcpy(mem_bytes + mem_len, bytes, n);
     mem_len += n;

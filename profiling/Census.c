@@ -21,7 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+<<<<<<< HEAD
 #include "HeapIter.h"
+=======
+#include "GrowArray.h"
+>>>>>>> os-confine
 #include "Messages.h"
 #include "Provenance.h"
 #include "Storage.h"
@@ -46,14 +50,8 @@ void census_free(Census *c)
 
 static size_t bucket_new(Census *c, const char *label, const StgInfoTable *info)
 {
-    if (c->n_buckets == c->cap_buckets) {
-        size_t cap = c->cap_buckets ? 2 * c->cap_buckets : 64;
-        CensusBucket *b = realloc(c->buckets, cap * sizeof *b);
-        if (b == NULL)
-            rts_panic("census: out of C heap (buckets=%zu)", cap);
-        c->buckets = b;
-        c->cap_buckets = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(c->buckets, c->cap_buckets, c->n_buckets + 1, 64) != 0)
+        rts_panic("census: out of C heap (buckets=%zu)", c->n_buckets);
     char *copy = strdup(label);
     if (copy == NULL)
         rts_panic("census: out of C heap copying a label");

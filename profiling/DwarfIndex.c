@@ -21,17 +21,16 @@
  */
 #include "DwarfIndex.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "GrowArray.h"
 #include "Messages.h"
 #include "SourcePath.h"
+#include "os/File.h"
 
 /* Deeper nesting than this is not C (and may be a corrupt tree). */
 #define WALK_MAX_DEPTH 64
@@ -226,14 +225,8 @@ static void add_entry(Walk *w, Dwarf_Die die, Dwarf_Addr vaddr, bool function)
     Dwarf_Unsigned file_no, line;
     die_decl(w, die, &name, &file_no, &line);
     DwarfIndex *ix = w->ix;
-    if (ix->n_entries == ix->cap_entries) {
-        size_t cap = ix->cap_entries ? 2 * ix->cap_entries : 256;
-        DwarfEntry *grown = realloc(ix->entries, cap * sizeof *grown);
-        if (grown == NULL)
-            rts_panic("provenance: out of C heap (%zu DWARF entries)", cap);
-        ix->entries = grown;
-        ix->cap_entries = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(ix->entries, ix->cap_entries, ix->n_entries + 1, 256) != 0)
+        rts_panic("provenance: out of C heap (%zu DWARF entries)", ix->n_entries);
     ix->entries[ix->n_entries++] = (DwarfEntry){
         .vaddr = vaddr,
         .name = name != NULL ? str_arena_copy(&ix->strings, name) : "",
@@ -465,9 +458,10 @@ static int entry_order(const void *a, const void *b)
 
 bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why, size_t why_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+    int fd;
+    int open_err = os_file_open_read(path, &fd);
+    if (open_err != 0) {
+        snprintf(why, why_len, "cannot open %s: %s", path, strerror(open_err));
         return false;
     }
     Walk w = {.ix = ix, .deep = deep, .why = why, .why_len = why_len};
@@ -481,7 +475,7 @@ bool dwarf_index_build(const char *path, bool deep, DwarfIndex *ix, char *why, s
     } else if (res == DW_DLV_ERROR) {
         walk_fail(&w, "opening its DWARF", err);
     }
-    close(fd);
+    os_file_close(fd);
     if (ix->n_entries > 1)
         qsort(ix->entries, ix->n_entries, sizeof *ix->entries, entry_order);
     ix->bytes = ix->cap_entries * sizeof *ix->entries + ix->strings.bytes;

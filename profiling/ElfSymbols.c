@@ -11,16 +11,14 @@
  */
 #include "ElfSymbols.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "Messages.h"
+#include "os/File.h"
 
 /* Where separate debug files live (Debian's debug packages and gdb's
  * default). */
@@ -59,9 +57,10 @@ static bool elf_file_open(const char *path, ElfFile *f, char *why, size_t why_le
         version_set = true;
     }
     f->elf = NULL;
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+    f->fd = -1;
+    int err = os_file_open_read(path, &f->fd);
+    if (err != 0) {
+        snprintf(why, why_len, "cannot open %s: %s", path, strerror(err));
         return false;
     }
     f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
@@ -78,7 +77,7 @@ static void elf_file_close(ElfFile *f)
     if (f->elf != NULL)
         elf_end(f->elf);
     if (f->fd >= 0)
-        close(f->fd);
+        os_file_close(f->fd);
     f->elf = NULL;
     f->fd = -1;
 }
@@ -222,13 +221,18 @@ static bool file_crc32(int fd, uint32_t *crc)
 {
     unsigned char buf[65536];
     uint32_t c = 0;
-    ssize_t k;
-    if (lseek(fd, 0, SEEK_SET) != 0)
-        return false;
-    while ((k = read(fd, buf, sizeof buf)) > 0)
-        c = crc32_update(c, buf, (size_t)k);
+    uint64_t offset = 0;
+    for (;;) {
+        size_t k;
+        if (os_file_read_at(fd, offset, buf, sizeof buf, &k) != 0)
+            return false;
+        if (k == 0)
+            break;
+        c = crc32_update(c, buf, k);
+        offset += k;
+    }
     *crc = c;
-    return k == 0;
+    return true;
 }
 
 /* Opens candidate as the debug file of a file scanned into main; true if
@@ -236,7 +240,7 @@ static bool file_crc32(int fd, uint32_t *crc)
 static bool debug_file_try(const char *candidate, const ElfScan *main, bool by_build_id,
                            ElfFile *df, ElfScan *ds)
 {
-    if (access(candidate, R_OK) != 0)
+    if (os_path_readable(candidate) != 0)
         return false;   /* missing: the usual case, nothing to say */
     char why[512];
     if (!elf_file_open(candidate, df, why, sizeof why)) {

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "Messages.h"
+#include "os/File.h"
 
 static FILE *hp = NULL;
 static char *hp_path = NULL;
@@ -33,7 +34,7 @@ static void check_write(void)
     if (hp != NULL && ferror(hp)) {
         rts_error("heap profile: cannot write %s: %s; continuing without it", hp_path,
                   strerror(errno));
-        fclose(hp);
+        os_stdio_close(hp);
         hp = NULL;
     }
 }
@@ -45,9 +46,10 @@ bool hp_file_is_open(void)
 
 bool hp_file_open(const char *path, const char *job)
 {
-    hp = fopen(path, "w");
-    if (hp == NULL) {
-        rts_error("heap profile: cannot open %s: %s", path, strerror(errno));
+    int err = os_stdio_open(path, "w", &hp);
+    if (err != 0) {
+        hp = NULL;
+        rts_error("heap profile: cannot open %s: %s", path, strerror(err));
         return false;
     }
     free(hp_path);
@@ -95,8 +97,9 @@ void hp_file_close(double secs)
         return;
     fprintf(hp, "BEGIN_SAMPLE %.2f\nEND_SAMPLE %.2f\n", secs, secs);
     check_write();
-    if (hp != NULL && fclose(hp) != 0)
-        rts_error("heap profile: cannot write %s: %s", hp_path, strerror(errno));
+    int err = hp != NULL ? os_stdio_close(hp) : 0;
+    if (err != 0)
+        rts_error("heap profile: cannot write %s: %s", hp_path, strerror(err));
     hp = NULL;
     free(hp_path);
     hp_path = NULL;

@@ -23,14 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "DwarfIndex.h"
 #include "ElfSymbols.h"
+#include "GrowArray.h"
 #include "Messages.h"
 #include "ProvenanceMaps.h"
 #include "WordMap.h"
 #include "os/Clock.h"
+#include "os/Process.h"
 
 #define PROC_MAPS_PATH "/proc/self/maps"
 #define PROC_SELF_EXE "/proc/self/exe"
@@ -71,7 +72,7 @@ typedef struct {
 } Location;
 
 static ProvObject **objects;   /* every file seen in the mappings, never moved */
-static size_t n_objects;
+static size_t n_objects, cap_objects;
 static ProvRange *ranges;      /* the mappings as last read */
 static size_t n_ranges;
 static WordMap resolved;       /* info table address -> Resolved * */
@@ -86,11 +87,9 @@ static ProvObject *object_for_path(const char *path, bool deleted)
     for (size_t i = 0; i < n_objects; i++)
         if (objects[i]->deleted == deleted && strcmp(objects[i]->path, path) == 0)
             return objects[i];
-    ProvObject **grown = realloc(objects, (n_objects + 1) * sizeof *objects);
     ProvObject *o = calloc(1, sizeof *o);
-    if (grown == NULL || o == NULL)
+    if (GROW_ARRAY_RESERVE_MIN(objects, cap_objects, n_objects + 1, 16) != 0 || o == NULL)
         rts_panic("provenance: out of C heap (%zu files)", n_objects + 1);
-    objects = grown;
     o->path = strdup(path);
     o->deleted = deleted;
     if (o->path == NULL)
@@ -155,10 +154,8 @@ static void object_index_dwarf(ProvObject *o, bool deep)
 static bool is_deleted_self(const char *path)
 {
     char exe[4096];
-    ssize_t n = readlink(PROC_SELF_EXE, exe, sizeof exe - 1);
-    if (n <= 0)
+    if (os_process_exe_path(exe, sizeof exe) != 0 || exe[0] == '\0')
         return false;
-    exe[n] = '\0';
     size_t len = strlen(path);
     return strncmp(exe, path, len) == 0 && strcmp(exe + len, " (deleted)") == 0;
 }
@@ -423,6 +420,6 @@ void provenance_exit(void)
     free(ranges);
     objects = NULL;
     ranges = NULL;
-    n_objects = n_ranges = 0;
+    n_objects = n_ranges = cap_objects = 0;
     memset(&stats, 0, sizeof stats);
 }

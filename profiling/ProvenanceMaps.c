@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "Messages.h"
+#include "os/File.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -44,9 +46,12 @@ static bool parse_line(char *line, ProcMapping *m, const char **path)
 
 int proc_maps_read(const char *maps_path, ProcMapping **out, size_t *n_out)
 {
-    FILE *f = fopen(maps_path, "r");
-    if (f == NULL)
+    FILE *f;
+    int open_err = os_stdio_open(maps_path, "r", &f);
+    if (open_err != 0) {
+        errno = open_err;
         return -1;
+    }
     ProcMapping *maps = NULL;
     size_t n = 0, cap = 0;
     char *line = NULL;
@@ -56,13 +61,8 @@ int proc_maps_read(const char *maps_path, ProcMapping **out, size_t *n_out)
         const char *path;
         if (!parse_line(line, &m, &path))
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 32;
-            ProcMapping *grown = realloc(maps, cap * sizeof *maps);
-            if (grown == NULL)
-                rts_panic("provenance: out of C heap (%zu mappings)", cap);
-            maps = grown;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(maps, cap, n + 1, 32) != 0)
+            rts_panic("provenance: out of C heap (%zu mappings)", n);
         m.path = strdup(path);
         if (m.path == NULL)
             rts_panic("provenance: out of C heap copying a mapping's path");
@@ -70,7 +70,7 @@ int proc_maps_read(const char *maps_path, ProcMapping **out, size_t *n_out)
     }
     int read_errno = ferror(f) ? errno : 0;
     free(line);
-    fclose(f);
+    os_stdio_close(f);
     if (read_errno != 0) {
         proc_maps_free(maps, n);
         errno = read_errno;

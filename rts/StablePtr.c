@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include "GrowArray.h"
 #include "Messages.h"
 #include "strata/Roots.h"
 
@@ -23,17 +24,15 @@ static int entry_is_free(StgWord e)
 
 static void table_grow(void)
 {
-    StgWord cap = capacity ? capacity * 2 : 64;
-    StgWord *t = realloc(table, cap * sizeof *t);
-    if (t == NULL)
+    size_t cap = capacity;
+    if (GROW_ARRAY_RESERVE_MIN(table, cap, capacity + 1, 64) != 0)
         rts_panic("out of C heap growing the stable pointer table (entries=%lu)",
-                  (unsigned long)cap);
+                  (unsigned long)capacity);
     /* Thread the new entries onto the free list in index order. */
     for (StgWord i = capacity; i < cap; i++)
-        t[i] = ((i + 2) << 1) | 1;   /* next free: entry i + 1 */
-    t[cap - 1] = (free_head << 1) | 1;
+        table[i] = ((i + 2) << 1) | 1;   /* next free: entry i + 1 */
+    table[cap - 1] = (free_head << 1) | 1;
     free_head = capacity + 1;
-    table = t;
     capacity = cap;
 }
 

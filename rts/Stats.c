@@ -11,7 +11,6 @@
  */
 #include "Stats.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "Messages.h"
 #include "RtsFlags.h"
 #include "os/Clock.h"
+#include "os/File.h"
 
 /* ----------------------------------------------------------------------
  * State
@@ -357,9 +357,10 @@ bool stats_open_output(void)
         st.out = stderr;
         st.out_owned = false;
     } else {
-        FILE *f = fopen(file, "w");
-        if (f == NULL) {
-            rts_error("cannot open stats file %s: %s", file, strerror(errno));
+        FILE *f;
+        int err = os_stdio_open(file, "w", &f);
+        if (err != 0) {
+            rts_error("cannot open stats file %s: %s", file, strerror(err));
             return false;
         }
         st.out = f;
@@ -378,9 +379,10 @@ void stats_close_output(void)
     if (st.out == NULL)
         return;
     if (st.out_owned) {
-        if (fclose(st.out) != 0)
+        int err = os_stdio_close(st.out);
+        if (err != 0)
             rts_error("stats: closing the stats file failed (file=%s, error=%s)",
-                      rts_flags.stats_file ? rts_flags.stats_file : "?", strerror(errno));
+                      rts_flags.stats_file ? rts_flags.stats_file : "?", strerror(err));
     } else {
         fflush(st.out);
     }

@@ -17,6 +17,13 @@
 #   utils/...                   the tools                -> includes, wire,
 #                                                           the reader, utils/
 # Tests, examples and benchmarks may include anything and are not read.
+#
+# OS headers: only support/os/ may include the headers of OS calls
+# (<sys/...>, <unistd.h>, <fcntl.h>, <poll.h>, <pthread.h>, <link.h>,
+# <dlfcn.h>, <dirent.h>, <sched.h>, <semaphore.h>); every other runtime
+# layer reaches the OS through support/os/'s os_ calls.  The C library's
+# own headers (<stdio.h>, <time.h>, ...) stay allowed everywhere, and the
+# tools (utils/) are programs, not the runtime, so they are not held to it.
 set -euo pipefail
 
 src=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -82,6 +89,15 @@ while IFS= read -r h; do
 done < <(find includes support wire sm eventlog profiling rts utils -name '*.h' \
     -not -path '*/node_modules/*' 2>/dev/null | sort)
 
+# os_header NAME: true if <NAME> declares OS calls (see above).
+os_header() {
+    case $1 in
+    sys/* | unistd.h | fcntl.h | poll.h | pthread.h | link.h | dlfcn.h | dirent.h | \
+        sched.h | semaphore.h) return 0 ;;
+    *) return 1 ;;
+    esac
+}
+
 violations=0
 checked=0
 while IFS= read -r f; do
@@ -90,6 +106,20 @@ while IFS= read -r f; do
     lineno=0
     while IFS= read -r line; do
         lineno=$((lineno + 1))
+        if [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<([^\>]+)\> ]]; then
+            name=${BASH_REMATCH[1]}
+            case $f in
+            support/os/* | utils/*) ;;
+            *)
+                if os_header "$name"; then
+                    printf '%s:%d: layer %s includes <%s>, an OS header: only support/os/ may; call an os_ function instead\n' \
+                        "$f" "$lineno" "$from" "$name" >&2
+                    violations=$((violations + 1))
+                fi
+                ;;
+            esac
+            continue
+        fi
         [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]] || continue
         name=${BASH_REMATCH[1]}
         target=${header_path[$name]:-}

@@ -13,6 +13,7 @@
 #include "BlockAlloc.h"
 #include "Evac.h"
 #include "GCPrivate.h"
+#include "GrowArray.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
@@ -54,11 +55,10 @@ void gc_request_tally(LiveTally *t)
 void gc_push_scan_queue(BlockDesc *bd)
 {
     if (gct.scan_queue_len == gct.scan_queue_cap) {
-        StgWord cap = gct.scan_queue_cap ? 2 * gct.scan_queue_cap : 256;
-        BlockDesc **q = realloc(gct.scan_queue, cap * sizeof *q);
-        if (q == NULL)
-            rts_panic("out of C heap growing the GC scan queue (entries=%lu)", (unsigned long)cap);
-        gct.scan_queue = q;
+        size_t cap = gct.scan_queue_cap;
+        if (GROW_ARRAY_RESERVE_MIN(gct.scan_queue, cap, gct.scan_queue_len + 1, 256) != 0)
+            rts_panic("out of C heap growing the GC scan queue (entries=%lu)",
+                      (unsigned long)gct.scan_queue_len);
         gct.scan_queue_cap = cap;
     }
     gct.scan_queue[gct.scan_queue_len++] = bd;

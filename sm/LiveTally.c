@@ -23,7 +23,11 @@
 #include <string.h>
 
 #include "ClosureSize.h"
+<<<<<<< HEAD
 #include "HeapIter.h"
+=======
+#include "GrowArray.h"
+>>>>>>> os-confine
 #include "Messages.h"
 
 void live_tally_init(LiveTally *t, uint64_t era_lo, uint64_t era_hi)
@@ -55,14 +59,8 @@ static void flush_slot(LiveTally *t, LiveTallySlot *s)
     bool found;
     StgWord *ix = word_map_slot(&t->index, (uint64_t)(uintptr_t)s->info, &found);
     if (!found) {
-        if (t->n_entries == t->cap_entries) {
-            size_t cap = t->cap_entries ? 2 * t->cap_entries : 64;
-            LiveTallyEntry *e = realloc(t->entries, cap * sizeof *e);
-            if (e == NULL)
-                rts_panic("live tally: out of C heap (entries=%zu)", cap);
-            t->entries = e;
-            t->cap_entries = cap;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(t->entries, t->cap_entries, t->n_entries + 1, 64) != 0)
+            rts_panic("live tally: out of C heap (entries=%zu)", t->n_entries);
         *ix = t->n_entries;
         t->entries[t->n_entries++] = (LiveTallyEntry){s->info, 0, 0};
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "BlockAlloc.h"
+#include "GrowArray.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "WordMap.h"
@@ -57,12 +58,10 @@ void static_roots_add(StgClosure *p)
     if (found)
         return;
     if (static_roots_count == static_roots_capacity) {
-        StgWord cap = static_roots_capacity ? 2 * static_roots_capacity : 64;
-        StgClosure **n = realloc(static_roots, cap * sizeof *n);
-        if (n == NULL)
+        size_t cap = static_roots_capacity;
+        if (GROW_ARRAY_RESERVE_MIN(static_roots, cap, static_roots_count + 1, 64) != 0)
             rts_panic("out of C heap growing the static root list (entries=%lu)",
                       (unsigned long)static_roots_count);
-        static_roots = n;
         static_roots_capacity = cap;
     }
     static_roots[static_roots_count++] = p;

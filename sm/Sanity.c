@@ -22,6 +22,7 @@
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
 #include "GC.h"
+#include "GrowArray.h"
 #include "HeapIter.h"
 #include "os/Image.h"
 #include "MBlock.h"
@@ -144,11 +145,11 @@ static void collect_remembered(void)
     for (unsigned g = 0; g < storage_n_gens; g++) {
         MUT_LIST_FOR_EACH(storage_gens[g].mut_list, c, {
             if (n_remembered == cap_remembered) {
-                cap_remembered = cap_remembered ? 2 * cap_remembered : 1024;
-                remembered = realloc(remembered, cap_remembered * sizeof *remembered);
-                if (remembered == NULL)
+                size_t cap = cap_remembered;
+                if (GROW_ARRAY_RESERVE_MIN(remembered, cap, n_remembered + 1, 1024) != 0)
                     fail("out of C heap (remembered set of %lu entries)",
-                         (unsigned long)cap_remembered);
+                         (unsigned long)n_remembered);
+                cap_remembered = cap;
             }
             remembered[n_remembered++] = (StgWord)c;
         });

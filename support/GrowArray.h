@@ -19,4 +19,8 @@ int grow_array_reserve(void **items, size_t *capacity, size_t n_needed, size_t e
 #define GROW_ARRAY_RESERVE(arr, cap, n) \
     grow_array_reserve((void **)&(arr), &(cap), (n), sizeof *(arr), 16)
 
+/* The typed form with the site's own first capacity. */
+#define GROW_ARRAY_RESERVE_MIN(arr, cap, n, min_capacity) \
+    grow_array_reserve((void **)&(arr), &(cap), (n), sizeof *(arr), (min_capacity))
+
 #endif /* STRATA_GROWARRAY_H */

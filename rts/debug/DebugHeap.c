@@ -8,20 +8,22 @@
  */
 #include "DebugHeap.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
+<<<<<<< HEAD
 #include "HeapIter.h"
+=======
+#include "GrowArray.h"
+>>>>>>> os-confine
 #include "MBlock.h"
 #include "MutList.h"
 #include "Provenance.h"
 #include "Roots.h"
 #include "StablePtr.h"
 #include "Storage.h"
+#include "os/Process.h"
 #include "strata/Debug.h"
 #include "strata/Roots.h"
 
@@ -32,49 +34,12 @@
  * Reading memory that may not be mapped
  * ---------------------------------------------------------------------- */
 
-/* Note [Safe reads]
- * ~~~~~~~~~~~~~~~~~
- * Info tables, static closures and the strings of root sites live outside
- * the heap, at addresses a client sends us.  Reading them directly could
- * fault, so they are copied with process_vm_readv on our own pid, which
- * the kernel answers with EFAULT for an unmapped page instead of a signal.
- * Where that call is not allowed (seccomp, old kernels) a write() of the
- * range into a pipe does the same check. */
-
-static bool safe_read_pipe(void *dst, uint64_t addr, size_t n)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        return false;
-    bool ok = true;
-    size_t done = 0;
-    while (ok && done < n) {
-        size_t chunk = n - done < 4096 ? n - done : 4096;
-        ssize_t w = write(fds[1], (const void *)(uintptr_t)(addr + done), chunk);
-        if (w <= 0 || read(fds[0], (char *)dst + done, (size_t)w) != w)
-            ok = false;
-        else
-            done += (size_t)w;
-    }
-    close(fds[0]);
-    close(fds[1]);
-    return ok;
-}
-
+/* Info tables, static closures and the strings of root sites live outside
+ * the heap, at addresses a client sends us: they are copied without
+ * faulting (see Note [Safe reads] in support/os/Process.c). */
 bool debug_safe_read(void *dst, uint64_t addr, size_t n)
 {
-    if (n == 0)
-        return true;
-    if (addr == 0 || addr + n < addr)
-        return false;
-    struct iovec local = {dst, n};
-    struct iovec remote = {(void *)(uintptr_t)addr, n};
-    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-    if (got == (ssize_t)n)
-        return true;
-    if (got < 0 && (errno == ENOSYS || errno == EPERM))
-        return safe_read_pipe(dst, addr, n);
-    return false;
+    return os_process_read_memory(dst, addr, n) == 0;
 }
 
 /* A NUL-terminated string at addr, cut to cap - 1 bytes; "" if unreadable.
@@ -177,14 +142,8 @@ static bool index_built;
 
 static void index_add(const BlockDesc *bd, uint8_t kind)
 {
-    if (index_n == index_cap) {
-        size_t cap = index_cap ? index_cap * 2 : 1024;
-        IndexEntry *e = realloc(index_entries, cap * sizeof *e);
-        if (e == NULL)
-            return;   /* index_n stays: index_ok() reports the shortfall */
-        index_entries = e;
-        index_cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(index_entries, index_cap, index_n + 1, 1024) != 0)
+        return;   /* index_n stays: index_ok() reports the shortfall */
     index_entries[index_n++] = (IndexEntry){bd, kind};
 }
 
@@ -450,14 +409,8 @@ static size_t n_saved, cap_saved;
 
 void debug_saved_add(StgClosure *c)
 {
-    if (n_saved == cap_saved) {
-        size_t cap = cap_saved ? 2 * cap_saved : 16;
-        StgStablePtr *s = realloc(saved, cap * sizeof *s);
-        if (s == NULL)
-            return;
-        saved = s;
-        cap_saved = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(saved, cap_saved, n_saved + 1, 16) != 0)
+        return;
     saved[n_saved++] = getStablePtr(c);
 }
 

@@ -4,24 +4,17 @@
  * Relies on the storage manager's attention request (Note [The allocation
  * limit] in sm/Storage.c) to stop the mutator at a safe point, on
  * DebugRequest.c to decode requests and on DebugHeap.c to answer the ones
- * that read the heap.  See docs/design/debugger.md and
+ * that read the heap, and on support/os/ (Socket, Thread, File, Process) for
+ * every OS call.  See docs/design/debugger.md and
  * docs/debug-protocol.md.
  */
 #include "DebugServer.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "DebugHeap.h"
 #include "DebugRequest.h"
@@ -31,6 +24,11 @@
 #include "Roots.h"
 #include "RtsFlags.h"
 #include "Storage.h"
+#include "os/Clock.h"
+#include "os/File.h"
+#include "os/Process.h"
+#include "os/Socket.h"
+#include "os/Thread.h"
 #include "strata/Debug.h"
 
 /* Note [Pausing at a safe point]
@@ -53,26 +51,19 @@
 
 typedef enum { RUNNING, PAUSE_REQUESTED, PAUSED } PauseState;
 
-static pthread_mutex_t pause_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pause_changed = PTHREAD_COND_INITIALIZER;
+static OsMutex pause_lock = OS_MUTEX_INIT;
+static OsCond pause_changed = OS_COND_INIT;
 static PauseState pause_state = RUNNING;        /* under pause_lock */
 static atomic_bool xpause_wanted;               /* pause_state != RUNNING */
 static uint64_t pause_requested_ns, paused_ns;  /* under pause_lock */
 
 static bool running;              /* thread started; mutator-owned */
-static pthread_t server_thread;
+static OsThread server_thread;
 static int listen_fd = -1;
 static int wake_fds[2] = {-1, -1};   /* hs_exit writes a byte to stop the thread */
-static char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-static dev_t socket_dev;             /* identity of the socket file we made, */
-static ino_t socket_ino;             /* so we never remove another's */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+static char socket_path[OS_SOCKET_PATH_MAX + 1];
+static uint64_t socket_dev;          /* identity of the socket file we made, */
+static uint64_t socket_ino;          /* so we never remove another's */
 
 /* ----------------------------------------------------------------------
  * The mutator's side
@@ -82,17 +73,17 @@ void debug_server_serve_attention(void)
 {
     if (!atomic_load_explicit(&xpause_wanted, memory_order_acquire))
         return;
-    pthread_mutex_lock(&pause_lock);
+    os_mutex_lock(&pause_lock);
     if (pause_state == PAUSE_REQUESTED) {
         storage_sync_nursery();
         roots_sync_stack();
         pause_state = PAUSED;
-        paused_ns = now_ns();
-        pthread_cond_broadcast(&pause_changed);
+        paused_ns = clock_elapsed_ns();
+        os_cond_broadcast(&pause_changed);
         while (pause_state == PAUSED)
-            pthread_cond_wait(&pause_changed, &pause_lock);
+            os_cond_wait(&pause_changed, &pause_lock);
     }
-    pthread_mutex_unlock(&pause_lock);
+    os_mutex_unlock(&pause_lock);
 }
 
 /* Back to RUNNING (resume, cancel, disconnect, stop).  Under pause_lock. */
@@ -101,7 +92,7 @@ static void resume_locked(void)
     pause_state = RUNNING;
     atomic_store(&xpause_wanted, false);
     debug_heap_forget();
-    pthread_cond_broadcast(&pause_changed);
+    os_cond_broadcast(&pause_changed);
 }
 
 /* ----------------------------------------------------------------------
@@ -111,14 +102,11 @@ static void resume_locked(void)
 /* Waits until fd is readable; false if the stub is stopping or fd broke. */
 static bool wait_readable(int fd)
 {
-    struct pollfd p[2] = {{fd, POLLIN, 0}, {wake_fds[0], POLLIN, 0}};
+    OsPollFd p[2] = {{fd, 0}, {wake_fds[0], 0}};
     for (;;) {
-        int n = poll(p, 2, -1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || (p[1].revents & POLLIN))
+        if (os_poll(p, 2) != 0 || (p[1].ready & OS_POLL_READABLE))
             return false;
-        if (p[0].revents)
+        if (p[0].ready)
             return true;
     }
 }
@@ -129,28 +117,17 @@ static bool read_full(int fd, void *buf, size_t n)
     while (done < n) {
         if (!wait_readable(fd))
             return false;
-        ssize_t r = recv(fd, (char *)buf + done, n - done, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
+        size_t got;
+        if (os_socket_recv(fd, (char *)buf + done, n - done, &got) != 0 || got == 0)
             return false;
-        done += (size_t)r;
+        done += got;
     }
     return true;
 }
 
 static bool write_full(int fd, const void *buf, size_t n)
 {
-    size_t done = 0;
-    while (done < n) {
-        ssize_t w = send(fd, (const char *)buf + done, n - done, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        done += (size_t)w;
-    }
-    return true;
+    return os_socket_send_all(fd, buf, n) == 0;
 }
 
 static bool send_frame(int fd, int status, uint16_t cmd, const void *payload, size_t len)
@@ -190,9 +167,9 @@ static bool send_buf(void *env, int status, uint16_t cmd, const DebugBuf *b)
 
 static bool is_paused(void)
 {
-    pthread_mutex_lock(&pause_lock);
+    os_mutex_lock(&pause_lock);
     bool p = pause_state == PAUSED;
-    pthread_mutex_unlock(&pause_lock);
+    os_mutex_unlock(&pause_lock);
     return p;
 }
 
@@ -203,7 +180,7 @@ static void handle_version(DebugBuf *out)
     debug_buf_put_u32(out, (uint32_t)WORD_SIZE);
     debug_buf_put_u32(out, (uint32_t)BLOCK_SIZE);
     debug_buf_put_u32(out, (uint32_t)MBLOCK_SIZE);
-    debug_buf_put_u32(out, (uint32_t)getpid());
+    debug_buf_put_u32(out, (uint32_t)os_process_id());
     debug_buf_put_u32(out, paused ? 1 : 0);
     /* Mutator state: meaningful (and race-free) only while paused. */
     debug_buf_put_u64(out, paused ? storage_current_era : 0);
@@ -219,26 +196,19 @@ static int handle_pause(uint32_t timeout_ms, DebugBuf *out, char *err, size_t er
 {
     if (timeout_ms == 0)
         timeout_ms = PAUSE_DEFAULT_TIMEOUT_MS;
-    pthread_mutex_lock(&pause_lock);
+    os_mutex_lock(&pause_lock);
     if (pause_state == PAUSED) {
-        pthread_mutex_unlock(&pause_lock);
+        os_mutex_unlock(&pause_lock);
         debug_buf_put_u64(out, 0);
         return DEBUG_STATUS_OK;
     }
     pause_state = PAUSE_REQUESTED;
-    pause_requested_ns = now_ns();
+    pause_requested_ns = clock_elapsed_ns();
     atomic_store(&xpause_wanted, true);
     storage_request_attention();
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    OsDeadline deadline = os_deadline_after_ms(timeout_ms);
     while (pause_state == PAUSE_REQUESTED)
-        if (pthread_cond_timedwait(&pause_changed, &pause_lock, &deadline) == ETIMEDOUT)
+        if (os_cond_wait_until(&pause_changed, &pause_lock, &deadline) == ETIMEDOUT)
             break;
     int status = DEBUG_STATUS_OK;
     if (pause_state == PAUSED) {
@@ -251,17 +221,17 @@ static int handle_pause(uint32_t timeout_ms, DebugBuf *out, char *err, size_t er
                  "allocating, or it is exiting)", timeout_ms);
         status = DEBUG_STATUS_TIMEOUT;
     }
-    pthread_mutex_unlock(&pause_lock);
+    os_mutex_unlock(&pause_lock);
     return status;
 }
 
 static int handle_resume(char *err, size_t err_len)
 {
-    pthread_mutex_lock(&pause_lock);
+    os_mutex_lock(&pause_lock);
     bool was = pause_state == PAUSED;
     if (was)
         resume_locked();
-    pthread_mutex_unlock(&pause_lock);
+    os_mutex_unlock(&pause_lock);
     if (!was) {
         snprintf(err, err_len, "resume: the program is not paused");
         return DEBUG_STATUS_NOT_PAUSED;
@@ -334,15 +304,15 @@ static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
 /* The peer must be our own user (SO_PEERCRED). */
 static bool peer_allowed(int fd, char *why, size_t why_len)
 {
-    struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-        snprintf(why, why_len, "cannot read the peer's credentials (errno=%d)", errno);
+    uint32_t uid;
+    int err = os_socket_peer_uid(fd, &uid);
+    if (err != 0) {
+        snprintf(why, why_len, "cannot read the peer's credentials (errno=%d)", err);
         return false;
     }
-    if (cred.uid != getuid()) {
+    if (uid != os_process_uid()) {
         snprintf(why, why_len, "refused: uid %u may not debug a program of uid %u",
-                 (unsigned)cred.uid, (unsigned)getuid());
+                 (unsigned)uid, (unsigned)os_process_uid());
         return false;
     }
     return true;
@@ -350,13 +320,13 @@ static bool peer_allowed(int fd, char *why, size_t why_len)
 
 static int accept_client(void)
 {
-    int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0)
+    int fd;
+    if (os_socket_accept(listen_fd, &fd) != 0)
         return -1;
     char why[128];
     if (!peer_allowed(fd, why, sizeof why)) {
         send_error(fd, DEBUG_STATUS_REFUSED, 0, why);
-        close(fd);
+        os_socket_close(fd);
         return -1;
     }
     return fd;
@@ -368,47 +338,41 @@ static void serve_client(int fd)
 {
     DebugBuf frame = {0}, out = {0};
     for (;;) {
-        struct pollfd p[3] = {{fd, POLLIN, 0}, {wake_fds[0], POLLIN, 0}, {listen_fd, POLLIN, 0}};
-        int n = poll(p, 3, -1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || (p[1].revents & POLLIN))
+        OsPollFd p[3] = {{fd, 0}, {wake_fds[0], 0}, {listen_fd, 0}};
+        if (os_poll(p, 3) != 0 || (p[1].ready & OS_POLL_READABLE))
             break;
-        if (p[2].revents & POLLIN) {   /* a second client: one at a time */
-            int other = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-            if (other >= 0) {
+        if (p[2].ready & OS_POLL_READABLE) {   /* a second client: one at a time */
+            int other;
+            if (os_socket_accept(listen_fd, &other) == 0) {
                 char why[128];
                 if (peer_allowed(other, why, sizeof why))
                     send_error(other, DEBUG_STATUS_BUSY, 0,
                                "busy: another client is connected (one at a time)");
                 else
                     send_error(other, DEBUG_STATUS_REFUSED, 0, why);
-                close(other);
+                os_socket_close(other);
             }
         }
-        if (p[0].revents && !serve_request(fd, &frame, &out))
+        if (p[0].ready && !serve_request(fd, &frame, &out))
             break;
     }
-    close(fd);
+    os_socket_close(fd);
     debug_buf_free(&frame);
     debug_buf_free(&out);
-    pthread_mutex_lock(&pause_lock);
+    os_mutex_lock(&pause_lock);
     if (pause_state != RUNNING)
         resume_locked();
-    pthread_mutex_unlock(&pause_lock);
+    os_mutex_unlock(&pause_lock);
 }
 
 static void *server_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        struct pollfd p[2] = {{listen_fd, POLLIN, 0}, {wake_fds[0], POLLIN, 0}};
-        int n = poll(p, 2, -1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || (p[1].revents & POLLIN))
+        OsPollFd p[2] = {{listen_fd, 0}, {wake_fds[0], 0}};
+        if (os_poll(p, 2) != 0 || (p[1].ready & OS_POLL_READABLE))
             break;
-        if (p[0].revents & POLLIN) {
+        if (p[0].ready & OS_POLL_READABLE) {
             int fd = accept_client();
             if (fd >= 0)
                 serve_client(fd);
@@ -425,20 +389,21 @@ static void *server_main(void *arg)
  * closed to others. */
 static bool private_dir(const char *dir)
 {
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        rts_error("debug: cannot create the socket directory %s (errno=%d: %s)", dir, errno,
-                  strerror(errno));
+    int err = os_dir_create(dir, 0700);
+    if (err != 0 && err != EEXIST) {
+        rts_error("debug: cannot create the socket directory %s (errno=%d: %s)", dir, err,
+                  strerror(err));
         return false;
     }
-    struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    OsPathInfo st;
+    if (os_path_lstat(dir, &st) != 0 || st.kind != OS_PATH_DIRECTORY) {
         rts_error("debug: %s is not a directory", dir);
         return false;
     }
-    if (st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+    if (st.uid != os_process_uid() || (st.mode & 077) != 0) {
         rts_error("debug: the socket directory %s must belong to uid %u with mode 0700 "
-                  "(it has uid %u, mode %03o)", dir, (unsigned)getuid(), (unsigned)st.st_uid,
-                  (unsigned)(st.st_mode & 0777));
+                  "(it has uid %u, mode %03o)", dir, (unsigned)os_process_uid(),
+                  (unsigned)st.uid, (unsigned)(st.mode & 0777));
         return false;
     }
     return true;
@@ -454,7 +419,7 @@ static bool default_path(char *out, size_t cap)
     if (xdg != NULL && xdg[0] == '/') {
         n = snprintf(dir, sizeof dir, "%s/strata", xdg);
     } else {
-        n = snprintf(dir, sizeof dir, "/tmp/strata-%u", (unsigned)getuid());
+        n = snprintf(dir, sizeof dir, "/tmp/strata-%u", (unsigned)os_process_uid());
     }
     if (n < 0 || (size_t)n >= sizeof dir || !private_dir(dir))
         goto too_long_or_bad;
@@ -463,10 +428,10 @@ static bool default_path(char *out, size_t cap)
     if (n < 0 || (size_t)n >= sizeof dir - len || !private_dir(dir))
         goto too_long_or_bad;
     const char *prog = rts_prog_name != NULL ? rts_prog_name : "program";
-    n = snprintf(out, cap, "%s/%d-%s", dir, (int)getpid(), prog);
+    n = snprintf(out, cap, "%s/%d-%s", dir, os_process_id(), prog);
     if (n < 0 || (size_t)n >= cap) {
         rts_error("debug: the socket path %s/%d-%s is longer than %zu bytes", dir,
-                  (int)getpid(), prog, cap - 1);
+                  os_process_id(), prog, cap - 1);
         return false;
     }
     return true;
@@ -501,10 +466,10 @@ static bool choose_path(void)
  * program may have replaced a path we no longer use). */
 static void remove_socket_file(void)
 {
-    struct stat st;
-    if (socket_path[0] != '\0' && lstat(socket_path, &st) == 0 && st.st_dev == socket_dev &&
-        st.st_ino == socket_ino)
-        unlink(socket_path);
+    OsPathInfo st;
+    if (socket_path[0] != '\0' && os_path_lstat(socket_path, &st) == 0 &&
+        st.dev == socket_dev && st.ino == socket_ino)
+        os_path_unlink(socket_path);
 }
 
 static void unlink_at_exit(void)
@@ -512,59 +477,31 @@ static void unlink_at_exit(void)
     remove_socket_file();
 }
 
-/* Note [The socket appears with mode 0600]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * bind() creates the socket file with the process's umask, and a chmod
- * after it leaves a moment in which the socket has a wider mode (a test saw
- * it).  So the socket is bound under a temporary name next to the final
- * one, made 0600 and listening, then renamed into place: rename is atomic,
- * so whoever sees the path sees the finished socket.  If the temporary name
- * does not fit in sun_path, bind runs under umask 0177 instead (umask is
- * process-wide, so this is the fallback, not the rule). */
+/* The listening socket at socket_path, mode 0600 from the moment it
+ * appears (see Note [The socket appears with mode 0600] in
+ * support/os/Socket.c); -1 after saying why it could not be made. */
 static int listen_on_path(void)
 {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        rts_error("debug: socket() failed (errno=%d: %s)", errno, strerror(errno));
-        return -1;
+    OsListener l;
+    int err = os_socket_listen_unix(socket_path, 4, &l);
+    if (err == 0) {
+        socket_dev = l.dev;
+        socket_ino = l.ino;
+        return l.fd;
     }
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    char tmp_path[sizeof addr.sun_path];
-    int n = snprintf(tmp_path, sizeof tmp_path, "%s.%ld.new", socket_path, (long)getpid());
-    bool via_rename = n > 0 && (size_t)n < sizeof tmp_path;
-    const char *bind_path = via_rename ? tmp_path : socket_path;
-    strcpy(addr.sun_path, bind_path);
-    struct stat st;
-    if (lstat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode) && !via_rename)
-        unlink(socket_path);   /* a stale socket of a dead run (our pid now) */
-    if (via_rename && lstat(tmp_path, &st) == 0 && S_ISSOCK(st.st_mode))
-        unlink(tmp_path);
-    mode_t old_mask = 0;
-    if (!via_rename)
-        old_mask = umask(0177);
-    int bound_ok = bind(fd, (struct sockaddr *)&addr, sizeof addr);
-    int bind_errno = errno;
-    if (!via_rename)
-        umask(old_mask);
-    if (bound_ok != 0) {
-        rts_error("debug: cannot bind the socket %s (errno=%d: %s)", bind_path, bind_errno,
-                  strerror(bind_errno));
-        goto fail_bind;
+    switch (l.failed_step) {
+    case OS_LISTEN_SOCKET:
+        rts_error("debug: socket() failed (errno=%d: %s)", err, strerror(err));
+        break;
+    case OS_LISTEN_BIND:
+        rts_error("debug: cannot bind the socket %s (errno=%d: %s)", l.bind_path, err,
+                  strerror(err));
+        break;
+    case OS_LISTEN_SETUP:
+        rts_error("debug: cannot set up the socket %s (errno=%d: %s)", socket_path, err,
+                  strerror(err));
+        break;
     }
-    struct stat bound;
-    if (chmod(bind_path, 0600) != 0 || listen(fd, 4) != 0 ||
-        (via_rename && rename(tmp_path, socket_path) != 0) || lstat(socket_path, &bound) != 0) {
-        rts_error("debug: cannot set up the socket %s (errno=%d: %s)", socket_path, errno,
-                  strerror(errno));
-        goto fail_listen;
-    }
-    socket_dev = bound.st_dev;
-    socket_ino = bound.st_ino;
-    return fd;
-fail_listen:
-    unlink(bind_path);
-fail_bind:
-    close(fd);
     return -1;
 }
 
@@ -582,11 +519,12 @@ int rts_debug_start(void)
     listen_fd = listen_on_path();
     if (listen_fd < 0)
         goto fail_listen;
-    if (pipe2(wake_fds, O_CLOEXEC) != 0) {
-        rts_error("debug: pipe() failed (errno=%d)", errno);
+    int err = os_pipe(wake_fds);
+    if (err != 0) {
+        rts_error("debug: pipe() failed (errno=%d)", err);
         goto fail_pipe;
     }
-    int err = pthread_create(&server_thread, NULL, server_main, NULL);
+    err = os_thread_start(&server_thread, server_main, NULL);
     if (err != 0) {
         rts_error("debug: cannot start the stub's thread (errno=%d)", err);
         goto fail_thread;
@@ -598,13 +536,13 @@ int rts_debug_start(void)
     running = true;
     return 0;
 fail_thread:
-    close(wake_fds[0]);
-    close(wake_fds[1]);
+    os_file_close(wake_fds[0]);
+    os_file_close(wake_fds[1]);
     wake_fds[0] = wake_fds[1] = -1;
 fail_pipe:
-    close(listen_fd);
+    os_socket_close(listen_fd);
     listen_fd = -1;
-    unlink(socket_path);
+    os_path_unlink(socket_path);
 fail_listen:
     socket_path[0] = '\0';
     return -1;
@@ -635,16 +573,16 @@ bool debug_server_start_from_flags(void)
 void debug_server_stop(void)
 {
     if (running) {
-        ssize_t w = write(wake_fds[1], "x", 1);
-        (void)w;
-        pthread_mutex_lock(&pause_lock);
+        size_t written;
+        (void)os_file_write_all(wake_fds[1], "x", 1, &written);
+        os_mutex_lock(&pause_lock);
         if (pause_state != RUNNING)
             resume_locked();
-        pthread_mutex_unlock(&pause_lock);
-        pthread_join(server_thread, NULL);
-        close(listen_fd);
-        close(wake_fds[0]);
-        close(wake_fds[1]);
+        os_mutex_unlock(&pause_lock);
+        os_thread_join(server_thread);
+        os_socket_close(listen_fd);
+        os_file_close(wake_fds[0]);
+        os_file_close(wake_fds[1]);
         listen_fd = wake_fds[0] = wake_fds[1] = -1;
         remove_socket_file();
         socket_path[0] = '\0';

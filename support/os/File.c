@@ -1,13 +1,13 @@
 /*
- * support/os/File.c -- file creation, writing and truncation for the eventlog
- * writer (eventlog/EventLogWriter.c).  See File.h for the contract; the
- * calls are plain POSIX and unbuffered, so an error shows at the write
- * that caused it.
+ * support/os/File.c -- files and paths (see File.h for the contract and its
+ * users).  The descriptor calls are plain POSIX and unbuffered, so an
+ * error shows at the write that caused it.
  */
 #include "File.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -54,4 +54,84 @@ int os_file_truncate(int fd, uint64_t size_bytes)
 int os_file_close(int fd)
 {
     return close(fd) == 0 ? 0 : errno;
+}
+
+int os_file_open_read(const char *path, int *fd_out)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    *fd_out = fd;
+    return 0;
+}
+
+int os_file_read_at(int fd, uint64_t offset, void *buf, size_t n, size_t *got_out)
+{
+    if (offset > (uint64_t)INT64_MAX)
+        return EINVAL;
+    for (;;) {
+        ssize_t k = pread(fd, buf, n, (off_t)offset);
+        if (k >= 0) {
+            *got_out = (size_t)k;
+            return 0;
+        }
+        if (errno != EINTR)
+            return errno;
+    }
+}
+
+int os_pipe(int fds[2])
+{
+    return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno;
+}
+
+int os_path_lstat(const char *path, OsPathInfo *out)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno;
+    out->kind = S_ISREG(st.st_mode)    ? OS_PATH_REGULAR
+                : S_ISDIR(st.st_mode)  ? OS_PATH_DIRECTORY
+                : S_ISSOCK(st.st_mode) ? OS_PATH_SOCKET
+                : S_ISLNK(st.st_mode)  ? OS_PATH_SYMLINK
+                                       : OS_PATH_OTHER;
+    out->uid = (uint32_t)st.st_uid;
+    out->mode = (uint32_t)(st.st_mode & 07777);
+    out->dev = (uint64_t)st.st_dev;
+    out->ino = (uint64_t)st.st_ino;
+    return 0;
+}
+
+int os_path_readable(const char *path)
+{
+    return access(path, R_OK) == 0 ? 0 : errno;
+}
+
+int os_dir_create(const char *path, uint32_t mode)
+{
+    return mkdir(path, (mode_t)mode) == 0 ? 0 : errno;
+}
+
+int os_path_unlink(const char *path)
+{
+    return unlink(path) == 0 ? 0 : errno;
+}
+
+int os_path_rename(const char *from, const char *to)
+{
+    return rename(from, to) == 0 ? 0 : errno;
+}
+
+int os_stdio_open(const char *path, const char *mode, FILE **out)
+{
+    FILE *f = fopen(path, mode);
+    if (f == NULL)
+        return errno;
+    *out = f;
+    return 0;
+}
+
+int os_stdio_close(FILE *f)
+{
+    return fclose(f) == 0 ? 0 : errno;
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "GrowArray.h"
+
 typedef struct {
     uintptr_t start;   /* first byte of a PT_LOAD segment with PF_R */
     uintptr_t end;     /* one past its last byte in memory */
@@ -27,15 +29,9 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || ph->p_memsz == 0)
             continue;
-        if (n_segments == cap_segments) {
-            size_t cap = cap_segments ? 2 * cap_segments : 64;
-            Segment *n = realloc(segments, cap * sizeof *n);
-            if (n == NULL) {
-                table_failed = true;
-                return 1;   /* stops the iteration */
-            }
-            segments = n;
-            cap_segments = cap;
+        if (GROW_ARRAY_RESERVE_MIN(segments, cap_segments, n_segments + 1, 64) != 0) {
+            table_failed = true;
+            return 1;   /* stops the iteration */
         }
         uintptr_t start = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
         segments[n_segments++] = (Segment){start, start + (uintptr_t)ph->p_memsz};

@@ -1,0 +1,156 @@
+/*
+ * support/os/Socket.c -- Unix-domain sockets and poll for the debug stub
+ * (see Socket.h).  Relies on Linux's AF_UNIX sockets, SO_PEERCRED and
+ * accept4.
+ */
+#include "Socket.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+_Static_assert(OS_SOCKET_PATH_MAX + 1 == sizeof(((struct sockaddr_un *)0)->sun_path),
+               "OS_SOCKET_PATH_MAX is sun_path less its NUL");
+
+/* Note [The socket appears with mode 0600]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * bind() creates the socket file with the process's umask, and a chmod
+ * after it leaves a moment in which the socket has a wider mode (a test saw
+ * it).  So the socket is bound under a temporary name next to the final
+ * one, made 0600 and listening, then renamed into place: rename is atomic,
+ * so whoever sees the path sees the finished socket.  If the temporary name
+ * does not fit in sun_path, bind runs under umask 0177 instead (umask is
+ * process-wide, so this is the fallback, not the rule). */
+int os_socket_listen_unix(const char *path, int backlog, OsListener *l)
+{
+    l->fd = -1;
+    l->bind_path[0] = '\0';
+    if (strlen(path) > OS_SOCKET_PATH_MAX) {
+        l->failed_step = OS_LISTEN_BIND;
+        snprintf(l->bind_path, sizeof l->bind_path, "%s", path);
+        return ENAMETOOLONG;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        l->failed_step = OS_LISTEN_SOCKET;
+        return errno;
+    }
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    char tmp_path[sizeof addr.sun_path];
+    int n = snprintf(tmp_path, sizeof tmp_path, "%s.%ld.new", path, (long)getpid());
+    bool via_rename = n > 0 && (size_t)n < sizeof tmp_path;
+    const char *bind_path = via_rename ? tmp_path : path;
+    strcpy(addr.sun_path, bind_path);
+    strcpy(l->bind_path, bind_path);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && !via_rename)
+        unlink(path);   /* a stale socket of a dead run (our pid now) */
+    if (via_rename && lstat(tmp_path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(tmp_path);
+    mode_t old_mask = 0;
+    if (!via_rename)
+        old_mask = umask(0177);
+    int bound_ok = bind(fd, (struct sockaddr *)&addr, sizeof addr);
+    int err = errno;
+    if (!via_rename)
+        umask(old_mask);
+    if (bound_ok != 0) {
+        l->failed_step = OS_LISTEN_BIND;
+        goto fail_bind;
+    }
+    struct stat bound;
+    if (chmod(bind_path, 0600) != 0 || listen(fd, backlog) != 0 ||
+        (via_rename && rename(tmp_path, path) != 0) || lstat(path, &bound) != 0) {
+        err = errno;
+        l->failed_step = OS_LISTEN_SETUP;
+        goto fail_listen;
+    }
+    l->fd = fd;
+    l->dev = (uint64_t)bound.st_dev;
+    l->ino = (uint64_t)bound.st_ino;
+    return 0;
+fail_listen:
+    unlink(bind_path);
+fail_bind:
+    close(fd);
+    return err;
+}
+
+int os_socket_accept(int listen_fd, int *fd_out)
+{
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    *fd_out = fd;
+    return 0;
+}
+
+int os_socket_peer_uid(int fd, uint32_t *uid_out)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return errno;
+    *uid_out = (uint32_t)cred.uid;
+    return 0;
+}
+
+int os_socket_recv(int fd, void *buf, size_t n, size_t *got_out)
+{
+    for (;;) {
+        ssize_t r = recv(fd, buf, n, 0);
+        if (r >= 0) {
+            *got_out = (size_t)r;
+            return 0;
+        }
+        if (errno != EINTR)
+            return errno;
+    }
+}
+
+int os_socket_send_all(int fd, const void *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = send(fd, (const char *)buf + done, n - done, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return errno;
+        if (w == 0)
+            return EIO;   /* no progress */
+        done += (size_t)w;
+    }
+    return 0;
+}
+
+int os_socket_close(int fd)
+{
+    return close(fd) == 0 ? 0 : errno;
+}
+
+int os_poll(OsPollFd *fds, size_t n)
+{
+    struct pollfd p[8];
+    if (n > sizeof p / sizeof p[0])
+        return EINVAL;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (struct pollfd){fds[i].fd, POLLIN, 0};
+    for (;;) {
+        int k = poll(p, (nfds_t)n, -1);
+        if (k >= 0)
+            break;
+        if (errno != EINTR)
+            return errno;
+    }
+    for (size_t i = 0; i < n; i++)
+        fds[i].ready = ((p[i].revents & POLLIN) ? OS_POLL_READABLE : 0u) |
+                       ((p[i].revents & ~POLLIN) ? OS_POLL_OTHER : 0u);
+    return 0;
+}
