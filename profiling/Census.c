@@ -21,11 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-<<<<<<< HEAD
-#include "HeapIter.h"
-=======
 #include "GrowArray.h"
->>>>>>> os-confine
+#include "HeapIter.h"
 #include "Messages.h"
 #include "Provenance.h"
 #include "Storage.h"

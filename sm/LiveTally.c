@@ -23,11 +23,8 @@
 #include <string.h>
 
 #include "ClosureSize.h"
-<<<<<<< HEAD
-#include "HeapIter.h"
-=======
 #include "GrowArray.h"
->>>>>>> os-confine
+#include "HeapIter.h"
 #include "Messages.h"
 
 void live_tally_init(LiveTally *t, uint64_t era_lo, uint64_t era_hi)

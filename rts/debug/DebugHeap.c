@@ -12,11 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-<<<<<<< HEAD
-#include "HeapIter.h"
-=======
 #include "GrowArray.h"
->>>>>>> os-confine
+#include "HeapIter.h"
 #include "MBlock.h"
 #include "MutList.h"
 #include "Provenance.h"
