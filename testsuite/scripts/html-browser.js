@@ -140,6 +140,13 @@ if (report !== '--probe') (async () => {
             check(h !== null && h.legend.length >= col.heap_lines, `heap[${i}]: at least ${col.heap_lines} series`, h && h.legend);
         }
 
+        // Labels the legend must show as written (UTF-8 decoded, not byte by byte).
+        for (const want of expect.legend_has || []) {
+            await page.click('nav.tabs button[data-view="area"]');
+            const c = await page.evaluate(readChart, 'area', 0);
+            check(c.legend.some(t => legendNames(t, want)), 'legend shows ' + JSON.stringify(want), c.legend);
+        }
+
         // The legend toggles a band.
         if (expect.toggle) {
             await page.click('nav.tabs button[data-view="area"]');

@@ -132,10 +132,11 @@ report leak-hp leak.hp -p
 expectations leak-hp leak-hp.json '{"header_contains":[".hp file"]}'
 browse leak-hp leak-hp.html
 
-# A profile of a single census: one point per band, still drawn cleanly.
-printf 'JOB "one"\nDATE "x"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.50\nFoo\t100\nBar\t50\nEND_SAMPLE 0.50\n' >one.hp
+# A profile of a single census: one point per band, still drawn cleanly;
+# a UTF-8 label shows as its characters in the legend (not "fase Ã©").
+printf 'JOB "one"\nDATE "x"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.50\nfase \303\251 \344\270\255\346\226\207\t100\nBar\t50\nEND_SAMPLE 0.50\n' >one.hp
 report one one.hp -p
-expectations one one.json
+expectations one one.json '{"legend_has":["fase é 中文"]}'
 browse one one.html
 
 # --diff: a short and a long run of the leak; SessionEntry grew.
@@ -162,13 +163,14 @@ main = do
   traceMarkerIO "start"
   let xs = [1 .. 1000000 :: Int]
   print (sum xs + length xs)
-  traceMarkerIO "middle"
+  traceMarkerIO "fase é 中文"
   print (length (show (reverse [1 .. 500000 :: Int])))
 HS
     expect_status 0 ghc -O -v0 -rtsopts -eventlog Tiny.hs -o tiny
     expect_status 0 ./tiny +RTS -hT -l -i0.005 -RTS
     report ghc-tiny tiny.eventlog
     grep -q '"rts_identifier":"GHC-9' ghc-tiny.json || fail "GHC's log: no GHC RTS identifier in the data"
+    grep -q '"fase \\u00e9 \\u4e2d\\u6587"' ghc-tiny.json || fail "GHC's log: the UTF-8 marker is not escaped as code points"
     expectations ghc-tiny ghc-tiny.json '{"header_contains":["-hT closure type"]}'
     browse ghc-tiny ghc-tiny.html
 else

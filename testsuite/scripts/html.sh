@@ -210,6 +210,15 @@ head -n "$(($(cat n) - 1))" leak.hp >cut.hp
 expect_status 0 "$html" --json -p cut.hp
 expect_stderr_contains "warning: the last sample has no END_SAMPLE"
 
+# --- Unicode: code points, not bytes; U+FFFD for bytes that are not UTF-8.
+# "fase é 中文" and a clef (U+1D11E, a surrogate pair in JSON); then a
+# stray continuation byte, a cut-short sequence and an overlong '/'.
+printf 'JOB "uni"\nBEGIN_SAMPLE 0.1\nfase \303\251 \344\270\255\346\226\207\t100\n\360\235\204\236\t50\nbad\200x\t10\ncut\344\270\t10\nover\300\257\t10\nEND_SAMPLE 0.1\n' >uni.hp
+expect_status 0 "$html" --json -p uni.hp
+expect_json 'p.table.map(r => r.name).sort().join("|")' "$(printf 'bad\357\277\275x|cut\357\277\275\357\277\275|fase \303\251 \344\270\255\346\226\207|over\357\277\275\357\277\275|\360\235\204\236')" uni.hp.json
+LC_ALL=C grep -q '[^ -~]' uni.hp.json && fail "uni.hp.json holds non-ASCII bytes" || pass
+grep -q 'fase \\u00e9 \\u4e2d\\u6587' uni.hp.json || fail "uni.hp.json does not escape code points"
+
 # --- --diff. ------------------------------------------------------------------
 expect_status 0 "$ex/leak" 2 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
 expect_status 0 "$html" --json short.eventlog --diff leak.eventlog -o diff.json
