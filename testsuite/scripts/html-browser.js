@@ -54,6 +54,20 @@ function readChart(pane, column) {
     };
 }
 
+// Per band of the area chart of input `column`: the largest y in the
+// chart's option (what ECharts was given to draw) and the detailed table's
+// peak for that band.
+function chartPeaks(column) {
+    const r = window.strataReport;
+    const col = document.querySelectorAll('[data-pane="area"] .column')[column || 0];
+    const chart = r.echarts.getInstanceByDom(col.querySelector('.chart'));
+    const table = r.data.profiles[column || 0].table;
+    return chart.getOption().series.filter(s => s.name !== 'Markers' && s.name !== 'OTHER')
+        .map(s => { const row = table.find(t => t.name === s.name);
+                    return { name: s.name, chart: Math.max(0, ...s.data.map(d => d[1])),
+                             table: row ? row.peak_bytes : 0 }; });
+}
+
 // A legend text (maybe truncated with "...") names `want`.
 function legendNames(text, want) {
     const t = text.replace(/\.\.\.$|…$/, '');
@@ -135,6 +149,10 @@ if (report !== '--probe') (async () => {
                         check(c.texts.includes(m), `${where}: marker text ${JSON.stringify(m)}`);
                 }
             }
+            await page.click('nav.tabs button[data-view="area"]');
+            const peaks = await page.evaluate(chartPeaks, i);
+            check(peaks.length > 0 && peaks.every(b => b.chart === b.table),
+                `area[${i}]: each band's largest point is the table's peak`, peaks.filter(b => b.chart !== b.table));
             await page.click('nav.tabs button[data-view="heap"]');
             const h = await page.evaluate(readChart, 'heap', i);
             check(h !== null && h.legend.length >= col.heap_lines, `heap[${i}]: at least ${col.heap_lines} series`, h && h.legend);

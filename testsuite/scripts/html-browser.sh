@@ -139,6 +139,15 @@ report one one.hp -p
 expectations one one.json '{"legend_has":["fase é 中文"]}'
 browse one one.html
 
+# 2000 censuses and a one-census spike: the chart keeps the spike (each
+# band's largest point equals the table's peak, checked for every report).
+awk 'BEGIN { print "JOB \"spike\""; for (i = 0; i < 2000; i++) { t = sprintf("%.3f", i * 0.001);
+      print "BEGIN_SAMPLE " t; print "Base\t1000"; if (i == 1001) print "Spike\t500000";
+      print "END_SAMPLE " t } }' >spike.hp
+report spike spike.hp -p
+expectations spike spike.json
+browse spike spike.html
+
 # --diff: a short and a long run of the leak; SessionEntry grew.
 expect_status 0 "$ex/leak" 3 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
 report diff short.eventlog --diff leak-hT.eventlog

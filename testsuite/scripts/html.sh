@@ -210,6 +210,20 @@ head -n "$(($(cat n) - 1))" leak.hp >cut.hp
 expect_status 0 "$html" --json -p cut.hp
 expect_stderr_contains "warning: the last sample has no END_SAMPLE"
 
+# --- Peaks survive folding (issue 17): 2000 censuses, one spike among
+# them; the file ends as GHC's .hp files do, the last census then an empty
+# sample at the same time.  The chart's largest point of each band is the
+# table's peak, and the last point keeps its full value.
+awk 'BEGIN { print "JOB \"spike\""; for (i = 0; i < 2000; i++) { t = sprintf("%.3f", i * 0.001);
+      print "BEGIN_SAMPLE " t; print "Base\t1000"; if (i == 1001) print "Spike\t500000";
+      print "END_SAMPLE " t }
+      print "BEGIN_SAMPLE 1.999"; print "END_SAMPLE 1.999" }' >spike.hp
+expect_status 0 "$html" --json -p spike.hp
+expect_json 'p.chart.times_s.length < 2000 && p.chart.bands.every(b => Math.max(...b.values) === p.table.find(r => r.name === b.name).peak_bytes)' 'true' spike.hp.json
+expect_json 'const s = p.chart.bands.find(b => b.name === "Spike"); Math.max(...s.values) + " " + Math.max(...s.min_values)' '500000 0' spike.hp.json
+expect_json 'const b = p.chart.bands.find(b => b.name === "Base"); b.values[b.values.length - 1] + " " + b.min_values[b.min_values.length - 1]' '1000 0' spike.hp.json
+expect_json 'Math.max(...p.chart.total_max)' '501000' spike.hp.json
+
 # --- Unicode: code points, not bytes; U+FFFD for bytes that are not UTF-8.
 # "fase é 中文" and a clef (U+1D11E, a surrogate pair in JSON); then a
 # stray continuation byte, a cut-short sequence and an overlong '/'.

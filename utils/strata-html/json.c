@@ -353,8 +353,9 @@ static void write_times(FILE *out, const Series *s)
     fputc(']', out);
 }
 
-/* The mean bytes per chart point of bins (sums over the census bins). */
-static void write_values(FILE *out, const Series *s, const double *bins)
+/* One value per used bin of s (Note [Peaks survive folding] in
+ * profile.c): values[i], or 0 everywhere if values is NULL. */
+static void write_values(FILE *out, const Series *s, const double *values)
 {
     fputc('[', out);
     int first = 1;
@@ -364,22 +365,31 @@ static void write_values(FILE *out, const Series *s, const double *bins)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, bins ? round(bins[i] / s->count[i]) : 0.0);
+        jnum(out, values ? values[i] : 0.0);
     }
     fputc(']', out);
 }
 
-/* Coarser points for a sparkline: groups of SERIES_BINS/SPARK_POINTS bins. */
-static void write_spark(FILE *out, const Series *s, const double *bins)
+/* The per-bin minima of band b (NULL: zeros) into mins[SERIES_BINS]. */
+static void band_mins(const Profile *p, const Band *b, double *mins)
+{
+    for (size_t i = 0; i < SERIES_BINS; i++)
+        mins[i] = b ? profile_band_bin_min(p, b, i) : 0;
+}
+
+/* Coarser points for a sparkline: the largest value of each group of
+ * SERIES_BINS/SPARK_POINTS bins. */
+static void write_spark(FILE *out, const Series *s, const double *max)
 {
     const size_t group = SERIES_BINS / SPARK_POINTS;
     fputc('[', out);
     int first = 1;
     for (size_t g = 0; g < SERIES_BINS; g += group) {
-        double sum = 0;
+        double top = 0;
         uint64_t count = 0;
         for (size_t i = g; i < g + group; i++) {
-            sum += bins[i];
+            if (max[i] > top)
+                top = max[i];
             count += s->count[i];
         }
         if (count == 0)
@@ -387,7 +397,7 @@ static void write_spark(FILE *out, const Series *s, const double *bins)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, round(sum / (double)count));
+        jnum(out, top);
     }
     fputc(']', out);
 }
@@ -444,7 +454,7 @@ static void write_row(FILE *out, const Row *r, long color)
     fputs(",\"ipe\":", out);
     write_ipe(out, profile_band_ipe(p, r->b));
     fputs(",\"spark\":", out);
-    write_spark(out, &p->census_series, r->b->bins);
+    write_spark(out, &p->census_series, r->b->bins->max);
     fputc('}', out);
 }
 
@@ -522,11 +532,13 @@ static void write_meta(FILE *out, const Profile *p)
     jstr(out, p->warning);
 }
 
-/* The chart: the chosen keys' values in this input (zeros where it lacks
- * one), then OTHER, the sum of the rest. */
+/* The chart: the chosen keys' largest and least values per point in this
+ * input (zeros where it lacks one), then OTHER, the sums of the rest's,
+ * then the largest census total per point. */
 static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_t n_keys,
                         size_t n_chart)
 {
+    double mins[SERIES_BINS];
     fputs("\"chart\":{\"times_s\":", out);
     write_times(out, &p->census_series);
     fputs(",\"bands\":[", out);
@@ -534,33 +546,44 @@ static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_
         const Row *r = keys[i].row[input];
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
         jstr(out, keys[i].name);
-        fprintf(out, ",\"color\":%ld,\"values\":", keys[i].color);
-        write_values(out, &p->census_series, r ? r->b->bins : NULL);
+        fprintf(out, ",\"color\":%ld,\"present\":%s,\"values\":", keys[i].color,
+                r ? "true" : "false");
+        write_values(out, &p->census_series, r ? r->b->bins->max : NULL);
+        fputs(",\"min_values\":", out);
+        band_mins(p, r ? r->b : NULL, mins);
+        write_values(out, &p->census_series, mins);
         fputc('}', out);
     }
     fputs("],\"other\":", out);
     if (n_chart >= n_keys) {
         fputs("null", out);
     } else {
-        double *sum = calloc(SERIES_BINS, sizeof *sum);
+        double *sum = calloc(2 * SERIES_BINS, sizeof *sum);
         if (sum == NULL) {
             fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
             exit(TOOL_EXIT_FAIL);
         }
+        double *sum_min = sum + SERIES_BINS;
         size_t n_other = 0;
         for (size_t i = n_chart; i < n_keys; i++) {
             const Row *r = keys[i].row[input];
             if (r == NULL)
                 continue;
             n_other++;
-            for (size_t k = 0; k < SERIES_BINS; k++)
-                sum[k] += r->b->bins[k];
+            for (size_t k = 0; k < SERIES_BINS; k++) {
+                sum[k] += r->b->bins->max[k];
+                sum_min[k] += profile_band_bin_min(p, r->b, k);
+            }
         }
         fprintf(out, "{\"name\":\"OTHER\",\"bands\":%zu,\"values\":", n_other);
         write_values(out, &p->census_series, sum);
+        fputs(",\"min_values\":", out);
+        write_values(out, &p->census_series, sum_min);
         fputc('}', out);
         free(sum);
     }
+    fputs(",\"total_max\":", out);
+    write_values(out, &p->census_series, p->census_total_max);
     fputc('}', out);
 }
 

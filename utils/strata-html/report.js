@@ -158,9 +158,14 @@ function baseOption(p, yFormatter, yMax) {
 }
 
 // The bands of a chart, OTHER last, with their colours.
+// Each point is the largest value of the censuses it stands for, and
+// min_values their least (the data never averages censuses: a peak in the
+// chart is the table's peak).
 function bandList(p) {
-    const list = p.chart.bands.map(b => ({ name: b.name, values: b.values, colour: colour(b.color) }));
-    if (p.chart.other) list.push({ name: 'OTHER', values: p.chart.other.values, colour: OTHER_COLOUR });
+    const list = p.chart.bands.map(b => ({ name: b.name, values: b.values, mins: b.min_values,
+                                           colour: colour(b.color) }));
+    if (p.chart.other) list.push({ name: 'OTHER', values: p.chart.other.values,
+                                   mins: p.chart.other.min_values, colour: OTHER_COLOUR });
     return list;
 }
 
@@ -184,24 +189,38 @@ function sharedMax() {
 function areaChart(container, p, mode) {
     const bands = bandList(p);
     const t = p.chart.times_s;
-    let values = bands.map(b => b.values);
+    let values = bands.map(b => b.values), mins = bands.map(b => b.mins);
     let fmt = fmtBytes, yMax = sharedMax();
     if (mode === 'normalised') {
         const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
         values = values.map(v => v.map((x, i) => totals[i] ? 100 * x / totals[i] : 0));
         fmt = v => fmtNum(v, 3) + ' %'; yMax = 100;
     } else if (mode === 'lines') {
-        values = values.map(v => { const m = Math.max(...v, 0); return v.map(x => m ? x / m : 0); });
+        const tops = values.map(v => Math.max(...v, 0));
+        values = values.map((v, k) => v.map(x => tops[k] ? x / tops[k] : 0));
+        mins = mins.map((v, k) => v.map(x => tops[k] ? x / tops[k] : 0));
         fmt = v => fmtNum(v, 3); yMax = 1;
     }
     const opt = baseOption(p, fmt, yMax);
     opt.series = bands.map((b, k) => ({
-        name: b.name, type: 'line', symbol: 'none', color: b.colour, sampling: 'lttb',
+        name: b.name, type: 'line', symbol: 'none', color: b.colour, sampling: 'max',
         stack: mode === 'lines' ? undefined : 'bands',
         areaStyle: mode === 'lines' ? undefined : { opacity: 0.85 },
         lineStyle: { width: mode === 'lines' ? 1.5 : 0.5 },
         data: t.map((x, i) => [toX(p, x), values[k][i]]),
-    })).concat(markerSeries(p));
+    }));
+    // Lines: where a point stands for censuses that differ, a thin line at
+    // their least value under the line of their largest (same name, so the
+    // legend toggles both).
+    if (mode === 'lines') {
+        bands.forEach((b, k) => {
+            if (!mins[k].some((m, i) => m < values[k][i])) return;
+            opt.series.push({ name: b.name, type: 'line', symbol: 'none', color: b.colour,
+                lineStyle: { width: 0.75, opacity: 0.6 }, tooltip: { show: false },
+                data: t.map((x, i) => [toX(p, x), mins[k][i]]) });
+        });
+    }
+    opt.series = opt.series.concat(markerSeries(p));
     opt.legend.data = bands.map(b => b.name).concat(p.markers.length ? ['Markers'] : []);
     return makeChart(container, opt, mode);
 }
@@ -214,11 +233,12 @@ function heapChart(container, p) {
         name, type: 'line', symbol: 'none', color: c, step: false,
         data: s.times_s.map((x, i) => [toX(p, x), s.bytes[i]]),
     }));
-    // The census total too, so that the profile can be set against the heap.
-    const t = p.chart.times_s, bands = bandList(p);
+    // The census total too (the largest of each point's censuses), so that
+    // the profile can be set against the heap.
+    const t = p.chart.times_s;
     opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#b07aa1',
         lineStyle: { type: 'dotted' },
-        data: t.map((x, i) => [toX(p, x), bands.reduce((s, b) => s + b.values[i], 0)]) });
+        data: t.map((x, i) => [toX(p, x), p.chart.total_max[i]]) });
     opt.series = opt.series.concat(markerSeries(p));
     return makeChart(container, opt, 'heap');
 }
