@@ -50,6 +50,7 @@ function readChart(pane, column) {
         lines: q('path[stroke-width="1.5"]').length,
         markerRules: q('path[stroke="#555555"]').length,
         yMax: yLabels.length ? Math.max(...yLabels) : null,
+        width: box.width,
         texts: texts.map(t => t.text),
     };
 }
@@ -156,6 +157,37 @@ if (report !== '--probe') (async () => {
             await page.click('nav.tabs button[data-view="heap"]');
             const h = await page.evaluate(readChart, 'heap', i);
             check(h !== null && h.legend.length >= col.heap_lines, `heap[${i}]: at least ${col.heap_lines} series`, h && h.legend);
+        }
+
+        // A diff: every chart has the page's width, both halves of a view
+        // share one byte scale.
+        if (expect.diff) {
+            for (const pane of ['heap', 'area']) {
+                await page.click(`nav.tabs button[data-view="${pane}"]`);
+                const a = await page.evaluate(readChart, pane, 0), b = await page.evaluate(readChart, pane, 1);
+                check(a && b && a.yMax !== null && a.yMax === b.yMax, `${pane}: both halves share one byte scale`, [a && a.yMax, b && b.yMax]);
+                check(a && b && a.width > 1200 && b.width > 1200, `${pane}: each half is as wide as the page`, [a && a.width, b && b.width]);
+            }
+        }
+        if (expect.diff_first) {
+            await page.click('nav.tabs button[data-view="diff"]');
+            const sel = '[data-pane="diff"] [data-table="diff"] .tabulator-row';
+            await page.waitForSelector(sel);
+            const name = await page.$eval(sel + ' .tabulator-cell[tabulator-field="name"]', e => e.textContent);
+            check(name === expect.diff_first, 'the diff table opens with the largest change, ' + expect.diff_first, name);
+        }
+        if (expect.normalised_time_toggle) {
+            await page.click('nav.tabs button[data-view="area"]');
+            await page.click('[data-control="normalised-time"]');
+            await page.waitForFunction(() => document.querySelector('[data-pane="area"] .chart svg'));
+            const ends = await page.evaluate(() => [...document.querySelectorAll('[data-pane="area"] .column')].map(col => {
+                const o = window.strataReport.echarts.getInstanceByDom(col.querySelector('.chart')).getOption();
+                return { max: o.xAxis[0].max, last: Math.max(...o.series.filter(s => s.data.length).map(s => s.data[s.data.length - 1][0])) };
+            }));
+            check(ends.length === 2 && ends.every(e => e.max === 100000 && e.last > 75000 && e.last <= 100000),
+                'normalised time: both runs end near 100 %', ends);
+            await page.screenshot({ path: `${shotPrefix}-area-normalised-time.png`, fullPage: true });
+            await page.click('[data-control="normalised-time"]');
         }
 
         // Labels the legend must show as written (UTF-8 decoded, not byte by byte).

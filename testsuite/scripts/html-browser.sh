@@ -43,13 +43,15 @@ const diff = d.profiles.length === 2;
 const e = {
     views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(diff ? ['diff'] : [], ['meta']),
     columns: d.profiles.map(p => {
-        const legend = p.chart.bands.map(b => b.name).concat(p.chart.other ? ['OTHER'] : []);
-        const all = p.chart.bands.concat(p.chart.other ? [p.chart.other] : []);
+        const other = p.chart.other && p.chart.other.bands > 0;
+        const legend = p.chart.bands.filter(b => b.present).map(b => b.name).concat(other ? ['OTHER'] : []);
+        const all = p.chart.bands.concat(other ? [p.chart.other] : []);
         const stack_max = diff ? 0 : Math.max(0, ...p.chart.times_s.map((_, i) => all.reduce((s, b) => s + b.values[i], 0)));
         return { bands: legend.length, legend, markers: p.markers.map(m => m.text), stack_max,
                  heap_lines: ['size', 'blocks', 'live'].filter(k => p.heap[k]).length };
     }),
     tables: [{ view: 'detailed', table: 'detailed', rows: d.profiles[0].table.length }],
+    diff: diff,
 };
 Object.assign(e, JSON.parse(extra));
 if (e.more_tables) e.tables = e.tables.concat(e.more_tables);
@@ -154,6 +156,24 @@ report diff short.eventlog --diff leak-hT.eventlog
 expectations diff diff.json '{"more_tables":[{"view":"diff","table":"diff","rows":'"$(node -e 'console.log(require("./diff.json").diff.length)')"',
   "row_with":[["SessionEntry","grew"]]}]}'
 browse diff diff.html
+
+# The other way round everything shrinks: the diff table still opens with
+# the largest change (by absolute value); on a normalised time axis both
+# runs span 0-100 %.
+report diff-shrank leak-hT.eventlog --diff short.eventlog
+node -e 'const d=require("./diff-shrank.json").diff, a=d.map(r=>Math.abs(r.change_byte_s)); process.exit(d[0].change_byte_s < 0 && a.every((x,i)=>!i||a[i-1]>=x) ? 0 : 1)' ||
+    fail "diff-shrank: the diff data is not ordered by absolute change"
+expectations diff-shrank diff-shrank.json '{"diff_first":'"$(node -e 'console.log(JSON.stringify(require("./diff-shrank.json").diff[0].name))')"',"normalised_time_toggle":true}'
+browse diff-shrank diff-shrank.html
+
+# Bands only one run has: each half's legend lists its own bands only.
+printf 'JOB "a"\nBEGIN_SAMPLE 0.0\nA\t100\nB\t50\nEND_SAMPLE 0.0\nBEGIN_SAMPLE 1.0\nA\t200\nB\t50\nEND_SAMPLE 1.0\n' >a.hp
+printf 'JOB "b"\nBEGIN_SAMPLE 0.0\nB\t70\nC\t10\nEND_SAMPLE 0.0\nBEGIN_SAMPLE 4.0\nB\t90\nC\t30\nEND_SAMPLE 4.0\n' >b.hp
+report diff-hp a.hp --diff b.hp -p
+expectations diff-hp diff-hp.json '{"more_tables":[{"view":"diff","table":"diff","rows":3,"row_with":[["A","gone"],["C","new"]]}]}'
+node -e 'const e=require("./diff-hp.expect.json"); process.exit([...e.columns[0].legend].sort().join()==="A,B" && [...e.columns[1].legend].sort().join()==="B,C" ? 0 : 1)' ||
+    fail "diff-hp: the expected legends are not each run's own bands"
+browse diff-hp diff-hp.html
 
 # A log written by GHC itself: the golden one (GHC 9.1, -hi with an IPE),
 # and one Debian's ghc writes now when it is installed.

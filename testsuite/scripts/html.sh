@@ -52,6 +52,8 @@ expect_status 2 "$html" x.eventlog -o
 expect_stderr_contains "option needs an argument: -o"
 expect_status 2 "$html" - --diff -
 expect_stderr_contains "only one input can be standard input"
+expect_status 2 "$html" --normalise-time x.eventlog
+expect_stderr_contains "--normalise-time needs --diff FILE2"
 expect_status 0 "$html" --help
 grep -q -- '--diff FILE2' "$out" || fail "--help does not describe --diff"
 
@@ -239,6 +241,12 @@ expect_status 0 "$html" --json short.eventlog --diff leak.eventlog -o diff.json
 expect_json 'd.profiles.length' '2' diff.json
 expect_json 'const r = d.diff.find(r => r.name === "SessionEntry"); r.b_byte_s > r.a_byte_s && r.change_byte_s > 0' 'true' diff.json
 expect_json 'd.profiles[0].chart.bands.map(b => b.name).join() === d.profiles[1].chart.bands.map(b => b.name).join()' 'true' diff.json
+# Everything shrinks the other way round: the largest loss comes first.
+expect_status 0 "$html" --json leak.eventlog --diff short.eventlog -o shrank.json
+expect_json 'const a = d.diff.map(r => Math.abs(r.change_byte_s)); d.diff[0].change_byte_s < 0 && a.every((x, i) => !i || a[i - 1] >= x)' 'true' shrank.json
+expect_json 'd.options.normalised_time' 'false' shrank.json
+expect_status 0 "$html" --json --normalise-time leak.eventlog --diff short.eventlog -o shrank-n.json
+expect_json 'd.options.normalised_time' 'true' shrank-n.json
 expect_status 0 "$html" --json short.eventlog --diff he.eventlog -o mixed.json
 expect_stderr_contains "are profiles of different kinds"
 expect_status 1 "$html" short.eventlog --diff text.eventlog

@@ -644,16 +644,22 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
     fputc('}', out);
 }
 
-static int by_era_number(const void *a, const void *b)
+static double key_change(const Key *k)
 {
-    SortKey saved = sort_key;
-    int rev = sort_reverse;
-    sort_key = SORT_NUMBER;
-    sort_reverse = 0;
-    int c = key_cmp(a, b);
-    sort_key = saved;
-    sort_reverse = rev;
-    return c;
+    double sa = k->row[0] ? k->row[0]->st.integrated_byte_s : 0;
+    double sb = k->row[1] ? k->row[1]->st.integrated_byte_s : 0;
+    return sb - sa;
+}
+
+/* The diff's order: the largest change first, growth or shrinkage alike,
+ * so that when everything shrank the biggest losses still lead. */
+static int by_abs_change(const void *a, const void *b)
+{
+    const Key *x = a, *y = b;
+    double cx = fabs(key_change(x)), cy = fabs(key_change(y));
+    if (cx != cy)
+        return cx < cy ? 1 : -1;
+    return strcmp(x->name, y->name);
 }
 
 static void write_diff(FILE *out, Key *keys, size_t n_keys)
@@ -714,7 +720,7 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
         jnum(out, o->y_axis);
     else
         fputs("null", out);
-    fputs("},\"profiles\":[", out);
+    fprintf(out, ",\"normalised_time\":%s},\"profiles\":[", o->normalise_time ? "true" : "false");
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputs(",\n", out);
@@ -722,7 +728,7 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
     }
     fputc(']', out);
     if (n == 2) {
-        qsort(table_keys, n_keys, sizeof *table_keys, era ? by_era_number : key_by_size);
+        qsort(table_keys, n_keys, sizeof *table_keys, by_abs_change);
         write_diff(out, table_keys, n_keys);
     }
     fputs("}\n", out);

@@ -23,6 +23,8 @@ static void usage(FILE *out)
             "  --json                  write the report's data as JSON (default FILE.json)\n"
             "  -p, --hp                the inputs are .hp files\n"
             "  --diff FILE2            compare FILE (before) with FILE2 (after)\n"
+            "  --normalise-time        with --diff, draw both runs from 0 to 100 %% of\n"
+            "                          their own length (a check box on the page)\n"
             "  --bands N               chart the N largest bands, the rest as OTHER\n"
             "                          (default 15; 0 = all)\n"
             "  --sort KEY              order bands by size (default; number for -he),\n"
@@ -44,7 +46,10 @@ static int usage_error(const char *what, const char *arg)
     return TOOL_EXIT_USAGE;
 }
 
-enum { OPT_BANDS = 256, OPT_SORT, OPT_REVERSE, OPT_NO_TRACES, OPT_Y_AXIS, OPT_JSON, OPT_DIFF };
+enum {
+    OPT_BANDS = 256, OPT_SORT, OPT_REVERSE, OPT_NO_TRACES, OPT_Y_AXIS, OPT_JSON, OPT_DIFF,
+    OPT_NORMALISE_TIME
+};
 
 static const struct option long_options[] = {
     { "bands", required_argument, NULL, OPT_BANDS },
@@ -56,6 +61,7 @@ static const struct option long_options[] = {
     { "y-axis", required_argument, NULL, OPT_Y_AXIS },
     { "json", no_argument, NULL, OPT_JSON },
     { "diff", required_argument, NULL, OPT_DIFF },
+    { "normalise-time", no_argument, NULL, OPT_NORMALISE_TIME },
     { "hp", no_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -188,6 +194,9 @@ int main(int argc, char **argv)
         case OPT_DIFF:
             diff = optarg;
             break;
+        case OPT_NORMALISE_TIME:
+            o.normalise_time = 1;
+            break;
         case ':':
             usage_error("option needs an argument", argv[optind - 1]);
             goto done;
@@ -205,6 +214,10 @@ int main(int argc, char **argv)
         goto done;
     }
     const char *input = argv[optind];
+    if (o.normalise_time && diff == NULL) {
+        usage_error("--normalise-time needs --diff FILE2", NULL);
+        goto done;
+    }
     if (diff != NULL && strcmp(input, "-") == 0 && strcmp(diff, "-") == 0) {
         usage_error("only one input can be standard input", NULL);
         goto done;

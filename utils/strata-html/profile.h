@@ -181,6 +181,7 @@ typedef struct Options {
     int reverse;
     double y_axis;          /* 0 = automatic */
     int json;
+    int normalise_time;     /* --diff on a 0-100 % time axis per run */
 } Options;
 
 /* json.c: the report's data, one JSON object (docs/strata-html.md). */

@@ -109,17 +109,29 @@ function runEnd(p) {
     return Math.max(0, ...ps.map(q => Math.max(q.end_time_s, ...q.chart.times_s)));
 }
 function xScale(p) {
+    if (normTime) return 1000;
     const end = runEnd(p);
     return end >= 1 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(-Math.log10(end)));
 }
-function toX(p, seconds) { return seconds === null ? null : seconds * xScale(p); }
+// A diff of runs of very different length can be drawn on a normalised
+// time axis instead (--normalise-time, or the header's check box): each
+// run's own length is 100 %.
+let normTime = diffMode && data.options.normalised_time;
+function runLength(p) { return Math.max(p.end_time_s, ...p.chart.times_s); }
+function toX(p, seconds) {
+    if (seconds === null) return null;
+    if (normTime) return runLength(p) > 0 ? 1000 * 100 * seconds / runLength(p) : 0;
+    return seconds * xScale(p);
+}
+function xUnit() { return normTime ? ' %' : ' s'; }
 
 // The tooltip: the time, then every band at it, largest first.
 function tooltipFormatter(fmt, scale) {
     return params => {
         if (!params.length) return '';
         const box = el('div', {});
-        box.append(el('b', { text: fmtSeconds(params[0].value[0] / scale) }));
+        const x = params[0].value[0] / scale;
+        box.append(el('b', { text: normTime ? fmtNum(x, 3) + ' % of the run' : fmtSeconds(x) }));
         const rows = params.filter(q => q.value[1] > 0).sort((a, b) => b.value[1] - a.value[1]);
         for (const q of rows.slice(0, 30)) {
             const line = el('div', {});
@@ -149,10 +161,10 @@ function baseOption(p, yFormatter, yMax) {
                      showDataShadow: p.chart.times_s.length > 1 }],
         // A time axis in milliseconds: with two value axes ECharts stacks
         // the x values instead of the bytes.
-        xAxis: { type: 'time', name: 'seconds', nameLocation: 'middle', nameGap: 25, min: 0,
-                 max: toX(p, niceCeil(runEnd(p))),
+        xAxis: { type: 'time', name: normTime ? '% of each run' : 'seconds', nameLocation: 'middle',
+                 nameGap: 25, min: 0, max: normTime ? 100 * 1000 : toX(p, niceCeil(runEnd(p))),
                  axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
-                 axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + ' s' } } },
+                 axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + xUnit() } } },
         yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
     };
 }
@@ -161,10 +173,11 @@ function baseOption(p, yFormatter, yMax) {
 // Each point is the largest value of the censuses it stands for, and
 // min_values their least (the data never averages censuses: a peak in the
 // chart is the table's peak).
+// In a diff, each half lists only the bands its own run has.
 function bandList(p) {
-    const list = p.chart.bands.map(b => ({ name: b.name, values: b.values, mins: b.min_values,
-                                           colour: colour(b.color) }));
-    if (p.chart.other) list.push({ name: 'OTHER', values: p.chart.other.values,
+    const list = p.chart.bands.filter(b => b.present).map(b => ({ name: b.name, values: b.values,
+                                           mins: b.min_values, colour: colour(b.color) }));
+    if (p.chart.other && p.chart.other.bands > 0) list.push({ name: 'OTHER', values: p.chart.other.values,
                                    mins: p.chart.other.min_values, colour: OTHER_COLOUR });
     return list;
 }
@@ -225,8 +238,20 @@ function areaChart(container, p, mode) {
     return makeChart(container, opt, mode);
 }
 
+// A diff's heap charts share one byte scale too.
+function sharedHeapMax() {
+    if (yAxisMax) return yAxisMax;
+    if (!diffMode) return null;
+    let m = 0;
+    for (const p of profiles) {
+        for (const k of ['size', 'blocks', 'live']) if (p.heap[k]) m = Math.max(m, p.heap[k].peak_bytes);
+        m = Math.max(m, ...p.chart.total_max);
+    }
+    return m || null;
+}
+
 function heapChart(container, p) {
-    const opt = baseOption(p, fmtBytes, yAxisMax);
+    const opt = baseOption(p, fmtBytes, sharedHeapMax());
     const lines = [['heap size', p.heap.size, '#4e79a7'], ['blocks size', p.heap.blocks, '#f28e2b'],
                    ['live bytes', p.heap.live, '#59a14f']].filter(l => l[1]);
     opt.series = lines.map(([name, s, c]) => ({
@@ -262,7 +287,8 @@ function sparkFormatter(cell) {
 
 // --- Views ---------------------------------------------------------------------
 function perProfile(container, draw) {
-    const row = el('div', { class: diffMode ? 'side-by-side' : 'single' });
+    // A diff's halves one above the other: each chart gets the page's width.
+    const row = el('div', { class: diffMode ? 'before-after' : 'single' });
     container.append(row);
     profiles.forEach((p, i) => {
         const col = el('div', { class: 'column', 'data-input': String(i) });
@@ -330,7 +356,7 @@ function diffTable(container) {
     return new Tabulator(div, {
         data: rows, layout: 'fitDataStretch', pagination: true, paginationSize: 25,
         paginationCounter: 'rows',
-        initialSort: [{ column: 'change_byte_s', dir: 'desc' }],
+        initialSort: [],    // the data's order: the largest change, up or down, first
         columns: [
             { title: 'Band', field: 'name', headerFilter: 'input', minWidth: 160,
               formatter: c => { const s = el('span', {}); s.append(el('i', { class: 'swatch',
@@ -384,6 +410,13 @@ function header() {
     h.append(el('p', { class: 'summary', text: profiles.map(q =>
         `${q.file}: ${q.mode || ''} ${q.mode_name} profile, ${q.censuses} censuses, ` +
         `${q.band_count} bands, ${fmtSeconds(q.end_time_s)}` + (q.date ? ', ' + q.date : '')).join(' | ') }));
+    if (diffMode) {
+        const box = el('input', { type: 'checkbox', 'data-control': 'normalised-time' });
+        box.checked = normTime;
+        box.addEventListener('change', () => { normTime = box.checked; redraw(); });
+        h.append(el('label', { class: 'control' }, box,
+                    ' compare on a normalised time axis (each run from 0 to 100 %)'));
+    }
     for (const q of profiles) {
         if (q.warning) h.append(el('p', { class: 'warning', text: 'Warning: ' + q.file + ': ' + q.warning }));
         const e = erasLine(q);
@@ -424,6 +457,18 @@ for (const [id, title, draw] of views) {
     const pane = el('section', { class: 'pane', 'data-pane': id, hidden: '' });
     app.append(pane);
     panes[id] = { pane, button, draw, drawn: false };
+}
+// Draws every view again (after the time axis changed).
+function redraw() {
+    for (const c of charts) c.dispose();
+    charts.length = 0;
+    let current = 'area';
+    for (const [v] of views) {
+        if (!panes[v].pane.hidden) current = v;
+        panes[v].pane.textContent = '';
+        panes[v].drawn = false;
+    }
+    show(current);
 }
 const first = location.hash.slice(1);
 show(panes[first] ? first : 'area');
