@@ -190,6 +190,17 @@ if (report !== '--probe') (async () => {
             await page.click('[data-control="normalised-time"]');
         }
 
+        // -hc: the cost-centre tree shows these names (opened where big).
+        if (expect.ccs_tree) {
+            await page.click('nav.tabs button[data-view="ccs"]');
+            const sel = '[data-pane="ccs"] [data-table="ccs"] .tabulator-row';
+            await page.waitForSelector(sel);
+            const names = await page.$$eval(sel + ' .tabulator-cell[tabulator-field="name"]', es => es.map(e => e.textContent.trim()));
+            for (const want of expect.ccs_tree)
+                check(names.includes(want), 'cost-centre tree shows ' + JSON.stringify(want), names.slice(0, 12));
+            check(names[0] === 'MAIN', 'cost-centre tree has MAIN at the root', names[0]);
+        }
+
         // Labels the legend must show as written (UTF-8 decoded, not byte by byte).
         for (const want of expect.legend_has || []) {
             await page.click('nav.tabs button[data-view="area"]');

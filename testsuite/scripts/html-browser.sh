@@ -41,7 +41,8 @@ const [name, reportJson, extra] = process.argv.slice(2);
 const d = JSON.parse(fs.readFileSync(reportJson, 'utf8'));
 const diff = d.profiles.length === 2;
 const e = {
-    views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(diff ? ['diff'] : [], ['meta']),
+    views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(
+        d.profiles.some(p => p.mode === '-hc') ? ['ccs'] : [], diff ? ['diff'] : [], ['meta']),
     columns: d.profiles.map(p => {
         const other = p.chart.other && p.chart.other.bands > 0;
         const legend = p.chart.bands.filter(b => b.present).map(b => b.name).concat(other ? ['OTHER'] : []);
@@ -174,6 +175,18 @@ expectations diff-hp diff-hp.json '{"more_tables":[{"view":"diff","table":"diff"
 node -e 'const e=require("./diff-hp.expect.json"); process.exit([...e.columns[0].legend].sort().join()==="A,B" && [...e.columns[1].legend].sort().join()==="B,C" ? 0 : 1)' ||
     fail "diff-hp: the expected legends are not each run's own bands"
 browse diff-hp diff-hp.html
+
+# Cost-centre profiles (-hc) of a -prof -fprof-auto program, written by
+# GHC 9.0.2 (golden: its eventlog and .hp): the bands are named by their
+# stacks, and the Cost centres view shows the tree, MAIN at the root and
+# the program's own stack opened down to build.
+report ghc-hc "$top_srcdir/testsuite/golden/ghc902-hc.eventlog"
+expectations ghc-hc ghc-hc.json '{"header_contains":["-hc cost centre stack"],"legend_has":["build/main.xs/main/Main.CAF"],
+  "ccs_tree":["MAIN","Main.CAF","main.xs","build","GHC.IO.Encoding.CAF"]}'
+browse ghc-hc ghc-hc.html
+report ghc-hc-hp "$top_srcdir/testsuite/golden/ghc902-hc.hp" -p
+expectations ghc-hc-hp ghc-hc-hp.json '{"header_contains":["-hc cost centre stack"],"ccs_tree":["MAIN","main.xs","build"]}'
+browse ghc-hc-hp ghc-hc-hp.html
 
 # A log written by GHC itself: the golden one (GHC 9.1, -hi with an IPE),
 # and one Debian's ghc writes now when it is installed.

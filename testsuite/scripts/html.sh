@@ -194,6 +194,52 @@ expect_json 'p.rts_identifier' 'GHC-9.1.20210309 rts_l' ghc92.json
 expect_json 'p.table.map(r => r.name).join("|")' '0x4a0010|sat_s154_info (Test.hs:5:1-30)' ghc92.json
 expect_json 'p.table[1].ipe.ty_desc + " / " + p.table[1].ipe.module + "." + p.table[1].ipe.label' 'Integer -> IO () / Main.main' ghc92.json
 
+# --- -hc: cost-centre stacks (GHC 9.0.2, -prof -fprof-auto; golden). -------
+expect_status 0 "$html" --json "$golden/ghc902-hc.eventlog" -o hc.json
+expect_json 'p.mode + " " + p.band_count + " " + p.warning' '-hc 9 null' hc.json
+expect_json 'const r = p.table[0]; r.name + " " + r.ccs.map(c => c.label).join(">")' 'build/main.xs/main/Main.CAF Main.CAF>main>main.xs>build' hc.json
+expect_json 'p.table.find(r => r.name === "MAIN").ccs.length' '0' hc.json
+# strata-events summary names the same buckets, with the same sizes.
+expect_status 0 "$events" summary --json "$golden/ghc902-hc.eventlog"
+cp "$out" hc-summary.json
+node -e '
+const s = require("./hc-summary.json"), p = require("./hc.json").profiles[0];
+const by = Object.fromEntries(p.table.map(r => [r.name, r]));
+let bad = s.top_by_integrated.length === 0;
+for (const b of s.top_by_integrated) {
+    const r = by[b.label];
+    if (!r || Math.abs(r.integrated_byte_s - b.integrated_byte_seconds) > 1e-5 * b.integrated_byte_seconds + 1e-6) {
+        console.error("-hc bucket " + b.label); bad = true; }
+}
+process.exit(bad ? 1 : 0);' 2>hc-compare.err && pass || fail "-hc: strata-html and strata-events disagree: $(cat hc-compare.err)"
+expect_status 0 "$events" show "$golden/ghc902-hc.eventlog"
+grep -q 'Cost center definition: cc 127, label "PINNED", module "SYSTEM"' "$out" ||
+    fail "strata-events show does not decode cost centre definitions"
+grep -q 'cost-centre sample: profile 0, [0-9]* bytes, stack \[[0-9 ]*\]' "$out" ||
+    fail "strata-events show does not decode cost-centre samples"
+expect_status 0 "$html" --json -p "$golden/ghc902-hc.hp" -o hc-hp.json
+expect_json 'p.mode + " " + p.mode_name' '-hc cost centre stack, .hp file' hc-hp.json
+expect_json 'p.table.find(r => r.name.includes("build/")).ccs.map(c => c.label).slice(1).join(">")' 'main>main.xs>build' hc-hp.json
+if command -v ghc >/dev/null && printf 'main = print (sum [1 .. 1000000 :: Int])\n' >P.hs &&
+        ghc -O -v0 -prof -fprof-auto -rtsopts -eventlog P.hs -o p-prof >/dev/null 2>&1; then
+    # Debian's ghc-prof is installed: a fresh -hc log.
+    cat >Cc.hs <<'HS'
+build :: Int -> [Int]
+build n = [1 .. n]
+
+main :: IO ()
+main = do
+  let xs = build 2000000
+  print (sum xs + length xs)
+HS
+    expect_status 0 ghc -O -v0 -prof -fprof-auto -rtsopts -eventlog Cc.hs -o cc
+    expect_status 0 ./cc +RTS -hc -l -i0.005 -RTS
+    expect_status 0 "$html" --json cc.eventlog
+    expect_json 'p.mode + " " + p.table.some(r => r.name === "build/main.xs/main/Main.CAF")' '-hc true' cc.eventlog.json
+else
+    printf 'html.sh: ghc with profiling libraries (ghc-prof) not found: no fresh -hc log checked\n'
+fi
+
 # --- .hp files (-p). -----------------------------------------------------
 expect_status 0 "$ex/leak" 4 400000 +RTS -hT -i0.01 -RTS
 expect_status 0 "$html" --json -p leak.hp

@@ -57,6 +57,10 @@ static void take_job(Profile *p, const char *s)
         return;
     char *save = NULL;
     for (char *w = strtok_r(job, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
+        /* -hc (maybe with a filter, -hcmain): the bands are cost-centre
+         * stacks.  A bare -h is left alone (-hT without -prof). */
+        if (strncmp(w, "-hc", 3) == 0)
+            p->hp_cost_centres = 1;
         char *c = profile_strdup(p, w, strlen(w));
         if (c == NULL)
             break;

@@ -145,6 +145,112 @@ static char *ipe_name(const EvrIpe *ipe)
     return s;
 }
 
+/* A cost centre as hp2ps names it: its label, but "Module.CAF" for the
+ * CAF cost centres (every module has one called "CAF"). */
+static const char *cc_display(const CostCentre *cc, char *buf, size_t size)
+{
+    if (strcmp(cc->label, "CAF") == 0 && cc->module != NULL && cc->module[0] != '\0') {
+        snprintf(buf, size, "%s.CAF", cc->module);
+        return buf;
+    }
+    return cc->label;
+}
+
+/* The name of an eventlog -hc band (Note [Cost-centre bands] in
+ * from_eventlog.c): its cost centres' labels, innermost first, '/'
+ * between them; an id never defined shows as "cc<id>". */
+static char *ccs_name(const Profile *p, const char *key)
+{
+    if (strcmp(key, "MAIN") == 0)
+        return strdup("MAIN");
+    size_t cap = 64, n = 0;
+    char *s = malloc(cap);
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (const char *k = key; *k;) {
+        char *end;
+        unsigned long id = strtoul(k, &end, 10);
+        char buf[512];
+        const char *label = id < p->n_ccs && p->ccs[id].label
+                                ? cc_display(&p->ccs[id], buf, sizeof buf) : NULL;
+        if (label == NULL) {
+            snprintf(buf, sizeof buf, "cc%lu", id);
+            label = buf;
+        }
+        size_t need = n + strlen(label) + 2;
+        if (need > cap) {
+            cap = need * 2;
+            char *g = realloc(s, cap);
+            if (g == NULL) {
+                free(s);
+                return NULL;
+            }
+            s = g;
+        }
+        n += (size_t)sprintf(s + n, "%s%s", n ? "/" : "", label);
+        k = *end == ',' ? end + 1 : end;
+        if (end == k && *end != '\0')
+            break;      /* not an id list: stop rather than loop */
+    }
+    return s;
+}
+
+/* The stack of a -hc band, outermost first, as [{"label","module"}]:
+ * from the ids of an eventlog band, or from a .hp label
+ * "(ccsID)inner/.../outer" (cut by the RTS's -L, then ending "..."). */
+static void write_ccs(FILE *out, const Profile *p, const char *key)
+{
+    fputc('[', out);
+    if (p->from_hp) {
+        const char *s = key;
+        if (*s == '(') {
+            const char *close = strchr(s, ')');
+            if (close != NULL)
+                s = close + 1;
+        }
+        /* Split at '/', then write the pieces last to first. */
+        size_t n = strlen(s);
+        int first = 1;
+        size_t end = n;
+        for (size_t i = n + 1; i-- > 0;) {
+            if (i == 0 || s[i - 1] == '/') {
+                char *piece = strndup(s + i, end - i);
+                if (piece != NULL) {
+                    fputs(first ? "{\"label\":" : ",{\"label\":", out);
+                    jstr(out, piece);
+                    fputs(",\"module\":null}", out);
+                    free(piece);
+                }
+                first = 0;
+                end = i ? i - 1 : 0;
+            }
+        }
+    } else if (strcmp(key, "MAIN") != 0) {
+        /* ids innermost first: collect, then write outermost first */
+        unsigned long ids[256];
+        size_t n = 0;
+        for (const char *k = key; *k && n < 256;) {
+            char *end;
+            ids[n++] = strtoul(k, &end, 10);
+            if (end == k)
+                break;
+            k = *end == ',' ? end + 1 : end;
+        }
+        for (size_t i = n; i-- > 0;) {
+            const CostCentre *cc = ids[i] < p->n_ccs ? &p->ccs[ids[i]] : NULL;
+            char buf[512];
+            snprintf(buf, sizeof buf, "cc%lu", ids[i]);
+            fputs(i + 1 == n ? "{\"label\":" : ",{\"label\":", out);
+            jstr(out, cc && cc->label ? cc_display(cc, buf, sizeof buf) : buf);
+            fputs(",\"module\":", out);
+            jstr(out, cc && cc->label ? cc->module : NULL);
+            fputc('}', out);
+        }
+    }
+    fputc(']', out);
+}
+
 static int parse_number(const char *s, double *v)
 {
     char *end;
@@ -184,6 +290,8 @@ static Row *make_rows(const Profile *p)
         const EvrIpe *ipe = profile_band_ipe(p, r->b);
         if (ipe != NULL) {
             r->name = ipe_name(ipe);
+        } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE) {
+            r->name = ccs_name(p, r->b->label);
         } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
             r->name = malloc(strlen(r->b->label) + 5);
             if (r->name != NULL)
@@ -453,6 +561,10 @@ static void write_row(FILE *out, const Row *r, long color)
         fputs("null", out);
     fputs(",\"ipe\":", out);
     write_ipe(out, profile_band_ipe(p, r->b));
+    if (profile_is_cost_centre(p)) {
+        fputs(",\"ccs\":", out);
+        write_ccs(out, p, r->b->label);
+    }
     fputs(",\"spark\":", out);
     write_spark(out, &p->census_series, r->b->bins->max);
     fputc('}', out);
@@ -485,7 +597,7 @@ static const char *mode_flag(const Profile *p)
 {
     static const char *flags[] = { NULL, "-hc", "-hm", "-hd", "-hy", "-hr", "-hb", "-hT", "-hi", "-he" };
     if (p->from_hp)
-        return NULL;
+        return p->hp_cost_centres ? "-hc" : NULL;
     return p->breakdown < sizeof flags / sizeof flags[0] ? flags[p->breakdown] : NULL;
 }
 
@@ -495,7 +607,7 @@ static const char *mode_name(const Profile *p)
                                    "type description", "retainer set", "biography",
                                    "closure type", "info table", "era" };
     if (p->from_hp)
-        return ".hp file";
+        return p->hp_cost_centres ? "cost centre stack, .hp file" : ".hp file";
     return p->breakdown < sizeof names / sizeof names[0] ? names[p->breakdown] : "unknown";
 }
 

@@ -54,6 +54,12 @@ void profile_free(Profile *p)
     free(p->bands);
     evr_label_index_free(&p->labels);
     evr_ipe_table_free(&p->ipes);
+    for (size_t i = 0; i < p->n_ccs; i++) {
+        free(p->ccs[i].label);
+        free(p->ccs[i].module);
+        free(p->ccs[i].srcloc);
+    }
+    free(p->ccs);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
     free(p->markers);
@@ -376,4 +382,42 @@ const EvrIpe *profile_band_ipe(const Profile *p, const Band *b)
     if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
         return NULL;
     return evr_ipe_table_find_label(&p->ipes, b->label, strlen(b->label));
+}
+
+/* ----------------------------------------------------------------------
+ * Cost centres (-hc)
+ * ------------------------------------------------------------------- */
+
+void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
+                         const char *module, size_t module_len, const char *srcloc,
+                         size_t srcloc_len)
+{
+    if (id >= PROFILE_MAX_CC_ID)
+        return;
+    if (id >= p->n_ccs) {
+        size_t n = p->n_ccs ? p->n_ccs : 64;
+        while (n <= id)
+            n *= 2;
+        CostCentre *c = realloc(p->ccs, n * sizeof *c);
+        if (c == NULL) {
+            p->out_of_memory = 1;
+            return;
+        }
+        memset(c + p->n_ccs, 0, (n - p->n_ccs) * sizeof *c);
+        p->ccs = c;
+        p->n_ccs = n;
+    }
+    CostCentre *cc = &p->ccs[id];
+    if (cc->label != NULL)
+        return;     /* defined once; a repeat keeps the first */
+    cc->label = profile_strdup(p, label, label_len);
+    cc->module = profile_strdup(p, module, module_len);
+    cc->srcloc = profile_strdup(p, srcloc, srcloc_len);
+}
+
+int profile_is_cost_centre(const Profile *p)
+{
+    if (p->from_hp)
+        return p->hp_cost_centres;
+    return p->breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE;
 }

@@ -342,6 +342,63 @@ function detailedTable(container, p) {
     return t;
 }
 
+// --- Cost centres (-hc): the bands' stacks as one collapsible tree, MAIN
+// at the root; a node's "inclusive" size is its own bands' plus every
+// stack under it, as in eventlog2html's cost-centre view.
+function ccsTree(p) {
+    const mk = (label, module) => ({ name: label, module: module || '', total: 0, own: 0,
+                                     peak: 0, kids: new Map() });
+    const root = mk('MAIN', '');
+    for (const r of p.table) {
+        if (!r.ccs) continue;
+        let path = r.ccs;
+        if (path.length && path[0].label === 'MAIN') path = path.slice(1);
+        let node = root;
+        root.total += r.integrated_byte_s;
+        for (const c of path) {
+            const key = c.label + '\u0000' + (c.module || '');
+            if (!node.kids.has(key)) node.kids.set(key, mk(c.label, c.module));
+            node = node.kids.get(key);
+            node.total += r.integrated_byte_s;
+        }
+        node.own += r.integrated_byte_s;
+        node.peak = Math.max(node.peak, r.peak_bytes);
+    }
+    const all = root.total;
+    const out = n => {
+        const o = { name: n.name, module: n.module, total: n.total, own: n.own, peak: n.peak,
+                    percent: all ? 100 * n.total / all : 0 };
+        const kids = [...n.kids.values()].sort((a, b) => b.total - a.total).map(out);
+        if (kids.length) o._children = kids;
+        return o;
+    };
+    return [out(root)];
+}
+
+function ccsView(container, p) {
+    const tree = ccsTree(p);
+    const all = tree[0].total;
+    const div = el('div', { class: 'table', 'data-table': 'ccs' });
+    container.append(div);
+    return new Tabulator(div, {
+        data: tree, dataTree: true, layout: 'fitDataStretch',
+        // Open the stacks that hold at least 1 % of the profile.
+        dataTreeStartExpanded: row => row.getData().total >= 0.01 * all,
+        columns: [
+            { title: 'Cost centre', field: 'name', headerSort: false, minWidth: 260 },
+            { title: 'Module', field: 'module', headerSort: false },
+            { title: 'Inclusive', field: 'total', hozAlign: 'right', headerSort: false,
+              formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: '% of all', field: 'percent', hozAlign: 'right', headerSort: false,
+              formatter: c => fmtNum(c.getValue(), 3) + ' %' },
+            { title: 'Own', field: 'own', hozAlign: 'right', headerSort: false,
+              formatter: c => c.getValue() ? fmtBytes(c.getValue()) + '·s' : '' },
+            { title: 'Own peak', field: 'peak', hozAlign: 'right', headerSort: false,
+              formatter: c => c.getValue() ? fmtBytes(c.getValue()) : '' },
+        ],
+    });
+}
+
 function diffTable(container) {
     const rows = data.diff.map(d => {
         let status = 'same';
@@ -432,6 +489,8 @@ const views = [
     ['lines', 'Lines', c => perProfile(c, (col, p) => areaChart(col, p, 'lines'))],
     ['detailed', 'Detailed', c => perProfile(c, detailedTable)],
 ];
+if (profiles.some(p => p.mode === '-hc'))
+    views.push(['ccs', 'Cost centres', c => perProfile(c, ccsView)]);
 if (diffMode) views.push(['diff', 'Diff', c => { diffTable(c); }]);
 views.push(['meta', 'Meta', c => perProfile(c, metaTable)]);
 
