@@ -151,6 +151,24 @@ report spike spike.hp -p
 expectations spike spike.json
 browse spike spike.html
 
+# 301 markers (MARK lines of a .hp, renamed "tick N" as traceMarker texts
+# would be): at most one label per 16 px of the plot's ~1100 px, every
+# rule still drawn.
+awk 'BEGIN { print "JOB \"ticks\""; for (i = 0; i <= 300; i++) { t = sprintf("%.3f", i * 0.01);
+      print "MARK " t; print "BEGIN_SAMPLE " t; print "Base\t" (1000 + i); print "END_SAMPLE " t } }' >ticks.hp
+report ticks ticks.hp -p
+node - <<'JS'
+// Markers of a .hp are all "MARK": give each its own text, as traceMarker would.
+const fs = require('fs');
+for (const f of ['ticks.json', 'ticks.html']) {
+    let t = fs.readFileSync(f, 'utf8'), k = 0;
+    t = t.replace(/"kind":"marker","text":"[^"]*"/g, () => '"kind":"marker","text":"tick ' + (k++) + '"');
+    fs.writeFileSync(f, t);
+}
+JS
+expectations ticks ticks.json '{"marker_labels_at_most":70}'
+browse ticks ticks.html
+
 # --diff: a short and a long run of the leak; SessionEntry grew.
 expect_status 0 "$ex/leak" 3 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
 report diff short.eventlog --diff leak-hT.eventlog

@@ -67,6 +67,8 @@ function closureType(desc) {
 const charts = [];
 function makeChart(container, option, kind) {
     const div = el('div', { class: 'chart', 'data-chart': kind });
+    const m = option.series && option.series.find(s => s.markerLabels !== undefined);
+    if (m) div.setAttribute('data-marker-labels', String(m.markerLabels));
     container.append(div);
     const chart = echarts.init(div, null, { renderer: 'svg' });
     chart.setOption(option);
@@ -76,16 +78,33 @@ function makeChart(container, option, kind) {
 window.addEventListener('resize', () => charts.forEach(c => c.resize()));
 
 // Markers as vertical rules with their text, on a series of their own so
-// that the legend can hide them too.
-function markerSeries(p) {
+// that the legend can hide them too.  With many markers (100-400) every
+// label overprinted the next and the dashed rules hid the data: a label
+// is drawn only where it stands at least MARKER_LABEL_GAP px right of the
+// last one drawn (the rest show when the mouse is on their rule), and the
+// rules are thin and faint.  `width` is the chart's width in px.
+const MARKER_LABEL_GAP = 16;
+function markerSeries(p, width) {
     if (!p.markers.length) return [];
+    const plot = Math.max(100, width - 70 - (LEGEND_WIDTH + 20));   // baseOption's grid
+    const xMax = axisMax(p);
+    let last = -Infinity, shown = 0;
+    const data = p.markers.map(m => {
+        const x = toX(p, m.time_s), px = xMax > 0 ? x / xMax * plot : 0;
+        const show = px - last >= MARKER_LABEL_GAP;
+        if (show) { last = px; shown++; }
+        return { name: m.text, xAxis: x, label: { show }, emphasis: { label: { show: true } } };
+    });
     return [{
         name: 'Markers', type: 'line', data: [], silent: false, color: '#333333',
+        markerLabels: shown,
         markLine: {
             symbol: 'none', animation: false,
-            lineStyle: { color: '#555555', type: 'dashed', width: 1 },
-            label: { formatter: m => m.name, position: 'insideEndTop', fontSize: 10 },
-            data: p.markers.map(m => ({ name: m.text, xAxis: toX(p, m.time_s) })),
+            lineStyle: { color: '#555555', type: p.markers.length > 50 ? 'solid' : 'dashed',
+                         width: 1, opacity: p.markers.length > 50 ? 0.25 : 0.6 },
+            label: { formatter: m => m.name, position: 'insideEndTop', fontSize: 10, color: '#333333' },
+            emphasis: { lineStyle: { opacity: 1, width: 1.5 } },
+            data,
         },
     }];
 }
@@ -124,6 +143,7 @@ function toX(p, seconds) {
     return seconds * xScale(p);
 }
 function xUnit() { return normTime ? ' %' : ' s'; }
+function axisMax(p) { return normTime ? 100 * 1000 : toX(p, niceCeil(runEnd(p))); }
 
 // The tooltip: the time, then every band at it, largest first.
 function tooltipFormatter(fmt, scale) {
@@ -162,7 +182,7 @@ function baseOption(p, yFormatter, yMax) {
         // A time axis in milliseconds: with two value axes ECharts stacks
         // the x values instead of the bytes.
         xAxis: { type: 'time', name: normTime ? '% of each run' : 'seconds', nameLocation: 'middle',
-                 nameGap: 25, min: 0, max: normTime ? 100 * 1000 : toX(p, niceCeil(runEnd(p))),
+                 nameGap: 25, min: 0, max: axisMax(p),
                  axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
                  axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + xUnit() } } },
         yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
@@ -233,7 +253,7 @@ function areaChart(container, p, mode) {
                 data: t.map((x, i) => [toX(p, x), mins[k][i]]) });
         });
     }
-    opt.series = opt.series.concat(markerSeries(p));
+    opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
     opt.legend.data = bands.map(b => b.name).concat(p.markers.length ? ['Markers'] : []);
     return makeChart(container, opt, mode);
 }
@@ -264,7 +284,7 @@ function heapChart(container, p) {
     opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#b07aa1',
         lineStyle: { type: 'dotted' },
         data: t.map((x, i) => [toX(p, x), p.chart.total_max[i]]) });
-    opt.series = opt.series.concat(markerSeries(p));
+    opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
     return makeChart(container, opt, 'heap');
 }
 
