@@ -130,7 +130,7 @@ if (report !== '--probe') (async () => {
 
         // Charts: bands drawn, legend labels, markers.
         for (const [i, col] of (expect.columns || []).entries()) {
-            for (const pane of ['area', 'normalised', 'lines']) {
+            for (const pane of ['area', 'stream', 'normalised', 'lines']) {
                 await page.click(`nav.tabs button[data-view="${pane}"]`);
                 const c = await page.evaluate(readChart, pane, i);
                 const where = `${pane}[${i}]`;
@@ -190,6 +190,41 @@ if (report !== '--probe') (async () => {
                 'normalised time: both runs end near 100 %', ends);
             await page.screenshot({ path: `${shotPrefix}-area-normalised-time.png`, fullPage: true });
             await page.click('[data-control="normalised-time"]');
+        }
+
+        // Small things (issue 17 item 6), on every report.
+        {
+            await page.click('nav.tabs button[data-view="area"]');
+            const r = await page.evaluate(() => {
+                const R = window.strataReport, p = R.data.profiles[0];
+                const div = document.querySelector('[data-pane="area"] .chart');
+                const box = div.querySelector('svg').getBoundingClientRect();
+                const opt = R.echarts.getInstanceByDom(div).getOption();
+                const marks = new Set(p.markers.map(m => m.text));
+                const texts = [...div.querySelectorAll('svg text')];
+                const markerLeft = Math.min(1e9, ...texts.filter(t => marks.has(t.textContent)).map(t => t.getBoundingClientRect().left - box.left));
+                const xTicks = texts.filter(t => { const q = t.getBoundingClientRect();
+                    return q.top > box.top + box.height - 80 - 2 && q.top < box.top + box.height - 55 && /^[\d.]+$/.test(t.textContent); }).length;
+                return { negZero: R.fmtBytes(-0.3), legendTip: !!(opt.legend[0].tooltip && opt.legend[0].tooltip.show),
+                         single: p.chart.times_s.length === 1, showSymbol: opt.series[0].showSymbol,
+                         markerLeft, xTicks, end: p.end_time_s };
+            });
+            check(r.negZero === '0 B', 'a tiny negative size shows as 0 B, not -0 B', r.negZero);
+            check(r.legendTip, 'the legend shows a cut name whole on hover');
+            if (r.single) check(r.showSymbol === true, 'a single census is drawn as points', r.showSymbol);
+            if (r.markerLeft !== 1e9)
+                check(r.markerLeft >= 69, 'marker labels stay right of the y-axis labels', r.markerLeft);
+            check(r.xTicks >= 4, 'the time axis has at least 4 tick labels', r.xTicks);
+            await page.click('nav.tabs button[data-view="lines"]');
+            const lines = await page.evaluate(readChart, 'lines', 0);
+            check(lines && lines.texts.includes('each band ÷ its own maximum'), 'the Lines view names its y axis', lines && lines.texts.slice(0, 8));
+            await page.click('nav.tabs button[data-view="detailed"]');
+            await page.waitForSelector('[data-pane="detailed"] .tabulator-col-title');
+            const rank = await page.$$eval('[data-pane="detailed"] .tabulator-col-title', es => {
+                const e = es.find(e => e.textContent === 'Rank'); return e ? e.scrollWidth <= e.clientWidth : null; });
+            check(rank === true, 'the Rank heading is not cut', rank);
+            const nowrap = await page.$$eval('header .eras .era-item', es => es.every(e => getComputedStyle(e).whiteSpace === 'nowrap'));
+            check(nowrap, 'each live era stays on one line');
         }
 
         // Many markers: labels thinned to what fits, the rest on hover.

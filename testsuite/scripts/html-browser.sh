@@ -41,7 +41,7 @@ const [name, reportJson, extra] = process.argv.slice(2);
 const d = JSON.parse(fs.readFileSync(reportJson, 'utf8'));
 const diff = d.profiles.length === 2;
 const e = {
-    views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(
+    views: ['heap', 'area', 'stream', 'normalised', 'lines', 'detailed'].concat(
         d.profiles.some(p => p.mode === '-hc') ? ['ccs'] : [], diff ? ['diff'] : [], ['meta']),
     columns: d.profiles.map(p => {
         const other = p.chart.other && p.chart.other.bands > 0;

@@ -46,8 +46,15 @@ expect_status 2 "$html" --y-axis 1e999 x.eventlog
 expect_stderr_contains "--y-axis takes a positive number"
 expect_status 2 "$html" --frobnicate x.eventlog
 expect_stderr_contains "unknown option: --frobnicate"
-expect_status 2 "$html" a.eventlog b.eventlog
-expect_stderr_contains "too many arguments: b.eventlog"
+expect_status 2 "$html" -o r.html a.eventlog b.eventlog
+expect_stderr_contains "-o names one report; several FILEs get one each, beside them"
+expect_status 2 "$html" a.eventlog b.eventlog --diff c.eventlog
+expect_stderr_contains "--diff compares one FILE with FILE2, not several: b.eventlog"
+expect_status 2 "$html" a.eventlog -
+expect_stderr_contains "standard input (-) can only be read alone"
+expect_status 0 "$html" --version
+grep -Eq '^strata-html [0-9.]+ \(echarts [0-9.]+, tabulator-tables [0-9.]+\)$' "$out" ||
+    fail "--version printed: $(cat "$out")"
 expect_status 2 "$html" x.eventlog -o
 expect_stderr_contains "option needs an argument: -o"
 expect_status 2 "$html" - --diff -
@@ -177,6 +184,24 @@ head -c 200 leak.eventlog >header-only.eventlog
 expect_status 1 "$html" header-only.eventlog
 expect_stderr_contains "strata-html: header-only.eventlog:"
 
+# --- Conventions (issue 17 item 7). ------------------------------------------
+# Several inputs: one report each; a bad one fails the run, not the others.
+cp leak.eventlog again.eventlog
+expect_status 1 "$html" --json again.eventlog missing.eventlog leak.eventlog
+expect_stderr_contains "strata-html: cannot open missing.eventlog"
+[ -s again.eventlog.json ] && [ -s leak.eventlog.json ] && pass ||
+    fail "several inputs: not every good input got its report"
+# The output is renamed into place: a run that fails half way (here a
+# 100 kB file size limit) leaves the old report whole and no temporary file.
+printf 'old report\n' >keep.html
+( ulimit -f 100; trap '' XFSZ; exec "$html" -o keep.html leak.eventlog ) >/dev/null 2>"$err"
+[ "$(cat keep.html)" = "old report" ] && pass || fail "a failed write changed keep.html"
+ls keep.html.* >/dev/null 2>&1 && fail "a failed write left $(ls keep.html.*)" || pass
+expect_stderr_contains "strata-html: cannot write keep.html: File too large"
+# A fresh report gets the usual mode (not mkstemp's 0600).
+( umask 022; "$html" -o mode.html leak.eventlog ) && [ "$(stat -c %a mode.html)" = 644 ] && pass ||
+    fail "the report's mode is $(stat -c %a mode.html), expected 644"
+
 # --- -he: era order by default, the live eras. ------------------------------
 expect_status 0 "$ex/leak" 4 100000 +RTS -he --automatic-era-increment -l -i0.01 -olhe.eventlog -RTS
 expect_status 0 "$html" --json he.eventlog
@@ -184,6 +209,7 @@ expect_json 'd.options.sort' 'number' he.eventlog.json
 expect_json 'const e = p.chart.bands.map(b => +b.name.slice(4)); e.every((x, i) => !i || e[i - 1] < x)' 'true' he.eventlog.json
 expect_json 'p.eras_live_at_end.length >= 4 && p.eras_live_at_end.every(e => e.bytes > 0)' 'true' he.eventlog.json
 expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json
+expect_json 'p.eras_live_at_end.every(e => typeof e.era === "number")' 'true' he.eventlog.json
 
 # --- -hi: IPE fields; a GHC-written log. ------------------------------------
 expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.01 -olhi.eventlog -RTS
@@ -223,12 +249,17 @@ expect_json 'p.table.find(r => r.name.includes("build/")).ccs.map(c => c.label).
 if command -v ghc >/dev/null && printf 'main = print (sum [1 .. 1000000 :: Int])\n' >P.hs &&
         ghc -O -v0 -prof -fprof-auto -rtsopts -eventlog P.hs -o p-prof >/dev/null 2>&1; then
     # Debian's ghc-prof is installed: a fresh -hc log.
+    # traceEventIO messages are drawn only with --include-trace-events.
     cat >Cc.hs <<'HS'
+import Debug.Trace (traceEventIO, traceMarkerIO)
+
 build :: Int -> [Int]
 build n = [1 .. n]
 
 main :: IO ()
 main = do
+  traceMarkerIO "a marker"
+  traceEventIO "a message"
   let xs = build 2000000
   print (sum xs + length xs)
 HS
@@ -236,6 +267,9 @@ HS
     expect_status 0 ./cc +RTS -hc -l -i0.005 -RTS
     expect_status 0 "$html" --json cc.eventlog
     expect_json 'p.mode + " " + p.table.some(r => r.name === "build/main.xs/main/Main.CAF")' '-hc true' cc.eventlog.json
+    expect_json 'p.markers.map(m => m.kind + ":" + m.text).join()' 'marker:a marker' cc.eventlog.json
+    expect_status 0 "$html" --json --include-trace-events cc.eventlog -o cc-msgs.json
+    expect_json 'p.markers.map(m => m.kind + ":" + m.text).join()' 'marker:a marker,message:a message' cc-msgs.json
 else
     printf 'html.sh: ghc with profiling libraries (ghc-prof) not found: no fresh -hc log checked\n'
 fi
@@ -248,6 +282,8 @@ expect_json 'p.table.some(r => r.label === "SessionEntry") && p.censuses > 1' 't
 expect_json 'p.program.endsWith("examples/leak") && p.args[0]' '4' leak.hp.json
 expect_status 1 "$html" -p leak.eventlog
 expect_stderr_contains "strata-html: leak.eventlog: not a .hp heap profile (line 1 does not start with JOB)"
+expect_status 1 "$html" leak.hp
+expect_stderr_contains "strata-html: leak.hp: it looks like a .hp heap profile: read it with -p"
 { head -n 12 leak.hp; printf 'this is not hp\n'; } >garbage.hp
 expect_status 1 "$html" -p garbage.hp
 expect_stderr_contains "strata-html: garbage.hp: line 13: not .hp syntax"
@@ -271,6 +307,11 @@ expect_json 'p.chart.times_s.length < 2000 && p.chart.bands.every(b => Math.max(
 expect_json 'const s = p.chart.bands.find(b => b.name === "Spike"); Math.max(...s.values) + " " + Math.max(...s.min_values)' '500000 0' spike.hp.json
 expect_json 'const b = p.chart.bands.find(b => b.name === "Base"); b.values[b.values.length - 1] + " " + b.min_values[b.min_values.length - 1]' '1000 0' spike.hp.json
 expect_json 'Math.max(...p.chart.total_max)' '501000' spike.hp.json
+
+# A .hp whose times go backwards is read, with a warning naming the sample.
+printf 'JOB "back"\nBEGIN_SAMPLE 2.0\nA\t10\nEND_SAMPLE 2.0\nBEGIN_SAMPLE 1.5\nA\t20\nEND_SAMPLE 1.5\n' >back.hp
+expect_status 0 "$html" --json -p back.hp
+expect_stderr_contains "strata-html: back.hp: warning: sample at 1.500000 s goes back in time (the one before is at 2.000000 s)"
 
 # --- Unicode: code points, not bytes; U+FFFD for bytes that are not UTF-8.
 # "fase é 中文" and a clef (U+1D11E, a surrogate pair in JSON); then a

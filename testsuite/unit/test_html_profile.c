@@ -193,7 +193,8 @@ static void test_marker_filters(void **state)
 {
     (void)state;
     const char *inc[] = { "phase 3" }, *exc[] = { "phase" };
-    Filters f = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 1 };
+    Filters f = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 1,
+                  .messages = 1 };
     Profile p;
     profile_init(&p, "synthetic", &f);
     profile_marker(&p, 1, "phase 1", 7, 1);
@@ -210,6 +211,27 @@ static void test_marker_filters(void **state)
     profile_free(&p);
 }
 
+/* Issue 17: traceEvent messages are drawn only with --include-trace-events
+ * (as in eventlog2html); traceMarker markers always. */
+static void test_html_profile_messages_need_flag(void **state)
+{
+    (void)state;
+    Filters plain = { 0 }, with = { .messages = 1 };
+    Profile p;
+    profile_init(&p, "synthetic", &plain);
+    profile_marker(&p, 1, "a marker", 8, 1);
+    profile_marker(&p, 2, "a message", 9, 0);
+    assert_int_equal(p.n_markers, 1);
+    assert_string_equal(p.markers[0].text, "a marker");
+    profile_free(&p);
+    profile_init(&p, "synthetic", &with);
+    profile_marker(&p, 1, "a marker", 8, 1);
+    profile_marker(&p, 2, "a message", 9, 0);
+    assert_int_equal(p.n_markers, 2);
+    assert_int_equal(p.markers[1].is_marker, 0);
+    profile_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_html_profile_peaks_survive_folding),
         cmocka_unit_test(test_heap_keeps_maxima),
         cmocka_unit_test(test_marker_filters),
+        cmocka_unit_test(test_html_profile_messages_need_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,6 +144,15 @@ static void take_event(Profile *p, const EvrEvent *ev)
     }
 }
 
+/* 1 if f (rewound, when it can be) starts with a .hp file's "JOB ". */
+static int looks_like_hp(FILE *f)
+{
+    char head[4];
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return 0;
+    return fread(head, 1, 4, f) == 4 && memcmp(head, "JOB ", 4) == 0;
+}
+
 int profile_read_eventlog(Profile *p, FILE *f)
 {
     EventLogReader *r = evr_open_file(f, p->path);
@@ -169,6 +178,9 @@ int profile_read_eventlog(Profile *p, FILE *f)
         status = -1;
     } else if (rc < 0 && evr_type_count(r) == 0 && p->n_events == 0) {
         fprintf(stderr, "%s: %s: not a GHC eventlog: %s\n", TOOL_NAME, p->path, evr_error(r));
+        if (looks_like_hp(f))
+            fprintf(stderr, "%s: %s: it looks like a .hp heap profile: read it with -p\n",
+                    TOOL_NAME, p->path);
         status = -1;
     } else if (rc < 0 && p->n_censuses == 0) {
         fprintf(stderr, "%s: %s: %s (and no heap profile census before it)\n", TOOL_NAME,

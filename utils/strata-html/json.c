@@ -746,7 +746,10 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
                 continue;
             fprintf(out, "%s{\"era\":", f ? "" : ",");
             f = 0;
-            jstr(out, r->b->label);
+            if (r->have_number)
+                jnum(out, r->number);   /* a number, as in the table */
+            else
+                jstr(out, r->b->label);
             fprintf(out, ",\"bytes\":%" PRIu64 ",\"color\":%ld}", r->st.last_bytes,
                     table_keys[i].color);
         }

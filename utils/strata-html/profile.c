@@ -349,6 +349,10 @@ static int marker_wanted(const Filters *f, const char *text, size_t len)
 
 void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, int is_marker)
 {
+    /* As in eventlog2html: traceEvent messages only with
+     * --include-trace-events (they are often thousands of debug lines). */
+    if (!is_marker && (p->filters == NULL || !p->filters->messages))
+        return;
     if (!marker_wanted(p->filters, text, len))
         return;
     if (p->n_markers == PROFILE_MAX_MARKERS) {

@@ -72,6 +72,7 @@ typedef struct Filters {
     const char **exclude;
     size_t n_exclude;
     int no_traces;
+    int messages;           /* --include-trace-events: traceEvent messages too */
 } Filters;
 
 /* A cost centre of a -prof program (HEAP_PROF_COST_CENTRE). */

@@ -20,7 +20,9 @@ function fmtBytes(v) {
     const neg = v < 0;
     let x = Math.abs(v), u = 0;
     while (x >= 1000 && u < UNITS.length - 1) { x /= 1000; u++; }
-    return (neg ? '-' : '') + (u === 0 ? x.toFixed(0) : x.toPrecision(3)) + ' ' + UNITS[u];
+    const digits = u === 0 ? x.toFixed(0) : x.toPrecision(3);
+    // A tiny negative slope rounds to 0: no "-0 B/s".
+    return (neg && Number(digits) !== 0 ? '-' : '') + digits + ' ' + UNITS[u];
 }
 function fmtNum(v, digits) {
     if (v === null || v === undefined || !isFinite(v)) return '';
@@ -102,7 +104,9 @@ function markerSeries(p, width) {
             symbol: 'none', animation: false,
             lineStyle: { color: '#555555', type: p.markers.length > 50 ? 'solid' : 'dashed',
                          width: 1, opacity: p.markers.length > 50 ? 0.25 : 0.6 },
-            label: { formatter: m => m.name, position: 'insideEndTop', fontSize: 10, color: '#333333' },
+            // Right of the rule, so that a marker at time 0 does not print
+            // over the top y-axis label.
+            label: { formatter: m => m.name, position: 'insideEndBottom', fontSize: 10, color: '#333333' },
             emphasis: { lineStyle: { opacity: 1, width: 1.5 } },
             data,
         },
@@ -119,8 +123,8 @@ function niceCeil(v) {
 }
 
 // The x axes are ECharts time axes (see baseOption), whose unit is the
-// millisecond and whose ticks fail below one: a run shorter than a second
-// is stretched by a power of ten so that it spans at least one second.
+// millisecond and whose ticks are whole seconds at best: a run shorter than
+// ten seconds is stretched by a power of ten so that it spans at least ten.
 // The end of a chart's time axis: the run's, or for a diff the later of
 // the two runs', so that both halves share one time scale.
 function runEnd(p) {
@@ -130,7 +134,9 @@ function runEnd(p) {
 function xScale(p) {
     if (normTime) return 1000;
     const end = runEnd(p);
-    return end >= 1 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(-Math.log10(end)));
+    // At least ten (stretched) seconds: below that ECharts ticks whole
+    // seconds only, and a 2 s run got two ticks.
+    return end >= 10 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(Math.log10(10 / end)));
 }
 // A diff of runs of very different length can be drawn on a normalised
 // time axis instead (--normalise-time, or the header's check box): each
@@ -168,21 +174,24 @@ function baseOption(p, yFormatter, yMax) {
     const xs = xScale(p);
     return {
         animation: false,
-        grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 70 },
+        grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 80 },
         tooltip: { trigger: 'axis', confine: true, formatter: tooltipFormatter(yFormatter, xs) },
         // On the right, every name drawn (a scrolling legend past 24 names).
         legend: { type: legendItems(p) > 24 ? 'scroll' : 'plain', orient: 'vertical', right: 5,
-                  top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' } },
+                  top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' },
+                  tooltip: { show: true } },   // the whole name of a cut label
         toolbox: { right: LEGEND_WIDTH + 20, top: 5, feature: {
             dataZoom: { yAxisIndex: 'none', title: { zoom: 'zoom (drag a box)', back: 'undo zoom' } },
             restore: { title: 'reset' } } },
         dataZoom: [{ type: 'inside', filterMode: 'none' },
-                   { type: 'slider', filterMode: 'none', bottom: 10,
+                   { type: 'slider', filterMode: 'none', bottom: 8, height: 24,
                      showDataShadow: p.chart.times_s.length > 1 }],
         // A time axis in milliseconds: with two value axes ECharts stacks
         // the x values instead of the bytes.
+        // Ten or so ticks (a 2 s run got two); the axis name below the
+        // labels and above the zoom slider.
         xAxis: { type: 'time', name: normTime ? '% of each run' : 'seconds', nameLocation: 'middle',
-                 nameGap: 25, min: 0, max: axisMax(p),
+                 nameGap: 22, min: 0, max: axisMax(p), splitNumber: 10,
                  axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
                  axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + xUnit() } } },
         yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
@@ -223,7 +232,7 @@ function areaChart(container, p, mode) {
     const bands = bandList(p);
     const t = p.chart.times_s;
     let values = bands.map(b => b.values), mins = bands.map(b => b.mins);
-    let fmt = fmtBytes, yMax = sharedMax();
+    let fmt = fmtBytes, yMax = sharedMax(), yName = '';
     if (mode === 'normalised') {
         const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
         values = values.map(v => v.map((x, i) => totals[i] ? 100 * x / totals[i] : 0));
@@ -233,15 +242,33 @@ function areaChart(container, p, mode) {
         values = values.map((v, k) => v.map(x => tops[k] ? x / tops[k] : 0));
         mins = mins.map((v, k) => v.map(x => tops[k] ? x / tops[k] : 0));
         fmt = v => fmtNum(v, 3); yMax = 1;
+        yName = 'each band ÷ its own maximum';
     }
     const opt = baseOption(p, fmt, yMax);
-    opt.series = bands.map((b, k) => ({
-        name: b.name, type: 'line', symbol: 'none', color: b.colour, sampling: 'max',
+    if (yName) Object.assign(opt.yAxis, { name: yName, nameTextStyle: { align: 'left' } });
+    let base = [];
+    if (mode === 'stream') {
+        // A streamgraph: the same stack, centred on zero by an invisible
+        // first layer of minus half the total, so that the bands' shapes,
+        // not their offsets, catch the eye.  The y axis then shows
+        // thicknesses only, so its labels are hidden.
+        const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
+        const half = (yMax || Math.max(0, ...totals)) / 2;
+        opt.yAxis = { type: 'value', min: -half, max: half, axisLabel: { show: false },
+                      name: 'bytes (thickness)', nameTextStyle: { align: 'left' } };
+        base = [{ name: 'centre', type: 'line', stack: 'bands', symbol: 'none', silent: true,
+                  lineStyle: { width: 0 }, tooltip: { show: false },
+                  data: t.map((x, i) => [toX(p, x), -totals[i] / 2]) }];
+    }
+    opt.series = base.concat(bands.map((b, k) => ({
+        // One census: points (a line of one point draws nothing).
+        name: b.name, type: 'line', color: b.colour, sampling: 'max',
+        symbol: t.length === 1 ? 'circle' : 'none', symbolSize: 8, showSymbol: t.length === 1,
         stack: mode === 'lines' ? undefined : 'bands',
         areaStyle: mode === 'lines' ? undefined : { opacity: 0.85 },
         lineStyle: { width: mode === 'lines' ? 1.5 : 0.5 },
         data: t.map((x, i) => [toX(p, x), values[k][i]]),
-    }));
+    })));
     // Lines: where a point stands for censuses that differ, a thin line at
     // their least value under the line of their largest (same name, so the
     // legend toggles both).
@@ -281,8 +308,10 @@ function heapChart(container, p) {
     // The census total too (the largest of each point's censuses), so that
     // the profile can be set against the heap.
     const t = p.chart.times_s;
-    opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#b07aa1',
-        lineStyle: { type: 'dotted' },
+    // Black and dashed, drawn over the heap lines: the live-bytes line often
+    // runs along it, and two colours blended into a muddy one.
+    opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#111111',
+        lineStyle: { type: 'dashed', width: 1.25 }, z: 3,
         data: t.map((x, i) => [toX(p, x), p.chart.total_max[i]]) });
     opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
     return makeChart(container, opt, 'heap');
@@ -327,8 +356,9 @@ function detailedTable(container, p) {
         formatter: c => fmt(c.getValue()) });
     const columns = [
         { title: '', field: 'spark', formatter: sparkFormatter, headerSort: false, width: 130 },
-        { title: 'Rank', field: 'rank', sorter: 'number', width: 70, headerFilter: 'input' },
+        { title: 'Rank', field: 'rank', sorter: 'number', minWidth: 90, headerFilter: 'input' },
         { title: era ? 'Era' : 'Label', field: 'name', headerFilter: 'input', minWidth: 160,
+          maxWidth: 480, cssClass: 'wrap',
           formatter: c => { const s = el('span', {}); s.append(el('i', { class: 'swatch',
               style: 'background:' + colour(c.getRow().getData().color) }), c.getValue()); return s; } },
         numCol('Integrated size', 'integrated_byte_s', v => fmtBytes(v) + '·s'),
@@ -472,8 +502,9 @@ function erasLine(p) {
     line.append('Live at the end: ');
     p.eras_live_at_end.forEach((e, i) => {
         if (i) line.append(', ');
-        line.append(el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
-                    el('span', { class: 'era', text: 'era ' + e.era + ' (' + fmtBytes(e.bytes) + ')' }));
+        line.append(el('span', { class: 'era-item' },
+                       el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
+                       el('span', { class: 'era', text: 'era ' + e.era + ' (' + fmtBytes(e.bytes) + ')' })));
     });
     return line;
 }
@@ -505,6 +536,7 @@ function header() {
 const views = [
     ['heap', 'Heap', c => perProfile(c, heapChart)],
     ['area', 'Area', c => perProfile(c, (col, p) => areaChart(col, p, 'area'))],
+    ['stream', 'Streamgraph', c => perProfile(c, (col, p) => areaChart(col, p, 'stream'))],
     ['normalised', 'Normalised', c => perProfile(c, (col, p) => areaChart(col, p, 'normalised'))],
     ['lines', 'Lines', c => perProfile(c, (col, p) => areaChart(col, p, 'lines'))],
     ['detailed', 'Detailed', c => perProfile(c, detailedTable)],
@@ -552,5 +584,5 @@ function redraw() {
 const first = location.hash.slice(1);
 show(panes[first] ? first : 'area');
 document.body.setAttribute('data-ready', '1');
-window.strataReport = { data, charts, show, echarts };
+window.strataReport = { data, charts, show, echarts, fmtBytes };
 })();
