@@ -221,6 +221,19 @@ if (report !== '--probe') (async () => {
             if (r.markerLeft !== 1e9)
                 check(r.markerLeft >= 69, 'marker labels stay right of the y-axis labels', r.markerLeft);
             check(r.xTicks >= 4, 'the time axis has at least 4 tick labels', r.xTicks);
+            // The streamgraph's stack is centred on the middle of the plot.
+            await page.click('nav.tabs button[data-view="stream"]');
+            const st = await page.evaluate(() => {
+                const svg = document.querySelector('[data-pane="stream"] .chart svg');
+                const box = svg.getBoundingClientRect();
+                const areas = [...svg.querySelectorAll('path[fill-opacity="0.85"]')].map(a => a.getBoundingClientRect())
+                    .filter(r => r.height > 0);
+                if (!areas.length) return null;
+                const top = Math.min(...areas.map(r => r.top)), bottom = Math.max(...areas.map(r => r.bottom));
+                const gTop = box.top + 40, gBottom = box.bottom - 80;   // baseOption's grid
+                return { off: Math.abs((top + bottom) / 2 - (gTop + gBottom) / 2) / (gBottom - gTop) };
+            });
+            if (st !== null) check(st.off < 0.1, 'the streamgraph is centred', st);
             await page.click('nav.tabs button[data-view="lines"]');
             const lines = await page.evaluate(readChart, 'lines', 0);
             check(lines && lines.texts.includes('each band ÷ its own maximum'), 'the Lines view names its y axis', lines && lines.texts.slice(0, 8));

@@ -256,7 +256,10 @@ function areaChart(container, p, mode) {
         const half = (yMax || Math.max(0, ...totals)) / 2;
         opt.yAxis = { type: 'value', min: -half, max: half, axisLabel: { show: false },
                       name: 'bytes (thickness)', nameTextStyle: { align: 'left' } };
-        base = [{ name: 'centre', type: 'line', stack: 'bands', symbol: 'none', silent: true,
+        // stackStrategy 'all': ECharts stacks negative values apart from
+        // positive ones by default, which left the bands uncentred.
+        base = [{ name: 'centre', type: 'line', stack: 'bands', stackStrategy: 'all',
+                  symbol: 'none', silent: true,
                   lineStyle: { width: 0 }, tooltip: { show: false },
                   data: t.map((x, i) => [toX(p, x), -totals[i] / 2]) }];
     }
@@ -264,7 +267,7 @@ function areaChart(container, p, mode) {
         // One census: points (a line of one point draws nothing).
         name: b.name, type: 'line', color: b.colour, sampling: 'max',
         symbol: t.length === 1 ? 'circle' : 'none', symbolSize: 8, showSymbol: t.length === 1,
-        stack: mode === 'lines' ? undefined : 'bands',
+        stack: mode === 'lines' ? undefined : 'bands', stackStrategy: 'all',
         areaStyle: mode === 'lines' ? undefined : { opacity: 0.85 },
         lineStyle: { width: mode === 'lines' ? 1.5 : 0.5 },
         data: t.map((x, i) => [toX(p, x), values[k][i]]),
