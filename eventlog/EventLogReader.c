@@ -427,6 +427,11 @@ static int str_is_decimal(EvrStr s)
     return 1;
 }
 
+uint32_t evr_ccs_id(const EvrEvent *ev, size_t k)
+{
+    return load_be32(ev->u.sample_cc.stack + 4 * k);
+}
+
 int evr_decodes_type(uint16_t id)
 {
     switch (id) {
@@ -445,6 +450,8 @@ int evr_decodes_type(uint16_t id)
     case EVENT_HEAP_PROF_SAMPLE_END:
     case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
     case EVENT_HEAP_PROF_SAMPLE_STRING:
+    case EVENT_HEAP_PROF_COST_CENTRE:
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
     case EVENT_IPE:
     case EVENT_GC_START:
     case EVENT_GC_END:
@@ -525,6 +532,22 @@ static void event_decode(EvrEvent *ev, int variable)
         ev->u.sample_string.residency_bytes = cursor_u64(&c);
         ev->u.sample_string.label = cursor_cstr(&c);
         break;
+    case EVENT_HEAP_PROF_COST_CENTRE:
+        ev->u.cost_centre.id = cursor_u32(&c);
+        ev->u.cost_centre.label = cursor_cstr(&c);
+        ev->u.cost_centre.module = cursor_cstr(&c);
+        ev->u.cost_centre.srcloc = cursor_cstr(&c);
+        ev->u.cost_centre.flags = cursor_u8(&c);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE: {
+        const uint8_t *ids = NULL;
+        ev->u.sample_cc.profile_id = cursor_u8(&c);
+        ev->u.sample_cc.residency_bytes = cursor_u64(&c);
+        ev->u.sample_cc.depth = cursor_u8(&c);
+        cursor_take(&c, (size_t)ev->u.sample_cc.depth * 4, &ids);
+        ev->u.sample_cc.stack = ids;
+        break;
+    }
     case EVENT_IPE:
         ev->u.ipe.info = cursor_u64(&c);
         ev->u.ipe.table_name = cursor_cstr(&c);

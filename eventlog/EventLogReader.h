@@ -104,12 +104,28 @@ typedef struct EvrEvent {
             uint64_t residency_bytes;
             EvrStr label;
         } sample_string;
+        struct {               /* HEAP_PROF_COST_CENTRE: one cost centre (-prof) */
+            uint32_t id;
+            EvrStr label, module, srcloc;
+            uint8_t flags;          /* bit 0: a CAF */
+        } cost_centre;
+        struct {               /* HEAP_PROF_SAMPLE_COST_CENTRE (-hc) */
+            uint8_t profile_id;
+            uint64_t residency_bytes;
+            uint8_t depth;          /* cost centres in the stack (CCS_MAIN not counted) */
+            const uint8_t *stack;   /* depth big-endian Word32 ids, innermost first:
+                                       read with evr_ccs_id() */
+        } sample_cc;
         struct {               /* IPE */
             uint64_t info;
             EvrStr table_name, closure_desc, ty_desc, label, module, srcloc;
         } ipe;
     } u;
 } EvrEvent;
+
+/* Cost centre id k (0 = innermost) of a HEAP_PROF_SAMPLE_COST_CENTRE
+ * event's stack; k < ev->u.sample_cc.depth. */
+uint32_t evr_ccs_id(const EvrEvent *ev, size_t k);
 
 /* Opens a reader on f (not closed by the reader) and parses the header.
  * name is used only by callers (evr_name).  Returns NULL only when out of

@@ -41,15 +41,18 @@ const [name, reportJson, extra] = process.argv.slice(2);
 const d = JSON.parse(fs.readFileSync(reportJson, 'utf8'));
 const diff = d.profiles.length === 2;
 const e = {
-    views: ['heap', 'area', 'normalised', 'lines', 'detailed'].concat(diff ? ['diff'] : [], ['meta']),
+    views: ['heap', 'area', 'stream', 'normalised', 'lines', 'detailed'].concat(
+        d.profiles.some(p => p.mode === '-hc') ? ['ccs'] : [], diff ? ['diff'] : [], ['meta']),
     columns: d.profiles.map(p => {
-        const legend = p.chart.bands.map(b => b.name).concat(p.chart.other ? ['OTHER'] : []);
-        const all = p.chart.bands.concat(p.chart.other ? [p.chart.other] : []);
+        const other = p.chart.other && p.chart.other.bands > 0;
+        const legend = p.chart.bands.filter(b => b.present).map(b => b.name).concat(other ? ['OTHER'] : []);
+        const all = p.chart.bands.concat(other ? [p.chart.other] : []);
         const stack_max = diff ? 0 : Math.max(0, ...p.chart.times_s.map((_, i) => all.reduce((s, b) => s + b.values[i], 0)));
         return { bands: legend.length, legend, markers: p.markers.map(m => m.text), stack_max,
                  heap_lines: ['size', 'blocks', 'live'].filter(k => p.heap[k]).length };
     }),
     tables: [{ view: 'detailed', table: 'detailed', rows: d.profiles[0].table.length }],
+    diff: diff,
 };
 Object.assign(e, JSON.parse(extra));
 if (e.more_tables) e.tables = e.tables.concat(e.more_tables);
@@ -132,11 +135,39 @@ report leak-hp leak.hp -p
 expectations leak-hp leak-hp.json '{"header_contains":[".hp file"]}'
 browse leak-hp leak-hp.html
 
-# A profile of a single census: one point per band, still drawn cleanly.
-printf 'JOB "one"\nDATE "x"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.50\nFoo\t100\nBar\t50\nEND_SAMPLE 0.50\n' >one.hp
+# A profile of a single census: one point per band, still drawn cleanly;
+# a UTF-8 label shows as its characters in the legend (not "fase Ã©").
+printf 'JOB "one"\nDATE "x"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\nBEGIN_SAMPLE 0.50\nfase \303\251 \344\270\255\346\226\207\t100\nBar\t50\nEND_SAMPLE 0.50\n' >one.hp
 report one one.hp -p
-expectations one one.json
+expectations one one.json '{"legend_has":["fase é 中文"]}'
 browse one one.html
+
+# 2000 censuses and a one-census spike: the chart keeps the spike (each
+# band's largest point equals the table's peak, checked for every report).
+awk 'BEGIN { print "JOB \"spike\""; for (i = 0; i < 2000; i++) { t = sprintf("%.3f", i * 0.001);
+      print "BEGIN_SAMPLE " t; print "Base\t1000"; if (i == 1001) print "Spike\t500000";
+      print "END_SAMPLE " t } }' >spike.hp
+report spike spike.hp -p
+expectations spike spike.json
+browse spike spike.html
+
+# 301 markers (MARK lines of a .hp, renamed "tick N" as traceMarker texts
+# would be): at most one label per 16 px of the plot's ~1100 px, every
+# rule still drawn.
+awk 'BEGIN { print "JOB \"ticks\""; for (i = 0; i <= 300; i++) { t = sprintf("%.3f", i * 0.01);
+      print "MARK " t; print "BEGIN_SAMPLE " t; print "Base\t" (1000 + i); print "END_SAMPLE " t } }' >ticks.hp
+report ticks ticks.hp -p
+node - <<'JS'
+// Markers of a .hp are all "MARK": give each its own text, as traceMarker would.
+const fs = require('fs');
+for (const f of ['ticks.json', 'ticks.html']) {
+    let t = fs.readFileSync(f, 'utf8'), k = 0;
+    t = t.replace(/"kind":"marker","text":"[^"]*"/g, () => '"kind":"marker","text":"tick ' + (k++) + '"');
+    fs.writeFileSync(f, t);
+}
+JS
+expectations ticks ticks.json '{"marker_labels_at_most":70}'
+browse ticks ticks.html
 
 # --diff: a short and a long run of the leak; SessionEntry grew.
 expect_status 0 "$ex/leak" 3 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
@@ -144,6 +175,36 @@ report diff short.eventlog --diff leak-hT.eventlog
 expectations diff diff.json '{"more_tables":[{"view":"diff","table":"diff","rows":'"$(node -e 'console.log(require("./diff.json").diff.length)')"',
   "row_with":[["SessionEntry","grew"]]}]}'
 browse diff diff.html
+
+# The other way round everything shrinks: the diff table still opens with
+# the largest change (by absolute value); on a normalised time axis both
+# runs span 0-100 %.
+report diff-shrank leak-hT.eventlog --diff short.eventlog
+node -e 'const d=require("./diff-shrank.json").diff, a=d.map(r=>Math.abs(r.change_byte_s)); process.exit(d[0].change_byte_s < 0 && a.every((x,i)=>!i||a[i-1]>=x) ? 0 : 1)' ||
+    fail "diff-shrank: the diff data is not ordered by absolute change"
+expectations diff-shrank diff-shrank.json '{"diff_first":'"$(node -e 'console.log(JSON.stringify(require("./diff-shrank.json").diff[0].name))')"',"normalised_time_toggle":true}'
+browse diff-shrank diff-shrank.html
+
+# Bands only one run has: each half's legend lists its own bands only.
+printf 'JOB "a"\nBEGIN_SAMPLE 0.0\nA\t100\nB\t50\nEND_SAMPLE 0.0\nBEGIN_SAMPLE 1.0\nA\t200\nB\t50\nEND_SAMPLE 1.0\n' >a.hp
+printf 'JOB "b"\nBEGIN_SAMPLE 0.0\nB\t70\nC\t10\nEND_SAMPLE 0.0\nBEGIN_SAMPLE 4.0\nB\t90\nC\t30\nEND_SAMPLE 4.0\n' >b.hp
+report diff-hp a.hp --diff b.hp -p
+expectations diff-hp diff-hp.json '{"more_tables":[{"view":"diff","table":"diff","rows":3,"row_with":[["A","gone"],["C","new"]]}]}'
+node -e 'const e=require("./diff-hp.expect.json"); process.exit([...e.columns[0].legend].sort().join()==="A,B" && [...e.columns[1].legend].sort().join()==="B,C" ? 0 : 1)' ||
+    fail "diff-hp: the expected legends are not each run's own bands"
+browse diff-hp diff-hp.html
+
+# Cost-centre profiles (-hc) of a -prof -fprof-auto program, written by
+# GHC 9.0.2 (golden: its eventlog and .hp): the bands are named by their
+# stacks, and the Cost centres view shows the tree, MAIN at the root and
+# the program's own stack opened down to build.
+report ghc-hc "$top_srcdir/testsuite/golden/ghc902-hc.eventlog"
+expectations ghc-hc ghc-hc.json '{"header_contains":["-hc cost centre stack"],"legend_has":["build/main.xs/main/Main.CAF"],
+  "ccs_tree":["MAIN","Main.CAF","main.xs","build","GHC.IO.Encoding.CAF"]}'
+browse ghc-hc ghc-hc.html
+report ghc-hc-hp "$top_srcdir/testsuite/golden/ghc902-hc.hp" -p
+expectations ghc-hc-hp ghc-hc-hp.json '{"header_contains":["-hc cost centre stack"],"ccs_tree":["MAIN","main.xs","build"]}'
+browse ghc-hc-hp ghc-hc-hp.html
 
 # A log written by GHC itself: the golden one (GHC 9.1, -hi with an IPE),
 # and one Debian's ghc writes now when it is installed.
@@ -162,13 +223,14 @@ main = do
   traceMarkerIO "start"
   let xs = [1 .. 1000000 :: Int]
   print (sum xs + length xs)
-  traceMarkerIO "middle"
+  traceMarkerIO "fase é 中文"
   print (length (show (reverse [1 .. 500000 :: Int])))
 HS
     expect_status 0 ghc -O -v0 -rtsopts -eventlog Tiny.hs -o tiny
     expect_status 0 ./tiny +RTS -hT -l -i0.005 -RTS
     report ghc-tiny tiny.eventlog
     grep -q '"rts_identifier":"GHC-9' ghc-tiny.json || fail "GHC's log: no GHC RTS identifier in the data"
+    grep -q '"fase \\u00e9 \\u4e2d\\u6587"' ghc-tiny.json || fail "GHC's log: the UTF-8 marker is not escaped as code points"
     expectations ghc-tiny ghc-tiny.json '{"header_contains":["-hT closure type"]}'
     browse ghc-tiny ghc-tiny.html
 else

@@ -46,12 +46,21 @@ expect_status 2 "$html" --y-axis 1e999 x.eventlog
 expect_stderr_contains "--y-axis takes a positive number"
 expect_status 2 "$html" --frobnicate x.eventlog
 expect_stderr_contains "unknown option: --frobnicate"
-expect_status 2 "$html" a.eventlog b.eventlog
-expect_stderr_contains "too many arguments: b.eventlog"
+expect_status 2 "$html" -o r.html a.eventlog b.eventlog
+expect_stderr_contains "-o names one report; several FILEs get one each, beside them"
+expect_status 2 "$html" a.eventlog b.eventlog --diff c.eventlog
+expect_stderr_contains "--diff compares one FILE with FILE2, not several: b.eventlog"
+expect_status 2 "$html" a.eventlog -
+expect_stderr_contains "standard input (-) can only be read alone"
+expect_status 0 "$html" --version
+grep -Eq '^strata-html [0-9.]+ \(echarts [0-9.]+, tabulator-tables [0-9.]+\)$' "$out" ||
+    fail "--version printed: $(cat "$out")"
 expect_status 2 "$html" x.eventlog -o
 expect_stderr_contains "option needs an argument: -o"
 expect_status 2 "$html" - --diff -
 expect_stderr_contains "only one input can be standard input"
+expect_status 2 "$html" --normalise-time x.eventlog
+expect_stderr_contains "--normalise-time needs --diff FILE2"
 expect_status 0 "$html" --help
 grep -q -- '--diff FILE2' "$out" || fail "--help does not describe --diff"
 
@@ -175,6 +184,24 @@ head -c 200 leak.eventlog >header-only.eventlog
 expect_status 1 "$html" header-only.eventlog
 expect_stderr_contains "strata-html: header-only.eventlog:"
 
+# --- Conventions (issue 17 item 7). ------------------------------------------
+# Several inputs: one report each; a bad one fails the run, not the others.
+cp leak.eventlog again.eventlog
+expect_status 1 "$html" --json again.eventlog missing.eventlog leak.eventlog
+expect_stderr_contains "strata-html: cannot open missing.eventlog"
+[ -s again.eventlog.json ] && [ -s leak.eventlog.json ] && pass ||
+    fail "several inputs: not every good input got its report"
+# The output is renamed into place: a run that fails half way (here a
+# 100 kB file size limit) leaves the old report whole and no temporary file.
+printf 'old report\n' >keep.html
+( ulimit -f 100; trap '' XFSZ; exec "$html" -o keep.html leak.eventlog ) >/dev/null 2>"$err"
+[ "$(cat keep.html)" = "old report" ] && pass || fail "a failed write changed keep.html"
+ls keep.html.* >/dev/null 2>&1 && fail "a failed write left $(ls keep.html.*)" || pass
+expect_stderr_contains "strata-html: cannot write keep.html: File too large"
+# A fresh report gets the usual mode (not mkstemp's 0600).
+( umask 022; "$html" -o mode.html leak.eventlog ) && [ "$(stat -c %a mode.html)" = 644 ] && pass ||
+    fail "the report's mode is $(stat -c %a mode.html), expected 644"
+
 # --- -he: era order by default, the live eras. ------------------------------
 expect_status 0 "$ex/leak" 4 100000 +RTS -he --automatic-era-increment -l -i0.01 -olhe.eventlog -RTS
 expect_status 0 "$html" --json he.eventlog
@@ -182,6 +209,7 @@ expect_json 'd.options.sort' 'number' he.eventlog.json
 expect_json 'const e = p.chart.bands.map(b => +b.name.slice(4)); e.every((x, i) => !i || e[i - 1] < x)' 'true' he.eventlog.json
 expect_json 'p.eras_live_at_end.length >= 4 && p.eras_live_at_end.every(e => e.bytes > 0)' 'true' he.eventlog.json
 expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json
+expect_json 'p.eras_live_at_end.every(e => typeof e.era === "number")' 'true' he.eventlog.json
 
 # --- -hi: IPE fields; a GHC-written log. ------------------------------------
 expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.01 -olhi.eventlog -RTS
@@ -192,6 +220,60 @@ expect_json 'p.rts_identifier' 'GHC-9.1.20210309 rts_l' ghc92.json
 expect_json 'p.table.map(r => r.name).join("|")' '0x4a0010|sat_s154_info (Test.hs:5:1-30)' ghc92.json
 expect_json 'p.table[1].ipe.ty_desc + " / " + p.table[1].ipe.module + "." + p.table[1].ipe.label' 'Integer -> IO () / Main.main' ghc92.json
 
+# --- -hc: cost-centre stacks (GHC 9.0.2, -prof -fprof-auto; golden). -------
+expect_status 0 "$html" --json "$golden/ghc902-hc.eventlog" -o hc.json
+expect_json 'p.mode + " " + p.band_count + " " + p.warning' '-hc 9 null' hc.json
+expect_json 'const r = p.table[0]; r.name + " " + r.ccs.map(c => c.label).join(">")' 'build/main.xs/main/Main.CAF Main.CAF>main>main.xs>build' hc.json
+expect_json 'p.table.find(r => r.name === "MAIN").ccs.length' '0' hc.json
+# strata-events summary names the same buckets, with the same sizes.
+expect_status 0 "$events" summary --json "$golden/ghc902-hc.eventlog"
+cp "$out" hc-summary.json
+node -e '
+const s = require("./hc-summary.json"), p = require("./hc.json").profiles[0];
+const by = Object.fromEntries(p.table.map(r => [r.name, r]));
+let bad = s.top_by_integrated.length === 0;
+for (const b of s.top_by_integrated) {
+    const r = by[b.label];
+    if (!r || Math.abs(r.integrated_byte_s - b.integrated_byte_seconds) > 1e-5 * b.integrated_byte_seconds + 1e-6) {
+        console.error("-hc bucket " + b.label); bad = true; }
+}
+process.exit(bad ? 1 : 0);' 2>hc-compare.err && pass || fail "-hc: strata-html and strata-events disagree: $(cat hc-compare.err)"
+expect_status 0 "$events" show "$golden/ghc902-hc.eventlog"
+grep -q 'Cost center definition: cc 127, label "PINNED", module "SYSTEM"' "$out" ||
+    fail "strata-events show does not decode cost centre definitions"
+grep -q 'cost-centre sample: profile 0, [0-9]* bytes, stack \[[0-9 ]*\]' "$out" ||
+    fail "strata-events show does not decode cost-centre samples"
+expect_status 0 "$html" --json -p "$golden/ghc902-hc.hp" -o hc-hp.json
+expect_json 'p.mode + " " + p.mode_name' '-hc cost centre stack, .hp file' hc-hp.json
+expect_json 'p.table.find(r => r.name.includes("build/")).ccs.map(c => c.label).slice(1).join(">")' 'main>main.xs>build' hc-hp.json
+if command -v ghc >/dev/null && printf 'main = print (sum [1 .. 1000000 :: Int])\n' >P.hs &&
+        ghc -O -v0 -prof -fprof-auto -rtsopts -eventlog P.hs -o p-prof >/dev/null 2>&1; then
+    # Debian's ghc-prof is installed: a fresh -hc log.
+    # traceEventIO messages are drawn only with --include-trace-events.
+    cat >Cc.hs <<'HS'
+import Debug.Trace (traceEventIO, traceMarkerIO)
+
+build :: Int -> [Int]
+build n = [1 .. n]
+
+main :: IO ()
+main = do
+  traceMarkerIO "a marker"
+  traceEventIO "a message"
+  let xs = build 2000000
+  print (sum xs + length xs)
+HS
+    expect_status 0 ghc -O -v0 -prof -fprof-auto -rtsopts -eventlog Cc.hs -o cc
+    expect_status 0 ./cc +RTS -hc -l -i0.005 -RTS
+    expect_status 0 "$html" --json cc.eventlog
+    expect_json 'p.mode + " " + p.table.some(r => r.name === "build/main.xs/main/Main.CAF")' '-hc true' cc.eventlog.json
+    expect_json 'p.markers.map(m => m.kind + ":" + m.text).join()' 'marker:a marker' cc.eventlog.json
+    expect_status 0 "$html" --json --include-trace-events cc.eventlog -o cc-msgs.json
+    expect_json 'p.markers.map(m => m.kind + ":" + m.text).join()' 'marker:a marker,message:a message' cc-msgs.json
+else
+    printf 'html.sh: ghc with profiling libraries (ghc-prof) not found: no fresh -hc log checked\n'
+fi
+
 # --- .hp files (-p). -----------------------------------------------------
 expect_status 0 "$ex/leak" 4 400000 +RTS -hT -i0.01 -RTS
 expect_status 0 "$html" --json -p leak.hp
@@ -200,6 +282,8 @@ expect_json 'p.table.some(r => r.label === "SessionEntry") && p.censuses > 1' 't
 expect_json 'p.program.endsWith("examples/leak") && p.args[0]' '4' leak.hp.json
 expect_status 1 "$html" -p leak.eventlog
 expect_stderr_contains "strata-html: leak.eventlog: not a .hp heap profile (line 1 does not start with JOB)"
+expect_status 1 "$html" leak.hp
+expect_stderr_contains "strata-html: leak.hp: it looks like a .hp heap profile: read it with -p"
 { head -n 12 leak.hp; printf 'this is not hp\n'; } >garbage.hp
 expect_status 1 "$html" -p garbage.hp
 expect_stderr_contains "strata-html: garbage.hp: line 13: not .hp syntax"
@@ -210,12 +294,46 @@ head -n "$(($(cat n) - 1))" leak.hp >cut.hp
 expect_status 0 "$html" --json -p cut.hp
 expect_stderr_contains "warning: the last sample has no END_SAMPLE"
 
+# --- Peaks survive folding (issue 17): 2000 censuses, one spike among
+# them; the file ends as GHC's .hp files do, the last census then an empty
+# sample at the same time.  The chart's largest point of each band is the
+# table's peak, and the last point keeps its full value.
+awk 'BEGIN { print "JOB \"spike\""; for (i = 0; i < 2000; i++) { t = sprintf("%.3f", i * 0.001);
+      print "BEGIN_SAMPLE " t; print "Base\t1000"; if (i == 1001) print "Spike\t500000";
+      print "END_SAMPLE " t }
+      print "BEGIN_SAMPLE 1.999"; print "END_SAMPLE 1.999" }' >spike.hp
+expect_status 0 "$html" --json -p spike.hp
+expect_json 'p.chart.times_s.length < 2000 && p.chart.bands.every(b => Math.max(...b.values) === p.table.find(r => r.name === b.name).peak_bytes)' 'true' spike.hp.json
+expect_json 'const s = p.chart.bands.find(b => b.name === "Spike"); Math.max(...s.values) + " " + Math.max(...s.min_values)' '500000 0' spike.hp.json
+expect_json 'const b = p.chart.bands.find(b => b.name === "Base"); b.values[b.values.length - 1] + " " + b.min_values[b.min_values.length - 1]' '1000 0' spike.hp.json
+expect_json 'Math.max(...p.chart.total_max)' '501000' spike.hp.json
+
+# A .hp whose times go backwards is read, with a warning naming the sample.
+printf 'JOB "back"\nBEGIN_SAMPLE 2.0\nA\t10\nEND_SAMPLE 2.0\nBEGIN_SAMPLE 1.5\nA\t20\nEND_SAMPLE 1.5\n' >back.hp
+expect_status 0 "$html" --json -p back.hp
+expect_stderr_contains "strata-html: back.hp: warning: sample at 1.500000 s goes back in time (the one before is at 2.000000 s)"
+
+# --- Unicode: code points, not bytes; U+FFFD for bytes that are not UTF-8.
+# "fase é 中文" and a clef (U+1D11E, a surrogate pair in JSON); then a
+# stray continuation byte, a cut-short sequence and an overlong '/'.
+printf 'JOB "uni"\nBEGIN_SAMPLE 0.1\nfase \303\251 \344\270\255\346\226\207\t100\n\360\235\204\236\t50\nbad\200x\t10\ncut\344\270\t10\nover\300\257\t10\nEND_SAMPLE 0.1\n' >uni.hp
+expect_status 0 "$html" --json -p uni.hp
+expect_json 'p.table.map(r => r.name).sort().join("|")' "$(printf 'bad\357\277\275x|cut\357\277\275\357\277\275|fase \303\251 \344\270\255\346\226\207|over\357\277\275\357\277\275|\360\235\204\236')" uni.hp.json
+LC_ALL=C grep -q '[^ -~]' uni.hp.json && fail "uni.hp.json holds non-ASCII bytes" || pass
+grep -q 'fase \\u00e9 \\u4e2d\\u6587' uni.hp.json || fail "uni.hp.json does not escape code points"
+
 # --- --diff. ------------------------------------------------------------------
 expect_status 0 "$ex/leak" 2 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS
 expect_status 0 "$html" --json short.eventlog --diff leak.eventlog -o diff.json
 expect_json 'd.profiles.length' '2' diff.json
 expect_json 'const r = d.diff.find(r => r.name === "SessionEntry"); r.b_byte_s > r.a_byte_s && r.change_byte_s > 0' 'true' diff.json
 expect_json 'd.profiles[0].chart.bands.map(b => b.name).join() === d.profiles[1].chart.bands.map(b => b.name).join()' 'true' diff.json
+# Everything shrinks the other way round: the largest loss comes first.
+expect_status 0 "$html" --json leak.eventlog --diff short.eventlog -o shrank.json
+expect_json 'const a = d.diff.map(r => Math.abs(r.change_byte_s)); d.diff[0].change_byte_s < 0 && a.every((x, i) => !i || a[i - 1] >= x)' 'true' shrank.json
+expect_json 'd.options.normalised_time' 'false' shrank.json
+expect_status 0 "$html" --json --normalise-time leak.eventlog --diff short.eventlog -o shrank-n.json
+expect_json 'd.options.normalised_time' 'true' shrank-n.json
 expect_status 0 "$html" --json short.eventlog --diff he.eventlog -o mixed.json
 expect_stderr_contains "are profiles of different kinds"
 expect_status 1 "$html" short.eventlog --diff text.eventlog

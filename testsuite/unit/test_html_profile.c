@@ -108,29 +108,68 @@ static void test_census_sums_and_constant_band(void **state)
     profile_free(&p);
 }
 
-/* 100000 censuses fold into at most SERIES_BINS bins; the counts and the
- * sums of values survive the folding. */
-static void test_series_folds(void **state)
+/* 100000 censuses fold into at most SERIES_BINS bins; the counts survive
+ * the folding and each bin keeps the largest and least value of its
+ * censuses (1..7 and 1 here, never a mean). */
+static void test_html_profile_series_folds(void **state)
 {
     (void)state;
     Profile p;
     profile_init(&p, "synthetic", NULL);
     const uint64_t n = 100000;
-    double total = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        census(&p, i * 10000000ull, "A", i % 7);
-        total += (double)(i % 7);
-    }
+    for (uint64_t i = 0; i < n; i++)
+        census(&p, i * 10000000ull, "A", 1 + i % 7);
     uint64_t count = 0, used = 0;
-    double sum = 0;
+    const Band *a = find(&p, "A");
     for (size_t i = 0; i < SERIES_BINS; i++) {
         count += p.census_series.count[i];
-        used += p.census_series.count[i] > 0;
-        sum += find(&p, "A")->bins[i];
+        if (p.census_series.count[i] == 0)
+            continue;
+        used++;
+        assert_true(a->bins->max[i] == 7.0);
+        assert_true(profile_band_bin_min(&p, a, i) == 1.0);
+        assert_true(p.census_total_max[i] == 7.0);
     }
     assert_int_equal(count, n);
-    assert_true(fabs(sum - total) < 1e-6);
     assert_true(used >= SERIES_BINS / 2 && used <= SERIES_BINS);
+    profile_free(&p);
+}
+
+/* Issue 17: one spike among 5000 censuses, and a last census followed by
+ * an empty one at the same time (how a .hp file ends), keep their values
+ * in the folded bins: the chart's maximum is the table's peak. */
+static void test_html_profile_peaks_survive_folding(void **state)
+{
+    (void)state;
+    Profile p;
+    profile_init(&p, "synthetic", NULL);
+    const uint64_t n = 5000;
+    for (uint64_t i = 0; i < n; i++) {
+        profile_census_begin(&p, i * 1000000ull);
+        profile_census_sample(&p, "Base", 4, 1000);
+        if (i == 2501)
+            profile_census_sample(&p, "Spike", 5, 500000);
+        profile_census_end(&p);
+    }
+    census(&p, (n - 1) * 1000000ull, NULL, 0);   /* the empty sample at exit */
+    const Band *spike = find(&p, "Spike"), *base = find(&p, "Base");
+    double spike_max = 0, spike_min_max = 0;
+    size_t last = 0;
+    for (size_t i = 0; i < SERIES_BINS; i++) {
+        if (p.census_series.count[i] == 0)
+            continue;
+        last = i;
+        if (spike->bins->max[i] > spike_max)
+            spike_max = spike->bins->max[i];
+        double lo = profile_band_bin_min(&p, spike, i);
+        if (lo > spike_min_max)
+            spike_min_max = lo;
+    }
+    assert_true(spike_max == (double)spike->peak_bytes);
+    assert_true(spike_max == 500000.0);
+    assert_true(spike_min_max == 0.0);         /* absent from the spike's neighbours */
+    assert_true(base->bins->max[last] == 1000.0);
+    assert_true(profile_band_bin_min(&p, base, last) == 0.0);   /* the empty census */
     profile_free(&p);
 }
 
@@ -154,7 +193,8 @@ static void test_marker_filters(void **state)
 {
     (void)state;
     const char *inc[] = { "phase 3" }, *exc[] = { "phase" };
-    Filters f = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 1 };
+    Filters f = { .include = inc, .n_include = 1, .exclude = exc, .n_exclude = 1,
+                  .messages = 1 };
     Profile p;
     profile_init(&p, "synthetic", &f);
     profile_marker(&p, 1, "phase 1", 7, 1);
@@ -171,15 +211,38 @@ static void test_marker_filters(void **state)
     profile_free(&p);
 }
 
+/* Issue 17: traceEvent messages are drawn only with --include-trace-events
+ * (as in eventlog2html); traceMarker markers always. */
+static void test_html_profile_messages_need_flag(void **state)
+{
+    (void)state;
+    Filters plain = { 0 }, with = { .messages = 1 };
+    Profile p;
+    profile_init(&p, "synthetic", &plain);
+    profile_marker(&p, 1, "a marker", 8, 1);
+    profile_marker(&p, 2, "a message", 9, 0);
+    assert_int_equal(p.n_markers, 1);
+    assert_string_equal(p.markers[0].text, "a marker");
+    profile_free(&p);
+    profile_init(&p, "synthetic", &with);
+    profile_marker(&p, 1, "a marker", 8, 1);
+    profile_marker(&p, 2, "a message", 9, 0);
+    assert_int_equal(p.n_markers, 2);
+    assert_int_equal(p.markers[1].is_marker, 0);
+    profile_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_statistics),
         cmocka_unit_test(test_absent_band_counts_zero),
         cmocka_unit_test(test_census_sums_and_constant_band),
-        cmocka_unit_test(test_series_folds),
+        cmocka_unit_test(test_html_profile_series_folds),
+        cmocka_unit_test(test_html_profile_peaks_survive_folding),
         cmocka_unit_test(test_heap_keeps_maxima),
         cmocka_unit_test(test_marker_filters),
+        cmocka_unit_test(test_html_profile_messages_need_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

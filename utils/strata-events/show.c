@@ -116,6 +116,22 @@ static void show_fields(FILE *out, const EvrEvent *ev)
                 ev->u.sample_string.residency_bytes);
         show_str(out, ev->u.sample_string.label);
         break;
+    case EVENT_HEAP_PROF_COST_CENTRE:
+        fprintf(out, "cc %" PRIu32 ", label ", ev->u.cost_centre.id);
+        show_str(out, ev->u.cost_centre.label);
+        fputs(", module ", out);
+        show_str(out, ev->u.cost_centre.module);
+        fputs(", srcloc ", out);
+        show_str(out, ev->u.cost_centre.srcloc);
+        fprintf(out, ", flags %u", ev->u.cost_centre.flags);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
+        fprintf(out, "profile %u, %" PRIu64 " bytes, stack [", ev->u.sample_cc.profile_id,
+                ev->u.sample_cc.residency_bytes);
+        for (size_t k = 0; k < ev->u.sample_cc.depth; k++)
+            fprintf(out, "%s%" PRIu32, k ? " " : "", evr_ccs_id(ev, k));
+        fputc(']', out);
+        break;
     case EVENT_IPE:
         fprintf(out, "info 0x%" PRIx64 ", table ", ev->u.ipe.info);
         show_str(out, ev->u.ipe.table_name);

@@ -5,8 +5,9 @@
  * buckets by peak and by integrated size,
  * -hi buckets named from their IPE events), heap maxima and user markers.
  * One pass over the log; memory grows only with the number of distinct
- * bucket labels, IPE addresses and markers.  See Note [Integrated size]
- * and Note [Naming -hi buckets].  Output formats: docs/strata-events.md.
+ * bucket labels, IPE addresses, cost centres and markers.  See Note
+ * [Integrated size], Note [Naming -hi buckets] and Note [Naming -hc
+ * buckets].  Output formats: docs/strata-events.md.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -73,6 +74,8 @@ typedef struct Summary {
     Bucket *buckets;
     size_t n_buckets, buckets_capacity;
     EvrIpeTable ipes;          /* every IPE event, by address */
+    char **cc_names;           /* -hc: owned cost-centre names by id, n_cc_names slots */
+    size_t n_cc_names;
     int have_heap_size, have_heap_live, have_blocks_size;
     uint64_t max_heap_size, max_heap_live, max_blocks_size;
     Marker *markers;
@@ -228,6 +231,85 @@ static void max_update(int *have, uint64_t *max, uint64_t v)
     *have = 1;
 }
 
+/* Note [Naming -hc buckets]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A -hc sample (HEAP_PROF_SAMPLE_COST_CENTRE) carries the ids of its
+ * stack's cost centres, innermost first, without CCS_MAIN.  GHC defines
+ * every cost centre (HEAP_PROF_COST_CENTRE) at start-up, before any census,
+ * so the bucket is named as hp2ps names it when the sample is read: the
+ * labels innermost first joined by '/', a CAF cost centre as "Module.CAF",
+ * an empty stack "MAIN", an id never defined "cc<id>".  Stacks with the
+ * same names share a bucket.
+ */
+#define SUMMARY_MAX_CC_ID (1u << 24)
+
+static void cc_define(Summary *s, const EvrEvent *ev)
+{
+    uint32_t id = ev->u.cost_centre.id;
+    if (id >= SUMMARY_MAX_CC_ID)
+        return;
+    if (id >= s->n_cc_names) {
+        size_t n = s->n_cc_names ? s->n_cc_names : 64;
+        while (n <= id)
+            n *= 2;
+        char **c = realloc(s->cc_names, n * sizeof *c);
+        if (c == NULL) {
+            s->out_of_memory = 1;
+            return;
+        }
+        memset(c + s->n_cc_names, 0, (n - s->n_cc_names) * sizeof *c);
+        s->cc_names = c;
+        s->n_cc_names = n;
+    }
+    if (s->cc_names[id] != NULL)
+        return;
+    EvrStr label = ev->u.cost_centre.label, module = ev->u.cost_centre.module;
+    int caf = label.len == 3 && memcmp(label.ptr, "CAF", 3) == 0 && module.len > 0;
+    size_t n = label.len + (caf ? module.len + 1 : 0);
+    char *name = malloc(n + 1);
+    if (name == NULL) {
+        s->out_of_memory = 1;
+        return;
+    }
+    if (caf)
+        snprintf(name, n + 1, "%.*s.CAF", (int)module.len, module.ptr);
+    else
+        snprintf(name, n + 1, "%.*s", (int)label.len, label.ptr);
+    s->cc_names[id] = name;
+}
+
+static void cc_sample(Summary *s, const EvrEvent *ev)
+{
+    size_t depth = ev->u.sample_cc.depth, len = 5;
+    char ids[256][16];
+    const char *names[256];
+    for (size_t k = 0; k < depth; k++) {
+        uint32_t id = evr_ccs_id(ev, k);
+        names[k] = id < s->n_cc_names ? s->cc_names[id] : NULL;
+        if (names[k] == NULL) {
+            snprintf(ids[k], sizeof ids[k], "cc%" PRIu32, id);
+            names[k] = ids[k];
+        }
+        len += strlen(names[k]) + 1;
+    }
+    char *name = malloc(len);
+    if (name == NULL) {
+        s->out_of_memory = 1;
+        return;
+    }
+    size_t n = 0;
+    if (depth == 0)
+        n = (size_t)snprintf(name, len, "MAIN");
+    for (size_t k = 0; k < depth; k++)
+        n += (size_t)snprintf(name + n, len - n, "%s%s", k ? "/" : "", names[k]);
+    Bucket *b = bucket_get(s, (EvrStr){ .ptr = name, .len = n });
+    if (b == NULL)
+        s->out_of_memory = 1;
+    else
+        b->cur_bytes += ev->u.sample_cc.residency_bytes;
+    free(name);
+}
+
 static void summary_add(Summary *s, const EvrEvent *ev)
 {
     s->n_events++;
@@ -274,6 +356,13 @@ static void summary_add(Summary *s, const EvrEvent *ev)
                 b->cur_bytes += ev->u.sample_string.residency_bytes;
         }
         break;
+    case EVENT_HEAP_PROF_COST_CENTRE:
+        cc_define(s, ev);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
+        if (s->sample_open)
+            cc_sample(s, ev);
+        break;
     case EVENT_HEAP_SIZE:
         max_update(&s->have_heap_size, &s->max_heap_size, ev->u.heap.bytes);
         break;
@@ -298,6 +387,9 @@ static void summary_add(Summary *s, const EvrEvent *ev)
 static void summary_free(Summary *s)
 {
     evr_label_index_free(&s->labels);
+    for (size_t i = 0; i < s->n_cc_names; i++)
+        free(s->cc_names[i]);
+    free(s->cc_names);
     for (size_t i = 0; i < s->n_markers; i++)
         free(s->markers[i].name);
     evr_ipe_table_free(&s->ipes);

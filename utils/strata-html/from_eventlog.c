@@ -53,6 +53,30 @@ static void take_date(Profile *p, uint64_t secs)
     p->date = profile_strdup(p, buf, strlen(buf));
 }
 
+/* Note [Cost-centre bands]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A -hc census sample names its cost-centre stack by the ids of its cost
+ * centres, innermost first, CCS_MAIN left out (so a stack of depth 0 is
+ * MAIN itself).  The band's label is that list of ids ("254,253,12", or
+ * "MAIN"): two stacks whose cost centres share names (one name in two
+ * modules) stay apart, and a sample read before its cost centres are
+ * defined still finds its band.  json.c names the band from the cost
+ * centres at the end, innermost first and joined by '/' as hp2ps does
+ * ("build/main.xs/main/Main.CAF"), and lists the stack outermost first
+ * for the page's tree of cost centres.
+ */
+static void take_cc_sample(Profile *p, const EvrEvent *ev)
+{
+    char key[256 * 11 + 8];
+    size_t n = 0;
+    if (ev->u.sample_cc.depth == 0)
+        n = (size_t)snprintf(key, sizeof key, "MAIN");
+    for (size_t k = 0; k < ev->u.sample_cc.depth; k++)
+        n += (size_t)snprintf(key + n, sizeof key - n, "%s%" PRIu32, k ? "," : "",
+                              evr_ccs_id(ev, k));
+    profile_census_sample(p, key, n, ev->u.sample_cc.residency_bytes);
+}
+
 static void take_event(Profile *p, const EvrEvent *ev)
 {
     profile_time(p, ev->time_ns);
@@ -87,6 +111,15 @@ static void take_event(Profile *p, const EvrEvent *ev)
         profile_census_sample(p, ev->u.sample_string.label.ptr, ev->u.sample_string.label.len,
                               ev->u.sample_string.residency_bytes);
         break;
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
+        take_cc_sample(p, ev);
+        break;
+    case EVENT_HEAP_PROF_COST_CENTRE:
+        profile_cost_centre(p, ev->u.cost_centre.id, ev->u.cost_centre.label.ptr,
+                            ev->u.cost_centre.label.len, ev->u.cost_centre.module.ptr,
+                            ev->u.cost_centre.module.len, ev->u.cost_centre.srcloc.ptr,
+                            ev->u.cost_centre.srcloc.len);
+        break;
     case EVENT_HEAP_SIZE:
         profile_heap(p, HEAP_SERIES_SIZE, ev->time_ns, ev->u.heap.bytes);
         break;
@@ -109,6 +142,15 @@ static void take_event(Profile *p, const EvrEvent *ev)
     default:
         break;
     }
+}
+
+/* 1 if f (rewound, when it can be) starts with a .hp file's "JOB ". */
+static int looks_like_hp(FILE *f)
+{
+    char head[4];
+    if (fseek(f, 0, SEEK_SET) != 0)
+        return 0;
+    return fread(head, 1, 4, f) == 4 && memcmp(head, "JOB ", 4) == 0;
 }
 
 int profile_read_eventlog(Profile *p, FILE *f)
@@ -136,6 +178,9 @@ int profile_read_eventlog(Profile *p, FILE *f)
         status = -1;
     } else if (rc < 0 && evr_type_count(r) == 0 && p->n_events == 0) {
         fprintf(stderr, "%s: %s: not a GHC eventlog: %s\n", TOOL_NAME, p->path, evr_error(r));
+        if (looks_like_hp(f))
+            fprintf(stderr, "%s: %s: it looks like a .hp heap profile: read it with -p\n",
+                    TOOL_NAME, p->path);
         status = -1;
     } else if (rc < 0 && p->n_censuses == 0) {
         fprintf(stderr, "%s: %s: %s (and no heap profile census before it)\n", TOOL_NAME,

@@ -57,6 +57,10 @@ static void take_job(Profile *p, const char *s)
         return;
     char *save = NULL;
     for (char *w = strtok_r(job, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
+        /* -hc (maybe with a filter, -hcmain): the bands are cost-centre
+         * stacks.  A bare -h is left alone (-hT without -prof). */
+        if (strncmp(w, "-hc", 3) == 0)
+            p->hp_cost_centres = 1;
         char *c = profile_strdup(p, w, strlen(w));
         if (c == NULL)
             break;
@@ -127,6 +131,13 @@ static int take_line(Profile *p, char *line, size_t len, int *in_sample)
     if (keyword(line, "BEGIN_SAMPLE", &rest)) {
         if (!parse_seconds(rest, &t))
             return 0;
+        /* Kept (the sizes are real), but the trapezoids and the chart
+         * assume time runs forward: say so. */
+        if (p->n_censuses > 0 && t < p->prev_census_time_ns)
+            profile_set_warning(p, "sample at %.6f s goes back in time (the one before is at "
+                                   "%.6f s); the integrated sizes and the chart assume "
+                                   "increasing times", (double)t / 1e9,
+                                (double)p->prev_census_time_ns / 1e9);
         profile_time(p, t);
         profile_census_begin(p, t);
         *in_sample = 1;

@@ -42,8 +42,51 @@ static const char *sort_names[] = { "size", "stddev", "name", "number", "gradien
  * JSON output helpers
  * ------------------------------------------------------------------- */
 
-/* A JSON string; '<', '>' and '&' are escaped too, so the text is safe
- * inside the page's <script> element. */
+/* Note [JSON strings are code points]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Labels, markers and file names are UTF-8 as GHC writes them.  Each
+ * well-formed UTF-8 sequence is written as the code point it encodes
+ * (\uXXXX, a surrogate pair past U+FFFF), so "fase \u00e9" reads "fase é"
+ * in every view; escaping each byte instead showed the Latin-1 reading of
+ * the bytes ("Ã©").  A byte that does not start a well-formed sequence
+ * (a stray continuation byte, a sequence cut short, an overlong form, a
+ * surrogate, past U+10FFFF) becomes one U+FFFD and decoding resumes at the
+ * next byte, so bad input is visible but never breaks the JSON.  The output
+ * stays ASCII, and '<', '>', '&' are escaped too, so the text is safe
+ * inside the page's <script> element.
+ */
+
+/* The code point of the UTF-8 sequence at s (NUL-terminated), and its
+ * length in *len; -1 with *len = 1 if s does not start a well-formed one. */
+static long utf8_decode(const unsigned char *s, size_t *len)
+{
+    *len = 1;
+    unsigned c = s[0];
+    if (c < 0x80)
+        return (long)c;
+    size_t n;
+    unsigned long cp, min;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2; cp = c & 0x1f; min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3; cp = c & 0x0f; min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4; cp = c & 0x07; min = 0x10000;
+    } else {
+        return -1;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)     /* also stops at the NUL */
+            return -1;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return -1;
+    *len = n;
+    return (long)cp;
+}
+
+/* A JSON string: see Note [JSON strings are code points]. */
 static void jstr(FILE *out, const char *s)
 {
     if (s == NULL) {
@@ -51,15 +94,25 @@ static void jstr(FILE *out, const char *s)
         return;
     }
     fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&' || *c == 0x7f)
-            fprintf(out, "\\u%04x", *c);
-        else if (*c >= 0x80)
-            fprintf(out, "\\u%04x", *c);   /* labels are bytes: Latin-1 view */
-        else
-            fputc(*c, out);
+    const unsigned char *c = (const unsigned char *)s;
+    while (*c) {
+        size_t len;
+        long cp = utf8_decode(c, &len);
+        c += len;
+        if (cp < 0)
+            fputs("\\ufffd", out);
+        else if (cp == '"' || cp == '\\')
+            fprintf(out, "\\%c", (int)cp);
+        else if (cp < 0x20 || cp == '<' || cp == '>' || cp == '&' || cp >= 0x7f) {
+            if (cp > 0xffff) {
+                long v = cp - 0x10000;
+                fprintf(out, "\\u%04lx\\u%04lx", 0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff));
+            } else {
+                fprintf(out, "\\u%04lx", cp);
+            }
+        } else {
+            fputc((int)cp, out);
+        }
     }
     fputc('"', out);
 }
@@ -90,6 +143,112 @@ static char *ipe_name(const EvrIpe *ipe)
     else
         snprintf(s, n, "%s", t);
     return s;
+}
+
+/* A cost centre as hp2ps names it: its label, but "Module.CAF" for the
+ * CAF cost centres (every module has one called "CAF"). */
+static const char *cc_display(const CostCentre *cc, char *buf, size_t size)
+{
+    if (strcmp(cc->label, "CAF") == 0 && cc->module != NULL && cc->module[0] != '\0') {
+        snprintf(buf, size, "%s.CAF", cc->module);
+        return buf;
+    }
+    return cc->label;
+}
+
+/* The name of an eventlog -hc band (Note [Cost-centre bands] in
+ * from_eventlog.c): its cost centres' labels, innermost first, '/'
+ * between them; an id never defined shows as "cc<id>". */
+static char *ccs_name(const Profile *p, const char *key)
+{
+    if (strcmp(key, "MAIN") == 0)
+        return strdup("MAIN");
+    size_t cap = 64, n = 0;
+    char *s = malloc(cap);
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (const char *k = key; *k;) {
+        char *end;
+        unsigned long id = strtoul(k, &end, 10);
+        char buf[512];
+        const char *label = id < p->n_ccs && p->ccs[id].label
+                                ? cc_display(&p->ccs[id], buf, sizeof buf) : NULL;
+        if (label == NULL) {
+            snprintf(buf, sizeof buf, "cc%lu", id);
+            label = buf;
+        }
+        size_t need = n + strlen(label) + 2;
+        if (need > cap) {
+            cap = need * 2;
+            char *g = realloc(s, cap);
+            if (g == NULL) {
+                free(s);
+                return NULL;
+            }
+            s = g;
+        }
+        n += (size_t)sprintf(s + n, "%s%s", n ? "/" : "", label);
+        k = *end == ',' ? end + 1 : end;
+        if (end == k && *end != '\0')
+            break;      /* not an id list: stop rather than loop */
+    }
+    return s;
+}
+
+/* The stack of a -hc band, outermost first, as [{"label","module"}]:
+ * from the ids of an eventlog band, or from a .hp label
+ * "(ccsID)inner/.../outer" (cut by the RTS's -L, then ending "..."). */
+static void write_ccs(FILE *out, const Profile *p, const char *key)
+{
+    fputc('[', out);
+    if (p->from_hp) {
+        const char *s = key;
+        if (*s == '(') {
+            const char *close = strchr(s, ')');
+            if (close != NULL)
+                s = close + 1;
+        }
+        /* Split at '/', then write the pieces last to first. */
+        size_t n = strlen(s);
+        int first = 1;
+        size_t end = n;
+        for (size_t i = n + 1; i-- > 0;) {
+            if (i == 0 || s[i - 1] == '/') {
+                char *piece = strndup(s + i, end - i);
+                if (piece != NULL) {
+                    fputs(first ? "{\"label\":" : ",{\"label\":", out);
+                    jstr(out, piece);
+                    fputs(",\"module\":null}", out);
+                    free(piece);
+                }
+                first = 0;
+                end = i ? i - 1 : 0;
+            }
+        }
+    } else if (strcmp(key, "MAIN") != 0) {
+        /* ids innermost first: collect, then write outermost first */
+        unsigned long ids[256];
+        size_t n = 0;
+        for (const char *k = key; *k && n < 256;) {
+            char *end;
+            ids[n++] = strtoul(k, &end, 10);
+            if (end == k)
+                break;
+            k = *end == ',' ? end + 1 : end;
+        }
+        for (size_t i = n; i-- > 0;) {
+            const CostCentre *cc = ids[i] < p->n_ccs ? &p->ccs[ids[i]] : NULL;
+            char buf[512];
+            snprintf(buf, sizeof buf, "cc%lu", ids[i]);
+            fputs(i + 1 == n ? "{\"label\":" : ",{\"label\":", out);
+            jstr(out, cc && cc->label ? cc_display(cc, buf, sizeof buf) : buf);
+            fputs(",\"module\":", out);
+            jstr(out, cc && cc->label ? cc->module : NULL);
+            fputc('}', out);
+        }
+    }
+    fputc(']', out);
 }
 
 static int parse_number(const char *s, double *v)
@@ -131,6 +290,8 @@ static Row *make_rows(const Profile *p)
         const EvrIpe *ipe = profile_band_ipe(p, r->b);
         if (ipe != NULL) {
             r->name = ipe_name(ipe);
+        } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE) {
+            r->name = ccs_name(p, r->b->label);
         } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
             r->name = malloc(strlen(r->b->label) + 5);
             if (r->name != NULL)
@@ -300,8 +461,9 @@ static void write_times(FILE *out, const Series *s)
     fputc(']', out);
 }
 
-/* The mean bytes per chart point of bins (sums over the census bins). */
-static void write_values(FILE *out, const Series *s, const double *bins)
+/* One value per used bin of s (Note [Peaks survive folding] in
+ * profile.c): values[i], or 0 everywhere if values is NULL. */
+static void write_values(FILE *out, const Series *s, const double *values)
 {
     fputc('[', out);
     int first = 1;
@@ -311,22 +473,31 @@ static void write_values(FILE *out, const Series *s, const double *bins)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, bins ? round(bins[i] / s->count[i]) : 0.0);
+        jnum(out, values ? values[i] : 0.0);
     }
     fputc(']', out);
 }
 
-/* Coarser points for a sparkline: groups of SERIES_BINS/SPARK_POINTS bins. */
-static void write_spark(FILE *out, const Series *s, const double *bins)
+/* The per-bin minima of band b (NULL: zeros) into mins[SERIES_BINS]. */
+static void band_mins(const Profile *p, const Band *b, double *mins)
+{
+    for (size_t i = 0; i < SERIES_BINS; i++)
+        mins[i] = b ? profile_band_bin_min(p, b, i) : 0;
+}
+
+/* Coarser points for a sparkline: the largest value of each group of
+ * SERIES_BINS/SPARK_POINTS bins. */
+static void write_spark(FILE *out, const Series *s, const double *max)
 {
     const size_t group = SERIES_BINS / SPARK_POINTS;
     fputc('[', out);
     int first = 1;
     for (size_t g = 0; g < SERIES_BINS; g += group) {
-        double sum = 0;
+        double top = 0;
         uint64_t count = 0;
         for (size_t i = g; i < g + group; i++) {
-            sum += bins[i];
+            if (max[i] > top)
+                top = max[i];
             count += s->count[i];
         }
         if (count == 0)
@@ -334,7 +505,7 @@ static void write_spark(FILE *out, const Series *s, const double *bins)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, round(sum / (double)count));
+        jnum(out, top);
     }
     fputc(']', out);
 }
@@ -390,8 +561,12 @@ static void write_row(FILE *out, const Row *r, long color)
         fputs("null", out);
     fputs(",\"ipe\":", out);
     write_ipe(out, profile_band_ipe(p, r->b));
+    if (profile_is_cost_centre(p)) {
+        fputs(",\"ccs\":", out);
+        write_ccs(out, p, r->b->label);
+    }
     fputs(",\"spark\":", out);
-    write_spark(out, &p->census_series, r->b->bins);
+    write_spark(out, &p->census_series, r->b->bins->max);
     fputc('}', out);
 }
 
@@ -422,7 +597,7 @@ static const char *mode_flag(const Profile *p)
 {
     static const char *flags[] = { NULL, "-hc", "-hm", "-hd", "-hy", "-hr", "-hb", "-hT", "-hi", "-he" };
     if (p->from_hp)
-        return NULL;
+        return p->hp_cost_centres ? "-hc" : NULL;
     return p->breakdown < sizeof flags / sizeof flags[0] ? flags[p->breakdown] : NULL;
 }
 
@@ -432,7 +607,7 @@ static const char *mode_name(const Profile *p)
                                    "type description", "retainer set", "biography",
                                    "closure type", "info table", "era" };
     if (p->from_hp)
-        return ".hp file";
+        return p->hp_cost_centres ? "cost centre stack, .hp file" : ".hp file";
     return p->breakdown < sizeof names / sizeof names[0] ? names[p->breakdown] : "unknown";
 }
 
@@ -469,11 +644,13 @@ static void write_meta(FILE *out, const Profile *p)
     jstr(out, p->warning);
 }
 
-/* The chart: the chosen keys' values in this input (zeros where it lacks
- * one), then OTHER, the sum of the rest. */
+/* The chart: the chosen keys' largest and least values per point in this
+ * input (zeros where it lacks one), then OTHER, the sums of the rest's,
+ * then the largest census total per point. */
 static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_t n_keys,
                         size_t n_chart)
 {
+    double mins[SERIES_BINS];
     fputs("\"chart\":{\"times_s\":", out);
     write_times(out, &p->census_series);
     fputs(",\"bands\":[", out);
@@ -481,33 +658,44 @@ static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_
         const Row *r = keys[i].row[input];
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
         jstr(out, keys[i].name);
-        fprintf(out, ",\"color\":%ld,\"values\":", keys[i].color);
-        write_values(out, &p->census_series, r ? r->b->bins : NULL);
+        fprintf(out, ",\"color\":%ld,\"present\":%s,\"values\":", keys[i].color,
+                r ? "true" : "false");
+        write_values(out, &p->census_series, r ? r->b->bins->max : NULL);
+        fputs(",\"min_values\":", out);
+        band_mins(p, r ? r->b : NULL, mins);
+        write_values(out, &p->census_series, mins);
         fputc('}', out);
     }
     fputs("],\"other\":", out);
     if (n_chart >= n_keys) {
         fputs("null", out);
     } else {
-        double *sum = calloc(SERIES_BINS, sizeof *sum);
+        double *sum = calloc(2 * SERIES_BINS, sizeof *sum);
         if (sum == NULL) {
             fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
             exit(TOOL_EXIT_FAIL);
         }
+        double *sum_min = sum + SERIES_BINS;
         size_t n_other = 0;
         for (size_t i = n_chart; i < n_keys; i++) {
             const Row *r = keys[i].row[input];
             if (r == NULL)
                 continue;
             n_other++;
-            for (size_t k = 0; k < SERIES_BINS; k++)
-                sum[k] += r->b->bins[k];
+            for (size_t k = 0; k < SERIES_BINS; k++) {
+                sum[k] += r->b->bins->max[k];
+                sum_min[k] += profile_band_bin_min(p, r->b, k);
+            }
         }
         fprintf(out, "{\"name\":\"OTHER\",\"bands\":%zu,\"values\":", n_other);
         write_values(out, &p->census_series, sum);
+        fputs(",\"min_values\":", out);
+        write_values(out, &p->census_series, sum_min);
         fputc('}', out);
         free(sum);
     }
+    fputs(",\"total_max\":", out);
+    write_values(out, &p->census_series, p->census_total_max);
     fputc('}', out);
 }
 
@@ -558,7 +746,10 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
                 continue;
             fprintf(out, "%s{\"era\":", f ? "" : ",");
             f = 0;
-            jstr(out, r->b->label);
+            if (r->have_number)
+                jnum(out, r->number);   /* a number, as in the table */
+            else
+                jstr(out, r->b->label);
             fprintf(out, ",\"bytes\":%" PRIu64 ",\"color\":%ld}", r->st.last_bytes,
                     table_keys[i].color);
         }
@@ -568,16 +759,22 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
     fputc('}', out);
 }
 
-static int by_era_number(const void *a, const void *b)
+static double key_change(const Key *k)
 {
-    SortKey saved = sort_key;
-    int rev = sort_reverse;
-    sort_key = SORT_NUMBER;
-    sort_reverse = 0;
-    int c = key_cmp(a, b);
-    sort_key = saved;
-    sort_reverse = rev;
-    return c;
+    double sa = k->row[0] ? k->row[0]->st.integrated_byte_s : 0;
+    double sb = k->row[1] ? k->row[1]->st.integrated_byte_s : 0;
+    return sb - sa;
+}
+
+/* The diff's order: the largest change first, growth or shrinkage alike,
+ * so that when everything shrank the biggest losses still lead. */
+static int by_abs_change(const void *a, const void *b)
+{
+    const Key *x = a, *y = b;
+    double cx = fabs(key_change(x)), cy = fabs(key_change(y));
+    if (cx != cy)
+        return cx < cy ? 1 : -1;
+    return strcmp(x->name, y->name);
 }
 
 static void write_diff(FILE *out, Key *keys, size_t n_keys)
@@ -638,7 +835,7 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
         jnum(out, o->y_axis);
     else
         fputs("null", out);
-    fputs("},\"profiles\":[", out);
+    fprintf(out, ",\"normalised_time\":%s},\"profiles\":[", o->normalise_time ? "true" : "false");
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputs(",\n", out);
@@ -646,7 +843,7 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
     }
     fputc(']', out);
     if (n == 2) {
-        qsort(table_keys, n_keys, sizeof *table_keys, era ? by_era_number : key_by_size);
+        qsort(table_keys, n_keys, sizeof *table_keys, by_abs_change);
         write_diff(out, table_keys, n_keys);
     }
     fputs("}\n", out);

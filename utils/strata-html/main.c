@@ -1,7 +1,8 @@
 /*
  * utils/strata-html/main.c -- strata-html: a heap profile (GHC-format
  * eventlog, or a .hp file with -p) to a self-contained interactive HTML
- * report, or its data as JSON.  Command line and output files here; the
+ * report, or its data as JSON; several inputs get one report each.
+ * Command line and output files here; the
  * profile is built in profile.c, written by json.c and page.c.  Usage:
  * docs/strata-html.md.
  */
@@ -10,29 +11,37 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [OPTION...] FILE [--diff FILE2]\n"
+            "usage: %s [OPTION...] FILE... | FILE --diff FILE2\n"
             "Writes FILE.html, an interactive report of the heap profile in FILE (a GHC-format\n"
-            "eventlog, or a .hp file with -p); open it in any browser, offline.\n"
+            "eventlog, or a .hp file with -p); open it in any browser, offline.  Several FILEs\n"
+            "get one report each.\n"
             "  -o FILE                 write here instead (- for standard output)\n"
             "  --json                  write the report's data as JSON (default FILE.json)\n"
             "  -p, --hp                the inputs are .hp files\n"
             "  --diff FILE2            compare FILE (before) with FILE2 (after)\n"
+            "  --normalise-time        with --diff, draw both runs from 0 to 100 %% of\n"
+            "                          their own length (a check box on the page)\n"
             "  --bands N               chart the N largest bands, the rest as OTHER\n"
             "                          (default 15; 0 = all)\n"
             "  --sort KEY              order bands by size (default; number for -he),\n"
             "                          stddev, name, number or gradient\n"
             "  --reverse               reverse that order\n"
+            "  --include-trace-events  draw traceEvent messages too (default: only\n"
+            "                          traceMarker markers)\n"
             "  --no-traces             draw no markers or trace messages\n"
             "  -i, --include TEXT      keep traces containing TEXT (wins over -x)\n"
             "  -x, --exclude TEXT      drop traces containing TEXT\n"
             "  --y-axis BYTES          fix the top of the byte axes\n"
             "  -h, --help              this text\n"
+            "  --version               the version, and those of the inlined libraries\n"
             "FILE may be - for standard input.  See docs/strata-html.md.\n",
             TOOL_NAME);
 }
@@ -44,7 +53,10 @@ static int usage_error(const char *what, const char *arg)
     return TOOL_EXIT_USAGE;
 }
 
-enum { OPT_BANDS = 256, OPT_SORT, OPT_REVERSE, OPT_NO_TRACES, OPT_Y_AXIS, OPT_JSON, OPT_DIFF };
+enum {
+    OPT_BANDS = 256, OPT_SORT, OPT_REVERSE, OPT_NO_TRACES, OPT_Y_AXIS, OPT_JSON, OPT_DIFF,
+    OPT_NORMALISE_TIME, OPT_INCLUDE_TRACE_EVENTS, OPT_VERSION
+};
 
 static const struct option long_options[] = {
     { "bands", required_argument, NULL, OPT_BANDS },
@@ -56,8 +68,11 @@ static const struct option long_options[] = {
     { "y-axis", required_argument, NULL, OPT_Y_AXIS },
     { "json", no_argument, NULL, OPT_JSON },
     { "diff", required_argument, NULL, OPT_DIFF },
+    { "normalise-time", no_argument, NULL, OPT_NORMALISE_TIME },
     { "hp", no_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, OPT_VERSION },
+    { "include-trace-events", no_argument, NULL, OPT_INCLUDE_TRACE_EVENTS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -91,10 +106,46 @@ static int read_input(Profile *p, int hp)
     return rc;
 }
 
+/* Note [Output by rename]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * A report is written to a temporary file beside its path (PATH.XXXXXX)
+ * and renamed over PATH once it is complete, so a run that fails half way
+ * (a full disk, a file size limit) leaves the previous report as it was
+ * and never a half page; the temporary file is removed on failure.  The
+ * file gets the mode fopen would have given it (0666 less the umask), not
+ * mkstemp's 0600.
+ */
+static FILE *open_temp(const char *path, char **tmp)
+{
+    *tmp = malloc(strlen(path) + 8);
+    if (*tmp == NULL)
+        return NULL;
+    sprintf(*tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        free(*tmp);
+        *tmp = NULL;
+        return NULL;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    FILE *f = fchmod(fd, 0666 & ~mask) == 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL) {
+        int e = errno;
+        close(fd);
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+        errno = e;
+    }
+    return f;
+}
+
 static int write_output(const char *path, const Options *o, Profile *const *ps, size_t n)
 {
     int to_stdout = strcmp(path, "-") == 0;
-    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    char *tmp = NULL;
+    FILE *out = to_stdout ? stdout : open_temp(path, &tmp);
     if (out == NULL) {
         fprintf(stderr, "%s: cannot write %s: %s\n", TOOL_NAME, path, strerror(errno));
         return TOOL_EXIT_FAIL;
@@ -109,13 +160,64 @@ static int write_output(const char *path, const Options *o, Profile *const *ps, 
         bad = 1;
         err = errno;
     }
+    if (!bad && !to_stdout && rename(tmp, path) != 0) {
+        bad = 1;
+        err = errno;
+    }
     if (bad) {
         fprintf(stderr, "%s: cannot write %s: %s\n", TOOL_NAME, path, strerror(err));
         if (!to_stdout)
-            remove(path);
-        return TOOL_EXIT_FAIL;
+            unlink(tmp);
     }
-    return TOOL_EXIT_OK;
+    free(tmp);
+    return bad ? TOOL_EXIT_FAIL : TOOL_EXIT_OK;
+}
+
+/* One report: inputs[0] (and the --diff input) to output, or to the
+ * default path beside inputs[0]. */
+static int one_report(const char *const *inputs, size_t n, const char *output, int hp,
+                      const Options *o, const Filters *filters)
+{
+    char *default_output = NULL;
+    if (output == NULL) {
+        if (strcmp(inputs[0], "-") == 0) {
+            output = "-";
+        } else {
+            default_output = malloc(strlen(inputs[0]) + 6);
+            if (default_output == NULL) {
+                fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+                return TOOL_EXIT_FAIL;
+            }
+            sprintf(default_output, "%s.%s", inputs[0], o->json ? "json" : "html");
+            output = default_output;
+        }
+    }
+    Profile *ps[2] = { NULL, NULL };
+    int status = TOOL_EXIT_OK;
+    for (size_t i = 0; i < n && status == TOOL_EXIT_OK; i++) {
+        ps[i] = malloc(sizeof *ps[i]);
+        if (ps[i] == NULL) {
+            fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+            status = TOOL_EXIT_FAIL;
+            break;
+        }
+        profile_init(ps[i], inputs[i], filters);
+        if (read_input(ps[i], hp) != 0)
+            status = TOOL_EXIT_FAIL;
+    }
+    if (status == TOOL_EXIT_OK && n == 2 && (ps[0]->from_hp != ps[1]->from_hp ||
+                                             ps[0]->breakdown != ps[1]->breakdown))
+        fprintf(stderr, "%s: warning: %s and %s are profiles of different kinds; "
+                        "few bands will match\n", TOOL_NAME, ps[0]->path, ps[1]->path);
+    if (status == TOOL_EXIT_OK)
+        status = write_output(output, o, ps, n);
+    for (size_t i = 0; i < n; i++)
+        if (ps[i] != NULL) {
+            profile_free(ps[i]);
+            free(ps[i]);
+        }
+    free(default_output);
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -152,6 +254,13 @@ int main(int argc, char **argv)
             usage(stdout);
             status = TOOL_EXIT_OK;
             goto done;
+        case OPT_VERSION:
+            printf("%s %s (%s)\n", TOOL_NAME, PACKAGE_VERSION, html_asset_versions);
+            status = TOOL_EXIT_OK;
+            goto done;
+        case OPT_INCLUDE_TRACE_EVENTS:
+            filters.messages = 1;
+            break;
         case OPT_BANDS:
             errno = 0;
             o.bands = strtol(optarg, &end, 10);
@@ -188,6 +297,9 @@ int main(int argc, char **argv)
         case OPT_DIFF:
             diff = optarg;
             break;
+        case OPT_NORMALISE_TIME:
+            o.normalise_time = 1;
+            break;
         case ':':
             usage_error("option needs an argument", argv[optind - 1]);
             goto done;
@@ -200,56 +312,38 @@ int main(int argc, char **argv)
         usage_error("missing FILE", NULL);
         goto done;
     }
-    if (optind + 1 < argc) {
-        usage_error("too many arguments", argv[optind + 1]);
+    size_t n_inputs = (size_t)(argc - optind);
+    const char *const *inputs = (const char *const *)argv + optind;
+    if (diff != NULL && n_inputs > 1) {
+        usage_error("--diff compares one FILE with FILE2, not several", inputs[1]);
         goto done;
     }
-    const char *input = argv[optind];
-    if (diff != NULL && strcmp(input, "-") == 0 && strcmp(diff, "-") == 0) {
-        usage_error("only one input can be standard input", NULL);
+    if (output != NULL && n_inputs > 1) {
+        usage_error("-o names one report; several FILEs get one each, beside them", NULL);
         goto done;
     }
-    char *default_output = NULL;
-    if (output == NULL) {
-        if (strcmp(input, "-") == 0) {
-            output = "-";
-        } else {
-            default_output = malloc(strlen(input) + 6);
-            if (default_output == NULL) {
-                fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
-                status = TOOL_EXIT_FAIL;
-                goto done;
-            }
-            sprintf(default_output, "%s.%s", input, o.json ? "json" : "html");
-            output = default_output;
+    for (size_t i = 0; i < n_inputs && n_inputs > 1; i++)
+        if (strcmp(inputs[i], "-") == 0) {
+            usage_error("standard input (-) can only be read alone", NULL);
+            goto done;
         }
+    if (o.normalise_time && diff == NULL) {
+        usage_error("--normalise-time needs --diff FILE2", NULL);
+        goto done;
     }
-    Profile *ps[2] = { NULL, NULL };
-    size_t n = diff != NULL ? 2 : 1;
+    if (diff != NULL) {
+        if (strcmp(inputs[0], "-") == 0 && strcmp(diff, "-") == 0) {
+            usage_error("only one input can be standard input", NULL);
+            goto done;
+        }
+        const char *pair[2] = { inputs[0], diff };
+        status = one_report(pair, 2, output, hp, &o, &filters);
+        goto done;
+    }
     status = TOOL_EXIT_OK;
-    for (size_t i = 0; i < n && status == TOOL_EXIT_OK; i++) {
-        ps[i] = malloc(sizeof *ps[i]);
-        if (ps[i] == NULL) {
-            fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+    for (size_t i = 0; i < n_inputs; i++)
+        if (one_report(inputs + i, 1, output, hp, &o, &filters) != TOOL_EXIT_OK)
             status = TOOL_EXIT_FAIL;
-            break;
-        }
-        profile_init(ps[i], i == 0 ? input : diff, &filters);
-        if (read_input(ps[i], hp) != 0)
-            status = TOOL_EXIT_FAIL;
-    }
-    if (status == TOOL_EXIT_OK && n == 2 && (ps[0]->from_hp != ps[1]->from_hp ||
-                                             ps[0]->breakdown != ps[1]->breakdown))
-        fprintf(stderr, "%s: warning: %s and %s are profiles of different kinds; "
-                        "few bands will match\n", TOOL_NAME, ps[0]->path, ps[1]->path);
-    if (status == TOOL_EXIT_OK)
-        status = write_output(output, &o, ps, n);
-    for (size_t i = 0; i < n; i++)
-        if (ps[i] != NULL) {
-            profile_free(ps[i]);
-            free(ps[i]);
-        }
-    free(default_output);
 done:
     free(incl);
     free(excl);

@@ -54,6 +54,12 @@ void profile_free(Profile *p)
     free(p->bands);
     evr_label_index_free(&p->labels);
     evr_ipe_table_free(&p->ipes);
+    for (size_t i = 0; i < p->n_ccs; i++) {
+        free(p->ccs[i].label);
+        free(p->ccs[i].module);
+        free(p->ccs[i].srcloc);
+    }
+    free(p->ccs);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
     free(p->markers);
@@ -113,7 +119,7 @@ static Band *band_get(Profile *p, const char *label, size_t len)
         p->bands = nb;
         p->bands_cap = cap;
     }
-    double *bins = calloc(SERIES_BINS, sizeof *bins);
+    BandBins *bins = calloc(1, sizeof *bins);
     if (bins == NULL)
         return NULL;
     i = evr_label_add(&p->labels, label, len);
@@ -126,11 +132,51 @@ static Band *band_get(Profile *p, const char *label, size_t len)
     return &p->bands[i];
 }
 
+/* Note [Peaks survive folding]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A chart bin may hold many censuses (Note [Bounded series] in series.c).
+ * Averaging them diluted a one-census spike and halved the last point of a
+ * .hp file (its last census and the empty sample written at exit share a
+ * time).  So a bin keeps, per band, the largest and the smallest bytes of
+ * its censuses, and folding two bins takes the larger maximum and the
+ * smaller minimum: the chart's maximum of a band is exactly the table's
+ * peak.  The minimum counts a census without the band as 0; as absent bands
+ * are never visited (Note [Band statistics]), each bin counts the censuses
+ * holding the band, and one with fewer than the bin's censuses has minimum
+ * 0 (profile_band_bin_min).  The stacked views draw the maxima, so within
+ * one bin the stack's top is the sum of each band's own largest value and
+ * may stand above every single census of the bin; the profile's own largest
+ * census total per bin (census_total_max) is kept for the "profiled total"
+ * line.  Rejected: keeping the census with the largest total per bin (a
+ * band's peak in a smaller census of the bin would vanish again).
+ */
 static void fold_bands(void *ctx)
 {
     Profile *p = ctx;
-    for (size_t i = 0; i < p->n_bands; i++)
-        series_fold_values(p->bands[i].bins, FOLD_SUM);
+    series_fold_max(p->census_total_max);
+    for (size_t k = 0; k < p->n_bands; k++) {
+        BandBins *b = p->bands[k].bins;
+        for (size_t i = 0; i < SERIES_BINS / 2; i++) {
+            size_t x = 2 * i, y = 2 * i + 1;
+            double lo = b->present[x] == 0 ? b->min[y]
+                        : b->present[y] == 0 ? b->min[x]
+                        : (b->min[x] < b->min[y] ? b->min[x] : b->min[y]);
+            b->max[i] = b->max[x] > b->max[y] ? b->max[x] : b->max[y];
+            b->min[i] = lo;
+            b->present[i] = b->present[x] + b->present[y];
+        }
+        for (size_t i = SERIES_BINS / 2; i < SERIES_BINS; i++) {
+            b->max[i] = b->min[i] = 0;
+            b->present[i] = 0;
+        }
+    }
+}
+
+double profile_band_bin_min(const Profile *p, const Band *b, size_t i)
+{
+    if (b->bins->present[i] < p->census_series.count[i])
+        return 0;
+    return b->bins->min[i];
 }
 
 /* ----------------------------------------------------------------------
@@ -190,6 +236,7 @@ void profile_census_end(Profile *p)
     double half_dt = p->n_censuses > 1 && p->census_time_ns > p->prev_census_time_ns
                          ? ((double)p->census_time_ns - (double)p->prev_census_time_ns) / 2.0
                          : 0.0;
+    double total = 0;
     for (size_t i = 0; i < p->n_touched; i++) {
         Band *b = &p->bands[p->touched[i]];
         double y = (double)b->cur_bytes;
@@ -197,10 +244,19 @@ void profile_census_end(Profile *p)
         b->sum_y += y;
         b->sum_y2 += y * y;
         b->sum_ty += t_s * y;
-        b->bins[p->census_bin] += y;
+        BandBins *bb = b->bins;
+        size_t k = p->census_bin;
+        if (y > bb->max[k])
+            bb->max[k] = y;
+        if (bb->present[k] == 0 || y < bb->min[k])
+            bb->min[k] = y;
+        bb->present[k]++;
+        total += y;
         if (b->cur_bytes > b->peak_bytes)
             b->peak_bytes = b->cur_bytes;
     }
+    if (total > p->census_total_max[p->census_bin])
+        p->census_total_max[p->census_bin] = total;
     p->sum_t += t_s;
     p->sum_t2 += t_s * t_s;
     p->prev_census_time_ns = p->census_time_ns;
@@ -248,7 +304,7 @@ typedef struct HeapFold {
 
 static void fold_heap(void *ctx)
 {
-    series_fold_values(((HeapFold *)ctx)->values, FOLD_MAX);
+    series_fold_max(((HeapFold *)ctx)->values);
 }
 
 void profile_heap(Profile *p, int which, uint64_t time_ns, uint64_t bytes)
@@ -293,6 +349,10 @@ static int marker_wanted(const Filters *f, const char *text, size_t len)
 
 void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, int is_marker)
 {
+    /* As in eventlog2html: traceEvent messages only with
+     * --include-trace-events (they are often thousands of debug lines). */
+    if (!is_marker && (p->filters == NULL || !p->filters->messages))
+        return;
     if (!marker_wanted(p->filters, text, len))
         return;
     if (p->n_markers == PROFILE_MAX_MARKERS) {
@@ -326,4 +386,42 @@ const EvrIpe *profile_band_ipe(const Profile *p, const Band *b)
     if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
         return NULL;
     return evr_ipe_table_find_label(&p->ipes, b->label, strlen(b->label));
+}
+
+/* ----------------------------------------------------------------------
+ * Cost centres (-hc)
+ * ------------------------------------------------------------------- */
+
+void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
+                         const char *module, size_t module_len, const char *srcloc,
+                         size_t srcloc_len)
+{
+    if (id >= PROFILE_MAX_CC_ID)
+        return;
+    if (id >= p->n_ccs) {
+        size_t n = p->n_ccs ? p->n_ccs : 64;
+        while (n <= id)
+            n *= 2;
+        CostCentre *c = realloc(p->ccs, n * sizeof *c);
+        if (c == NULL) {
+            p->out_of_memory = 1;
+            return;
+        }
+        memset(c + p->n_ccs, 0, (n - p->n_ccs) * sizeof *c);
+        p->ccs = c;
+        p->n_ccs = n;
+    }
+    CostCentre *cc = &p->ccs[id];
+    if (cc->label != NULL)
+        return;     /* defined once; a repeat keeps the first */
+    cc->label = profile_strdup(p, label, label_len);
+    cc->module = profile_strdup(p, module, module_len);
+    cc->srcloc = profile_strdup(p, srcloc, srcloc_len);
+}
+
+int profile_is_cost_centre(const Profile *p)
+{
+    if (p->from_hp)
+        return p->hp_cost_centres;
+    return p->breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE;
 }

@@ -35,8 +35,17 @@ typedef struct Series {
     uint32_t count[SERIES_BINS];     /* how many times fell in each bin */
 } Series;
 
-typedef enum SeriesFold { FOLD_SUM, FOLD_MAX } SeriesFold;
 
+
+/* A band's chart bins (Note [Peaks survive folding] in profile.c): per bin
+ * of Profile.census_series, the largest and the smallest bytes among the
+ * censuses in the bin that hold the band, and how many do; a band absent
+ * from some census of the bin has 0 as its least value there. */
+typedef struct BandBins {
+    double max[SERIES_BINS];        /* bytes; 0 where the band is in no census of the bin */
+    double min[SERIES_BINS];        /* bytes, over the censuses holding the band */
+    uint32_t present[SERIES_BINS];  /* censuses of the bin holding the band */
+} BandBins;
 
 /* One band of the heap profile: a census label and its statistics over
  * every census (Note [Band statistics] in profile.c). */
@@ -47,7 +56,7 @@ typedef struct Band {
     uint64_t peak_bytes;
     uint64_t cur_bytes;     /* in the census being read */
     uint64_t cur_census;    /* census number that cur_bytes belongs to (1-based) */
-    double *bins;           /* SERIES_BINS sums of bytes, or NULL before first use */
+    BandBins *bins;         /* owned: the chart bins */
 } Band;
 
 typedef struct Marker {
@@ -63,7 +72,19 @@ typedef struct Filters {
     const char **exclude;
     size_t n_exclude;
     int no_traces;
+    int messages;           /* --include-trace-events: traceEvent messages too */
 } Filters;
+
+/* A cost centre of a -prof program (HEAP_PROF_COST_CENTRE). */
+typedef struct CostCentre {
+    char *label;            /* owned, NULL where the id was never defined */
+    char *module;           /* owned */
+    char *srcloc;           /* owned */
+} CostCentre;
+
+/* Cost centre ids above this are refused as corrupt (GHC numbers them from
+ * 1 up, one per cost centre in the program). */
+#define PROFILE_MAX_CC_ID (1u << 24)
 
 enum { HEAP_SERIES_SIZE, HEAP_SERIES_BLOCKS, HEAP_SERIES_LIVE, HEAP_SERIES_COUNT };
 
@@ -90,10 +111,14 @@ typedef struct Profile {
     size_t n_touched, touched_cap;
     double sum_t, sum_t2;           /* over censuses, seconds */
     Series census_series;
+    double census_total_max[SERIES_BINS];   /* largest census total (bytes) per bin */
     EvrLabelIndex labels;           /* band i has label number i */
     Band *bands;
     size_t n_bands, bands_cap;
     EvrIpeTable ipes;               /* -hi: every IPE event, by address */
+    CostCentre *ccs;                /* -hc: cost centres by id, n_ccs slots */
+    size_t n_ccs;
+    int hp_cost_centres;            /* a .hp file of -hc (its JOB says so) */
     /* Heap */
     Series heap_series[HEAP_SERIES_COUNT];
     double heap_max[HEAP_SERIES_COUNT][SERIES_BINS];
@@ -115,8 +140,9 @@ void series_init(Series *s);
 /* The bin for time t, after folding as needed; fold(ctx, fold_kind) is
  * called to merge the owner's value arrays whenever the width doubles. */
 size_t series_bin(Series *s, uint64_t t_ns, void (*fold)(void *ctx), void *ctx);
-/* Merges pairs of bins of values[] (in place) the way the series did. */
-void series_fold_values(double *values, SeriesFold how);
+/* Merges pairs of bins of values[] (in place) the way the series did,
+ * keeping the larger value of each pair. */
+void series_fold_max(double *values);
 void series_fold_self(Series *s);
 
 /* profile.c: building a profile, whatever the input. */
@@ -131,8 +157,18 @@ void profile_time(Profile *p, uint64_t time_ns);
 char *profile_strdup(Profile *p, const char *s, size_t len);
 void profile_set_warning(Profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Records cost centre id (HEAP_PROF_COST_CENTRE); ids past
+ * PROFILE_MAX_CC_ID are ignored. */
+void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
+                         const char *module, size_t module_len, const char *srcloc,
+                         size_t srcloc_len);
+/* 1 if the bands are cost-centre stacks (-hc, eventlog or .hp). */
+int profile_is_cost_centre(const Profile *p);
 /* The IPE describing band b of a -hi profile, or NULL. */
 const EvrIpe *profile_band_ipe(const Profile *p, const Band *b);
+/* The least bytes of b in bin i of the census series (0 if some census
+ * of the bin lacks b). */
+double profile_band_bin_min(const Profile *p, const Band *b, size_t i);
 /* Band statistics at the end (Note [Band statistics]). */
 typedef struct BandStats {
     double integrated_byte_s, mean, stddev, slope, intercept, r2;
@@ -167,6 +203,7 @@ typedef struct Options {
     int reverse;
     double y_axis;          /* 0 = automatic */
     int json;
+    int normalise_time;     /* --diff on a 0-100 % time axis per run */
 } Options;
 
 /* json.c: the report's data, one JSON object (docs/strata-html.md). */

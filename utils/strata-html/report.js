@@ -20,7 +20,9 @@ function fmtBytes(v) {
     const neg = v < 0;
     let x = Math.abs(v), u = 0;
     while (x >= 1000 && u < UNITS.length - 1) { x /= 1000; u++; }
-    return (neg ? '-' : '') + (u === 0 ? x.toFixed(0) : x.toPrecision(3)) + ' ' + UNITS[u];
+    const digits = u === 0 ? x.toFixed(0) : x.toPrecision(3);
+    // A tiny negative slope rounds to 0: no "-0 B/s".
+    return (neg && Number(digits) !== 0 ? '-' : '') + digits + ' ' + UNITS[u];
 }
 function fmtNum(v, digits) {
     if (v === null || v === undefined || !isFinite(v)) return '';
@@ -67,6 +69,8 @@ function closureType(desc) {
 const charts = [];
 function makeChart(container, option, kind) {
     const div = el('div', { class: 'chart', 'data-chart': kind });
+    const m = option.series && option.series.find(s => s.markerLabels !== undefined);
+    if (m) div.setAttribute('data-marker-labels', String(m.markerLabels));
     container.append(div);
     const chart = echarts.init(div, null, { renderer: 'svg' });
     chart.setOption(option);
@@ -76,16 +80,35 @@ function makeChart(container, option, kind) {
 window.addEventListener('resize', () => charts.forEach(c => c.resize()));
 
 // Markers as vertical rules with their text, on a series of their own so
-// that the legend can hide them too.
-function markerSeries(p) {
+// that the legend can hide them too.  With many markers (100-400) every
+// label overprinted the next and the dashed rules hid the data: a label
+// is drawn only where it stands at least MARKER_LABEL_GAP px right of the
+// last one drawn (the rest show when the mouse is on their rule), and the
+// rules are thin and faint.  `width` is the chart's width in px.
+const MARKER_LABEL_GAP = 16;
+function markerSeries(p, width) {
     if (!p.markers.length) return [];
+    const plot = Math.max(100, width - 70 - (LEGEND_WIDTH + 20));   // baseOption's grid
+    const xMax = axisMax(p);
+    let last = -Infinity, shown = 0;
+    const data = p.markers.map(m => {
+        const x = toX(p, m.time_s), px = xMax > 0 ? x / xMax * plot : 0;
+        const show = px - last >= MARKER_LABEL_GAP;
+        if (show) { last = px; shown++; }
+        return { name: m.text, xAxis: x, label: { show }, emphasis: { label: { show: true } } };
+    });
     return [{
         name: 'Markers', type: 'line', data: [], silent: false, color: '#333333',
+        markerLabels: shown,
         markLine: {
             symbol: 'none', animation: false,
-            lineStyle: { color: '#555555', type: 'dashed', width: 1 },
-            label: { formatter: m => m.name, position: 'insideEndTop', fontSize: 10 },
-            data: p.markers.map(m => ({ name: m.text, xAxis: toX(p, m.time_s) })),
+            lineStyle: { color: '#555555', type: p.markers.length > 50 ? 'solid' : 'dashed',
+                         width: 1, opacity: p.markers.length > 50 ? 0.25 : 0.6 },
+            // Right of the rule, so that a marker at time 0 does not print
+            // over the top y-axis label.
+            label: { formatter: m => m.name, position: 'insideEndBottom', fontSize: 10, color: '#333333' },
+            emphasis: { lineStyle: { opacity: 1, width: 1.5 } },
+            data,
         },
     }];
 }
@@ -100,8 +123,8 @@ function niceCeil(v) {
 }
 
 // The x axes are ECharts time axes (see baseOption), whose unit is the
-// millisecond and whose ticks fail below one: a run shorter than a second
-// is stretched by a power of ten so that it spans at least one second.
+// millisecond and whose ticks are whole seconds at best: a run shorter than
+// ten seconds is stretched by a power of ten so that it spans at least ten.
 // The end of a chart's time axis: the run's, or for a diff the later of
 // the two runs', so that both halves share one time scale.
 function runEnd(p) {
@@ -109,17 +132,32 @@ function runEnd(p) {
     return Math.max(0, ...ps.map(q => Math.max(q.end_time_s, ...q.chart.times_s)));
 }
 function xScale(p) {
+    if (normTime) return 1000;
     const end = runEnd(p);
-    return end >= 1 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(-Math.log10(end)));
+    // At least ten (stretched) seconds: below that ECharts ticks whole
+    // seconds only, and a 2 s run got two ticks.
+    return end >= 10 || !(end > 0) ? 1000 : 1000 * Math.pow(10, Math.ceil(Math.log10(10 / end)));
 }
-function toX(p, seconds) { return seconds === null ? null : seconds * xScale(p); }
+// A diff of runs of very different length can be drawn on a normalised
+// time axis instead (--normalise-time, or the header's check box): each
+// run's own length is 100 %.
+let normTime = diffMode && data.options.normalised_time;
+function runLength(p) { return Math.max(p.end_time_s, ...p.chart.times_s); }
+function toX(p, seconds) {
+    if (seconds === null) return null;
+    if (normTime) return runLength(p) > 0 ? 1000 * 100 * seconds / runLength(p) : 0;
+    return seconds * xScale(p);
+}
+function xUnit() { return normTime ? ' %' : ' s'; }
+function axisMax(p) { return normTime ? 100 * 1000 : toX(p, niceCeil(runEnd(p))); }
 
 // The tooltip: the time, then every band at it, largest first.
 function tooltipFormatter(fmt, scale) {
     return params => {
         if (!params.length) return '';
         const box = el('div', {});
-        box.append(el('b', { text: fmtSeconds(params[0].value[0] / scale) }));
+        const x = params[0].value[0] / scale;
+        box.append(el('b', { text: normTime ? fmtNum(x, 3) + ' % of the run' : fmtSeconds(x) }));
         const rows = params.filter(q => q.value[1] > 0).sort((a, b) => b.value[1] - a.value[1]);
         for (const q of rows.slice(0, 30)) {
             const line = el('div', {});
@@ -136,31 +174,40 @@ function baseOption(p, yFormatter, yMax) {
     const xs = xScale(p);
     return {
         animation: false,
-        grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 70 },
+        grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 80 },
         tooltip: { trigger: 'axis', confine: true, formatter: tooltipFormatter(yFormatter, xs) },
         // On the right, every name drawn (a scrolling legend past 24 names).
         legend: { type: legendItems(p) > 24 ? 'scroll' : 'plain', orient: 'vertical', right: 5,
-                  top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' } },
+                  top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' },
+                  tooltip: { show: true } },   // the whole name of a cut label
         toolbox: { right: LEGEND_WIDTH + 20, top: 5, feature: {
             dataZoom: { yAxisIndex: 'none', title: { zoom: 'zoom (drag a box)', back: 'undo zoom' } },
             restore: { title: 'reset' } } },
         dataZoom: [{ type: 'inside', filterMode: 'none' },
-                   { type: 'slider', filterMode: 'none', bottom: 10,
+                   { type: 'slider', filterMode: 'none', bottom: 8, height: 24,
                      showDataShadow: p.chart.times_s.length > 1 }],
         // A time axis in milliseconds: with two value axes ECharts stacks
         // the x values instead of the bytes.
-        xAxis: { type: 'time', name: 'seconds', nameLocation: 'middle', nameGap: 25, min: 0,
-                 max: toX(p, niceCeil(runEnd(p))),
+        // Ten or so ticks (a 2 s run got two); the axis name below the
+        // labels and above the zoom slider.
+        xAxis: { type: 'time', name: normTime ? '% of each run' : 'seconds', nameLocation: 'middle',
+                 nameGap: 22, min: 0, max: axisMax(p), splitNumber: 10,
                  axisLabel: { formatter: v => String(+(v / xs).toPrecision(3)), hideOverlap: true },
-                 axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + ' s' } } },
+                 axisPointer: { label: { formatter: a => String(+(a.value / xs).toPrecision(4)) + xUnit() } } },
         yAxis: { type: 'value', axisLabel: { formatter: yFormatter }, max: yMax },
     };
 }
 
 // The bands of a chart, OTHER last, with their colours.
+// Each point is the largest value of the censuses it stands for, and
+// min_values their least (the data never averages censuses: a peak in the
+// chart is the table's peak).
+// In a diff, each half lists only the bands its own run has.
 function bandList(p) {
-    const list = p.chart.bands.map(b => ({ name: b.name, values: b.values, colour: colour(b.color) }));
-    if (p.chart.other) list.push({ name: 'OTHER', values: p.chart.other.values, colour: OTHER_COLOUR });
+    const list = p.chart.bands.filter(b => b.present).map(b => ({ name: b.name, values: b.values,
+                                           mins: b.min_values, colour: colour(b.color) }));
+    if (p.chart.other && p.chart.other.bands > 0) list.push({ name: 'OTHER', values: p.chart.other.values,
+                                   mins: p.chart.other.min_values, colour: OTHER_COLOUR });
     return list;
 }
 
@@ -184,42 +231,92 @@ function sharedMax() {
 function areaChart(container, p, mode) {
     const bands = bandList(p);
     const t = p.chart.times_s;
-    let values = bands.map(b => b.values);
-    let fmt = fmtBytes, yMax = sharedMax();
+    let values = bands.map(b => b.values), mins = bands.map(b => b.mins);
+    let fmt = fmtBytes, yMax = sharedMax(), yName = '';
     if (mode === 'normalised') {
         const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
         values = values.map(v => v.map((x, i) => totals[i] ? 100 * x / totals[i] : 0));
         fmt = v => fmtNum(v, 3) + ' %'; yMax = 100;
     } else if (mode === 'lines') {
-        values = values.map(v => { const m = Math.max(...v, 0); return v.map(x => m ? x / m : 0); });
+        const tops = values.map(v => Math.max(...v, 0));
+        values = values.map((v, k) => v.map(x => tops[k] ? x / tops[k] : 0));
+        mins = mins.map((v, k) => v.map(x => tops[k] ? x / tops[k] : 0));
         fmt = v => fmtNum(v, 3); yMax = 1;
+        yName = 'each band ÷ its own maximum';
     }
     const opt = baseOption(p, fmt, yMax);
-    opt.series = bands.map((b, k) => ({
-        name: b.name, type: 'line', symbol: 'none', color: b.colour, sampling: 'lttb',
-        stack: mode === 'lines' ? undefined : 'bands',
+    if (yName) Object.assign(opt.yAxis, { name: yName, nameTextStyle: { align: 'left' } });
+    let base = [];
+    if (mode === 'stream') {
+        // A streamgraph: the same stack, centred on zero by an invisible
+        // first layer of minus half the total, so that the bands' shapes,
+        // not their offsets, catch the eye.  The y axis then shows
+        // thicknesses only, so its labels are hidden.
+        const totals = t.map((_, i) => values.reduce((s, v) => s + v[i], 0));
+        const half = (yMax || Math.max(0, ...totals)) / 2;
+        opt.yAxis = { type: 'value', min: -half, max: half, axisLabel: { show: false },
+                      name: 'bytes (thickness)', nameTextStyle: { align: 'left' } };
+        // stackStrategy 'all': ECharts stacks negative values apart from
+        // positive ones by default, which left the bands uncentred.
+        base = [{ name: 'centre', type: 'line', stack: 'bands', stackStrategy: 'all',
+                  symbol: 'none', silent: true,
+                  lineStyle: { width: 0 }, tooltip: { show: false },
+                  data: t.map((x, i) => [toX(p, x), -totals[i] / 2]) }];
+    }
+    opt.series = base.concat(bands.map((b, k) => ({
+        // One census: points (a line of one point draws nothing).
+        name: b.name, type: 'line', color: b.colour, sampling: 'max',
+        symbol: t.length === 1 ? 'circle' : 'none', symbolSize: 8, showSymbol: t.length === 1,
+        stack: mode === 'lines' ? undefined : 'bands', stackStrategy: 'all',
         areaStyle: mode === 'lines' ? undefined : { opacity: 0.85 },
         lineStyle: { width: mode === 'lines' ? 1.5 : 0.5 },
         data: t.map((x, i) => [toX(p, x), values[k][i]]),
-    })).concat(markerSeries(p));
+    })));
+    // Lines: where a point stands for censuses that differ, a thin line at
+    // their least value under the line of their largest (same name, so the
+    // legend toggles both).
+    if (mode === 'lines') {
+        bands.forEach((b, k) => {
+            if (!mins[k].some((m, i) => m < values[k][i])) return;
+            opt.series.push({ name: b.name, type: 'line', symbol: 'none', color: b.colour,
+                lineStyle: { width: 0.75, opacity: 0.6 }, tooltip: { show: false },
+                data: t.map((x, i) => [toX(p, x), mins[k][i]]) });
+        });
+    }
+    opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
     opt.legend.data = bands.map(b => b.name).concat(p.markers.length ? ['Markers'] : []);
     return makeChart(container, opt, mode);
 }
 
+// A diff's heap charts share one byte scale too.
+function sharedHeapMax() {
+    if (yAxisMax) return yAxisMax;
+    if (!diffMode) return null;
+    let m = 0;
+    for (const p of profiles) {
+        for (const k of ['size', 'blocks', 'live']) if (p.heap[k]) m = Math.max(m, p.heap[k].peak_bytes);
+        m = Math.max(m, ...p.chart.total_max);
+    }
+    return m || null;
+}
+
 function heapChart(container, p) {
-    const opt = baseOption(p, fmtBytes, yAxisMax);
+    const opt = baseOption(p, fmtBytes, sharedHeapMax());
     const lines = [['heap size', p.heap.size, '#4e79a7'], ['blocks size', p.heap.blocks, '#f28e2b'],
                    ['live bytes', p.heap.live, '#59a14f']].filter(l => l[1]);
     opt.series = lines.map(([name, s, c]) => ({
         name, type: 'line', symbol: 'none', color: c, step: false,
         data: s.times_s.map((x, i) => [toX(p, x), s.bytes[i]]),
     }));
-    // The census total too, so that the profile can be set against the heap.
-    const t = p.chart.times_s, bands = bandList(p);
-    opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#b07aa1',
-        lineStyle: { type: 'dotted' },
-        data: t.map((x, i) => [toX(p, x), bands.reduce((s, b) => s + b.values[i], 0)]) });
-    opt.series = opt.series.concat(markerSeries(p));
+    // The census total too (the largest of each point's censuses), so that
+    // the profile can be set against the heap.
+    const t = p.chart.times_s;
+    // Black and dashed, drawn over the heap lines: the live-bytes line often
+    // runs along it, and two colours blended into a muddy one.
+    opt.series.push({ name: 'profiled total', type: 'line', symbol: 'none', color: '#111111',
+        lineStyle: { type: 'dashed', width: 1.25 }, z: 3,
+        data: t.map((x, i) => [toX(p, x), p.chart.total_max[i]]) });
+    opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
     return makeChart(container, opt, 'heap');
 }
 
@@ -242,7 +339,8 @@ function sparkFormatter(cell) {
 
 // --- Views ---------------------------------------------------------------------
 function perProfile(container, draw) {
-    const row = el('div', { class: diffMode ? 'side-by-side' : 'single' });
+    // A diff's halves one above the other: each chart gets the page's width.
+    const row = el('div', { class: diffMode ? 'before-after' : 'single' });
     container.append(row);
     profiles.forEach((p, i) => {
         const col = el('div', { class: 'column', 'data-input': String(i) });
@@ -261,8 +359,9 @@ function detailedTable(container, p) {
         formatter: c => fmt(c.getValue()) });
     const columns = [
         { title: '', field: 'spark', formatter: sparkFormatter, headerSort: false, width: 130 },
-        { title: 'Rank', field: 'rank', sorter: 'number', width: 70, headerFilter: 'input' },
+        { title: 'Rank', field: 'rank', sorter: 'number', minWidth: 90, headerFilter: 'input' },
         { title: era ? 'Era' : 'Label', field: 'name', headerFilter: 'input', minWidth: 160,
+          maxWidth: 480, cssClass: 'wrap',
           formatter: c => { const s = el('span', {}); s.append(el('i', { class: 'swatch',
               style: 'background:' + colour(c.getRow().getData().color) }), c.getValue()); return s; } },
         numCol('Integrated size', 'integrated_byte_s', v => fmtBytes(v) + '·s'),
@@ -296,6 +395,63 @@ function detailedTable(container, p) {
     return t;
 }
 
+// --- Cost centres (-hc): the bands' stacks as one collapsible tree, MAIN
+// at the root; a node's "inclusive" size is its own bands' plus every
+// stack under it, as in eventlog2html's cost-centre view.
+function ccsTree(p) {
+    const mk = (label, module) => ({ name: label, module: module || '', total: 0, own: 0,
+                                     peak: 0, kids: new Map() });
+    const root = mk('MAIN', '');
+    for (const r of p.table) {
+        if (!r.ccs) continue;
+        let path = r.ccs;
+        if (path.length && path[0].label === 'MAIN') path = path.slice(1);
+        let node = root;
+        root.total += r.integrated_byte_s;
+        for (const c of path) {
+            const key = c.label + '\u0000' + (c.module || '');
+            if (!node.kids.has(key)) node.kids.set(key, mk(c.label, c.module));
+            node = node.kids.get(key);
+            node.total += r.integrated_byte_s;
+        }
+        node.own += r.integrated_byte_s;
+        node.peak = Math.max(node.peak, r.peak_bytes);
+    }
+    const all = root.total;
+    const out = n => {
+        const o = { name: n.name, module: n.module, total: n.total, own: n.own, peak: n.peak,
+                    percent: all ? 100 * n.total / all : 0 };
+        const kids = [...n.kids.values()].sort((a, b) => b.total - a.total).map(out);
+        if (kids.length) o._children = kids;
+        return o;
+    };
+    return [out(root)];
+}
+
+function ccsView(container, p) {
+    const tree = ccsTree(p);
+    const all = tree[0].total;
+    const div = el('div', { class: 'table', 'data-table': 'ccs' });
+    container.append(div);
+    return new Tabulator(div, {
+        data: tree, dataTree: true, layout: 'fitDataStretch',
+        // Open the stacks that hold at least 1 % of the profile.
+        dataTreeStartExpanded: row => row.getData().total >= 0.01 * all,
+        columns: [
+            { title: 'Cost centre', field: 'name', headerSort: false, minWidth: 260 },
+            { title: 'Module', field: 'module', headerSort: false },
+            { title: 'Inclusive', field: 'total', hozAlign: 'right', headerSort: false,
+              formatter: c => fmtBytes(c.getValue()) + '·s' },
+            { title: '% of all', field: 'percent', hozAlign: 'right', headerSort: false,
+              formatter: c => fmtNum(c.getValue(), 3) + ' %' },
+            { title: 'Own', field: 'own', hozAlign: 'right', headerSort: false,
+              formatter: c => c.getValue() ? fmtBytes(c.getValue()) + '·s' : '' },
+            { title: 'Own peak', field: 'peak', hozAlign: 'right', headerSort: false,
+              formatter: c => c.getValue() ? fmtBytes(c.getValue()) : '' },
+        ],
+    });
+}
+
 function diffTable(container) {
     const rows = data.diff.map(d => {
         let status = 'same';
@@ -310,7 +466,7 @@ function diffTable(container) {
     return new Tabulator(div, {
         data: rows, layout: 'fitDataStretch', pagination: true, paginationSize: 25,
         paginationCounter: 'rows',
-        initialSort: [{ column: 'change_byte_s', dir: 'desc' }],
+        initialSort: [],    // the data's order: the largest change, up or down, first
         columns: [
             { title: 'Band', field: 'name', headerFilter: 'input', minWidth: 160,
               formatter: c => { const s = el('span', {}); s.append(el('i', { class: 'swatch',
@@ -349,8 +505,9 @@ function erasLine(p) {
     line.append('Live at the end: ');
     p.eras_live_at_end.forEach((e, i) => {
         if (i) line.append(', ');
-        line.append(el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
-                    el('span', { class: 'era', text: 'era ' + e.era + ' (' + fmtBytes(e.bytes) + ')' }));
+        line.append(el('span', { class: 'era-item' },
+                       el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
+                       el('span', { class: 'era', text: 'era ' + e.era + ' (' + fmtBytes(e.bytes) + ')' })));
     });
     return line;
 }
@@ -364,6 +521,13 @@ function header() {
     h.append(el('p', { class: 'summary', text: profiles.map(q =>
         `${q.file}: ${q.mode || ''} ${q.mode_name} profile, ${q.censuses} censuses, ` +
         `${q.band_count} bands, ${fmtSeconds(q.end_time_s)}` + (q.date ? ', ' + q.date : '')).join(' | ') }));
+    if (diffMode) {
+        const box = el('input', { type: 'checkbox', 'data-control': 'normalised-time' });
+        box.checked = normTime;
+        box.addEventListener('change', () => { normTime = box.checked; redraw(); });
+        h.append(el('label', { class: 'control' }, box,
+                    ' compare on a normalised time axis (each run from 0 to 100 %)'));
+    }
     for (const q of profiles) {
         if (q.warning) h.append(el('p', { class: 'warning', text: 'Warning: ' + q.file + ': ' + q.warning }));
         const e = erasLine(q);
@@ -375,10 +539,13 @@ function header() {
 const views = [
     ['heap', 'Heap', c => perProfile(c, heapChart)],
     ['area', 'Area', c => perProfile(c, (col, p) => areaChart(col, p, 'area'))],
+    ['stream', 'Streamgraph', c => perProfile(c, (col, p) => areaChart(col, p, 'stream'))],
     ['normalised', 'Normalised', c => perProfile(c, (col, p) => areaChart(col, p, 'normalised'))],
     ['lines', 'Lines', c => perProfile(c, (col, p) => areaChart(col, p, 'lines'))],
     ['detailed', 'Detailed', c => perProfile(c, detailedTable)],
 ];
+if (profiles.some(p => p.mode === '-hc'))
+    views.push(['ccs', 'Cost centres', c => perProfile(c, ccsView)]);
 if (diffMode) views.push(['diff', 'Diff', c => { diffTable(c); }]);
 views.push(['meta', 'Meta', c => perProfile(c, metaTable)]);
 
@@ -405,8 +572,20 @@ for (const [id, title, draw] of views) {
     app.append(pane);
     panes[id] = { pane, button, draw, drawn: false };
 }
+// Draws every view again (after the time axis changed).
+function redraw() {
+    for (const c of charts) c.dispose();
+    charts.length = 0;
+    let current = 'area';
+    for (const [v] of views) {
+        if (!panes[v].pane.hidden) current = v;
+        panes[v].pane.textContent = '';
+        panes[v].drawn = false;
+    }
+    show(current);
+}
 const first = location.hash.slice(1);
 show(panes[first] ? first : 'area');
 document.body.setAttribute('data-ready', '1');
-window.strataReport = { data, charts, show, echarts };
+window.strataReport = { data, charts, show, echarts, fmtBytes };
 })();

@@ -17,8 +17,9 @@
  * width would have given.  Each bin keeps the sum of its times and how many
  * fell in it, so a point is drawn at the mean time of its censuses.  After
  * the first fold a series uses between SERIES_BINS/2 and SERIES_BINS bins.
- * The owner keeps its values (sums for census bands, maxima for heap
- * sizes) in arrays parallel to the bins and folds them in the callback.
+ * The owner keeps its values (maxima and minima, never sums or means: see
+ * Note [Peaks survive folding] in profile.c) in arrays parallel to the
+ * bins and folds them in the callback.
  */
 
 #define SERIES_INITIAL_WIDTH_NS 1e3
@@ -29,11 +30,11 @@ void series_init(Series *s)
     s->width_ns = SERIES_INITIAL_WIDTH_NS;
 }
 
-void series_fold_values(double *values, SeriesFold how)
+void series_fold_max(double *values)
 {
     for (size_t i = 0; i < SERIES_BINS / 2; i++) {
         double a = values[2 * i], b = values[2 * i + 1];
-        values[i] = how == FOLD_SUM ? a + b : (a > b ? a : b);
+        values[i] = a > b ? a : b;
     }
     for (size_t i = SERIES_BINS / 2; i < SERIES_BINS; i++)
         values[i] = 0;
