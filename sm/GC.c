@@ -61,6 +61,7 @@ void gc_push_scan_queue(BlockDesc *bd)
                       (unsigned long)gct.scan_queue_len);
         gct.scan_queue_cap = cap;
     }
+    bd->flags |= BF_SCANQ;
     gct.scan_queue[gct.scan_queue_len++] = bd;
 }
 
@@ -90,14 +91,12 @@ static void prepare_generations(unsigned N)
             g->n_large_blocks = 0;
             g->n_large_words = 0;
             word_map_clear(&g->dests);
-        } else {
-            /* Keep filling the partly used blocks; scan only what is new. */
-            for (StgWord j = 0; j < g->dests.capacity; j++)
-                if (g->dests.used[j]) {
-                    BlockDesc *bd = (BlockDesc *)g->dests.vals[j];
-                    bd->u.scan = bd->free;
-                }
+            g->gc_shared_dest = NULL;
         }
+        /* A generation not collected keeps filling its partly used blocks
+         * (its dests and shared block); each was scanned to its end by
+         * the last GC (.inv.scanned in docs/design/gc.md), so only what
+         * this GC adds is scanned. */
     }
 }
 
