@@ -85,8 +85,7 @@ static BlockDesc *shared_dest(Generation *g, StgWord n_words, uint64_t era)
 StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era)
 {
     ASSERT_INTERNAL(n_words > 0 && n_words <= BLOCK_SIZE_W);
-    bool found;
-    StgWord *slot = word_map_slot(&g->dests, era, &found);
+    StgWord *slot = era_map_slot(&g->dests, era);
     BlockDesc *bd;
     if (slot_is_block(*slot)) {
         bd = (BlockDesc *)*slot;

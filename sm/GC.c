@@ -90,7 +90,7 @@ static void prepare_generations(unsigned N)
             g->large_objects = NULL;
             g->n_large_blocks = 0;
             g->n_large_words = 0;
-            word_map_clear(&g->dests);
+            era_map_clear(&g->dests);
             g->gc_shared_dest = NULL;
         }
         /* A generation not collected keeps filling its partly used blocks
@@ -294,7 +294,7 @@ void gc_exit(void)
     policy_reset();
     tenure_reset();
     for (unsigned i = 0; i < storage_n_gens; i++)
-        word_map_free(&storage_gens[i].dests);
+        era_map_free(&storage_gens[i].dests);
     free(gct.scan_queue);
     memset(&gct, 0, sizeof gct);
 }

@@ -11,6 +11,7 @@
 #include "strata/Block.h"
 #include "strata/Closures.h"
 #include "strata/Regs.h"
+#include "EraMap.h"
 #include "WordMap.h"
 
 typedef struct Generation_ {
@@ -28,7 +29,7 @@ typedef struct Generation_ {
     StgWord max_blocks;          /* collect this generation when its
                                     blocks exceed this */
     StgWord collections;         /* times collected */
-    WordMap dests;               /* GC: era -> the era's own to-space block
+    EraMap dests;                /* GC: era -> the era's own to-space block
                                     (a BlockDesc *), or, while the era has
                                     too little data for one, the words copied
                                     into the shared block, as (words << 1) | 1

@@ -101,9 +101,12 @@ static void mode_alloc(long n, long every)
 {
     double t0 = now_s();
     StgWord sink = 0;
+    long until_change = every;   /* a countdown: no division in the loop */
     for (long i = 0; i < n; i++) {
-        if (every > 0 && i % every == 0)
+        if (every > 0 && --until_change == 0) {
             incrementUserEra(1);
+            until_change = every;
+        }
         StgClosure *c = strata_alloc_constr(&Cell_info);
         sink += (StgWord)c & 1;
     }

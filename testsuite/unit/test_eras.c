@@ -118,6 +118,55 @@ static void test_eras_objects_keep_their_birth_era(void **state)
     freeStablePtr(chains_sp);
 }
 
+/* Thousands of live eras with a few objects each: most of them live in
+ * blocks shared by several eras (Note [Blocks of several eras]).  Objects
+ * allocated with the era changing at almost every allocation, some of
+ * them large, kept through minor and major GCs and promotion (-G3), under
+ * -DS; every object is checked against its birth era after every GC, and
+ * the run records must have been used. */
+static StgWord blocks_with_runs(void)
+{
+    StgWord n = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        for (BlockDesc *bd = storage_gens[g].blocks; bd != NULL; bd = bd->link)
+            n += bd->n_era_runs > 0;
+    return n;
+}
+
+static void test_eras_thousands_share_blocks_and_keep_their_eras(void **state)
+{
+    (void)state;
+    harness_start("-A16k", "-G3", "-DS", NULL);
+    objects_checked = 0;
+    const StgWord n_chains = 64, n_eras = 5000;
+    chains_sp = getStablePtr(strata_alloc_mut_array(n_chains));
+    gc_add_post_hook(check_birth_eras);
+    srand(4242);
+    StgWord most_runs = 0;
+    STRATA_ROOTS(r, 1);
+    for (int step = 0; step < 30000; step++) {
+        setUserEra(2 + (StgWord)rand() % n_eras);
+        StgWord slot = (StgWord)rand() % n_chains;
+        r[0] = strata_mut_array_read(deRefStablePtr(chains_sp), slot);
+        StgClosure *c = born(&r[0]);
+        strata_mut_array_write(deRefStablePtr(chains_sp), slot, c);
+        if (step % 1000 == 0) {   /* a large object of this era, checked at once */
+            StgClosure *big = strata_alloc_bytes(LARGE_OBJECT_THRESHOLD);
+            assert_int_equal(object_era(big), getUserEra());
+        }
+        if (step % 5000 == 4999) {
+            strata_perform_gc(1);
+            StgWord n = blocks_with_runs();
+            most_runs = n > most_runs ? n : most_runs;
+        }
+    }
+    STRATA_ROOTS_POP(r);
+    strata_perform_gc(1);
+    assert_true(objects_checked > 100000);
+    assert_true(most_runs > 0);   /* shared blocks were made and checked */
+    freeStablePtr(chains_sp);
+}
+
 static void test_eras_automatic_increment_per_major_gc(void **state)
 {
     (void)state;
@@ -207,6 +256,7 @@ int main(void)
         cmocka_unit_test_teardown(test_eras_increment_never_wraps, teardown),
         cmocka_unit_test_teardown(test_eras_change_retires_the_allocation_block, teardown),
         cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
+        cmocka_unit_test_teardown(test_eras_thousands_share_blocks_and_keep_their_eras, teardown),
         cmocka_unit_test_teardown(test_eras_automatic_increment_per_major_gc, teardown),
         cmocka_unit_test_teardown(test_eras_no_increment_without_flag, teardown),
         cmocka_unit_test_teardown(test_eras_every_allocation_path_takes_the_current_era,
