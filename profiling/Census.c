@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "GrowArray.h"
+#include "EraRuns.h"
 #include "HeapIter.h"
 #include "Messages.h"
 #include "Provenance.h"
@@ -167,16 +168,17 @@ static void add_tally(Walk *w, const LiveTally *t)
     }
 }
 
-static void count_era_block(Walk *w, const BlockDesc *bd)
+/* -he sums a segment's words into its era's bucket: no object is read. */
+static void count_era_segment(Walk *w, uint64_t era, StgPtr from, StgPtr to)
 {
     char label[24];
     bool found;
-    StgWord *slot = word_map_slot(&w->by_info, bd->era, &found);
+    StgWord *slot = word_map_slot(&w->by_info, era, &found);
     if (!found) {
-        snprintf(label, sizeof label, "%lu", (unsigned long)bd->era);
+        snprintf(label, sizeof label, "%lu", (unsigned long)era);
         *slot = bucket_new(w->census, label, NULL);
     }
-    uint64_t bytes = (uint64_t)(bd->free - bd->start) * WORD_SIZE;
+    uint64_t bytes = (uint64_t)(to - from) * WORD_SIZE;
     w->census->buckets[*slot].bytes += bytes;
     w->census->total_bytes += bytes;
 }
@@ -188,31 +190,33 @@ static bool era_counted(uint64_t era, HeapBreakdown by, bool selected, uint64_t 
     return by != HEAP_BY_ERA || era != 0;   /* era 0: "not counted" by -he */
 }
 
-static void count_block(Walk *w, const BlockDesc *bd)
-{
-    if (w->by == HEAP_BY_ERA)
-        count_era_block(w, bd);
-    else
-        live_tally_add_range(&w->tally, bd->start, bd->free);
-}
-
 typedef struct {
     Walk *walk;
     bool era_selected;
     uint64_t era_lo, era_hi;
 } TakeCtx;
 
-/* Every group with objects whose era is counted; nursery blocks hold the
- * objects allocated since the GC (a census right after a major GC finds
- * none, one requested at exit may). */
+/* Every era segment with objects whose era is counted (a block of one era
+ * is one segment; Note [Blocks of several eras] in sm/EraRuns.h); nursery
+ * blocks hold the objects allocated since the GC (a census right after a
+ * major GC finds none, one requested at exit may). */
 static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
 {
     (void)kind;
     (void)gen;
     TakeCtx *t = ctx;
-    if (bd->free > bd->start &&
-        era_counted(bd->era, t->walk->by, t->era_selected, t->era_lo, t->era_hi))
-        count_block(t->walk, bd);
+    Walk *w = t->walk;
+    for (uint32_t i = 0; i <= bd->n_era_runs; i++) {
+        StgPtr from, to;
+        uint64_t era;
+        block_era_segment(bd, i, &from, &to, &era);
+        if (to <= from || !era_counted(era, w->by, t->era_selected, t->era_lo, t->era_hi))
+            continue;
+        if (w->by == HEAP_BY_ERA)
+            count_era_segment(w, era, from, to);
+        else
+            live_tally_add_range(&w->tally, from, to);
+    }
 }
 
 void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,

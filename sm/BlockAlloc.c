@@ -316,7 +316,7 @@ static void head_init(BlockDesc *bd, StgWord n)
     bd->pad_node = 0;
     bd->flags = 0;
     bd->blocks = (uint32_t)n;
-    bd->pad32 = 0;
+    bd->n_era_runs = 0;
     bd->era = 0;
 }
 

@@ -26,7 +26,7 @@ void block_alloc_init(void);
 /* A group of n >= 1 contiguous blocks; n > BLOCKS_PER_MBLOCK gives a
  * megablock group.  The head descriptor is initialised: start, free =
  * start, link = NULL, blocks = n, flags = 0, gen = NULL, gen_no = dest_no
- * = 0, era = 0 (and u, pad_node, pad32 = 0).  Only the head describes the
+ * = 0, era = 0 (and u, pad_node, n_era_runs = 0).  Only the head describes the
  * group (objects in a group start at its first block, so Bdescr of an
  * object is its head); the group's other descriptors hold unspecified
  * values.  The blocks' contents are unspecified (not zeroed).  A group of

@@ -13,6 +13,7 @@
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
+#include "EraRuns.h"
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
@@ -31,6 +32,7 @@ static BlockDesc *new_todo_block(Generation *g, uint64_t era)
     bd->gen_no = g->no;
     bd->dest_no = g->promote_to;
     bd->era = era;
+    bd->n_era_runs = 0;
     bd->flags = g->no <= gct.collected_gen ? BF_EVACUATED : 0;
     bd->u.scan = bd->start;
     bd->link = g->blocks;
@@ -39,24 +41,75 @@ static BlockDesc *new_todo_block(Generation *g, uint64_t era)
     return bd;
 }
 
-/* The current to-space block of (g, era) is not the last one used or is
- * full: find it in the era map, or start a new one. */
+/* Note [Where a copy goes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * A copy goes to a block of its destination generation and its own era
+ * (.inv.block-era).  An era gets a to-space block of its own once it has
+ * copied ERA_OWN_BLOCK_WORDS into this generation in this GC (or kept
+ * one from an earlier GC, for a generation not collected); until then its
+ * objects go to the generation's shared block, in era runs (Note [Blocks
+ * of several eras] in EraRuns.h).  So an era with much live data costs
+ * what it always did, at most one partly filled block, plus the first
+ * ERA_OWN_BLOCK_WORDS it copied into a shared block before it had one;
+ * an era with a few objects costs a word of run record instead of a
+ * block: 20,000 eras of one object each take about a megabyte, not 80.
+ * The map slot of an era holds its own block or, tagged, its count of
+ * words in shared blocks.  An eighth of a block is the threshold:
+ * measured on era_stress (docs/design/eras.md), half a block left 13.7%
+ * of the heap in shared blocks and runs at 1,000 eras, an eighth 5.2%,
+ * and below the threshold an own block would be mostly empty. */
+#define ERA_OWN_BLOCK_WORDS (BLOCK_SIZE_W / 8)
+
+static inline bool slot_is_block(StgWord v)
+{
+    return v != 0 && (v & 1) == 0;
+}
+
+/* The shared block of g with room for n words of era, opened anew when
+ * the current one has no room for them and their run. */
+static BlockDesc *shared_dest(Generation *g, StgWord n_words, uint64_t era)
+{
+    BlockDesc *bd = g->gc_shared_dest;
+    if (bd != NULL) {
+        StgWord need = n_words + (block_last_era(bd) == era ? 0 : ERA_RUN_WORDS);
+        if (bd->free + need <= block_alloc_limit(bd) && block_start_era_run(bd, era))
+            return bd;
+    }
+    bd = new_todo_block(g, era);
+    g->gc_shared_dest = bd;
+    return bd;
+}
+
+/* The last-used block is not of this era or is full: find the era's own
+ * block or the shared one (Note [Where a copy goes]). */
 StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era)
 {
     ASSERT_INTERNAL(n_words > 0 && n_words <= BLOCK_SIZE_W);
-    bool found;
-    BlockDesc **slot = (BlockDesc **)word_map_slot(&g->dests, era, &found);
-    BlockDesc *bd = *slot;   /* NULL when the era is new to this generation */
-    if (bd == NULL || bd->free + n_words > bd->start + BLOCK_SIZE_W) {
-        if (bd != NULL && bd->u.scan < bd->free)
-            gc_push_scan_queue(bd);   /* full: scan it from the queue */
-        bd = new_todo_block(g, era);
-        *slot = bd;
+    StgWord *slot = era_map_slot(&g->dests, era);
+    BlockDesc *bd;
+    if (slot_is_block(*slot)) {
+        bd = (BlockDesc *)*slot;
+        if (bd->free + n_words > block_alloc_limit(bd)) {
+            bd = new_todo_block(g, era);
+            *slot = (StgWord)bd;
+        }
+    } else {
+        StgWord shared_words = *slot >> 1;
+        if (shared_words + n_words >= ERA_OWN_BLOCK_WORDS) {
+            bd = new_todo_block(g, era);
+            *slot = (StgWord)bd;
+        } else {
+            *slot = ((shared_words + n_words) << 1) | 1;
+            bd = shared_dest(g, n_words, era);
+        }
     }
     g->gc_last_dest = bd;
+    g->gc_last_era = era;
+    g->gc_last_limit = block_alloc_limit(bd);
     StgPtr p = bd->free;
     bd->free += n_words;
     g->n_words += n_words;
+    gc_note_copy_into(bd);
     return p;
 }
 

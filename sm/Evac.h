@@ -24,6 +24,7 @@
 #define STRATA_EVAC_H
 
 #include "ClosureSize.h"
+#include "EraRuns.h"
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -34,15 +35,24 @@
 void evacuate_slow(StgClosure **p);
 StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era);
 
+/* Puts bd on the scan queue the first time it holds unscanned words (the
+ * worklist of Note [Scanning what was copied] in Scav.c). */
+static inline void gc_note_copy_into(BlockDesc *bd)
+{
+    if (STRATA_UNLIKELY(!(bd->flags & BF_SCANQ)))
+        gc_push_scan_queue(bd);
+}
+
 static inline StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era)
 {
     Generation *g = &storage_gens[gen_no];
     BlockDesc *bd = g->gc_last_dest;
-    if (STRATA_LIKELY(bd != NULL && bd->era == era &&
-                      bd->free + n_words <= bd->start + BLOCK_SIZE_W)) {
+    if (STRATA_LIKELY(bd != NULL && g->gc_last_era == era &&
+                      bd->free + n_words <= g->gc_last_limit)) {
         StgPtr to = bd->free;
         bd->free += n_words;
         g->n_words += n_words;
+        gc_note_copy_into(bd);
         return to;
     }
     return gc_alloc_for_copy_slow(g, n_words, era);
@@ -57,10 +67,11 @@ static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc 
     ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= gct.collected_gen);
     ASSERT_EXPENSIVE(closure_sizeW(q) == size);
     uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
-    StgPtr to = gc_alloc_for_copy(size, to_gen, bd->era);
+    uint64_t era = block_era_at(bd, q);
+    StgPtr to = gc_alloc_for_copy(size, to_gen, era);
     /* The copy keeps its era and lands in to-space (.inv.block-era,
      * .inv.tospace in docs/design/gc.md). */
-    ASSERT_INTERNAL(Bdescr(to)->era == bd->era && Bdescr(to)->gen_no == to_gen);
+    ASSERT_INTERNAL(block_era_at(Bdescr(to), to) == era && Bdescr(to)->gen_no == to_gen);
     ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > gct.collected_gen);
     const StgWord *from = (const StgWord *)q;
     for (StgWord i = 0; i < size; i++)
@@ -84,7 +95,7 @@ static inline void evacuate(StgClosure **p)
     const StgInfoTable *info = q->info;
     if (closure_is_forwarded(q)) {
         StgClosure *to = closure_forwardee(q);
-        ASSERT_INTERNAL(heap_alloced(to) && Bdescr(to)->era == bd->era);
+        ASSERT_INTERNAL(heap_alloced(to) && block_era_at(Bdescr(to), to) == block_era_at(bd, q));
         if (Bdescr(to)->gen_no < gct.evac_gen)
             gct.failed_to_evac = true;
         *p = to;

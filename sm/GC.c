@@ -61,6 +61,7 @@ void gc_push_scan_queue(BlockDesc *bd)
                       (unsigned long)gct.scan_queue_len);
         gct.scan_queue_cap = cap;
     }
+    bd->flags |= BF_SCANQ;
     gct.scan_queue[gct.scan_queue_len++] = bd;
 }
 
@@ -89,15 +90,13 @@ static void prepare_generations(unsigned N)
             g->large_objects = NULL;
             g->n_large_blocks = 0;
             g->n_large_words = 0;
-            word_map_clear(&g->dests);
-        } else {
-            /* Keep filling the partly used blocks; scan only what is new. */
-            for (StgWord j = 0; j < g->dests.capacity; j++)
-                if (g->dests.used[j]) {
-                    BlockDesc *bd = (BlockDesc *)g->dests.vals[j];
-                    bd->u.scan = bd->free;
-                }
+            era_map_clear(&g->dests);
+            g->gc_shared_dest = NULL;
         }
+        /* A generation not collected keeps filling its partly used blocks
+         * (its dests and shared block); each was scanned to its end by
+         * the last GC (.inv.scanned in docs/design/gc.md), so only what
+         * this GC adds is scanned. */
     }
 }
 
@@ -295,7 +294,7 @@ void gc_exit(void)
     policy_reset();
     tenure_reset();
     for (unsigned i = 0; i < storage_n_gens; i++)
-        word_map_free(&storage_gens[i].dests);
+        era_map_free(&storage_gens[i].dests);
     free(gct.scan_queue);
     memset(&gct, 0, sizeof gct);
 }

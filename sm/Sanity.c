@@ -21,6 +21,7 @@
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
+#include "EraRuns.h"
 #include "GC.h"
 #include "GrowArray.h"
 #include "HeapIter.h"
@@ -53,6 +54,26 @@ _Noreturn __attribute__((format(printf, 1, 2))) static void fail(const char *fmt
  * Blocks
  * ---------------------------------------------------------------------- */
 
+/* .inv.era-runs (sm/EraRuns.h): offsets increase within the used part,
+ * and no run's era was never current. */
+static void check_era_runs(const BlockDesc *bd)
+{
+    StgWord prev = 0;
+    for (uint32_t i = 0; i < bd->n_era_runs; i++) {
+        StgWord off = era_run_offset(*block_era_run(bd, i));
+        uint64_t era = era_run_era(*block_era_run(bd, i));
+        if (off <= prev || bd->start + off > bd->free)
+            fail("era run out of order or past the block's objects (block=%p, run=%u, "
+                 "offset=%lu words, previous=%lu, used=%lu words)", (void *)bd, (unsigned)i,
+                 (unsigned long)off, (unsigned long)prev, (unsigned long)(bd->free - bd->start));
+        if (era > storage_max_era())
+            fail("era run has an era that was never current (block=%p, run=%u, era=%lu, "
+                 "max era=%lu)", (void *)bd, (unsigned)i, (unsigned long)era,
+                 (unsigned long)storage_max_era());
+        prev = off;
+    }
+}
+
 /* Checks one group on a list and marks it BF_KNOWN; g is the generation
  * whose list holds it, NULL for a mutable list. */
 static StgWord mark_block(BlockDesc *bd, const Generation *g, uint16_t must_flags,
@@ -74,9 +95,17 @@ static StgWord mark_block(BlockDesc *bd, const Generation *g, uint16_t must_flag
     if ((must_flags & bd->flags) != must_flags)
         fail("block on the %s list lacks flags 0x%x (block=%p, flags=0x%x)", what,
              (unsigned)must_flags, (void *)bd, (unsigned)bd->flags);
-    if (bd->free < bd->start || bd->free > bd->start + (StgWord)bd->blocks * BLOCK_SIZE_W)
-        fail("block's free pointer is outside the block (block=%p, start=%p, free=%p, blocks=%u)",
-             (void *)bd, (void *)bd->start, (void *)bd->free, (unsigned)bd->blocks);
+    if (bd->n_era_runs != 0 && (g == NULL || bd->blocks != 1 ||
+                                ERA_RUN_WORDS * bd->n_era_runs > BLOCK_SIZE_W))
+        fail("era runs in a block that cannot have them (block=%p, runs=%u, blocks=%u)",
+             (void *)bd, (unsigned)bd->n_era_runs, (unsigned)bd->blocks);
+    if (bd->free < bd->start || bd->free > block_alloc_limit(bd))
+        fail("block's free pointer is outside the block (block=%p, start=%p, free=%p, blocks=%u, "
+             "era runs=%u)", (void *)bd, (void *)bd->start, (void *)bd->free,
+             (unsigned)bd->blocks, (unsigned)bd->n_era_runs);
+    if (bd->flags & BF_SCANQ)
+        fail("block still on the GC's scan queue (block=%p)", (void *)bd);
+    check_era_runs(bd);
     bd->flags |= BF_KNOWN;
     return bd->blocks;
 }

@@ -9,6 +9,7 @@
  * mutable list, which keeps .inv.remembered (MutList.h).
  */
 #include "ClosureSize.h"
+#include "EraRuns.h"
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "Messages.h"
@@ -179,12 +180,48 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
     }
 }
 
+/* A census's count in a block of several eras (a shared to-space block,
+ * which may gain era runs while it is scanned): each object's era is
+ * looked up.  Only census GCs come here. */
+static void scavenge_block_counting_by_object(BlockDesc *bd, LiveTally *tally)
+{
+    Generation *g = &storage_gens[bd->gen_no];
+    gct.evac_gen = bd->gen_no;
+    while (bd->u.scan < bd->free) {
+        StgClosure *c = (StgClosure *)bd->u.scan;
+        gct.failed_to_evac = false;
+        StgWord size = scavenge_fields(c);
+        if (live_tally_counts_era(tally, block_era_at(bd, c)))
+            live_tally_add(tally, c->info, size);
+        bd->u.scan += size;
+        if (gct.failed_to_evac)
+            mut_list_record(g, c);
+    }
+}
+
+/* Note [Scanning what was copied]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every to-space block that receives a copy while it holds no unscanned
+ * words goes on the scan queue (BF_SCANQ says it is there, or being
+ * scanned); the scan pops a block, scans it to its free pointer -- which
+ * may grow meanwhile, copies landing in the block being scanned -- and
+ * clears the flag.  So a collection's scanning is proportional to what it
+ * copied and to the blocks it filled.  (It used to poll the current block
+ * of every (generation, era) on every pass: with 16,000 live eras that
+ * polling was 90% of a major GC.)  When the scan ends, every to-space
+ * block has u.scan == free (.inv.scanned). */
 static void scavenge_block(BlockDesc *bd)
 {
-    if (STRATA_UNLIKELY(gct.tally != NULL) && live_tally_counts_era(gct.tally, bd->era))
-        scavenge_block_counting(bd, gct.tally);
+    LiveTally *t = gct.tally;
+    if (STRATA_LIKELY(t == NULL))
+        scavenge_block_counting(bd, NULL);
+    else if (bd->n_era_runs != 0 || bd == storage_gens[bd->gen_no].gc_shared_dest)
+        scavenge_block_counting_by_object(bd, t);
+    else if (live_tally_counts_era(t, bd->era))
+        scavenge_block_counting(bd, t);
     else
         scavenge_block_counting(bd, NULL);
+    bd->flags &= (uint16_t)~BF_SCANQ;
 }
 
 static void scavenge_large(BlockDesc *bd)
@@ -207,34 +244,20 @@ static void scavenge_large(BlockDesc *bd)
 }
 
 /* Runs until no to-space block has unscanned words and no live large
- * object is unscanned. */
+ * object is unscanned (Note [Scanning what was copied]). */
 void scavenge_loop(void)
 {
-    bool work;
-    do {
-        work = false;
-        while (gct.scan_queue_len > 0) {
+    for (;;) {
+        if (gct.scan_queue_len > 0) {
             scavenge_block(gct.scan_queue[--gct.scan_queue_len]);
-            work = true;
-        }
-        while (gct.todo_large != NULL) {
+        } else if (gct.todo_large != NULL) {
             BlockDesc *bd = gct.todo_large;
             gct.todo_large = bd->link;
             scavenge_large(bd);
-            work = true;
+        } else {
+            return;
         }
-        /* The blocks still being filled, one per (generation, era). */
-        for (unsigned g = 0; g < storage_n_gens; g++) {
-            const WordMap *m = &storage_gens[g].dests;
-            for (StgWord i = 0; i < m->capacity; i++) {
-                BlockDesc *bd = (BlockDesc *)m->vals[i];
-                if (m->used[i] && bd->u.scan < bd->free) {
-                    scavenge_block(bd);
-                    work = true;
-                }
-            }
-        }
-    } while (work);
+    }
 }
 
 /* ----------------------------------------------------------------------

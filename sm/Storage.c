@@ -14,6 +14,7 @@
 
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
+#include "EraRuns.h"
 #include "GC.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -45,22 +46,26 @@ static BlockDesc *pinned_block = NULL;
 /* Note [Eras live in block descriptors]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * GHC records an object's era in a header word of every closure, which
- * needs a profiling build.  strata records it once per block: every
- * object in a block has the block's era (.inv.block-era).  Three places
- * keep that true:
+ * needs a profiling build.  strata records it once per block, or once per
+ * run of a block that holds several eras (Note [Blocks of several eras] in
+ * EraRuns.h): every object has the era of its block or run
+ * (.inv.block-era).  Three places keep that true:
  *
  *  - a nursery block takes storage_current_era when allocation into it
  *    starts (nursery_next_block), and a pinned block when it is opened;
- *  - changing the era retires the current nursery and pinned blocks
- *    (storage_retire_alloc_blocks), so the next object starts a block of
- *    the new era;
+ *  - changing the era starts a run of the new era at hp in the current
+ *    nursery block (storage_retire_alloc_blocks; a new block when there
+ *    is no room for the run's two words) and retires the pinned block;
  *  - the collector copies each object into a to-space block of the same
- *    generation *and era* (Generation.dests, GC.c), and large objects and
- *    pinned blocks keep their descriptor, hence their era, when relinked.
+ *    generation *and era* -- the era's own block, or a run of it in the
+ *    generation's shared block (Note [Where a copy goes] in Evac.c) -- and
+ *    large objects and pinned blocks keep their descriptor, hence their
+ *    era, when relinked.
  *
- * The cost is at most one partly filled block per live era per generation
- * (plus the retired rest of a nursery block at each era change), measured
- * in docs/design/eras.md; the census reads the era off the descriptor. */
+ * The cost is at most one partly filled block per era with a block's
+ * worth of live data per generation, and two words per run otherwise,
+ * measured in docs/design/eras.md; the census reads the era off the
+ * descriptor or the runs. */
 
 /* Note [The allocation limit]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -172,14 +177,17 @@ static void nursery_enter_block(BlockDesc *bd)
     storage_nursery.current = bd;
     bd->free = bd->start;
     bd->era = storage_current_era;
+    bd->n_era_runs = 0;
     strata_regs.hp = bd->start;
     strata_regs.hp_lim = bd->start + BLOCK_SIZE_W;
 }
 
 void storage_reset_nursery(void)
 {
-    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
+    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link) {
         bd->free = bd->start;
+        bd->n_era_runs = 0;
+    }
     nursery_enter_block(storage_nursery.blocks);
 }
 
@@ -237,15 +245,18 @@ void storage_retire_alloc_blocks(void)
 {
     BlockDesc *cur = storage_nursery.current;
     if (cur != NULL) {
-        if (strata_regs.hp == cur->start)
-            /* Nothing allocated here yet (a GC has just reset the nursery,
-             * say): restamp the block now, since the slow path that ran
-             * the GC allocates at hp without another look at the era. */
-            nursery_enter_block(cur);
-        else
-            /* The next allocation takes the slow path, which starts a new
-             * block. */
+        /* The nursery block goes on in a run of the new era (Note [Blocks
+         * of several eras] in EraRuns.h): an era change costs a word,
+         * and restamps a block with nothing in it yet -- also the fresh
+         * block a GC has just reset, which the slow path that ran the GC
+         * allocates from without another look at the era.  Without room
+         * for a run, the next allocation takes the slow path, which
+         * starts a new block. */
+        cur->free = strata_regs.hp;
+        if (!block_start_era_run(cur, storage_current_era))
             strata_regs.hp_lim = strata_regs.hp;
+        else if (strata_regs.hp_lim != NULL)   /* keep an attention request */
+            strata_regs.hp_lim = block_alloc_limit(cur);
     }
     storage_retire_pinned_block();
 }
@@ -328,8 +339,8 @@ static bool serve_attention(void)
          * after an era change): a block of another era stays retired,
          * so that no object lands in a block of the wrong era. */
         BlockDesc *cur = storage_nursery.current;
-        strata_regs.hp_lim = cur->era == storage_current_era ? cur->start + BLOCK_SIZE_W
-                                                             : strata_regs.hp;
+        strata_regs.hp_lim = block_last_era(cur) == storage_current_era ? block_alloc_limit(cur)
+                                                                         : strata_regs.hp;
     }
     if (storage_attention_handler != NULL)
         storage_attention_handler();
@@ -357,9 +368,9 @@ StgPtr strata_alloc_slow(StgWord n_words)
     }
     /* Not hp_lim: the ticker thread may have stored NULL there meanwhile. */
     StgPtr p = strata_regs.hp;
-    ASSERT_INTERNAL(p + n_words <= storage_nursery.current->start + BLOCK_SIZE_W);
+    ASSERT_INTERNAL(p + n_words <= block_alloc_limit(storage_nursery.current));
     /* The object takes the current era (.inv.block-era), GC or no GC. */
-    ASSERT_INTERNAL(storage_nursery.current->era == storage_current_era);
+    ASSERT_INTERNAL(block_last_era(storage_nursery.current) == storage_current_era);
     strata_regs.hp = p + n_words;
     return p;
 }

@@ -11,6 +11,7 @@
 #include "strata/Block.h"
 #include "strata/Closures.h"
 #include "strata/Regs.h"
+#include "EraMap.h"
 #include "WordMap.h"
 
 typedef struct Generation_ {
@@ -28,15 +29,21 @@ typedef struct Generation_ {
     StgWord max_blocks;          /* collect this generation when its
                                     blocks exceed this */
     StgWord collections;         /* times collected */
-    WordMap dests;               /* GC: era -> to-space block (BlockDesc *) of
-                                    this generation.  It outlives a GC because
-                                    a generation that is not collected keeps
-                                    filling its partly used blocks in the next
-                                    one (Note [Eras live in block descriptors]
-                                    in Storage.c) */
+    EraMap dests;                /* GC: era -> the era's own to-space block
+                                    (a BlockDesc *), or, while the era has
+                                    too little data for one, the words copied
+                                    into the shared block, as (words << 1) | 1
+                                    (Note [Where a copy goes] in Evac.c).  It
+                                    outlives a GC because a generation that is
+                                    not collected keeps filling its partly
+                                    used blocks in the next one */
+    BlockDesc *gc_shared_dest;   /* GC: the to-space block the small eras
+                                    share, in era runs (sm/EraRuns.h) */
     BlockDesc *gc_last_dest;     /* GC: the block last copied into; copies
                                     usually share an era, so this skips the
                                     map.  Reset at the start of every GC. */
+    uint64_t gc_last_era;        /* GC: the era copied into gc_last_dest */
+    StgPtr gc_last_limit;        /* GC: where gc_last_dest's objects must end */
 
     /* Valid during a GC that collects this generation only. */
     BlockDesc *old_blocks;       /* from-space small-object blocks */

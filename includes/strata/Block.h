@@ -30,9 +30,13 @@ typedef struct BlockDesc_ {
     uint16_t flags;             /* BF_* below */
     uint32_t blocks;            /* group size in blocks (head only); 0 on the
                                    tail descriptor of a free group */
-    uint32_t pad32;             /* keeps era 8-byte aligned; always 0 */
-    uint64_t era;               /* era of every object in the group; 0 = not
-                                   counted by -he (.inv.block-era) */
+    uint32_t n_era_runs;        /* era runs at the end of a single block
+                                   whose objects are of several eras (Note
+                                   [Blocks of several eras] in sm/EraRuns.h);
+                                   0 for a block of one era and every group */
+    uint64_t era;               /* era of the group's objects, or of the first
+                                   run's; 0 = not counted by -he
+                                   (.inv.block-era) */
 } BlockDesc;
 
 /* Block flags: GHC's numbers where GHC has the flag. */

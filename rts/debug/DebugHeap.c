@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "EraRuns.h"
 #include "GrowArray.h"
 #include "HeapIter.h"
 #include "MBlock.h"
@@ -128,25 +129,33 @@ void debug_info_provenance(uint64_t addr, const StgInfoTable *info, DebugProvena
  * The block index of this pause
  * ---------------------------------------------------------------------- */
 
+/* One entry per era segment of a block: a block of one era is one entry,
+ * as it always was; a block of several (Note [Blocks of several eras] in
+ * sm/EraRuns.h) is one entry per run, so the client, which gives an
+ * object its entry's era, needs no notion of runs.  Only a block's first
+ * entry carries its block count. */
 typedef struct {
     const BlockDesc *bd;
+    StgPtr from, to;            /* the segment's objects */
+    uint64_t era;
+    uint32_t n_blocks;          /* bd->blocks on the first segment, else 0 */
     uint8_t kind;               /* DEBUG_BLOCK_* */
 } IndexEntry;
 
-static IndexEntry *index_entries;   /* sorted by bd->start */
+static IndexEntry *index_entries;   /* sorted by from */
 static size_t index_n, index_cap;
 static bool index_built;
 
-static void index_add(const BlockDesc *bd, uint8_t kind)
+static void index_add(const IndexEntry *e)
 {
     if (GROW_ARRAY_RESERVE_MIN(index_entries, index_cap, index_n + 1, 1024) != 0)
         return;   /* index_n stays: index_ok() reports the shortfall */
-    index_entries[index_n++] = (IndexEntry){bd, kind};
+    index_entries[index_n++] = *e;
 }
 
 static int index_cmp(const void *a, const void *b)
 {
-    StgPtr x = ((const IndexEntry *)a)->bd->start, y = ((const IndexEntry *)b)->bd->start;
+    StgPtr x = ((const IndexEntry *)a)->from, y = ((const IndexEntry *)b)->from;
     return x < y ? -1 : x > y;
 }
 
@@ -162,8 +171,14 @@ static void index_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void
         [HEAP_BLOCK_PINNED] = DEBUG_BLOCK_PINNED,
         [HEAP_BLOCK_NURSERY] = DEBUG_BLOCK_NURSERY,
     };
-    expected_blocks++;
-    index_add(bd, debug_kind[kind]);
+    for (uint32_t i = 0; i <= bd->n_era_runs; i++) {
+        IndexEntry e = {.bd = bd, .n_blocks = i == 0 ? bd->blocks : 0, .kind = debug_kind[kind]};
+        block_era_segment(bd, i, &e.from, &e.to, &e.era);
+        if (i > 0 && e.to <= e.from)
+            continue;   /* a run nothing was allocated in */
+        expected_blocks++;
+        index_add(&e);
+    }
 }
 
 static void index_build(void)
@@ -182,7 +197,7 @@ static bool index_ok(char *err, size_t err_len)
     index_build();
     if (index_n == expected_blocks)
         return true;
-    snprintf(err, err_len, "out of C heap indexing the heap's blocks (%zu of %zu)", index_n,
+    snprintf(err, err_len, "out of C heap indexing the heap's blocks (%zu of %zu entries)", index_n,
              expected_blocks);
     index_built = false;
     return false;
@@ -199,7 +214,7 @@ static const IndexEntry *index_find(uint64_t addr)
     size_t lo = 0, hi = index_n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if ((uint64_t)(uintptr_t)index_entries[mid].bd->start <= addr)
+        if ((uint64_t)(uintptr_t)index_entries[mid].from <= addr)
             lo = mid + 1;
         else
             hi = mid;
@@ -207,7 +222,7 @@ static const IndexEntry *index_find(uint64_t addr)
     if (lo == 0)
         return NULL;
     const IndexEntry *e = &index_entries[lo - 1];
-    if (addr >= (uint64_t)(uintptr_t)e->bd->free)
+    if (addr >= (uint64_t)(uintptr_t)e->to)
         return NULL;
     return e;
 }
@@ -285,7 +300,7 @@ static int closure_locate(uint64_t addr, StgWord *words, bool *in_heap, char *er
             return DEBUG_STATUS_BAD_ADDRESS;
         }
         /* Walk the block to check addr is where an object starts. */
-        StgPtr p = e->bd->start, end = e->bd->free;
+        StgPtr p = e->from, end = e->to;
         while (p < end && (uint64_t)(uintptr_t)p < addr) {
             if (*p == 0) {
                 p++;
@@ -302,7 +317,7 @@ static int closure_locate(uint64_t addr, StgWord *words, bool *in_heap, char *er
             (*words = closure_words(addr, &info)) == 0 || p + *words > end) {
             snprintf(err, err_len,
                      "closure address 0x%llx is not the start of an object (block 0x%llx)",
-                     (unsigned long long)addr, (unsigned long long)(uintptr_t)e->bd->start);
+                     (unsigned long long)addr, (unsigned long long)(uintptr_t)e->from);
             return DEBUG_STATUS_BAD_ADDRESS;
         }
         return DEBUG_STATUS_OK;
@@ -565,25 +580,25 @@ static void put_blocks(DebugBuf *out)
 {
     debug_buf_put_u32(out, (uint32_t)index_n);
     for (size_t i = 0; i < index_n; i++) {
-        const BlockDesc *bd = index_entries[i].bd;
-        debug_buf_put_u64(out, (uint64_t)(uintptr_t)bd->start);
-        debug_buf_put_u64(out, bd->era);
-        debug_buf_put_u64(out, (uint64_t)(bd->free - bd->start) * WORD_SIZE);
-        debug_buf_put_u32(out, bd->blocks);
-        debug_buf_put_u16(out, bd->flags);
-        debug_buf_put_u16(out, bd->gen_no);
-        debug_buf_put_u8(out, index_entries[i].kind);
+        const IndexEntry *e = &index_entries[i];
+        debug_buf_put_u64(out, (uint64_t)(uintptr_t)e->from);
+        debug_buf_put_u64(out, e->era);
+        debug_buf_put_u64(out, (uint64_t)(e->to - e->from) * WORD_SIZE);
+        debug_buf_put_u32(out, e->n_blocks);
+        debug_buf_put_u16(out, e->bd->flags);
+        debug_buf_put_u16(out, e->bd->gen_no);
+        debug_buf_put_u8(out, e->kind);
         for (int k = 0; k < 7; k++)
             debug_buf_put_u8(out, 0);
     }
 }
 
-static void put_block_contents(DebugBuf *out, const BlockDesc *bd)
+static void put_block_contents(DebugBuf *out, const IndexEntry *e)
 {
-    uint64_t used = (uint64_t)(bd->free - bd->start) * WORD_SIZE;
-    debug_buf_put_u64(out, (uint64_t)(uintptr_t)bd->start);
+    uint64_t used = (uint64_t)(e->to - e->from) * WORD_SIZE;
+    debug_buf_put_u64(out, (uint64_t)(uintptr_t)e->from);
     debug_buf_put_u64(out, used);
-    debug_buf_put_bytes(out, bd->start, used);
+    debug_buf_put_bytes(out, e->from, used);
 }
 
 static int handle_block_contents(const DebugRequest *req, DebugBuf *out, char *err,
@@ -593,7 +608,7 @@ static int handle_block_contents(const DebugRequest *req, DebugBuf *out, char *e
     size_t lo = 0, hi = index_n;
     while (lo < hi) {   /* exact match on a block start, empty blocks too */
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t s = (uint64_t)(uintptr_t)index_entries[mid].bd->start;
+        uint64_t s = (uint64_t)(uintptr_t)index_entries[mid].from;
         if (s == req->addr) {
             e = &index_entries[mid];
             break;
@@ -608,7 +623,7 @@ static int handle_block_contents(const DebugRequest *req, DebugBuf *out, char *e
                  (unsigned long long)req->addr);
         return DEBUG_STATUS_BAD_ADDRESS;
     }
-    put_block_contents(out, e->bd);
+    put_block_contents(out, e);
     return DEBUG_STATUS_OK;
 }
 
@@ -661,12 +676,12 @@ bool debug_heap_snapshot(DebugSendFn send, void *env)
      * block would cost two system calls a block on each side. */
     debug_buf_reset(&b);
     for (size_t i = 0; ok && i < index_n; i++) {
-        const BlockDesc *bd = index_entries[i].bd;
-        if (bd->free == bd->start)
+        const IndexEntry *e = &index_entries[i];
+        if (e->to == e->from)
             continue;
         if (b.len == 0)
             debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
-        put_block_contents(&b, bd);
+        put_block_contents(&b, e);
         if (b.len >= SNAPSHOT_FRAME_BYTES) {
             ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
             debug_buf_reset(&b);

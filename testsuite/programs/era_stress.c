@@ -15,6 +15,7 @@
 
 #include <strata.h>
 
+#include "EraRuns.h"
 #include "Storage.h"
 
 STRATA_CONSTR_INFO(Item_info, "Item", 1, 1);   /* next, birth era */
@@ -48,9 +49,9 @@ int main(int argc, char **argv)
     for (long e = 0; e < eras; e++)
         for (StgClosure *c = strata_mut_array_read(r[0], (StgWord)e); c != NULL;
              c = STRATA_FIELD(c, 0)) {
-            if (Bdescr(c)->era != STRATA_WORD(c, 1)) {
+            if (block_era_at(Bdescr(c), c) != STRATA_WORD(c, 1)) {
                 fprintf(stderr, "era_stress: object born in era %lu is in a block of era %lu\n",
-                        (unsigned long)STRATA_WORD(c, 1), (unsigned long)Bdescr(c)->era);
+                        (unsigned long)STRATA_WORD(c, 1), (unsigned long)block_era_at(Bdescr(c), c));
                 return 1;
             }
             checked++;

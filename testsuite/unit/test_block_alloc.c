@@ -116,7 +116,7 @@ static void assert_fresh_head(const BlockDesc *bd, StgWord n)
     assert_int_equal(bd->pad_node, 0);
     assert_int_equal(bd->flags, 0);
     assert_int_equal(bd->blocks, n);
-    assert_int_equal(bd->pad32, 0);
+    assert_int_equal(bd->n_era_runs, 0);
     assert_int_equal(bd->era, 0);
     assert_ptr_equal(Bdescr(bd->start), bd);
     assert_true(heap_alloced(bd->start));

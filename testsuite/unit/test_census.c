@@ -244,12 +244,68 @@ static void test_census_counted_during_gc_equals_walk(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* The -he census of a heap of thousands of small eras, most of them in
+ * shared blocks, equals the truth kept here in C: the bytes allocated in
+ * each era (everything stays live).  Eras 1 holds the test's own
+ * objects; the counted ones start at 2. */
+STRATA_CONSTR_INFO(EraCell_info, "EraCell", 1, 1);
+STRATA_CONSTR_INFO(EraHolder_info, "EraHolder", 2, 0);   /* next, a large object */
+
+static void test_census_by_era_equals_per_object_truth(void **state)
+{
+    (void)state;
+    harness_start("-A16k", "-G2", "-DS", NULL);
+    enum { N_ERAS = 3000, N_OBJECTS = 20000 };
+    static uint64_t truth[N_ERAS + 2];
+    memset(truth, 0, sizeof truth);
+    STRATA_ROOTS(r, 2);
+    srand(99);
+    for (int i = 0; i < N_OBJECTS; i++) {
+        StgWord era = 2 + (StgWord)rand() % N_ERAS;
+        setUserEra(era);
+        StgClosure *c;
+        if (i % 500 == 0) {   /* a large object, counted by its descriptor */
+            r[1] = strata_alloc_bytes(LARGE_OBJECT_THRESHOLD);
+            c = strata_alloc_constr(&EraHolder_info);
+            STRATA_FIELD(c, 0) = r[0];
+            STRATA_FIELD(c, 1) = r[1];
+            r[0] = c;
+            r[1] = NULL;
+            truth[era] += (2 + ROUND_UP_WORDS(LARGE_OBJECT_THRESHOLD)) * 8 + 3 * 8;
+            continue;
+        }
+        c = strata_alloc_constr(&EraCell_info);
+        STRATA_FIELD(c, 0) = r[0];
+        r[0] = c;
+        truth[era] += 3 * 8;
+        if (i % 7000 == 0)
+            strata_perform_gc(0);
+    }
+    setUserEra(1);
+    strata_perform_gc(1);
+    Census c;
+    census_init(&c);
+    census_take(&c, HEAP_BY_ERA, false, 0, 0);
+    for (StgWord era = 2; era < N_ERAS + 2; era++) {
+        char label[24];
+        snprintf(label, sizeof label, "%lu", (unsigned long)era);
+        const CensusBucket *b = find(&c, label);
+        uint64_t got = b != NULL ? b->bytes : 0;
+        if (got != truth[era])
+            fail_msg("era %lu: census says %lu bytes, the program allocated %lu live",
+                     (unsigned long)era, (unsigned long)got, (unsigned long)truth[era]);
+    }
+    census_free(&c);
+    STRATA_ROOTS_POP(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_census_by_closure_type, teardown),
         cmocka_unit_test_teardown(test_census_by_info_table_and_provenance, teardown),
         cmocka_unit_test_teardown(test_census_by_era_and_selection, teardown),
+        cmocka_unit_test_teardown(test_census_by_era_equals_per_object_truth, teardown),
         cmocka_unit_test_teardown(test_census_total_equals_live_bytes, teardown),
         cmocka_unit_test_teardown(test_census_counted_during_gc_equals_walk, teardown),
     };

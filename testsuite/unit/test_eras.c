@@ -5,8 +5,16 @@
  */
 #include "harness.h"
 
+#include "EraRuns.h"
 #include "GC.h"
 #include "Storage.h"
+
+/* The era an object lives in: its block's, or its run's in a block of
+ * several eras (Note [Blocks of several eras] in sm/EraRuns.h). */
+static uint64_t object_era(const StgClosure *c)
+{
+    return block_era_at(Bdescr(c), c);
+}
 
 /* An object that remembers the era it was born in. */
 STRATA_CONSTR_INFO(Born_info, "Born", 1, 1);   /* next, birth era */
@@ -30,10 +38,10 @@ static void check_birth_eras(unsigned gen, bool major)
     StgClosure *chains = deRefStablePtr(chains_sp);
     for (StgWord i = 0; i < STRATA_MUT_ARRAY_LEN(chains); i++) {
         for (StgClosure *c = strata_mut_array_read(chains, i); c != NULL; c = STRATA_FIELD(c, 0)) {
-            if (Bdescr(c)->era != STRATA_WORD(c, 1))
+            if (object_era(c) != STRATA_WORD(c, 1))
                 fail_msg("object %p born in era %lu lives in a block of era %lu (gen %u)",
                          (void *)c, (unsigned long)STRATA_WORD(c, 1),
-                         (unsigned long)Bdescr(c)->era, (unsigned)Bdescr(c)->gen_no);
+                         (unsigned long)object_era(c), (unsigned)Bdescr(c)->gen_no);
             objects_checked++;
         }
     }
@@ -68,13 +76,12 @@ static void test_eras_change_retires_the_allocation_block(void **state)
     setUserEra(2);
     r[1] = born(&r[1]);
     r[2] = strata_alloc_pinned_bytes(16);
-    assert_int_equal(Bdescr(r[0])->era, 1);
-    assert_int_equal(Bdescr(r[1])->era, 2);
-    assert_int_equal(Bdescr(r[2])->era, 2);
-    assert_ptr_not_equal(Bdescr(r[0]), Bdescr(r[1]));
+    assert_int_equal(object_era(r[0]), 1);
+    assert_int_equal(object_era(r[1]), 2);
+    assert_int_equal(object_era(r[2]), 2);
     incrementUserEra(1);
     StgClosure *p = strata_alloc_pinned_bytes(16);
-    assert_int_equal(Bdescr(p)->era, 3);
+    assert_int_equal(object_era(p), 3);
     assert_ptr_not_equal(Bdescr(p), Bdescr(r[2]));
     STRATA_ROOTS_POP(r);
 }
@@ -111,6 +118,55 @@ static void test_eras_objects_keep_their_birth_era(void **state)
     freeStablePtr(chains_sp);
 }
 
+/* Thousands of live eras with a few objects each: most of them live in
+ * blocks shared by several eras (Note [Blocks of several eras]).  Objects
+ * allocated with the era changing at almost every allocation, some of
+ * them large, kept through minor and major GCs and promotion (-G3), under
+ * -DS; every object is checked against its birth era after every GC, and
+ * the run records must have been used. */
+static StgWord blocks_with_runs(void)
+{
+    StgWord n = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        for (BlockDesc *bd = storage_gens[g].blocks; bd != NULL; bd = bd->link)
+            n += bd->n_era_runs > 0;
+    return n;
+}
+
+static void test_eras_thousands_share_blocks_and_keep_their_eras(void **state)
+{
+    (void)state;
+    harness_start("-A16k", "-G3", "-DS", NULL);
+    objects_checked = 0;
+    const StgWord n_chains = 64, n_eras = 5000;
+    chains_sp = getStablePtr(strata_alloc_mut_array(n_chains));
+    gc_add_post_hook(check_birth_eras);
+    srand(4242);
+    StgWord most_runs = 0;
+    STRATA_ROOTS(r, 1);
+    for (int step = 0; step < 30000; step++) {
+        setUserEra(2 + (StgWord)rand() % n_eras);
+        StgWord slot = (StgWord)rand() % n_chains;
+        r[0] = strata_mut_array_read(deRefStablePtr(chains_sp), slot);
+        StgClosure *c = born(&r[0]);
+        strata_mut_array_write(deRefStablePtr(chains_sp), slot, c);
+        if (step % 1000 == 0) {   /* a large object of this era, checked at once */
+            StgClosure *big = strata_alloc_bytes(LARGE_OBJECT_THRESHOLD);
+            assert_int_equal(object_era(big), getUserEra());
+        }
+        if (step % 5000 == 4999) {
+            strata_perform_gc(1);
+            StgWord n = blocks_with_runs();
+            most_runs = n > most_runs ? n : most_runs;
+        }
+    }
+    STRATA_ROOTS_POP(r);
+    strata_perform_gc(1);
+    assert_true(objects_checked > 100000);
+    assert_true(most_runs > 0);   /* shared blocks were made and checked */
+    freeStablePtr(chains_sp);
+}
+
 static void test_eras_automatic_increment_per_major_gc(void **state)
 {
     (void)state;
@@ -135,9 +191,9 @@ static void test_eras_automatic_increment_per_major_gc(void **state)
  * era while the nursery is fresh. */
 static void check_alloc_era(StgClosure *c, const char *path, int step)
 {
-    if (Bdescr(c)->era != getUserEra())
+    if (object_era(c) != getUserEra())
         fail_msg("%s allocation %d landed in a block of era %lu while era %lu was current",
-                 path, step, (unsigned long)Bdescr(c)->era, (unsigned long)getUserEra());
+                 path, step, (unsigned long)object_era(c), (unsigned long)getUserEra());
 }
 
 static void test_eras_every_allocation_path_takes_the_current_era(void **state)
@@ -200,6 +256,7 @@ int main(void)
         cmocka_unit_test_teardown(test_eras_increment_never_wraps, teardown),
         cmocka_unit_test_teardown(test_eras_change_retires_the_allocation_block, teardown),
         cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
+        cmocka_unit_test_teardown(test_eras_thousands_share_blocks_and_keep_their_eras, teardown),
         cmocka_unit_test_teardown(test_eras_automatic_increment_per_major_gc, teardown),
         cmocka_unit_test_teardown(test_eras_no_increment_without_flag, teardown),
         cmocka_unit_test_teardown(test_eras_every_allocation_path_takes_the_current_era,

@@ -184,7 +184,10 @@ int dbg_parse_blocks(DbgClient *c, DebugCursor *cur)
         b->gen = debug_get_u16(cur);
         b->kind = debug_get_u8(cur);
         debug_get_bytes(cur, 7);
-        if (b->used_bytes > (uint64_t)b->n_blocks * 4096 || b->start % 8 != 0 ||
+        /* A later era segment of a block counts no blocks of its own (the
+         * protocol's block entries). */
+        uint64_t room_blocks = b->n_blocks > 0 ? b->n_blocks : 1;
+        if (b->used_bytes > room_blocks * 4096 || b->start % 8 != 0 ||
             b->start + b->used_bytes < b->start) {
             dbg_fail(c, "malformed block entry %u (start 0x%llx, %llu bytes used of %u blocks)",
                      i, (unsigned long long)b->start, (unsigned long long)b->used_bytes,

@@ -1,0 +1,162 @@
+/*
+ * bench/eras/era-scale.c -- what eras cost at scale (issue 23): the same
+ * live data spread over 1 to 100,000 live eras.  Each mode prints one
+ * line of `key=value` figures for bench/eras/run.
+ *
+ *   era-scale gc CELLS ERAS      a list of CELLS 3-word cells whose eras
+ *                                change every CELLS/ERAS cells; then 9
+ *                                major GCs: median ms per major GC
+ *   era-scale rss OBJECTS ERAS   OBJECTS 4-word objects, ERAS eras (one
+ *                                object per era when equal); allocation
+ *                                time and the first major GC, then peak RSS
+ *   era-scale alloc N EVERY      N short-lived 3-word allocations, a new
+ *                                era every EVERY of them (0: never);
+ *                                ns per allocation
+ *   era-scale leak GCS           --automatic-era-increment: one 4-word
+ *                                object leaked per major GC over GCS major
+ *                                GCs (with garbage between); peak RSS
+ *                                against live bytes
+ *
+ * Run with +RTS flags as usual; bench/eras/run chooses them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <strata.h>
+
+STRATA_CONSTR_INFO(Cell_info, "Cell", 2, 0);   /* head (unused), tail */
+STRATA_CONSTR_INFO(Obj_info, "Obj", 1, 2);     /* next, two words */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void mode_gc(long cells, long eras)
+{
+    long per_era = cells / eras > 0 ? cells / eras : 1;
+    STRATA_ROOTS(r, 1);
+    for (long i = 0; i < cells; i++) {
+        if (i % per_era == 0)
+            setUserEra((StgWord)(i / per_era) + 1);
+        StgClosure *c = strata_alloc_constr(&Cell_info);
+        STRATA_FIELD(c, 1) = r[0];
+        r[0] = c;
+    }
+    strata_perform_gc(1);   /* everything reaches the old generation */
+    double t[9];
+    for (int k = 0; k < 9; k++) {
+        double t0 = now_s();
+        strata_perform_gc(1);
+        t[k] = now_s() - t0;
+    }
+    qsort(t, 9, sizeof t[0], cmp_double);
+    printf("mode=gc cells=%ld eras=%ld major_gc_ms=%.3f peak_rss_mb=%.1f\n", cells, eras,
+           t[4] * 1e3, (double)peak_rss_kb() / 1024);
+    STRATA_ROOTS_POP(r);
+}
+
+static void mode_rss(long objects, long eras)
+{
+    long per_era = objects / eras > 0 ? objects / eras : 1;
+    STRATA_ROOTS(r, 1);
+    double t0 = now_s();
+    for (long i = 0; i < objects; i++) {
+        if (i % per_era == 0)
+            setUserEra((StgWord)(i / per_era) + 1);
+        StgClosure *c = strata_alloc_constr(&Obj_info);
+        STRATA_FIELD(c, 0) = r[0];
+        r[0] = c;
+    }
+    double alloc_s = now_s() - t0;
+    t0 = now_s();
+    strata_perform_gc(1);
+    double gc_s = now_s() - t0;
+    strata_perform_gc(1);
+    printf("mode=rss objects=%ld eras=%ld live_kb=%ld alloc_s=%.4f first_major_s=%.4f "
+           "peak_rss_mb=%.1f\n", objects, eras, objects * 32 / 1024, alloc_s, gc_s,
+           (double)peak_rss_kb() / 1024);
+    STRATA_ROOTS_POP(r);
+}
+
+static void mode_alloc(long n, long every)
+{
+    double t0 = now_s();
+    StgWord sink = 0;
+    long until_change = every;   /* a countdown: no division in the loop */
+    for (long i = 0; i < n; i++) {
+        if (every > 0 && --until_change == 0) {
+            incrementUserEra(1);
+            until_change = every;
+        }
+        StgClosure *c = strata_alloc_constr(&Cell_info);
+        sink += (StgWord)c & 1;
+    }
+    double s = now_s() - t0;
+    printf("mode=alloc n=%ld every=%ld ns_per_alloc=%.2f sink=%lu\n", n, every, s * 1e9 / (double)n,
+           (unsigned long)sink);
+}
+
+static void mode_leak(long gcs)
+{
+    STRATA_ROOTS(r, 1);
+    long leaked = 0;
+    while (leaked < gcs) {
+        /* Garbage until the next major GC, then one object that stays. */
+        StgWord before = getUserEra();
+        while (getUserEra() == before) {
+            for (int i = 0; i < 64; i++)
+                (void)strata_alloc_constr(&Cell_info);
+            strata_perform_gc(1);
+        }
+        StgClosure *c = strata_alloc_constr(&Obj_info);
+        STRATA_FIELD(c, 0) = r[0];
+        r[0] = c;
+        leaked++;
+    }
+    strata_perform_gc(1);
+    printf("mode=leak gcs=%ld live_kb=%ld peak_rss_mb=%.1f\n", gcs, leaked * 32 / 1024,
+           (double)peak_rss_kb() / 1024);
+    STRATA_ROOTS_POP(r);
+}
+
+int main(int argc, char **argv)
+{
+    hs_init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "";
+    long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+    int status = 0;
+    if (strcmp(mode, "gc") == 0 && a > 0 && b > 0)
+        mode_gc(a, b);
+    else if (strcmp(mode, "rss") == 0 && a > 0 && b > 0)
+        mode_rss(a, b);
+    else if (strcmp(mode, "alloc") == 0 && a > 0 && b >= 0)
+        mode_alloc(a, b);
+    else if (strcmp(mode, "leak") == 0 && a > 0)
+        mode_leak(a);
+    else {
+        fprintf(stderr, "usage: %s gc CELLS ERAS | rss OBJECTS ERAS | alloc N EVERY | "
+                        "leak GCS  [+RTS ... -RTS]\n", argv[0]);
+        status = 2;
+    }
+    hs_exit();
+    return status;
+}
