@@ -3,7 +3,10 @@
  * first, recording one parent per object (its retainer path), and search
  * (with the constructor names nearest to one that matched nothing).
  * Marks live in one bitmap per block (a bit per word), so a heap of N
- * bytes needs N/64 bytes of marks; parents in a hash map.
+ * bytes needs N/64 bytes of marks; parents in a hash map.  Also the dense
+ * numbering of reachable objects that the dominator tree uses (Note
+ * [Ranks from the marks]) and the folding of a path into runs of one
+ * info table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,11 @@ struct DbgReach {
     size_t n, cap;
     size_t n_blocks;
     uint64_t dangling;
+    /* Dense numbering (dbg_reach_rank), built on first use: */
+    uint64_t **rank_base;        /* per block, per mark word: marked words before it,
+                                  * counted over the whole heap in block order */
+    AddrMap static_rank;         /* static closure -> rank + 1 */
+    size_t n_heap;               /* marked heap objects: ranks below it */
 };
 
 bool dbg_parse_era_range(const char *s, DbgEraRange *out)
@@ -59,6 +67,11 @@ void dbg_reach_free(DbgReach *r)
     free(r->marks);
     addr_map_free(&r->static_marks);
     addr_map_free(&r->parents);
+    if (r->rank_base != NULL)
+        for (size_t i = 0; i < r->n_blocks; i++)
+            free(r->rank_base[i]);
+    free(r->rank_base);
+    addr_map_free(&r->static_rank);
     free(r->order);
     free(r);
 }
@@ -246,6 +259,111 @@ void dbg_path_free(DbgPath *p)
 }
 
 /* ----------------------------------------------------------------------
+ * Dense numbering of the reachable objects
+ * ---------------------------------------------------------------------- */
+
+/* Note [Ranks from the marks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The dominator tree and the boundary want an array slot per reachable
+ * object.  A hash map from address to index costs 16 bytes an object at
+ * full load (more at a usable one); the marks already say which words
+ * start a live object, so an object's index is the number of marked words
+ * before it: the marks of all earlier blocks, plus those of earlier mark
+ * words in its block (a prefix count kept per mark word, 8 bytes per 64
+ * heap words), plus a popcount in its own mark word.  Heap objects take
+ * ranks [0, n_heap) in address order; the few static closures come after,
+ * from a small map. */
+
+int dbg_reach_rank_build(DbgReach *r)
+{
+    if (r->rank_base != NULL)
+        return 0;
+    DbgClient *c = r->c;
+    r->rank_base = calloc(r->n_blocks ? r->n_blocks : 1, sizeof *r->rank_base);
+    if (r->rank_base == NULL)
+        return dbg_fail(c, "out of memory for object ranks");
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        if (r->marks[i] == NULL)
+            continue;
+        size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
+        if ((r->rank_base[i] = malloc(nw * sizeof(uint64_t))) == NULL)
+            return dbg_fail(c, "out of memory for object ranks");
+        for (size_t k = 0; k < nw; k++) {
+            r->rank_base[i][k] = total;
+            total += (uint64_t)__builtin_popcountll(r->marks[i][k]);
+        }
+    }
+    r->n_heap = (size_t)total;
+    for (size_t i = 0; i < r->n; i++)   /* statics, in discovery order */
+        if (dbg_block_of(c, r->order[i]) == NULL &&
+            addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
+            return dbg_fail(c, "out of memory for object ranks");
+    return 0;
+}
+
+size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
+{
+    const DbgBlock *b = dbg_block_of(r->c, addr);
+    if (b == NULL) {
+        uint64_t *v = addr_map_get(&r->static_rank, addr);
+        return v != NULL ? (size_t)(*v - 1) : SIZE_MAX;
+    }
+    size_t i = (size_t)(b - r->c->blocks);
+    const uint64_t *m = r->marks[i];
+    uint64_t w = (addr - b->start) / 8;
+    if (addr % 8 != 0 || m == NULL || (m[w / 64] >> (w % 64) & 1) == 0)
+        return SIZE_MAX;
+    uint64_t below = m[w / 64] & (((uint64_t)1 << (w % 64)) - 1);
+    return (size_t)(r->rank_base[i][w / 64] + (uint64_t)__builtin_popcountll(below));
+}
+
+/* ----------------------------------------------------------------------
+ * Compressed retainer paths
+ * ---------------------------------------------------------------------- */
+
+int dbg_path_runs(DbgClient *c, const DbgPath *p, size_t from, DbgPathRun **runs, size_t *n)
+{
+    *runs = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (size_t i = from; i < p->n; i++) {
+        DbgClosure cl;
+        if (dbg_closure(c, p->addrs[i], &cl) != 0) {
+            free(*runs);
+            *runs = NULL;
+            return -1;
+        }
+        bool is_static = cl.block == NULL;
+        uint16_t gen = is_static ? 0 : cl.block->gen;
+        DbgPathRun *last = *n > 0 ? &(*runs)[*n - 1] : NULL;
+        /* A static closure is a named variable: it is never folded into a run. */
+        if (last != NULL && !is_static && !last->is_static && last->info == cl.info) {
+            last->n++;
+            last->last_addr = cl.addr;
+            last->era_lo = cl.era < last->era_lo ? cl.era : last->era_lo;
+            last->era_hi = cl.era > last->era_hi ? cl.era : last->era_hi;
+            last->gen_lo = gen < last->gen_lo ? gen : last->gen_lo;
+            last->gen_hi = gen > last->gen_hi ? gen : last->gen_hi;
+            continue;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            DbgPathRun *g = realloc(*runs, cap * sizeof *g);
+            if (g == NULL) {
+                free(*runs);
+                *runs = NULL;
+                return dbg_fail(c, "out of memory");
+            }
+            *runs = g;
+        }
+        (*runs)[(*n)++] = (DbgPathRun){i, 1, cl.addr, cl.addr, cl.info, is_static,
+                                       cl.era, cl.era, gen, gen};
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
  * Search
  * ---------------------------------------------------------------------- */
 
@@ -254,6 +372,8 @@ bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl)
     if (cl->block == NULL || !dbg_era_selected(&q->eras, cl->era))
         return false;
     switch (q->kind) {
+    case DBG_MATCH_ANY:
+        return true;
     case DBG_MATCH_CONSTRUCTOR:
         return dbg_type_is_constr(cl->info->type) &&
                (strcmp(cl->info->name, q->name) == 0 ||

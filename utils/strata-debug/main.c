@@ -29,10 +29,13 @@ static void usage(FILE *f)
             "usage: %s list\n"
             "       %s COMMAND (--socket PATH | --pid PID | --snapshot FILE) [OPTIONS]\n"
             "commands:\n"
-            "  census [--by type|info|era|module] [--era LO-HI]\n"
+            "  census [--by type|info|era|module] [--era LO-HI] [--retained]\n"
             "  retainers (--constructor NAME | --info ADDR | --type CLOSURE_TYPE)\n"
-            "            [--era LO-HI] [--limit N] [--color]\n"
-            "  fragmentation [--retainers K] [--color]\n"
+            "            [--era LO-HI] [--limit N] [--color] [--full]\n"
+            "  boundary --era LO-HI [--constructor NAME | --info ADDR | --type CLOSURE_TYPE]\n"
+            "            [--limit N]\n"
+            "  dominators [--limit N]\n"
+            "  fragmentation [--retainers K] [--color] [--full]\n"
             "  thunks | duplicates | roots\n"
             "  gml FILE | snapshot FILE\n"
             "  tui                  (interactive; docs/strata-debug-tui.md)\n"
@@ -138,6 +141,7 @@ static int find_pid(const char *path, long pid, const char *name, void *env)
 
 typedef struct {
     bool color;
+    bool full;                   /* every closure of a path, no runs */
 } Style;
 
 /* A stable background per era, with black text (256-colour palette). */
@@ -152,6 +156,13 @@ static void era_color_off(const Style *s)
 {
     if (s->color)
         printf("\033[0m");
+}
+
+static void print_provenance(const DbgInfo *in)
+{
+    if (in->prov_source != DEBUG_PROV_NONE)
+        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
+               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
 }
 
 static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix)
@@ -173,9 +184,7 @@ static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, cons
         dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
         printf("static%s%s", name[0] ? " " : "", name);
     }
-    if (in->prov_source != DEBUG_PROV_NONE)
-        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
-               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+    print_provenance(in);
     era_color_off(s);
     printf("\n");
 }
@@ -195,13 +204,71 @@ static void print_root(const DbgRoot *r)
     printf("\n");
 }
 
+/* 439812 as "439,812". */
+static const char *grouped(uint64_t v, char buf[32])
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* "era 3" or "eras 3–21" (likewise gen). */
+static void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi)
+{
+    if (lo == hi)
+        printf("%s %" PRIu64, one, lo);
+    else
+        printf("%s %" PRIu64 "\u2013%" PRIu64, many, lo, hi);
+}
+
+/* A run of closures with one info table on one line:
+ * "<- 439,812 × SessionEntry (CONSTR, eras 3–21, gen 0–1)  [prov]  0x… … 0x…". */
+static void print_run_line(const Style *s, const DbgPathRun *run)
+{
+    char n[32];
+    era_color_on(s, run->era_lo);
+    printf("    <- %s \u00d7 %s (%s, ", grouped(run->n, n), dbg_type_label(run->info),
+           dbg_closure_type_name(run->info->type));
+    print_range("era", "eras", run->era_lo, run->era_hi);
+    printf(", ");
+    print_range("gen", "gen", run->gen_lo, run->gen_hi);
+    printf(")");
+    print_provenance(run->info);
+    printf("  0x%" PRIx64 " \u2026 0x%" PRIx64, run->first_addr, run->last_addr);
+    era_color_off(s);
+    printf("\n");
+}
+
+/* A retainer path: the match, then what holds it up to the root; runs of
+ * one info table on one line each unless s->full. */
 static int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr)
 {
     DbgPath p;
     if (dbg_retainer_path(c, r, addr, &p) != 0)
         return -1;
-    for (size_t i = 0; i < p.n; i++)
-        print_closure_line(c, s, p.addrs[i], i == 0 ? "    " : "    <- ");
+    print_closure_line(c, s, p.addrs[0], "    ");
+    DbgPathRun *runs = NULL;
+    size_t n_runs = 0;
+    if (!s->full && dbg_path_runs(c, &p, 1, &runs, &n_runs) != 0) {
+        dbg_path_free(&p);
+        return -1;
+    }
+    if (s->full)
+        for (size_t i = 1; i < p.n; i++)
+            print_closure_line(c, s, p.addrs[i], "    <- ");
+    for (size_t i = 0; i < n_runs; i++) {
+        if (runs[i].n == 1)
+            print_closure_line(c, s, runs[i].first_addr, "    <- ");
+        else
+            print_run_line(s, &runs[i]);
+    }
+    free(runs);
     const DbgRoot *roots;
     size_t nr;
     dbg_roots(c, &roots, &nr);
@@ -217,7 +284,7 @@ static int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t 
 typedef struct {
     const char *by, *era, *constructor, *info, *type, *file;
     long limit, retainers;
-    bool color, stats;
+    bool color, stats, full, retained, json;
 } Opts;
 
 static void print_census(const DbgCensus *cs, const char *what)
@@ -230,17 +297,45 @@ static void print_census(const DbgCensus *cs, const char *what)
            cs->total_objects);
 }
 
-static int cmd_census(DbgClient *c, const DbgReach *r, const Opts *o)
+static DbgCensusBy census_by(const Opts *o)
 {
-    DbgCensusBy by = DBG_BY_TYPE;
     if (o->by == NULL || strcmp(o->by, "type") == 0)
-        by = DBG_BY_TYPE;
-    else if (strcmp(o->by, "info") == 0)
-        by = DBG_BY_INFO;
-    else if (strcmp(o->by, "era") == 0)
-        by = DBG_BY_ERA;
-    else if (strcmp(o->by, "module") == 0)
-        by = DBG_BY_MODULE;
+        return DBG_BY_TYPE;
+    if (strcmp(o->by, "info") == 0)
+        return DBG_BY_INFO;
+    if (strcmp(o->by, "era") == 0)
+        return DBG_BY_ERA;
+    return DBG_BY_MODULE;
+}
+
+static void print_census_retained(const DbgCensus *cs)
+{
+    printf("%14s %14s %10s  %s\n", "retained", "bytes", "objects", "label");
+    for (size_t i = 0; i < cs->n; i++)
+        printf("%14" PRIu64 " %14" PRIu64 " %10" PRIu64 "  %s\n", cs->buckets[i].retained_bytes,
+               cs->buckets[i].bytes, cs->buckets[i].objects, cs->buckets[i].label);
+    printf("total %" PRIu64 " bytes in %" PRIu64 " objects\n", cs->total_bytes,
+           cs->total_objects);
+}
+
+static int cmd_census(DbgClient *c, DbgReach *r, const Opts *o)
+{
+    if (o->retained) {
+        DbgEraRange eras = {0};
+        if (o->era != NULL)
+            dbg_parse_era_range(o->era, &eras);
+        DbgDom *d = dbg_dominators(c, r);
+        DbgCensus cs;
+        if (d == NULL || dbg_census_retained(c, r, d, census_by(o), &eras, &cs) != 0) {
+            dbg_dom_free(d);
+            return die("census: %s", dbg_error(c));
+        }
+        print_census_retained(&cs);
+        dbg_census_free(&cs);
+        dbg_dom_free(d);
+        return 0;
+    }
+    DbgCensusBy by = census_by(o);
     DbgEraRange eras = {0};
     if (o->era != NULL)
         dbg_parse_era_range(o->era, &eras);
@@ -344,7 +439,7 @@ static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
         free(found);
         return unknown_constructor(c, r, q.name);
     }
-    Style s = {o->color};
+    Style s = {o->color, o->full};
     for (size_t i = 0; i < n; i++) {
         printf("match %zu:\n", i + 1);
         if (print_path(c, r, &s, found[i]) != 0) {
@@ -409,7 +504,7 @@ static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
                 a += (uint64_t)cl.n_words * 8;
             }
         }
-        Style s = {o->color};
+        Style s = {o->color, o->full};
         for (size_t i = 0; i < p.n; i++) {
             const DbgBlock *b = dbg_block_of(c, objs[i]);
             size_t k = 0;
@@ -432,11 +527,103 @@ static int cmd_roots(DbgClient *c)
     size_t n;
     if (dbg_roots(c, &roots, &n) != 0)
         return die("roots: %s", dbg_error(c));
-    Style s = {false};
+    Style s = {false, false};
     for (size_t i = 0; i < n; i++) {
         print_root(&roots[i]);
         print_closure_line(c, &s, roots[i].addr, "      ");
     }
+    return 0;
+}
+
+/* The objects that keep the most memory, heads of one-table chains. */
+static int cmd_dominators(DbgClient *c, DbgReach *r, const Opts *o)
+{
+    DbgDom *d = dbg_dominators(c, r);
+    if (d == NULL)
+        return die("dominators: %s", dbg_error(c));
+    size_t n;
+    DbgDomEntry *top = malloc((size_t)o->limit * sizeof *top);
+    if (top == NULL || dbg_dom_top(c, d, top, (size_t)o->limit, &n) != 0) {
+        free(top);
+        dbg_dom_free(d);
+        return top == NULL ? die("out of memory") : die("dominators: %s", dbg_error(c));
+    }
+    printf("%14s %10s %8s  %s\n", "retained", "objects", "own", "closure");
+    Style s = {o->color, o->full};
+    for (size_t i = 0; i < n; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%14" PRIu64 " %10" PRIu64 " %8" PRIu64 "  ",
+                 top[i].retained_bytes, top[i].retained_objects, top[i].own_bytes);
+        print_closure_line(c, &s, top[i].addr, prefix);
+    }
+    printf("%zu object%s shown (limit %ld; an object dominated by one of its own info table "
+           "is part of that one)\n", n, n == 1 ? "" : "s", o->limit);
+    free(top);
+    dbg_dom_free(d);
+    return 0;
+}
+
+/* Fills q from --constructor/--info/--type (DBG_MATCH_ANY if none) and
+ * --era; returns non-zero after an error message. */
+static int query_from_opts(const Opts *o, const char *cmd, DbgQuery *q)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = DBG_MATCH_ANY;
+    if (o->constructor != NULL) {
+        q->kind = DBG_MATCH_CONSTRUCTOR;
+        q->name = o->constructor;
+    } else if (o->info != NULL) {
+        char *end;
+        q->kind = DBG_MATCH_INFO;
+        q->info = strtoull(o->info, &end, 0);
+        if (*end != '\0' || q->info == 0)
+            return die("%s: --info expects an address like 0x4a3f20, got '%s'", cmd, o->info);
+    } else if (o->type != NULL) {
+        q->kind = DBG_MATCH_TYPE;
+        q->name = o->type;
+    }
+    if (o->era != NULL)
+        dbg_parse_era_range(o->era, &q->eras);
+    return 0;
+}
+
+/* Objects of later eras holding objects of the old ones, ranked by the old
+ * bytes they alone keep alive. */
+static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
+{
+    DbgQuery q;
+    if (query_from_opts(o, "boundary", &q) != 0)
+        return 1;
+    DbgDom *d = dbg_dominators(c, r);
+    DbgBoundary b;
+    if (d == NULL || dbg_boundary(c, d, &q, &b) != 0) {
+        dbg_dom_free(d);
+        return die("boundary: %s", dbg_error(c));
+    }
+    printf("holders of eras %" PRIu64 "-%" PRIu64 " from later eras, by the old bytes only "
+           "they keep alive:\n", q.eras.lo, q.eras.hi);
+    Style s = {o->color, o->full};
+    size_t shown = b.n < (size_t)o->limit ? b.n : (size_t)o->limit;
+    for (size_t i = 0; i < shown; i++) {
+        const DbgBoundaryGroup *g = &b.groups[i];
+        char nb[32], no[32];
+        printf("%zu. %s bytes (%s objects) kept by %" PRIu64 " %s", i + 1,
+               grouped(g->retained_bytes, nb), grouped(g->retained_objects, no), g->n_holders,
+               dbg_type_label(g->holder));
+        printf(" (%s, 0x%" PRIx64 ", ", dbg_closure_type_name(g->holder->type), g->holder->addr);
+        print_range("era", "eras", g->era_lo, g->era_hi);
+        printf(")");
+        print_provenance(g->holder);
+        printf("\n    %" PRIu64 " pointer%s into ", g->n_edges, g->n_edges == 1 ? "" : "s");
+        print_range("era", "eras", g->target_era_lo, g->target_era_hi);
+        printf("; for example:\n");
+        print_closure_line(c, &s, g->example_holder, "    ");
+        print_closure_line(c, &s, g->example_target, "    -> ");
+    }
+    printf("%zu holder kind%s shown of %zu (limit %ld)\n", shown, shown == 1 ? "" : "s", b.n,
+           o->limit);
+    dbg_boundary_free(&b);
+    dbg_dom_free(d);
     return 0;
 }
 
@@ -456,6 +643,10 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         st = cmd_census(c, r, o);
     } else if (strcmp(cmd, "retainers") == 0) {
         st = cmd_retainers(c, r, o);
+    } else if (strcmp(cmd, "boundary") == 0) {
+        st = cmd_boundary(c, r, o);
+    } else if (strcmp(cmd, "dominators") == 0) {
+        st = cmd_dominators(c, r, o);
     } else if (strcmp(cmd, "fragmentation") == 0) {
         st = cmd_fragmentation(c, r, o);
     } else if (strcmp(cmd, "thunks") == 0 || strcmp(cmd, "duplicates") == 0) {
@@ -500,7 +691,8 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
  * Arguments
  * ---------------------------------------------------------------------- */
 
-static const char *const commands[] = {"census", "retainers", "fragmentation", "thunks",
+static const char *const commands[] = {"census", "retainers", "boundary", "dominators",
+                                       "fragmentation", "thunks",
                                        "duplicates", "gml", "snapshot", "roots", "tui",
                                        NULL};
 
@@ -580,6 +772,18 @@ int main(int argc, char **argv)
             o.stats = true;
             continue;
         }
+        if (strcmp(a, "--full") == 0) {
+            o.full = true;
+            continue;
+        }
+        if (strcmp(a, "--retained") == 0) {
+            o.retained = true;
+            continue;
+        }
+        if (strcmp(a, "--json") == 0) {
+            o.json = true;
+            continue;
+        }
         if (strcmp(a, "--limit") == 0 || strcmp(a, "--retainers") == 0 ||
             strcmp(a, "--timeout") == 0) {
             long *dst = a[2] == 'l' ? &o.limit : a[2] == 'r' ? &o.retainers : &timeout_ms;
@@ -596,9 +800,15 @@ int main(int argc, char **argv)
         (o.constructor != NULL) + (o.info != NULL) + (o.type != NULL) != 1)
         return die("retainers needs exactly one of --constructor NAME, --info ADDR or "
                    "--type CLOSURE_TYPE");
+    if (strcmp(cmd, "boundary") == 0 && o.era == NULL)
+        return die("boundary needs --era LO-HI: the old eras whose holders it looks for");
+    if (strcmp(cmd, "boundary") == 0 &&
+        (o.constructor != NULL) + (o.info != NULL) + (o.type != NULL) > 1)
+        return die("boundary takes at most one of --constructor NAME, --info ADDR or "
+                   "--type CLOSURE_TYPE");
     if (o.type != NULL && dbg_closure_type_by_name(o.type) < 0)
-        return die("retainers: unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, ARR_WORDS)",
-                   o.type);
+        return die("%s: unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, ARR_WORDS)",
+                   cmd, o.type);
     DbgEraRange er;
     if (o.era != NULL && !dbg_parse_era_range(o.era, &er))
         return die("--era expects LO-HI or N (eras, LO <= HI), got '%s'", o.era);
