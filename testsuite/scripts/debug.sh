@@ -169,6 +169,51 @@ awk '$4 == "SessionEntry" && $1 > $2 {ok = 1} END {exit !ok}' "$out" && pass ||
 expect_status 0 "$dbg" dominators --snapshot fast.snap --limit 3
 sed -n 2p "$out" | grep -q 'static session_cache' && pass || fail "dominators: the cache is not on top"
 
+# --json: one document per command, schema 1 (docs/strata-debug.md), the
+# same answers as the text.
+if command -v python3 >/dev/null; then
+    json_check() {   # json_check COMMAND PYTHON-ASSERTIONS ARGS...
+        local cmd=$1 check=$2
+        shift 2
+        "$dbg" "$cmd" "$@" --json >"$out" 2>"$err" || { fail "$cmd --json exited non-zero: $(head -c 300 "$err")"; return; }
+        python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['schema'] == 1 and d['command'] == sys.argv[2], (d['schema'], d['command'])
+$check
+" "$out" "$cmd" 2>"$err" && pass || fail "$cmd --json: $(tail -1 "$err")"
+    }
+    json_check census "assert d['total_objects'] > 0 and any(b['label'] == 'SessionEntry' for b in d['buckets'])" --snapshot fast.snap
+    json_check census "assert all('retained_bytes' in b for b in d['buckets']) and d['retained']" --snapshot fast.snap --retained
+    json_check retainers "assert d['matches'][0]['path'][0]['count'] == $run_n and d['matches'][0]['root']['name'].startswith('session_cache')" \
+        --snapshot fast.snap --constructor SessionEntry --era 2 --limit 1
+    json_check retainers "assert len(d['matches'][0]['path']) == $run_n + 1 and all(s['count'] == 1 for s in d['matches'][0]['path'])" \
+        --snapshot fast.snap --constructor SessionEntry --era 2 --limit 1 --full
+    json_check retainers "assert d['matches'] == []" --snapshot fast.snap --constructor SessionEntry --era 99999
+    json_check boundary "g = d['groups'][0]; assert g['retained_bytes'] == $kept and g['holder']['label'] == 'SessionEntry' and g['holder_eras'] == [3, 3]" \
+        --snapshot fast.snap --era 1-2
+    json_check dominators "assert d['objects'][0]['closure']['static'].startswith('session_cache') and d['objects'][0]['idom'] is None" \
+        --snapshot fast.snap --limit 3
+    json_check fragmentation "assert len(d['histogram']) == 10 and d['blocks'] > 0" --snapshot fast.snap
+    for c in thunks duplicates roots; do
+        json_check $c "assert d['target']['snapshot'] is True" --snapshot fast.snap
+    done
+    json_check snapshot "assert d['objects'] > 0 and d['file'] == 'again.snap'" again.snap --snapshot fast.snap
+    json_check gml "assert d['objects'] > 0" again.gml --snapshot fast.snap
+    json_check list "assert isinstance(d['sockets'], list)"
+    # An investigation replayed in CI: no session of eras 1-2 may be live.
+    # (The leak keeps them all, so the check fails, as it should.)
+    "$dbg" census --snapshot fast.snap --by type --era 1-2 --json >leakcheck.json
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(1 if any(b["label"] == "SessionEntry" for b in d["buckets"]) else 0)' leakcheck.json &&
+        fail "the CI check found no old SessionEntry" || pass
+else
+    echo "SKIPPED: --json checks (need python3)"
+fi
+expect_status 1 "$dbg" tui --snapshot fast.snap --json
+expect_stderr_contains "tui is interactive: it has no --json output"
+
 # Files holding heap contents are the owner's alone, and never written
 # through a symbolic link or over another user's file.
 (umask 022 && "$dbg" snapshot private.snap --snapshot leak.snap && "$dbg" gml private.gml --snapshot leak.snap)

@@ -18,6 +18,7 @@
 
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
+#include "Json.h"
 #include "strata/Debug.h"
 #include "tui/Tui.h"
 
@@ -39,7 +40,8 @@ static void usage(FILE *f)
             "  thunks | duplicates | roots\n"
             "  gml FILE | snapshot FILE\n"
             "  tui                  (interactive; docs/strata-debug-tui.md)\n"
-            "options: --timeout MS (pause timeout, default 10000), --stats (timings)\n",
+            "options: --timeout MS (pause timeout, default 10000), --stats (timings),\n"
+            "         --json (one JSON document on stdout; docs/strata-debug.md)\n",
             prog, prog);
 }
 
@@ -111,12 +113,26 @@ static int for_each_socket(int (*f)(const char *path, long pid, const char *name
     return 0;
 }
 
+typedef struct {
+    int count;
+    Json *json;                  /* NULL: text */
+} ListOut;
+
 static int list_one(const char *path, long pid, const char *name, void *env)
 {
-    int *count = env;
+    ListOut *l = env;
     bool alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
-    printf("%-8ld %-20s %s%s\n", pid, name, path, alive ? "" : "  (stale: process gone)");
-    (*count)++;
+    if (l->json != NULL) {
+        json_open(l->json, NULL, '{');
+        json_u64(l->json, "pid", (uint64_t)pid);
+        json_str(l->json, "program", name);
+        json_str(l->json, "path", path);
+        json_bool(l->json, "stale", !alive);
+        json_close(l->json, '}');
+    } else {
+        printf("%-8ld %-20s %s%s\n", pid, name, path, alive ? "" : "  (stale: process gone)");
+    }
+    l->count++;
     return 0;
 }
 
@@ -318,6 +334,40 @@ static void print_census_retained(const DbgCensus *cs)
            cs->total_objects);
 }
 
+static const char *by_name(DbgCensusBy by)
+{
+    static const char *const names[] = {"type", "info", "era", "module"};
+    return names[by];
+}
+
+/* A census (or thunks, duplicates) as JSON: "buckets" and the totals. */
+static void json_census(DbgClient *c, const char *cmd, const DbgCensus *cs, const char *by,
+                        const DbgEraRange *eras, bool retained)
+{
+    Json j;
+    json_begin(&j, stdout, c, cmd);
+    json_str(&j, "by", by);
+    if (eras != NULL && eras->on)
+        json_range(&j, "eras", eras->lo, eras->hi);
+    else
+        json_null(&j, "eras");
+    json_bool(&j, "retained", retained);
+    json_open(&j, "buckets", '[');
+    for (size_t i = 0; i < cs->n; i++) {
+        json_open(&j, NULL, '{');
+        json_str(&j, "label", cs->buckets[i].label);
+        json_u64(&j, "bytes", cs->buckets[i].bytes);
+        json_u64(&j, "objects", cs->buckets[i].objects);
+        if (retained)
+            json_u64(&j, "retained_bytes", cs->buckets[i].retained_bytes);
+        json_close(&j, '}');
+    }
+    json_close(&j, ']');
+    json_u64(&j, "total_bytes", cs->total_bytes);
+    json_u64(&j, "total_objects", cs->total_objects);
+    json_end(&j);
+}
+
 static int cmd_census(DbgClient *c, DbgReach *r, const Opts *o)
 {
     if (o->retained) {
@@ -330,7 +380,10 @@ static int cmd_census(DbgClient *c, DbgReach *r, const Opts *o)
             dbg_dom_free(d);
             return die("census: %s", dbg_error(c));
         }
-        print_census_retained(&cs);
+        if (o->json)
+            json_census(c, "census", &cs, by_name(census_by(o)), &eras, true);
+        else
+            print_census_retained(&cs);
         dbg_census_free(&cs);
         dbg_dom_free(d);
         return 0;
@@ -342,7 +395,10 @@ static int cmd_census(DbgClient *c, DbgReach *r, const Opts *o)
     DbgCensus cs;
     if (dbg_census(c, r, by, &eras, &cs) != 0)
         return die("census: %s", dbg_error(c));
-    print_census(&cs, "label");
+    if (o->json)
+        json_census(c, "census", &cs, by_name(by), &eras, false);
+    else
+        print_census(&cs, "label");
     dbg_census_free(&cs);
     return 0;
 }
@@ -375,14 +431,20 @@ static void name_list(char *buf, size_t len, const char **names, size_t n, const
 /* A --constructor search found nothing.  If no live constructor has that
  * name, that is an error worth saying, with the nearest names; else the
  * name is right and nothing matched in the eras asked for. */
-static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name)
+static void json_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const uint64_t *found,
+                           size_t n, size_t limit);
+
+static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name, const Opts *o)
 {
     DbgNameMatch near[NAMES_RANKED];
     size_t n;
     if (dbg_constructor_names_near(c, r, name, near, NAMES_RANKED, &n) != 0)
         return die("retainers: %s", dbg_error(c));
     if (n > 0 && near[0].distance == 0) {
-        printf("0 matches shown (no live %s in the eras selected)\n", name);
+        if (o->json)
+            json_retainers(c, r, o, NULL, 0, (size_t)o->limit);
+        else
+            printf("0 matches shown (no live %s in the eras selected)\n", name);
         return 0;
     }
     if (n > NAMES_RANKED)
@@ -406,6 +468,43 @@ static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name
         snprintf(list, sizeof list, "it holds no constructors");
     }
     return die("retainers: no constructor named '%s' in the live heap (%s)", name, list);
+}
+
+/* The query as given: {"constructor": ...} or info, type; "eras". */
+static void json_query(Json *j, const Opts *o)
+{
+    json_open(j, "query", '{');
+    if (o->constructor != NULL)
+        json_str(j, "constructor", o->constructor);
+    if (o->info != NULL)
+        json_str(j, "info", o->info);
+    if (o->type != NULL)
+        json_str(j, "type", o->type);
+    DbgEraRange eras = {0};
+    if (o->era != NULL && dbg_parse_era_range(o->era, &eras))
+        json_range(j, "eras", eras.lo, eras.hi);
+    else
+        json_null(j, "eras");
+    json_close(j, '}');
+}
+
+static void json_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const uint64_t *found,
+                           size_t n, size_t limit)
+{
+    Json j;
+    json_begin(&j, stdout, c, "retainers");
+    json_query(&j, o);
+    json_u64(&j, "limit", limit);
+    json_bool(&j, "full", o->full);
+    json_open(&j, "matches", '[');
+    for (size_t i = 0; i < n; i++) {
+        json_open(&j, NULL, '{');
+        if (json_path(&j, c, r, found[i], o->full) != 0)
+            json_str(&j, "error", dbg_error(c));
+        json_close(&j, '}');
+    }
+    json_close(&j, ']');
+    json_end(&j);
 }
 
 static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
@@ -437,7 +536,12 @@ static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
     }
     if (n == 0 && q.kind == DBG_MATCH_CONSTRUCTOR) {
         free(found);
-        return unknown_constructor(c, r, q.name);
+        return unknown_constructor(c, r, q.name, o);
+    }
+    if (o->json) {
+        json_retainers(c, r, o, found, n, limit);
+        free(found);
+        return 0;
     }
     Style s = {o->color, o->full};
     for (size_t i = 0; i < n; i++) {
@@ -473,13 +577,27 @@ static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
     DbgFrag f;
     if (dbg_fragmentation(c, r, &f) != 0)
         return die("fragmentation: %s", dbg_error(c));
-    printf("megablocks: %" PRIu64 " held by the block allocator, %" PRIu64
-           " holding blocks in use\n", f.n_mblocks, f.n_mblocks_used);
-    printf("blocks in use: %" PRIu64 "\n", f.n_blocks);
-    printf("pinned blocks: %" PRIu64 "\n", f.n_pinned_blocks);
-    printf("pinned-block utilisation (live bytes / block bytes):\n");
-    for (int i = 0; i < 10; i++)
-        printf("  %3d-%3d%%  %8" PRIu64 "\n", i * 10, i * 10 + 10, f.histogram[i]);
+    Json j;
+    if (o->json) {
+        json_begin(&j, stdout, c, "fragmentation");
+        json_u64(&j, "mblocks", f.n_mblocks);
+        json_u64(&j, "mblocks_used", f.n_mblocks_used);
+        json_u64(&j, "blocks", f.n_blocks);
+        json_u64(&j, "pinned_blocks", f.n_pinned_blocks);
+        json_open(&j, "histogram", '[');
+        for (int i = 0; i < 10; i++)
+            json_u64(&j, NULL, f.histogram[i]);
+        json_close(&j, ']');
+        json_open(&j, "retainers", '[');
+    } else {
+        printf("megablocks: %" PRIu64 " held by the block allocator, %" PRIu64
+               " holding blocks in use\n", f.n_mblocks, f.n_mblocks_used);
+        printf("blocks in use: %" PRIu64 "\n", f.n_blocks);
+        printf("pinned blocks: %" PRIu64 "\n", f.n_pinned_blocks);
+        printf("pinned-block utilisation (live bytes / block bytes):\n");
+        for (int i = 0; i < 10; i++)
+            printf("  %3d-%3d%%  %8" PRIu64 "\n", i * 10, i * 10 + 10, f.histogram[i]);
+    }
     if (o->retainers > 0) {
         uint64_t *objs = malloc((size_t)o->retainers * sizeof *objs);
         PickLive p = {objs, 0, (size_t)o->retainers, r};
@@ -510,23 +628,52 @@ static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
             size_t k = 0;
             while (k < f.n_pinned && f.pinned[k].start != b->start)
                 k++;
-            printf("object %zu, in pinned block 0x%" PRIx64 " (%" PRIu64 " of %u bytes live):\n",
-                   i + 1, b->start, k < f.n_pinned ? f.pinned[k].live_bytes : 0,
-                   b->n_blocks * dbg_target(c)->block_size);
+            uint64_t live = k < f.n_pinned ? f.pinned[k].live_bytes : 0;
+            uint64_t size = (uint64_t)b->n_blocks * dbg_target(c)->block_size;
+            if (o->json) {
+                json_open(&j, NULL, '{');
+                json_addr(&j, "block", b->start);
+                json_u64(&j, "live_bytes", live);
+                json_u64(&j, "block_bytes", size);
+                if (json_path(&j, c, r, objs[i], o->full) != 0)
+                    json_str(&j, "error", dbg_error(c));
+                json_close(&j, '}');
+                continue;
+            }
+            printf("object %zu, in pinned block 0x%" PRIx64 " (%" PRIu64 " of %" PRIu64
+                   " bytes live):\n", i + 1, b->start, live, size);
             print_path(c, r, &s, objs[i]);
         }
         free(objs);
+    }
+    if (o->json) {
+        json_close(&j, ']');
+        json_end(&j);
     }
     dbg_frag_free(&f);
     return 0;
 }
 
-static int cmd_roots(DbgClient *c)
+static int cmd_roots(DbgClient *c, const Opts *o)
 {
     const DbgRoot *roots;
     size_t n;
     if (dbg_roots(c, &roots, &n) != 0)
         return die("roots: %s", dbg_error(c));
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "roots");
+        json_open(&j, "roots", '[');
+        for (size_t i = 0; i < n; i++) {
+            json_open(&j, NULL, '{');
+            json_root(&j, c, "root", &roots[i]);
+            json_closure(&j, c, "closure", roots[i].addr);
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+        return 0;
+    }
     Style s = {false, false};
     for (size_t i = 0; i < n; i++) {
         print_root(&roots[i]);
@@ -547,6 +694,29 @@ static int cmd_dominators(DbgClient *c, DbgReach *r, const Opts *o)
         free(top);
         dbg_dom_free(d);
         return top == NULL ? die("out of memory") : die("dominators: %s", dbg_error(c));
+    }
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "dominators");
+        json_u64(&j, "limit", (uint64_t)o->limit);
+        json_open(&j, "objects", '[');
+        for (size_t i = 0; i < n; i++) {
+            json_open(&j, NULL, '{');
+            json_closure(&j, c, "closure", top[i].addr);
+            json_u64(&j, "retained_bytes", top[i].retained_bytes);
+            json_u64(&j, "retained_objects", top[i].retained_objects);
+            json_u64(&j, "own_bytes", top[i].own_bytes);
+            if (top[i].idom != 0)
+                json_addr(&j, "idom", top[i].idom);
+            else
+                json_null(&j, "idom");
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+        free(top);
+        dbg_dom_free(d);
+        return 0;
     }
     printf("%14s %10s %8s  %s\n", "retained", "objects", "own", "closure");
     Style s = {o->color, o->full};
@@ -600,10 +770,39 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
         dbg_dom_free(d);
         return die("boundary: %s", dbg_error(c));
     }
+    size_t shown = b.n < (size_t)o->limit ? b.n : (size_t)o->limit;
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "boundary");
+        json_query(&j, o);
+        json_u64(&j, "limit", (uint64_t)o->limit);
+        json_u64(&j, "holder_kinds", b.n);
+        json_open(&j, "groups", '[');
+        for (size_t i = 0; i < shown; i++) {
+            const DbgBoundaryGroup *g = &b.groups[i];
+            json_open(&j, NULL, '{');
+            json_info(&j, "holder", g->holder);
+            json_u64(&j, "retained_bytes", g->retained_bytes);
+            json_u64(&j, "retained_objects", g->retained_objects);
+            json_u64(&j, "holders", g->n_holders);
+            json_u64(&j, "edges", g->n_edges);
+            json_range(&j, "holder_eras", g->era_lo, g->era_hi);
+            json_range(&j, "target_eras", g->target_era_lo, g->target_era_hi);
+            json_open(&j, "example", '{');
+            json_closure(&j, c, "holder", g->example_holder);
+            json_closure(&j, c, "target", g->example_target);
+            json_close(&j, '}');
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+        dbg_boundary_free(&b);
+        dbg_dom_free(d);
+        return 0;
+    }
     printf("holders of eras %" PRIu64 "-%" PRIu64 " from later eras, by the old bytes only "
            "they keep alive:\n", q.eras.lo, q.eras.hi);
     Style s = {o->color, o->full};
-    size_t shown = b.n < (size_t)o->limit ? b.n : (size_t)o->limit;
     for (size_t i = 0; i < shown; i++) {
         const DbgBoundaryGroup *g = &b.groups[i];
         char nb[32], no[32];
@@ -630,7 +829,7 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
 static int run_command(DbgClient *c, const char *cmd, const Opts *o)
 {
     if (strcmp(cmd, "roots") == 0)
-        return cmd_roots(c);
+        return cmd_roots(c, o);
     double t0 = now_s();
     bool paths = strcmp(cmd, "retainers") == 0 ||
                  (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
@@ -655,8 +854,11 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         if ((thunks ? dbg_thunks(c, r, &cs) : dbg_duplicates(c, r, &cs)) != 0) {
             st = die("%s: %s", cmd, dbg_error(c));
         } else {
-            print_census(&cs, thunks ? "thunks by info table"
-                                     : "duplicate copies (beyond the first) by info table");
+            if (o->json)
+                json_census(c, cmd, &cs, "info", NULL, false);
+            else
+                print_census(&cs, thunks ? "thunks by info table"
+                                         : "duplicate copies (beyond the first) by info table");
             dbg_census_free(&cs);
         }
     } else if (strcmp(cmd, "gml") == 0) {
@@ -676,6 +878,15 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     } else if (strcmp(cmd, "snapshot") == 0) {
         if (dbg_write_snapshot(c, r, o->file) != 0)
             st = die("snapshot: %s", dbg_error(c));
+    }
+    if (st == 0 && o->json && (strcmp(cmd, "gml") == 0 || strcmp(cmd, "snapshot") == 0)) {
+        size_t n;
+        dbg_reach_objects(r, &n);
+        Json j;
+        json_begin(&j, stdout, c, cmd);
+        json_str(&j, "file", o->file);
+        json_u64(&j, "objects", n);
+        json_end(&j);
     }
     if (o->stats) {
         size_t n;
@@ -723,12 +934,22 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "list") == 0) {
-        if (argc != 2)
-            return die("list takes no arguments");
-        int count = 0;
-        for_each_socket(list_one, &count);
-        if (count == 0)
+        bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
+        if (argc != 2 && !json)
+            return die("list takes no arguments but --json");
+        Json j;
+        ListOut l = {0, json ? &j : NULL};
+        if (json) {
+            json_begin(&j, stdout, NULL, "list");
+            json_open(&j, "sockets", '[');
+        }
+        for_each_socket(list_one, &l);
+        if (json) {
+            json_close(&j, ']');
+            json_end(&j);
+        } else if (l.count == 0) {
             printf("no debug sockets found\n");
+        }
         return 0;
     }
     if (!known_command(cmd)) {
@@ -847,6 +1068,10 @@ int main(int argc, char **argv)
     if (o.stats && !dbg_is_snapshot(c))
         fprintf(stderr, "%s: paused in %.3f ms (request to safe point %.3f ms)\n", prog,
                 (now_s() - t0) * 1e3, latency / 1e6);
+    if (o.json && strcmp(cmd, "tui") == 0) {
+        dbg_close(c);
+        return die("tui is interactive: it has no --json output");
+    }
     int st = strcmp(cmd, "tui") == 0
                  ? tui_run(c, snapshot ? snapshot : socket_path, (uint32_t)timeout_ms, o.stats)
                  : run_command(c, cmd, &o);
