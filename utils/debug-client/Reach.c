@@ -3,7 +3,7 @@
  * first, recording one parent per object (its retainer path), and search
  * (with the constructor names nearest to one that matched nothing).
  * Marks live in one bitmap per block (a bit per word), so a heap of N
- * bytes needs N/64 bytes of marks; parents in a hash map.  Also the dense
+ * bytes needs N/64 bytes of marks; parents in an array by dense rank.  Also the dense
  * numbering of reachable objects that the dominator tree uses (Note
  * [Ranks from the marks]) and the folding of a path into runs of one
  * info table.
@@ -23,7 +23,9 @@ struct DbgReach {
     bool paths;                  /* parents recorded */
     uint64_t **marks;            /* per block index, bit per word; lazily */
     AddrMap static_marks;        /* static closures reached */
-    AddrMap parents;             /* addr -> parent addr | ROOT_TAG + root */
+    uint64_t *parents;           /* by rank (dbg_reach_rank): parent addr, or
+                                  * ROOT_TAG | root index; see Note [Parents by
+                                  * rank, after the traversal] */
     uint64_t *order;             /* discovery order (also the BFS queue) */
     size_t n, cap;
     size_t n_blocks;
@@ -66,7 +68,7 @@ void dbg_reach_free(DbgReach *r)
         free(r->marks[i]);
     free(r->marks);
     addr_map_free(&r->static_marks);
-    addr_map_free(&r->parents);
+    free(r->parents);
     if (r->rank_base != NULL)
         for (size_t i = 0; i < r->n_blocks; i++)
             free(r->rank_base[i]);
@@ -118,7 +120,7 @@ bool dbg_reach_has(const DbgReach *r, uint64_t addr)
 
 /* Visits addr from parent: marks and queues it the first time.  Returns
  * -1 on a fatal error. */
-static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
+static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
 {
     if (addr == 0 || addr % 8 != 0) {
         r->dangling++;
@@ -144,8 +146,6 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
         if (addr_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
     }
-    if (r->paths && addr_map_put(&r->parents, addr, parent) != 0)
-        return dbg_fail(c, "out of memory for retainer paths");
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 4096;
         uint64_t *o = realloc(r->order, cap * sizeof *o);
@@ -163,6 +163,68 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
 static const uint8_t seed_order[] = {DEBUG_ROOT_FRAME, DEBUG_ROOT_SAVED,
                                      DEBUG_ROOT_STABLE_PTR, DEBUG_ROOT_STATIC,
                                      DEBUG_ROOT_THREAD};
+
+/* Note [Parents by rank, after the traversal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A retainer path needs each object's first parent in breadth-first
+ * order.  Recording it during the traversal needs a map from address to
+ * parent while the set of objects is still growing: a hash map, 16 bytes
+ * an object at full load and more with its slack and rehashing (1.5 GB of
+ * the 2.8 GB that retainers took on a 1 GB heap, docs/design/debugger.md).
+ * Once the traversal is done the marks give every object a dense rank
+ * (Note [Ranks from the marks]), so the parents go in a flat array of 8
+ * bytes an object, filled by one more pass: the roots in seed order, then
+ * each object in discovery order, each setting the parent of the objects
+ * it points to that have none yet.  The discovery order is the BFS queue,
+ * so the first setter of each object is the one the traversal visited it
+ * from, and the paths are the same shortest ones. */
+static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
+{
+    if (dbg_reach_rank_build(r) != 0)
+        return -1;
+    r->parents = calloc(r->n ? r->n : 1, sizeof *r->parents);   /* 0: none yet */
+    if (r->parents == NULL)
+        return dbg_fail(c, "out of memory for retainer paths");
+    for (size_t k = 0; k < sizeof seed_order; k++)
+        for (size_t i = 0; i < n_roots; i++) {
+            size_t t = roots[i].kind == seed_order[k] ? dbg_reach_rank(r, roots[i].addr)
+                                                       : SIZE_MAX;
+            if (t != SIZE_MAX && r->parents[t] == 0)
+                r->parents[t] = ROOT_TAG | i;
+        }
+    uint64_t small[64], *ptrs = small;
+    size_t cap = 64;
+    for (size_t q = 0; q < r->n; q++) {
+        DbgClosure cl;
+        if (dbg_closure(c, r->order[q], &cl) != 0)
+            goto fail;
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
+        if (np > cap) {
+            uint64_t *g = malloc(np * sizeof *g);
+            if (g == NULL) {
+                dbg_fail(c, "out of memory");
+                goto fail;
+            }
+            if (ptrs != small)
+                free(ptrs);
+            ptrs = g;
+            cap = np;
+            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t t = ptrs[i] != 0 ? dbg_reach_rank(r, ptrs[i]) : SIZE_MAX;
+            if (t != SIZE_MAX && r->parents[t] == 0)
+                r->parents[t] = r->order[q];
+        }
+    }
+    if (ptrs != small)
+        free(ptrs);
+    return 0;
+fail:
+    if (ptrs != small)
+        free(ptrs);
+    return -1;
+}
 
 DbgReach *dbg_reach(DbgClient *c)
 {
@@ -190,7 +252,7 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++)
             if (roots[i].kind == seed_order[k] &&
-                visit(c, r, roots[i].addr, ROOT_TAG | i) != 0)
+                visit(c, r, roots[i].addr) != 0)
                 goto fail;
     uint64_t ptrs[64];
     for (size_t q = 0; q < r->n; q++) {
@@ -201,7 +263,7 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
         size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
         if (np <= 64) {
             for (size_t i = 0; i < np; i++)
-                if (visit(c, r, ptrs[i], addr) != 0)
+                if (visit(c, r, ptrs[i]) != 0)
                     goto fail;
             continue;
         }
@@ -212,12 +274,14 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
         }
         dbg_closure_ptrs(c, &cl, all, np);
         for (size_t i = 0; i < np; i++)
-            if (visit(c, r, all[i], addr) != 0) {
+            if (visit(c, r, all[i]) != 0) {
                 free(all);
                 goto fail;
             }
         free(all);
     }
+    if (paths && record_parents(c, r, roots, n_roots) != 0)
+        goto fail;
     return r;
 fail:
     dbg_reach_free(r);
@@ -231,8 +295,9 @@ int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *o
         return dbg_fail(c, "retainer paths were not recorded (dbg_reach_opts)");
     size_t cap = 0;
     for (uint64_t a = addr;;) {
-        uint64_t *p = addr_map_get(&r->parents, a);
-        if (p == NULL)
+        size_t k = dbg_reach_rank(r, a);
+        uint64_t *p = k != SIZE_MAX ? &r->parents[k] : NULL;
+        if (p == NULL || *p == 0)
             return dbg_fail(c, "0x%llx is not reachable", (unsigned long long)addr);
         if (out->n == cap) {
             cap = cap ? 2 * cap : 16;
