@@ -165,11 +165,18 @@ keys Enter
 wait_for "retainer path: "
 expect_line '^    info 0x[0-9a-f]+  CONSTR  ptrs 2 nptrs 1  provenance: remember in Cache, examples/leak\.c:49:5-60$'
 expect_line '^    era [12], 32 bytes, in a small block of generation [0-9]+, live$'
-expect_line '^  \+ <- 0x[0-9a-f]+  SessionEntry  CONSTR  era [0-9]+  32 B'
-# Newer sessions hold the old one: a younger era along the path.
-keys PPage
-screen | grep -E '^  \+ <- 0x.*SessionEntry  CONSTR  era ([3-9]|[1-9][0-9]+)  ' -q && pass ||
-    fail "no younger SessionEntry on the path"
+# The newer sessions that hold it: one run of one info table, one line,
+# marked where it holds an older era.
+expect_line '^  \+ <- [0-9]+ x SessionEntry \(CONSTR, eras? [0-9]+(-[0-9]+)?, gen [0-9]+(-[0-9]+)?\)( +\(holds era [12]: era boundary\))?$'
+[ "$(screen | grep -c '^  [-+] <- ')" = 2 ] && pass ||
+    fail "the path is not one run plus the static cache"
+# Expanding the run shows its closures, younger eras among them.
+keys j j j j j Enter
+wait_for "    + <- 0x"
+screen | grep -E '^    \+ <- 0x.*SessionEntry  CONSTR  era ([3-9]|[1-9][0-9]+)  ' -q && pass ||
+    fail "no younger SessionEntry in the path's run"
+screen | grep -Eq '^    \+ <- 0x.*SessionEntry  CONSTR  era [0-9]+  32 B  \(holds era [0-9]+: era boundary\)$' && pass ||
+    fail "no era-boundary edge marked inside the run"
 # The path ends at the static session cache, the root below it.
 keys /
 keys C-u 'SessionEntry era:1-2 limit:1' Enter

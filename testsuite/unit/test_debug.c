@@ -742,6 +742,444 @@ static void test_debug_pause_resume_during_allocation(void **state)
 
 
 /* ----------------------------------------------------------------------
+ * Compressed retainer paths: lists, trees and cycles, counts exact
+ * ---------------------------------------------------------------------- */
+
+STRATA_CONSTR_INFO(Red_info, "Red", 1, 1);
+STRATA_CONSTR_INFO(Blue_info, "Blue", 1, 1);
+STRATA_CONSTR_INFO(Ring_info, "Ring", 1, 1);
+
+/* A complete binary tree of Pairs, depth levels of them, Num leaves. */
+static StgClosure *make_tree(int depth)
+{
+    if (depth == 0)
+        return strata_alloc_constr(&Num_info);
+    STRATA_ROOTS(t, 2);
+    t[0] = make_tree(depth - 1);
+    t[1] = make_tree(depth - 1);
+    StgClosure *p = strata_alloc_constr(&Pair_info);
+    STRATA_FIELD(p, 0) = t[0];
+    STRATA_FIELD(p, 1) = t[1];
+    STRATA_ROOTS_POP(t);
+    return p;
+}
+
+#define MIXED_LEN 23   /* from the tail: 5 Red, 5 Blue, 5 Red, 5 Blue, 3 Red */
+#define TREE_DEPTH 8
+#define RING_LEN 100
+
+static void shapes_body(void)
+{
+    STRATA_ROOTS(r, 5);
+    r[0] = make_leaky_list(500);
+    for (int i = 0; i < MIXED_LEN; i++) {   /* built from the tail */
+        StgClosure *x = strata_alloc_constr((i / 5) % 2 ? &Blue_info : &Red_info);
+        STRATA_FIELD(x, 0) = r[1];
+        STRATA_WORD(x, 1) = (StgWord)i;
+        r[1] = x;
+    }
+    r[2] = make_tree(TREE_DEPTH);
+    /* A ring: newest -> ... -> oldest -> MUT_VAR -> newest. */
+    r[4] = strata_alloc_mut_var();
+    r[3] = r[4];
+    for (int i = 0; i < RING_LEN; i++) {
+        StgClosure *x = strata_alloc_constr(&Ring_info);
+        STRATA_FIELD(x, 0) = r[3];
+        STRATA_WORD(x, 1) = (StgWord)i;
+        r[3] = x;
+    }
+    strata_mut_var_write(r[4], r[3]);
+    r[4] = NULL;
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* The deepest (last found, breadth first) heap object a query matches;
+ * 0 if none. */
+static uint64_t deepest(DbgClient *c, const DbgReach *r, DbgMatchKind kind, const char *name)
+{
+    DbgQuery q = {.kind = kind, .name = name};
+    static uint64_t found[4096];
+    size_t n;
+    assert_int_equal(dbg_search(c, r, &q, found, 4096, &n), 0);
+    return n > 0 ? found[n - 1] : 0;
+}
+
+/* Checks the runs of addr's path after the match against want[] (name,
+ * count pairs), and that the runs cover the path exactly. */
+static void expect_runs(DbgClient *c, const DbgReach *r, uint64_t addr, const char *const *names,
+                        const size_t *counts, size_t n_want)
+{
+    DbgPath p;
+    assert_int_equal(dbg_retainer_path(c, r, addr, &p), 0);
+    DbgPathRun *runs;
+    size_t n;
+    assert_int_equal(dbg_path_runs(c, &p, 1, &runs, &n), 0);
+    if (n != n_want)
+        fail_msg("path of %zu closures folds into %zu runs, expected %zu", p.n, n, n_want);
+    size_t next = 1;
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(runs[i].info->name, names[i]);
+        if (runs[i].n != counts[i])
+            fail_msg("run %zu (%s) has %zu closures, expected %zu", i, names[i], runs[i].n,
+                     counts[i]);
+        assert_int_equal(runs[i].first, next);
+        assert_int_equal(runs[i].first_addr, p.addrs[next]);
+        assert_int_equal(runs[i].last_addr, p.addrs[next + runs[i].n - 1]);
+        assert_false(runs[i].is_static);
+        assert_true(runs[i].era_lo <= runs[i].era_hi && runs[i].gen_lo <= runs[i].gen_hi);
+        next += runs[i].n;
+    }
+    assert_int_equal(next, p.n);
+    free(runs);
+    dbg_path_free(&p);
+}
+
+static void test_debug_path_runs_lists_trees_cycles(void **state)
+{
+    (void)state;
+    Child ch = child_start(shapes_body, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    /* A list: the oldest node is held by the 499 newer ones. */
+    expect_runs(c, r, deepest(c, r, DBG_MATCH_CONSTRUCTOR, "Leaky"), (const char *[]){"Leaky"},
+                (size_t[]){499}, 1);
+    /* Runs break where the info table changes. */
+    expect_runs(c, r, deepest(c, r, DBG_MATCH_CONSTRUCTOR, "Red"),
+                (const char *[]){"Red", "Blue", "Red", "Blue", "Red"},
+                (size_t[]){4, 5, 5, 5, 3}, 5);
+    /* A tree: a leaf below TREE_DEPTH Pairs (a shortest path: all leaves
+     * are at that depth). */
+    expect_runs(c, r, deepest(c, r, DBG_MATCH_CONSTRUCTOR, "Num"), (const char *[]){"Pair"},
+                (size_t[]){TREE_DEPTH}, 1);
+    /* A cycle: the shortest path does not go round it. */
+    expect_runs(c, r, deepest(c, r, DBG_MATCH_CONSTRUCTOR, "Ring"), (const char *[]){"Ring"},
+                (size_t[]){RING_LEN - 1}, 1);
+    uint64_t mv = deepest(c, r, DBG_MATCH_TYPE, "MUT_VAR_DIRTY");
+    if (mv == 0)
+        mv = deepest(c, r, DBG_MATCH_TYPE, "MUT_VAR_CLEAN");
+    assert_true(mv != 0);
+    expect_runs(c, r, mv, (const char *[]){"Ring"}, (size_t[]){RING_LEN}, 1);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Dominators: against brute force, on random graphs and a random heap
+ * ---------------------------------------------------------------------- */
+
+static uint64_t lcg_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* Whether target is reachable from node 0 with node removed (never, if
+ * target is removed). */
+static bool reaches_without(uint32_t n, const uint64_t *off, const uint32_t *succ,
+                            uint32_t removed, uint32_t target)
+{
+    bool seen[64] = {false};
+    uint32_t queue[64], qn = 0;
+    if (removed == 0)
+        return false;
+    seen[0] = true;
+    queue[qn++] = 0;
+    for (uint32_t q = 0; q < qn; q++)
+        for (uint64_t e = off[queue[q]]; e < off[queue[q] + 1]; e++) {
+            uint32_t w = succ[e];
+            if (!seen[w] && w != removed) {
+                seen[w] = true;
+                queue[qn++] = w;
+            }
+        }
+    (void)n;
+    return seen[target];
+}
+
+static void test_debug_dominators_match_brute_force(void **state)
+{
+    (void)state;
+    uint64_t seed = 20261124;
+    printf("dominators: seed %lu\n", (unsigned long)seed);
+    for (int round = 0; round < 500; round++) {
+        uint32_t n = 1 + (uint32_t)(lcg_next(&seed) % 40);
+        uint64_t off[41];
+        uint32_t succ[41 * 4], idom[40];
+        size_t m = 0;
+        for (uint32_t v = 0; v < n; v++) {
+            off[v] = m;
+            uint32_t deg = (uint32_t)(lcg_next(&seed) % 4);
+            for (uint32_t k = 0; k < deg; k++)
+                succ[m++] = (uint32_t)(lcg_next(&seed) % n);
+        }
+        off[n] = m;
+        assert_int_equal(dbg_graph_idom(n, off, succ, idom), 0);
+        for (uint32_t v = 0; v < n; v++) {
+            bool reachable = reaches_without(n, off, succ, UINT32_MAX, v);
+            if (!reachable) {
+                if (idom[v] != UINT32_MAX)
+                    fail_msg("round %d: node %u is unreachable but has idom %u", round, v,
+                             idom[v]);
+                continue;
+            }
+            if (v == 0) {
+                assert_int_equal(idom[0], 0);
+                continue;
+            }
+            /* Strict dominators of v by brute force; idom is the one that
+             * every other strict dominator dominates. */
+            uint32_t want = UINT32_MAX;
+            for (uint32_t d = 0; d < n; d++) {
+                if (d == v || reaches_without(n, off, succ, d, v))
+                    continue;
+                bool lowest = true;
+                for (uint32_t e = 0; e < n && lowest; e++)
+                    if (e != v && e != d && !reaches_without(n, off, succ, e, v) &&
+                        reaches_without(n, off, succ, e, d))
+                        lowest = false;   /* e dominates v but not d: d is higher */
+                if (lowest)
+                    want = d;
+            }
+            if (idom[v] != want)
+                fail_msg("round %d (n=%u): idom of %u is %u, brute force says %u", round, n,
+                         v, idom[v], want);
+        }
+    }
+}
+
+#define RANDOM_NODES 300
+
+/* A random graph of mutable arrays (1 to 4 slots, some NULL), five of them
+ * rooted, the rest reachable or not as the edges fall. */
+static void random_heap_body(void)
+{
+    STRATA_ROOTS(r, 2);
+    uint64_t seed = 77;
+    r[0] = strata_alloc_mut_array(RANDOM_NODES);
+    for (StgWord i = 0; i < RANDOM_NODES; i++)
+        strata_mut_array_write(r[0], i, strata_alloc_mut_array(1 + i % 4));
+    StgClosure **nodes = (StgClosure **)((StgMutArrPtrs *)r[0])->payload;
+    for (StgWord i = 0; i < RANDOM_NODES; i++)
+        for (StgWord k = 0; k < 1 + i % 4; k++)
+            if (lcg_next(&seed) % 5 != 0)
+                strata_mut_array_write(nodes[i], k, nodes[lcg_next(&seed) % RANDOM_NODES]);
+    r[1] = strata_alloc_mut_array(5);
+    for (StgWord i = 0; i < 5; i++)
+        strata_mut_array_write(r[1], i, nodes[i * 37]);
+    r[0] = NULL;
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* Live heap bytes reachable from the roots when skip is taken away. */
+static uint64_t live_bytes_without(DbgClient *c, uint64_t skip)
+{
+    const DbgRoot *roots;
+    size_t n_roots;
+    assert_int_equal(dbg_roots(c, &roots, &n_roots), 0);
+    size_t cap = 1 << 16, qn = 0, q = 0;
+    uint64_t *queue = malloc(cap * sizeof *queue), bytes = 0;
+    assert_non_null(queue);
+    /* A small open-addressing set of seen addresses. */
+    size_t set_cap = 1 << 16;
+    uint64_t *set = calloc(set_cap, sizeof *set);
+    assert_non_null(set);
+    for (size_t i = 0; i < n_roots + 1; i++) {
+        for (; q < qn; q++) {   /* what root i - 1 reaches */
+            DbgClosure cl;
+            if (dbg_closure(c, queue[q], &cl) != 0)
+                continue;
+            if (cl.block != NULL)
+                bytes += (uint64_t)cl.n_words * 8;
+            uint64_t ptrs[64];
+            size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
+            assert_true(np <= 64);
+            for (size_t k = 0; k < np; k++) {
+                uint64_t a = ptrs[k];
+                if (a == skip || a == 0 || a % 8 != 0)
+                    continue;
+                size_t h = (size_t)(a >> 3) & (set_cap - 1);
+                while (set[h] != 0 && set[h] != a)
+                    h = (h + 1) & (set_cap - 1);
+                if (set[h] == a)
+                    continue;
+                DbgClosure t;
+                if (dbg_closure(c, a, &t) != 0)
+                    continue;
+                set[h] = a;
+                assert_true(qn < cap);
+                queue[qn++] = a;
+            }
+        }
+        if (i == n_roots)
+            break;
+        uint64_t a = roots[i].addr;
+        if (roots[i].kind == DEBUG_ROOT_REMEMBERED || a == skip || a == 0)
+            continue;
+        size_t h = (size_t)(a >> 3) & (set_cap - 1);
+        while (set[h] != 0 && set[h] != a)
+            h = (h + 1) & (set_cap - 1);
+        if (set[h] == a)
+            continue;
+        set[h] = a;
+        queue[qn++] = a;
+    }
+    free(queue);
+    free(set);
+    return bytes;
+}
+
+static void test_debug_retained_sizes_match_brute_force(void **state)
+{
+    (void)state;
+    Child ch = child_start(random_heap_body, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgDom *d = dbg_dominators(c, r);
+    assert_non_null(d);
+    uint64_t total = live_bytes_without(c, 0);
+    size_t n;
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    size_t arrays = 0;
+    for (size_t i = 0; i < n; i++) {
+        DbgClosure cl;
+        assert_int_equal(dbg_closure(c, objs[i], &cl), 0);
+        if (cl.block == NULL)
+            continue;
+        arrays += strcmp(dbg_type_label(cl.info), "MUT_ARR_PTRS_CLEAN") == 0 ||
+                  strcmp(dbg_type_label(cl.info), "MUT_ARR_PTRS_DIRTY") == 0;
+        uint64_t want = total - live_bytes_without(c, objs[i]);
+        if (dbg_dom_retained(d, objs[i]) != want)
+            fail_msg("object 0x%lx (%s) retains %lu bytes, brute force says %lu",
+                     (unsigned long)objs[i], dbg_type_label(cl.info),
+                     (unsigned long)dbg_dom_retained(d, objs[i]), (unsigned long)want);
+    }
+    assert_true(arrays > 50);   /* the random graph is there */
+    /* The retained census: a label's retained bytes are its objects' that
+     * no other object of the label dominates. */
+    DbgCensus cs;
+    assert_int_equal(dbg_census_retained(c, r, d, DBG_BY_TYPE, NULL, &cs), 0);
+    for (size_t b = 0; b < cs.n; b++) {
+        uint64_t want = 0;
+        for (size_t i = 0; i < n; i++) {
+            DbgClosure cl;
+            assert_int_equal(dbg_closure(c, objs[i], &cl), 0);
+            if (cl.block == NULL || strcmp(dbg_type_label(cl.info), cs.buckets[b].label) != 0)
+                continue;
+            bool topmost = true;
+            for (uint64_t a = dbg_dom_idom(d, objs[i]); a != 0 && topmost; a = dbg_dom_idom(d, a)) {
+                DbgClosure up;
+                assert_int_equal(dbg_closure(c, a, &up), 0);
+                topmost = up.block == NULL ||
+                          strcmp(dbg_type_label(up.info), cs.buckets[b].label) != 0;
+            }
+            if (topmost)
+                want += dbg_dom_retained(d, objs[i]);
+        }
+        if (cs.buckets[b].retained_bytes != want)
+            fail_msg("census --retained: %s retains %lu, expected %lu", cs.buckets[b].label,
+                     (unsigned long)cs.buckets[b].retained_bytes, (unsigned long)want);
+        if (b > 0)
+            assert_true(cs.buckets[b - 1].retained_bytes >= cs.buckets[b].retained_bytes);
+    }
+    dbg_census_free(&cs);
+    dbg_dom_free(d);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
+ * The era boundary finds a planted holder of an old era
+ * ---------------------------------------------------------------------- */
+
+STRATA_CONSTR_INFO(Holder_info, "Holder", 1, 0);
+STRATA_CONSTR_INFO(Decoy_info, "Decoy", 1, 0);
+
+#define OLD_NODES 200   /* Leaky nodes of 4 words, no byte arrays */
+
+static void planted_holder_body(void)
+{
+    STRATA_ROOTS(r, 4);
+    setUserEra(1);
+    for (int i = 0; i < OLD_NODES; i++) {
+        StgClosure *l = strata_alloc_constr(&Leaky_info);
+        STRATA_FIELD(l, 0) = r[0];
+        STRATA_FIELD(l, 1) = NULL;
+        STRATA_WORD(l, 2) = (StgWord)i;
+        r[0] = l;
+    }
+    r[1] = strata_alloc_constr(&Num_info);   /* old, but also held directly */
+    setUserEra(2);
+    r[2] = strata_alloc_constr(&Holder_info);
+    STRATA_FIELD(r[2], 0) = r[0];
+    r[0] = NULL;   /* only the holder keeps the old list now */
+    r[3] = strata_alloc_constr(&Decoy_info);
+    STRATA_FIELD(r[3], 0) = r[1];
+    strata_perform_gc(1);
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_debug_boundary_ranks_planted_holder(void **state)
+{
+    (void)state;
+    Child ch = child_start(planted_holder_body, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgDom *d = dbg_dominators(c, r);
+    assert_non_null(d);
+    DbgQuery q = {.kind = DBG_MATCH_ANY, .eras = {true, 1, 1}};
+    DbgBoundary b;
+    assert_int_equal(dbg_boundary(c, d, &q, &b), 0);
+    assert_true(b.n >= 2);
+    assert_string_equal(b.groups[0].holder->name, "Holder");
+    assert_int_equal(b.groups[0].retained_bytes, OLD_NODES * 4 * 8);
+    assert_int_equal(b.groups[0].retained_objects, OLD_NODES);
+    assert_int_equal(b.groups[0].n_holders, 1);
+    assert_int_equal(b.groups[0].n_edges, 1);
+    assert_int_equal(b.groups[0].era_lo, 2);
+    assert_int_equal(b.groups[0].target_era_lo, 1);
+    bool decoy = false;
+    for (size_t i = 1; i < b.n; i++)
+        if (strcmp(b.groups[i].holder->name, "Decoy") == 0) {
+            decoy = true;
+            assert_int_equal(b.groups[i].retained_bytes, 0);   /* shared with a root */
+            assert_int_equal(b.groups[i].n_edges, 1);
+        }
+    assert_true(decoy);
+    dbg_boundary_free(&b);
+    /* A filter on the old objects: only the Decoy points at a Num. */
+    q = (DbgQuery){.kind = DBG_MATCH_CONSTRUCTOR, .name = "Num", .eras = {true, 1, 1}};
+    assert_int_equal(dbg_boundary(c, d, &q, &b), 0);
+    assert_int_equal(b.n, 1);
+    assert_string_equal(b.groups[0].holder->name, "Decoy");
+    dbg_boundary_free(&b);
+    /* No era range: an error, not a guess. */
+    q.eras.on = false;
+    assert_int_equal(dbg_boundary(c, d, &q, &b), -1);
+    assert_non_null(strstr(dbg_error(c), "era range"));
+    dbg_dom_free(d);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
  * Snapshots: the same analyses as live
  * ---------------------------------------------------------------------- */
 
@@ -800,6 +1238,26 @@ static char *all_analyses(DbgClient *c)
         fputc('\n', f);
         dbg_path_free(&p);
     }
+    DbgDom *d = dbg_dominators(c, r);
+    assert_non_null(d);
+    assert_int_equal(dbg_census_retained(c, r, d, DBG_BY_TYPE, NULL, &cs), 0);
+    for (size_t i = 0; i < cs.n; i++)
+        fprintf(f, "retained %s %lu\n", cs.buckets[i].label,
+                (unsigned long)cs.buckets[i].retained_bytes);
+    dbg_census_free(&cs);
+    DbgDomEntry top[20];
+    assert_int_equal(dbg_dom_top(c, d, top, 20, &n), 0);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "dom %lx %lu %lu\n", (unsigned long)top[i].addr,
+                (unsigned long)top[i].retained_bytes, (unsigned long)top[i].idom);
+    DbgQuery any = {.kind = DBG_MATCH_ANY, .eras = {true, 1, 2}};
+    DbgBoundary b;
+    assert_int_equal(dbg_boundary(c, d, &any, &b), 0);
+    for (size_t i = 0; i < b.n; i++)
+        fprintf(f, "boundary %s %lu %lu\n", b.groups[i].holder->name,
+                (unsigned long)b.groups[i].retained_bytes, (unsigned long)b.groups[i].n_edges);
+    dbg_boundary_free(&b);
+    dbg_dom_free(d);
     dbg_write_gml(c, r, f);
     dbg_reach_free(r);
     fclose(f);
@@ -897,6 +1355,10 @@ int main(void)
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),
         cmocka_unit_test(test_debug_snapshot_round_trip),
+        cmocka_unit_test(test_debug_path_runs_lists_trees_cycles),
+        cmocka_unit_test(test_debug_dominators_match_brute_force),
+        cmocka_unit_test(test_debug_retained_sizes_match_brute_force),
+        cmocka_unit_test(test_debug_boundary_ranks_planted_holder),
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

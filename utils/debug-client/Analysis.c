@@ -23,7 +23,7 @@ typedef struct {
     size_t cap;
 } Buckets;
 
-static uint64_t hash_str(const char *s)
+uint64_t dbg_label_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
@@ -34,7 +34,7 @@ static uint64_t hash_str(const char *s)
 static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t bytes,
                       uint64_t objects)
 {
-    uint64_t h = hash_str(label);
+    uint64_t h = dbg_label_hash(label);
     for (;; h += 2) {   /* probe on hash collisions */
         uint64_t *v = addr_map_get(&b->by_label, h);
         if (v == NULL)
@@ -59,7 +59,7 @@ static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t byte
         free(copy);
         return dbg_fail(c, "out of memory for census buckets");
     }
-    b->out->buckets[b->out->n++] = (DbgBucket){copy, bytes, objects};
+    b->out->buckets[b->out->n++] = (DbgBucket){copy, bytes, objects, 0};
 total:
     b->out->total_bytes += bytes;
     b->out->total_objects += objects;
@@ -117,7 +117,7 @@ typedef struct {
     DbgCensusBy by;
 } CensusWalk;
 
-static const char *census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len)
+const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len)
 {
     switch (by) {
     case DBG_BY_TYPE:
@@ -137,8 +137,16 @@ static const char *census_label(const DbgClosure *cl, DbgCensusBy by, char *buf,
 static int census_count(DbgClient *c, CensusWalk *w, const DbgClosure *cl)
 {
     char buf[32];
-    return bucket_add(c, w->b, census_label(cl, w->by, buf, sizeof buf), (uint64_t)cl->n_words * 8,
+    return bucket_add(c, w->b, dbg_census_label(cl, w->by, buf, sizeof buf), (uint64_t)cl->n_words * 8,
                       1);
+}
+
+bool dbg_census_counts(const DbgClosure *cl, DbgCensusBy by, const DbgEraRange *eras)
+{
+    if (cl->block == NULL)
+        return false;   /* static: not in the heap */
+    return eras != NULL && eras->on ? dbg_era_selected(eras, cl->era)
+                                    : (by != DBG_BY_ERA || cl->era != 0);
 }
 
 static bool census_pinned_object(DbgClient *c, const DbgClosure *cl, void *env)
@@ -162,11 +170,7 @@ int dbg_census(DbgClient *c, const DbgReach *r, DbgCensusBy by, const DbgEraRang
         DbgClosure cl;
         if ((st = dbg_closure(c, objs[i], &cl)) != 0)
             break;
-        if (cl.block == NULL)
-            continue;   /* static: not in the heap */
-        bool counted = eras != NULL && eras->on ? dbg_era_selected(eras, cl.era)
-                                                : (by != DBG_BY_ERA || cl.era != 0);
-        if (!counted)
+        if (!dbg_census_counts(&cl, by, eras))
             continue;
         if (cl.block->kind == DEBUG_BLOCK_PINNED) {
             size_t bi = (size_t)(cl.block - c->blocks);

@@ -5,6 +5,7 @@
 #ifndef STRATA_CLIENTPRIVATE_H
 #define STRATA_CLIENTPRIVATE_H
 
+#include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "DebugWire.h"
 
@@ -65,5 +66,19 @@ void dbg_free_state(DbgClient *c);
  * (Snapshot.c); the snapshot fuzzer fixes it up so that its mutations
  * reach the parser. */
 uint64_t dbg_snapshot_checksum(const uint8_t *data, size_t len);
+
+/* The census's rules, shared with the retained census (Analysis.c): a
+ * label's hash for lookups, whether a closure is counted, its label (buf
+ * holds numbers). */
+uint64_t dbg_label_hash(const char *s);
+bool dbg_census_counts(const DbgClosure *cl, DbgCensusBy by, const DbgEraRange *eras);
+const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len);
+
+/* Dense numbering of a traversal's reachable objects, 0 .. n-1 (heap
+ * objects in address order, then statics); see Note [Ranks from the marks]
+ * in Reach.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an
+ * address that is not a reachable object. */
+int dbg_reach_rank_build(DbgReach *r);
+size_t dbg_reach_rank(const DbgReach *r, uint64_t addr);
 
 #endif /* STRATA_CLIENTPRIVATE_H */

@@ -49,6 +49,21 @@ typedef struct {
 int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *out);
 void dbg_path_free(DbgPath *p);
 
+/* A run of consecutive closures of a path with the same info table (a
+ * linked list of 400,000 SessionEntry nodes is one run).  A static closure
+ * is always a run of its own: it is a named variable. */
+typedef struct {
+    size_t first, n;             /* addrs[first .. first + n) of the path */
+    uint64_t first_addr, last_addr;   /* addrs[first], addrs[first + n - 1] */
+    const DbgInfo *info;         /* the info table they share */
+    bool is_static;
+    uint64_t era_lo, era_hi;     /* their eras (0 for a static) */
+    uint16_t gen_lo, gen_hi;     /* their blocks' generations */
+} DbgPathRun;
+/* The runs of p->addrs[from .. p->n) in path order, into *runs (malloc'd,
+ * the caller frees it). */
+int dbg_path_runs(DbgClient *c, const DbgPath *p, size_t from, DbgPathRun **runs, size_t *n);
+
 /* ----- Census ----- */
 
 typedef enum { DBG_BY_TYPE, DBG_BY_INFO, DBG_BY_ERA, DBG_BY_MODULE } DbgCensusBy;
@@ -56,6 +71,7 @@ typedef enum { DBG_BY_TYPE, DBG_BY_INFO, DBG_BY_ERA, DBG_BY_MODULE } DbgCensusBy
 typedef struct {
     char *label;
     uint64_t bytes, objects;
+    uint64_t retained_bytes;     /* dbg_census_retained only: see there */
 } DbgBucket;
 
 typedef struct {
@@ -78,7 +94,10 @@ void dbg_census_free(DbgCensus *c);
 
 /* ----- Search ----- */
 
-typedef enum { DBG_MATCH_CONSTRUCTOR, DBG_MATCH_INFO, DBG_MATCH_TYPE } DbgMatchKind;
+typedef enum {
+    DBG_MATCH_CONSTRUCTOR, DBG_MATCH_INFO, DBG_MATCH_TYPE,
+    DBG_MATCH_ANY                /* every heap object (in the eras selected) */
+} DbgMatchKind;
 typedef struct {
     DbgMatchKind kind;
     const char *name;            /* constructor name or closure type name */
@@ -104,6 +123,69 @@ typedef struct {
  * when a search finds nothing.  Names stay valid until dbg_close. */
 int dbg_constructor_names_near(DbgClient *c, const DbgReach *r, const char *name,
                                DbgNameMatch *out, size_t cap, size_t *n);
+
+/* ----- Dominators, retained sizes and the era boundary ----- */
+
+/* Immediate dominators of a graph of n nodes in CSR form: node v's
+ * successors are succ[off[v] .. off[v + 1]), node 0 is the root.  idom[v]
+ * is set for every node reachable from 0 (idom[0] = 0) and is UINT32_MAX
+ * for the others.  -1 on out of memory.  See Note [Dominators by Cooper,
+ * Harvey and Kennedy] in Dominators.c. */
+int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32_t *idom);
+
+/* The dominator tree of the reachable heap, with a virtual root holding
+ * every root's closure.  An object's retained size is its own bytes plus
+ * those of every object it dominates: what would be freed if it died.
+ * Static closures count 0 bytes (they are not in the heap).  Valid while r
+ * is; NULL on failure. */
+typedef struct DbgDom DbgDom;
+DbgDom *dbg_dominators(DbgClient *c, DbgReach *r);
+void dbg_dom_free(DbgDom *d);
+/* An object's retained bytes (0 if not reachable). */
+uint64_t dbg_dom_retained(const DbgDom *d, uint64_t addr);
+/* Its immediate dominator's address; 0 when only the roots dominate it. */
+uint64_t dbg_dom_idom(const DbgDom *d, uint64_t addr);
+
+/* The census of dbg_census with each bucket's retained_bytes: the bytes
+ * freed if every object of that label died and nothing else changed, as
+ * far as single objects decide it: the union of the dominator subtrees of
+ * the label's objects (an object dominated by another of its label counts
+ * once, inside it).  Memory kept alive only jointly by two objects of the
+ * label (reached through either) is not in it.  Buckets are ordered by
+ * retained bytes, largest first. */
+int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCensusBy by,
+                        const DbgEraRange *eras, DbgCensus *out);
+
+typedef struct {
+    uint64_t addr;
+    uint64_t retained_bytes, retained_objects, own_bytes;
+    uint64_t idom;               /* its immediate dominator, 0 for the roots */
+} DbgDomEntry;
+/* The objects that retain the most, largest first, at most cap.  An object
+ * whose immediate dominator has the same info table is left out: the head
+ * of a linked list stands for the list. */
+int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, size_t *n);
+
+/* The era boundary: pointers from a heap object of an era above q->eras.hi
+ * (the holder) to an object that q matches (q->eras is the old range and
+ * must be on), grouped by the holder's info table (hence its provenance). */
+typedef struct {
+    const DbgInfo *holder;       /* the holders' info table */
+    uint64_t retained_bytes;     /* old-era bytes (any object of q->eras) that
+                                  * these holders alone keep alive: in their
+                                  * dominator subtrees, each counted once */
+    uint64_t retained_objects;
+    uint64_t n_holders, n_edges;
+    uint64_t era_lo, era_hi;     /* the holders' eras */
+    uint64_t target_era_lo, target_era_hi;
+    uint64_t example_holder, example_target;   /* the first edge found */
+} DbgBoundaryGroup;
+typedef struct {
+    DbgBoundaryGroup *groups;    /* by retained bytes, largest first */
+    size_t n;
+} DbgBoundary;
+int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out);
+void dbg_boundary_free(DbgBoundary *b);
 
 /* ----- Fragmentation ----- */
 

@@ -3,7 +3,10 @@
  * first, recording one parent per object (its retainer path), and search
  * (with the constructor names nearest to one that matched nothing).
  * Marks live in one bitmap per block (a bit per word), so a heap of N
- * bytes needs N/64 bytes of marks; parents in a hash map.
+ * bytes needs N/64 bytes of marks; parents in an array by dense rank.  Also the dense
+ * numbering of reachable objects that the dominator tree uses (Note
+ * [Ranks from the marks]) and the folding of a path into runs of one
+ * info table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +23,18 @@ struct DbgReach {
     bool paths;                  /* parents recorded */
     uint64_t **marks;            /* per block index, bit per word; lazily */
     AddrMap static_marks;        /* static closures reached */
-    AddrMap parents;             /* addr -> parent addr | ROOT_TAG + root */
+    uint64_t *parents;           /* by rank (dbg_reach_rank): parent addr, or
+                                  * ROOT_TAG | root index; see Note [Parents by
+                                  * rank, after the traversal] */
     uint64_t *order;             /* discovery order (also the BFS queue) */
     size_t n, cap;
     size_t n_blocks;
     uint64_t dangling;
+    /* Dense numbering (dbg_reach_rank), built on first use: */
+    uint64_t **rank_base;        /* per block, per mark word: marked words before it,
+                                  * counted over the whole heap in block order */
+    AddrMap static_rank;         /* static closure -> rank + 1 */
+    size_t n_heap;               /* marked heap objects: ranks below it */
 };
 
 bool dbg_parse_era_range(const char *s, DbgEraRange *out)
@@ -58,7 +68,12 @@ void dbg_reach_free(DbgReach *r)
         free(r->marks[i]);
     free(r->marks);
     addr_map_free(&r->static_marks);
-    addr_map_free(&r->parents);
+    free(r->parents);
+    if (r->rank_base != NULL)
+        for (size_t i = 0; i < r->n_blocks; i++)
+            free(r->rank_base[i]);
+    free(r->rank_base);
+    addr_map_free(&r->static_rank);
     free(r->order);
     free(r);
 }
@@ -105,7 +120,7 @@ bool dbg_reach_has(const DbgReach *r, uint64_t addr)
 
 /* Visits addr from parent: marks and queues it the first time.  Returns
  * -1 on a fatal error. */
-static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
+static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
 {
     if (addr == 0 || addr % 8 != 0) {
         r->dangling++;
@@ -131,8 +146,6 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
         if (addr_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
     }
-    if (r->paths && addr_map_put(&r->parents, addr, parent) != 0)
-        return dbg_fail(c, "out of memory for retainer paths");
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 4096;
         uint64_t *o = realloc(r->order, cap * sizeof *o);
@@ -150,6 +163,68 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t parent)
 static const uint8_t seed_order[] = {DEBUG_ROOT_FRAME, DEBUG_ROOT_SAVED,
                                      DEBUG_ROOT_STABLE_PTR, DEBUG_ROOT_STATIC,
                                      DEBUG_ROOT_THREAD};
+
+/* Note [Parents by rank, after the traversal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A retainer path needs each object's first parent in breadth-first
+ * order.  Recording it during the traversal needs a map from address to
+ * parent while the set of objects is still growing: a hash map, 16 bytes
+ * an object at full load and more with its slack and rehashing (1.5 GB of
+ * the 2.8 GB that retainers took on a 1 GB heap, docs/design/debugger.md).
+ * Once the traversal is done the marks give every object a dense rank
+ * (Note [Ranks from the marks]), so the parents go in a flat array of 8
+ * bytes an object, filled by one more pass: the roots in seed order, then
+ * each object in discovery order, each setting the parent of the objects
+ * it points to that have none yet.  The discovery order is the BFS queue,
+ * so the first setter of each object is the one the traversal visited it
+ * from, and the paths are the same shortest ones. */
+static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
+{
+    if (dbg_reach_rank_build(r) != 0)
+        return -1;
+    r->parents = calloc(r->n ? r->n : 1, sizeof *r->parents);   /* 0: none yet */
+    if (r->parents == NULL)
+        return dbg_fail(c, "out of memory for retainer paths");
+    for (size_t k = 0; k < sizeof seed_order; k++)
+        for (size_t i = 0; i < n_roots; i++) {
+            size_t t = roots[i].kind == seed_order[k] ? dbg_reach_rank(r, roots[i].addr)
+                                                       : SIZE_MAX;
+            if (t != SIZE_MAX && r->parents[t] == 0)
+                r->parents[t] = ROOT_TAG | i;
+        }
+    uint64_t small[64], *ptrs = small;
+    size_t cap = 64;
+    for (size_t q = 0; q < r->n; q++) {
+        DbgClosure cl;
+        if (dbg_closure(c, r->order[q], &cl) != 0)
+            goto fail;
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
+        if (np > cap) {
+            uint64_t *g = malloc(np * sizeof *g);
+            if (g == NULL) {
+                dbg_fail(c, "out of memory");
+                goto fail;
+            }
+            if (ptrs != small)
+                free(ptrs);
+            ptrs = g;
+            cap = np;
+            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t t = ptrs[i] != 0 ? dbg_reach_rank(r, ptrs[i]) : SIZE_MAX;
+            if (t != SIZE_MAX && r->parents[t] == 0)
+                r->parents[t] = r->order[q];
+        }
+    }
+    if (ptrs != small)
+        free(ptrs);
+    return 0;
+fail:
+    if (ptrs != small)
+        free(ptrs);
+    return -1;
+}
 
 DbgReach *dbg_reach(DbgClient *c)
 {
@@ -177,7 +252,7 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++)
             if (roots[i].kind == seed_order[k] &&
-                visit(c, r, roots[i].addr, ROOT_TAG | i) != 0)
+                visit(c, r, roots[i].addr) != 0)
                 goto fail;
     uint64_t ptrs[64];
     for (size_t q = 0; q < r->n; q++) {
@@ -188,7 +263,7 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
         size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
         if (np <= 64) {
             for (size_t i = 0; i < np; i++)
-                if (visit(c, r, ptrs[i], addr) != 0)
+                if (visit(c, r, ptrs[i]) != 0)
                     goto fail;
             continue;
         }
@@ -199,12 +274,14 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
         }
         dbg_closure_ptrs(c, &cl, all, np);
         for (size_t i = 0; i < np; i++)
-            if (visit(c, r, all[i], addr) != 0) {
+            if (visit(c, r, all[i]) != 0) {
                 free(all);
                 goto fail;
             }
         free(all);
     }
+    if (paths && record_parents(c, r, roots, n_roots) != 0)
+        goto fail;
     return r;
 fail:
     dbg_reach_free(r);
@@ -218,8 +295,9 @@ int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *o
         return dbg_fail(c, "retainer paths were not recorded (dbg_reach_opts)");
     size_t cap = 0;
     for (uint64_t a = addr;;) {
-        uint64_t *p = addr_map_get(&r->parents, a);
-        if (p == NULL)
+        size_t k = dbg_reach_rank(r, a);
+        uint64_t *p = k != SIZE_MAX ? &r->parents[k] : NULL;
+        if (p == NULL || *p == 0)
             return dbg_fail(c, "0x%llx is not reachable", (unsigned long long)addr);
         if (out->n == cap) {
             cap = cap ? 2 * cap : 16;
@@ -246,6 +324,111 @@ void dbg_path_free(DbgPath *p)
 }
 
 /* ----------------------------------------------------------------------
+ * Dense numbering of the reachable objects
+ * ---------------------------------------------------------------------- */
+
+/* Note [Ranks from the marks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The dominator tree and the boundary want an array slot per reachable
+ * object.  A hash map from address to index costs 16 bytes an object at
+ * full load (more at a usable one); the marks already say which words
+ * start a live object, so an object's index is the number of marked words
+ * before it: the marks of all earlier blocks, plus those of earlier mark
+ * words in its block (a prefix count kept per mark word, 8 bytes per 64
+ * heap words), plus a popcount in its own mark word.  Heap objects take
+ * ranks [0, n_heap) in address order; the few static closures come after,
+ * from a small map. */
+
+int dbg_reach_rank_build(DbgReach *r)
+{
+    if (r->rank_base != NULL)
+        return 0;
+    DbgClient *c = r->c;
+    r->rank_base = calloc(r->n_blocks ? r->n_blocks : 1, sizeof *r->rank_base);
+    if (r->rank_base == NULL)
+        return dbg_fail(c, "out of memory for object ranks");
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        if (r->marks[i] == NULL)
+            continue;
+        size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
+        if ((r->rank_base[i] = malloc(nw * sizeof(uint64_t))) == NULL)
+            return dbg_fail(c, "out of memory for object ranks");
+        for (size_t k = 0; k < nw; k++) {
+            r->rank_base[i][k] = total;
+            total += (uint64_t)__builtin_popcountll(r->marks[i][k]);
+        }
+    }
+    r->n_heap = (size_t)total;
+    for (size_t i = 0; i < r->n; i++)   /* statics, in discovery order */
+        if (dbg_block_of(c, r->order[i]) == NULL &&
+            addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
+            return dbg_fail(c, "out of memory for object ranks");
+    return 0;
+}
+
+size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
+{
+    const DbgBlock *b = dbg_block_of(r->c, addr);
+    if (b == NULL) {
+        uint64_t *v = addr_map_get(&r->static_rank, addr);
+        return v != NULL ? (size_t)(*v - 1) : SIZE_MAX;
+    }
+    size_t i = (size_t)(b - r->c->blocks);
+    const uint64_t *m = r->marks[i];
+    uint64_t w = (addr - b->start) / 8;
+    if (addr % 8 != 0 || m == NULL || (m[w / 64] >> (w % 64) & 1) == 0)
+        return SIZE_MAX;
+    uint64_t below = m[w / 64] & (((uint64_t)1 << (w % 64)) - 1);
+    return (size_t)(r->rank_base[i][w / 64] + (uint64_t)__builtin_popcountll(below));
+}
+
+/* ----------------------------------------------------------------------
+ * Compressed retainer paths
+ * ---------------------------------------------------------------------- */
+
+int dbg_path_runs(DbgClient *c, const DbgPath *p, size_t from, DbgPathRun **runs, size_t *n)
+{
+    *runs = NULL;
+    *n = 0;
+    size_t cap = 0;
+    for (size_t i = from; i < p->n; i++) {
+        DbgClosure cl;
+        if (dbg_closure(c, p->addrs[i], &cl) != 0) {
+            free(*runs);
+            *runs = NULL;
+            return -1;
+        }
+        bool is_static = cl.block == NULL;
+        uint16_t gen = is_static ? 0 : cl.block->gen;
+        DbgPathRun *last = *n > 0 ? &(*runs)[*n - 1] : NULL;
+        /* A static closure is a named variable: it is never folded into a run. */
+        if (last != NULL && !is_static && !last->is_static && last->info == cl.info) {
+            last->n++;
+            last->last_addr = cl.addr;
+            last->era_lo = cl.era < last->era_lo ? cl.era : last->era_lo;
+            last->era_hi = cl.era > last->era_hi ? cl.era : last->era_hi;
+            last->gen_lo = gen < last->gen_lo ? gen : last->gen_lo;
+            last->gen_hi = gen > last->gen_hi ? gen : last->gen_hi;
+            continue;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            DbgPathRun *g = realloc(*runs, cap * sizeof *g);
+            if (g == NULL) {
+                free(*runs);
+                *runs = NULL;
+                return dbg_fail(c, "out of memory");
+            }
+            *runs = g;
+        }
+        (*runs)[(*n)++] = (DbgPathRun){i, 1, cl.addr, cl.addr, cl.info, is_static,
+                                       cl.era, cl.era, gen, gen};
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
  * Search
  * ---------------------------------------------------------------------- */
 
@@ -254,6 +437,8 @@ bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl)
     if (cl->block == NULL || !dbg_era_selected(&q->eras, cl->era))
         return false;
     switch (q->kind) {
+    case DBG_MATCH_ANY:
+        return true;
     case DBG_MATCH_CONSTRUCTOR:
         return dbg_type_is_constr(cl->info->type) &&
                (strcmp(cl->info->name, q->name) == 0 ||

@@ -18,6 +18,7 @@
 
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
+#include "Json.h"
 #include "strata/Debug.h"
 #include "tui/Tui.h"
 
@@ -29,14 +30,18 @@ static void usage(FILE *f)
             "usage: %s list\n"
             "       %s COMMAND (--socket PATH | --pid PID | --snapshot FILE) [OPTIONS]\n"
             "commands:\n"
-            "  census [--by type|info|era|module] [--era LO-HI]\n"
+            "  census [--by type|info|era|module] [--era LO-HI] [--retained]\n"
             "  retainers (--constructor NAME | --info ADDR | --type CLOSURE_TYPE)\n"
-            "            [--era LO-HI] [--limit N] [--color]\n"
-            "  fragmentation [--retainers K] [--color]\n"
+            "            [--era LO-HI] [--limit N] [--color] [--full]\n"
+            "  boundary --era LO-HI [--constructor NAME | --info ADDR | --type CLOSURE_TYPE]\n"
+            "            [--limit N]\n"
+            "  dominators [--limit N]\n"
+            "  fragmentation [--retainers K] [--color] [--full]\n"
             "  thunks | duplicates | roots\n"
             "  gml FILE | snapshot FILE\n"
             "  tui                  (interactive; docs/strata-debug-tui.md)\n"
-            "options: --timeout MS (pause timeout, default 10000), --stats (timings)\n",
+            "options: --timeout MS (pause timeout, default 10000), --stats (timings),\n"
+            "         --json (one JSON document on stdout; docs/strata-debug.md)\n",
             prog, prog);
 }
 
@@ -108,12 +113,26 @@ static int for_each_socket(int (*f)(const char *path, long pid, const char *name
     return 0;
 }
 
+typedef struct {
+    int count;
+    Json *json;                  /* NULL: text */
+} ListOut;
+
 static int list_one(const char *path, long pid, const char *name, void *env)
 {
-    int *count = env;
+    ListOut *l = env;
     bool alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
-    printf("%-8ld %-20s %s%s\n", pid, name, path, alive ? "" : "  (stale: process gone)");
-    (*count)++;
+    if (l->json != NULL) {
+        json_open(l->json, NULL, '{');
+        json_u64(l->json, "pid", (uint64_t)pid);
+        json_str(l->json, "program", name);
+        json_str(l->json, "path", path);
+        json_bool(l->json, "stale", !alive);
+        json_close(l->json, '}');
+    } else {
+        printf("%-8ld %-20s %s%s\n", pid, name, path, alive ? "" : "  (stale: process gone)");
+    }
+    l->count++;
     return 0;
 }
 
@@ -138,6 +157,7 @@ static int find_pid(const char *path, long pid, const char *name, void *env)
 
 typedef struct {
     bool color;
+    bool full;                   /* every closure of a path, no runs */
 } Style;
 
 /* A stable background per era, with black text (256-colour palette). */
@@ -152,6 +172,13 @@ static void era_color_off(const Style *s)
 {
     if (s->color)
         printf("\033[0m");
+}
+
+static void print_provenance(const DbgInfo *in)
+{
+    if (in->prov_source != DEBUG_PROV_NONE)
+        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
+               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
 }
 
 static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix)
@@ -173,9 +200,7 @@ static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, cons
         dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
         printf("static%s%s", name[0] ? " " : "", name);
     }
-    if (in->prov_source != DEBUG_PROV_NONE)
-        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
-               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+    print_provenance(in);
     era_color_off(s);
     printf("\n");
 }
@@ -195,13 +220,71 @@ static void print_root(const DbgRoot *r)
     printf("\n");
 }
 
+/* 439812 as "439,812". */
+static const char *grouped(uint64_t v, char buf[32])
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* "era 3" or "eras 3–21" (likewise gen). */
+static void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi)
+{
+    if (lo == hi)
+        printf("%s %" PRIu64, one, lo);
+    else
+        printf("%s %" PRIu64 "\u2013%" PRIu64, many, lo, hi);
+}
+
+/* A run of closures with one info table on one line:
+ * "<- 439,812 × SessionEntry (CONSTR, eras 3–21, gen 0–1)  [prov]  0x… … 0x…". */
+static void print_run_line(const Style *s, const DbgPathRun *run)
+{
+    char n[32];
+    era_color_on(s, run->era_lo);
+    printf("    <- %s \u00d7 %s (%s, ", grouped(run->n, n), dbg_type_label(run->info),
+           dbg_closure_type_name(run->info->type));
+    print_range("era", "eras", run->era_lo, run->era_hi);
+    printf(", ");
+    print_range("gen", "gen", run->gen_lo, run->gen_hi);
+    printf(")");
+    print_provenance(run->info);
+    printf("  0x%" PRIx64 " \u2026 0x%" PRIx64, run->first_addr, run->last_addr);
+    era_color_off(s);
+    printf("\n");
+}
+
+/* A retainer path: the match, then what holds it up to the root; runs of
+ * one info table on one line each unless s->full. */
 static int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr)
 {
     DbgPath p;
     if (dbg_retainer_path(c, r, addr, &p) != 0)
         return -1;
-    for (size_t i = 0; i < p.n; i++)
-        print_closure_line(c, s, p.addrs[i], i == 0 ? "    " : "    <- ");
+    print_closure_line(c, s, p.addrs[0], "    ");
+    DbgPathRun *runs = NULL;
+    size_t n_runs = 0;
+    if (!s->full && dbg_path_runs(c, &p, 1, &runs, &n_runs) != 0) {
+        dbg_path_free(&p);
+        return -1;
+    }
+    if (s->full)
+        for (size_t i = 1; i < p.n; i++)
+            print_closure_line(c, s, p.addrs[i], "    <- ");
+    for (size_t i = 0; i < n_runs; i++) {
+        if (runs[i].n == 1)
+            print_closure_line(c, s, runs[i].first_addr, "    <- ");
+        else
+            print_run_line(s, &runs[i]);
+    }
+    free(runs);
     const DbgRoot *roots;
     size_t nr;
     dbg_roots(c, &roots, &nr);
@@ -217,7 +300,7 @@ static int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t 
 typedef struct {
     const char *by, *era, *constructor, *info, *type, *file;
     long limit, retainers;
-    bool color, stats;
+    bool color, stats, full, retained, json;
 } Opts;
 
 static void print_census(const DbgCensus *cs, const char *what)
@@ -230,24 +313,92 @@ static void print_census(const DbgCensus *cs, const char *what)
            cs->total_objects);
 }
 
-static int cmd_census(DbgClient *c, const DbgReach *r, const Opts *o)
+static DbgCensusBy census_by(const Opts *o)
 {
-    DbgCensusBy by = DBG_BY_TYPE;
     if (o->by == NULL || strcmp(o->by, "type") == 0)
-        by = DBG_BY_TYPE;
-    else if (strcmp(o->by, "info") == 0)
-        by = DBG_BY_INFO;
-    else if (strcmp(o->by, "era") == 0)
-        by = DBG_BY_ERA;
-    else if (strcmp(o->by, "module") == 0)
-        by = DBG_BY_MODULE;
+        return DBG_BY_TYPE;
+    if (strcmp(o->by, "info") == 0)
+        return DBG_BY_INFO;
+    if (strcmp(o->by, "era") == 0)
+        return DBG_BY_ERA;
+    return DBG_BY_MODULE;
+}
+
+static void print_census_retained(const DbgCensus *cs)
+{
+    printf("%14s %14s %10s  %s\n", "retained", "bytes", "objects", "label");
+    for (size_t i = 0; i < cs->n; i++)
+        printf("%14" PRIu64 " %14" PRIu64 " %10" PRIu64 "  %s\n", cs->buckets[i].retained_bytes,
+               cs->buckets[i].bytes, cs->buckets[i].objects, cs->buckets[i].label);
+    printf("total %" PRIu64 " bytes in %" PRIu64 " objects\n", cs->total_bytes,
+           cs->total_objects);
+}
+
+static const char *by_name(DbgCensusBy by)
+{
+    static const char *const names[] = {"type", "info", "era", "module"};
+    return names[by];
+}
+
+/* A census (or thunks, duplicates) as JSON: "buckets" and the totals. */
+static void json_census(DbgClient *c, const char *cmd, const DbgCensus *cs, const char *by,
+                        const DbgEraRange *eras, bool retained)
+{
+    Json j;
+    json_begin(&j, stdout, c, cmd);
+    json_str(&j, "by", by);
+    if (eras != NULL && eras->on)
+        json_range(&j, "eras", eras->lo, eras->hi);
+    else
+        json_null(&j, "eras");
+    json_bool(&j, "retained", retained);
+    json_open(&j, "buckets", '[');
+    for (size_t i = 0; i < cs->n; i++) {
+        json_open(&j, NULL, '{');
+        json_str(&j, "label", cs->buckets[i].label);
+        json_u64(&j, "bytes", cs->buckets[i].bytes);
+        json_u64(&j, "objects", cs->buckets[i].objects);
+        if (retained)
+            json_u64(&j, "retained_bytes", cs->buckets[i].retained_bytes);
+        json_close(&j, '}');
+    }
+    json_close(&j, ']');
+    json_u64(&j, "total_bytes", cs->total_bytes);
+    json_u64(&j, "total_objects", cs->total_objects);
+    json_end(&j);
+}
+
+static int cmd_census(DbgClient *c, DbgReach *r, const Opts *o)
+{
+    if (o->retained) {
+        DbgEraRange eras = {0};
+        if (o->era != NULL)
+            dbg_parse_era_range(o->era, &eras);
+        DbgDom *d = dbg_dominators(c, r);
+        DbgCensus cs;
+        if (d == NULL || dbg_census_retained(c, r, d, census_by(o), &eras, &cs) != 0) {
+            dbg_dom_free(d);
+            return die("census: %s", dbg_error(c));
+        }
+        if (o->json)
+            json_census(c, "census", &cs, by_name(census_by(o)), &eras, true);
+        else
+            print_census_retained(&cs);
+        dbg_census_free(&cs);
+        dbg_dom_free(d);
+        return 0;
+    }
+    DbgCensusBy by = census_by(o);
     DbgEraRange eras = {0};
     if (o->era != NULL)
         dbg_parse_era_range(o->era, &eras);
     DbgCensus cs;
     if (dbg_census(c, r, by, &eras, &cs) != 0)
         return die("census: %s", dbg_error(c));
-    print_census(&cs, "label");
+    if (o->json)
+        json_census(c, "census", &cs, by_name(by), &eras, false);
+    else
+        print_census(&cs, "label");
     dbg_census_free(&cs);
     return 0;
 }
@@ -280,14 +431,20 @@ static void name_list(char *buf, size_t len, const char **names, size_t n, const
 /* A --constructor search found nothing.  If no live constructor has that
  * name, that is an error worth saying, with the nearest names; else the
  * name is right and nothing matched in the eras asked for. */
-static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name)
+static void json_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const uint64_t *found,
+                           size_t n, size_t limit);
+
+static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name, const Opts *o)
 {
     DbgNameMatch near[NAMES_RANKED];
     size_t n;
     if (dbg_constructor_names_near(c, r, name, near, NAMES_RANKED, &n) != 0)
         return die("retainers: %s", dbg_error(c));
     if (n > 0 && near[0].distance == 0) {
-        printf("0 matches shown (no live %s in the eras selected)\n", name);
+        if (o->json)
+            json_retainers(c, r, o, NULL, 0, (size_t)o->limit);
+        else
+            printf("0 matches shown (no live %s in the eras selected)\n", name);
         return 0;
     }
     if (n > NAMES_RANKED)
@@ -311,6 +468,43 @@ static int unknown_constructor(DbgClient *c, const DbgReach *r, const char *name
         snprintf(list, sizeof list, "it holds no constructors");
     }
     return die("retainers: no constructor named '%s' in the live heap (%s)", name, list);
+}
+
+/* The query as given: {"constructor": ...} or info, type; "eras". */
+static void json_query(Json *j, const Opts *o)
+{
+    json_open(j, "query", '{');
+    if (o->constructor != NULL)
+        json_str(j, "constructor", o->constructor);
+    if (o->info != NULL)
+        json_str(j, "info", o->info);
+    if (o->type != NULL)
+        json_str(j, "type", o->type);
+    DbgEraRange eras = {0};
+    if (o->era != NULL && dbg_parse_era_range(o->era, &eras))
+        json_range(j, "eras", eras.lo, eras.hi);
+    else
+        json_null(j, "eras");
+    json_close(j, '}');
+}
+
+static void json_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const uint64_t *found,
+                           size_t n, size_t limit)
+{
+    Json j;
+    json_begin(&j, stdout, c, "retainers");
+    json_query(&j, o);
+    json_u64(&j, "limit", limit);
+    json_bool(&j, "full", o->full);
+    json_open(&j, "matches", '[');
+    for (size_t i = 0; i < n; i++) {
+        json_open(&j, NULL, '{');
+        if (json_path(&j, c, r, found[i], o->full) != 0)
+            json_str(&j, "error", dbg_error(c));
+        json_close(&j, '}');
+    }
+    json_close(&j, ']');
+    json_end(&j);
 }
 
 static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
@@ -342,9 +536,14 @@ static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
     }
     if (n == 0 && q.kind == DBG_MATCH_CONSTRUCTOR) {
         free(found);
-        return unknown_constructor(c, r, q.name);
+        return unknown_constructor(c, r, q.name, o);
     }
-    Style s = {o->color};
+    if (o->json) {
+        json_retainers(c, r, o, found, n, limit);
+        free(found);
+        return 0;
+    }
+    Style s = {o->color, o->full};
     for (size_t i = 0; i < n; i++) {
         printf("match %zu:\n", i + 1);
         if (print_path(c, r, &s, found[i]) != 0) {
@@ -378,13 +577,27 @@ static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
     DbgFrag f;
     if (dbg_fragmentation(c, r, &f) != 0)
         return die("fragmentation: %s", dbg_error(c));
-    printf("megablocks: %" PRIu64 " held by the block allocator, %" PRIu64
-           " holding blocks in use\n", f.n_mblocks, f.n_mblocks_used);
-    printf("blocks in use: %" PRIu64 "\n", f.n_blocks);
-    printf("pinned blocks: %" PRIu64 "\n", f.n_pinned_blocks);
-    printf("pinned-block utilisation (live bytes / block bytes):\n");
-    for (int i = 0; i < 10; i++)
-        printf("  %3d-%3d%%  %8" PRIu64 "\n", i * 10, i * 10 + 10, f.histogram[i]);
+    Json j;
+    if (o->json) {
+        json_begin(&j, stdout, c, "fragmentation");
+        json_u64(&j, "mblocks", f.n_mblocks);
+        json_u64(&j, "mblocks_used", f.n_mblocks_used);
+        json_u64(&j, "blocks", f.n_blocks);
+        json_u64(&j, "pinned_blocks", f.n_pinned_blocks);
+        json_open(&j, "histogram", '[');
+        for (int i = 0; i < 10; i++)
+            json_u64(&j, NULL, f.histogram[i]);
+        json_close(&j, ']');
+        json_open(&j, "retainers", '[');
+    } else {
+        printf("megablocks: %" PRIu64 " held by the block allocator, %" PRIu64
+               " holding blocks in use\n", f.n_mblocks, f.n_mblocks_used);
+        printf("blocks in use: %" PRIu64 "\n", f.n_blocks);
+        printf("pinned blocks: %" PRIu64 "\n", f.n_pinned_blocks);
+        printf("pinned-block utilisation (live bytes / block bytes):\n");
+        for (int i = 0; i < 10; i++)
+            printf("  %3d-%3d%%  %8" PRIu64 "\n", i * 10, i * 10 + 10, f.histogram[i]);
+    }
     if (o->retainers > 0) {
         uint64_t *objs = malloc((size_t)o->retainers * sizeof *objs);
         PickLive p = {objs, 0, (size_t)o->retainers, r};
@@ -409,30 +622,59 @@ static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
                 a += (uint64_t)cl.n_words * 8;
             }
         }
-        Style s = {o->color};
+        Style s = {o->color, o->full};
         for (size_t i = 0; i < p.n; i++) {
             const DbgBlock *b = dbg_block_of(c, objs[i]);
             size_t k = 0;
             while (k < f.n_pinned && f.pinned[k].start != b->start)
                 k++;
-            printf("object %zu, in pinned block 0x%" PRIx64 " (%" PRIu64 " of %u bytes live):\n",
-                   i + 1, b->start, k < f.n_pinned ? f.pinned[k].live_bytes : 0,
-                   b->n_blocks * dbg_target(c)->block_size);
+            uint64_t live = k < f.n_pinned ? f.pinned[k].live_bytes : 0;
+            uint64_t size = (uint64_t)b->n_blocks * dbg_target(c)->block_size;
+            if (o->json) {
+                json_open(&j, NULL, '{');
+                json_addr(&j, "block", b->start);
+                json_u64(&j, "live_bytes", live);
+                json_u64(&j, "block_bytes", size);
+                if (json_path(&j, c, r, objs[i], o->full) != 0)
+                    json_str(&j, "error", dbg_error(c));
+                json_close(&j, '}');
+                continue;
+            }
+            printf("object %zu, in pinned block 0x%" PRIx64 " (%" PRIu64 " of %" PRIu64
+                   " bytes live):\n", i + 1, b->start, live, size);
             print_path(c, r, &s, objs[i]);
         }
         free(objs);
+    }
+    if (o->json) {
+        json_close(&j, ']');
+        json_end(&j);
     }
     dbg_frag_free(&f);
     return 0;
 }
 
-static int cmd_roots(DbgClient *c)
+static int cmd_roots(DbgClient *c, const Opts *o)
 {
     const DbgRoot *roots;
     size_t n;
     if (dbg_roots(c, &roots, &n) != 0)
         return die("roots: %s", dbg_error(c));
-    Style s = {false};
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "roots");
+        json_open(&j, "roots", '[');
+        for (size_t i = 0; i < n; i++) {
+            json_open(&j, NULL, '{');
+            json_root(&j, c, "root", &roots[i]);
+            json_closure(&j, c, "closure", roots[i].addr);
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+        return 0;
+    }
+    Style s = {false, false};
     for (size_t i = 0; i < n; i++) {
         print_root(&roots[i]);
         print_closure_line(c, &s, roots[i].addr, "      ");
@@ -440,10 +682,154 @@ static int cmd_roots(DbgClient *c)
     return 0;
 }
 
+/* The objects that keep the most memory, heads of one-table chains. */
+static int cmd_dominators(DbgClient *c, DbgReach *r, const Opts *o)
+{
+    DbgDom *d = dbg_dominators(c, r);
+    if (d == NULL)
+        return die("dominators: %s", dbg_error(c));
+    size_t n;
+    DbgDomEntry *top = malloc((size_t)o->limit * sizeof *top);
+    if (top == NULL || dbg_dom_top(c, d, top, (size_t)o->limit, &n) != 0) {
+        free(top);
+        dbg_dom_free(d);
+        return top == NULL ? die("out of memory") : die("dominators: %s", dbg_error(c));
+    }
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "dominators");
+        json_u64(&j, "limit", (uint64_t)o->limit);
+        json_open(&j, "objects", '[');
+        for (size_t i = 0; i < n; i++) {
+            json_open(&j, NULL, '{');
+            json_closure(&j, c, "closure", top[i].addr);
+            json_u64(&j, "retained_bytes", top[i].retained_bytes);
+            json_u64(&j, "retained_objects", top[i].retained_objects);
+            json_u64(&j, "own_bytes", top[i].own_bytes);
+            if (top[i].idom != 0)
+                json_addr(&j, "idom", top[i].idom);
+            else
+                json_null(&j, "idom");
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+        free(top);
+        dbg_dom_free(d);
+        return 0;
+    }
+    printf("%14s %10s %8s  %s\n", "retained", "objects", "own", "closure");
+    Style s = {o->color, o->full};
+    for (size_t i = 0; i < n; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%14" PRIu64 " %10" PRIu64 " %8" PRIu64 "  ",
+                 top[i].retained_bytes, top[i].retained_objects, top[i].own_bytes);
+        print_closure_line(c, &s, top[i].addr, prefix);
+    }
+    printf("%zu object%s shown (limit %ld; an object dominated by one of its own info table "
+           "is part of that one)\n", n, n == 1 ? "" : "s", o->limit);
+    free(top);
+    dbg_dom_free(d);
+    return 0;
+}
+
+/* Fills q from --constructor/--info/--type (DBG_MATCH_ANY if none) and
+ * --era; returns non-zero after an error message. */
+static int query_from_opts(const Opts *o, const char *cmd, DbgQuery *q)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = DBG_MATCH_ANY;
+    if (o->constructor != NULL) {
+        q->kind = DBG_MATCH_CONSTRUCTOR;
+        q->name = o->constructor;
+    } else if (o->info != NULL) {
+        char *end;
+        q->kind = DBG_MATCH_INFO;
+        q->info = strtoull(o->info, &end, 0);
+        if (*end != '\0' || q->info == 0)
+            return die("%s: --info expects an address like 0x4a3f20, got '%s'", cmd, o->info);
+    } else if (o->type != NULL) {
+        q->kind = DBG_MATCH_TYPE;
+        q->name = o->type;
+    }
+    if (o->era != NULL)
+        dbg_parse_era_range(o->era, &q->eras);
+    return 0;
+}
+
+/* Objects of later eras holding objects of the old ones, ranked by the old
+ * bytes they alone keep alive. */
+static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
+{
+    DbgQuery q;
+    if (query_from_opts(o, "boundary", &q) != 0)
+        return 1;
+    DbgDom *d = dbg_dominators(c, r);
+    DbgBoundary b;
+    if (d == NULL || dbg_boundary(c, d, &q, &b) != 0) {
+        dbg_dom_free(d);
+        return die("boundary: %s", dbg_error(c));
+    }
+    size_t shown = b.n < (size_t)o->limit ? b.n : (size_t)o->limit;
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "boundary");
+        json_query(&j, o);
+        json_u64(&j, "limit", (uint64_t)o->limit);
+        json_u64(&j, "holder_kinds", b.n);
+        json_open(&j, "groups", '[');
+        for (size_t i = 0; i < shown; i++) {
+            const DbgBoundaryGroup *g = &b.groups[i];
+            json_open(&j, NULL, '{');
+            json_info(&j, "holder", g->holder);
+            json_u64(&j, "retained_bytes", g->retained_bytes);
+            json_u64(&j, "retained_objects", g->retained_objects);
+            json_u64(&j, "holders", g->n_holders);
+            json_u64(&j, "edges", g->n_edges);
+            json_range(&j, "holder_eras", g->era_lo, g->era_hi);
+            json_range(&j, "target_eras", g->target_era_lo, g->target_era_hi);
+            json_open(&j, "example", '{');
+            json_closure(&j, c, "holder", g->example_holder);
+            json_closure(&j, c, "target", g->example_target);
+            json_close(&j, '}');
+            json_close(&j, '}');
+        }
+        json_close(&j, ']');
+        json_end(&j);
+        dbg_boundary_free(&b);
+        dbg_dom_free(d);
+        return 0;
+    }
+    printf("holders of eras %" PRIu64 "-%" PRIu64 " from later eras, by the old bytes only "
+           "they keep alive:\n", q.eras.lo, q.eras.hi);
+    Style s = {o->color, o->full};
+    for (size_t i = 0; i < shown; i++) {
+        const DbgBoundaryGroup *g = &b.groups[i];
+        char nb[32], no[32];
+        printf("%zu. %s bytes (%s objects) kept by %" PRIu64 " %s", i + 1,
+               grouped(g->retained_bytes, nb), grouped(g->retained_objects, no), g->n_holders,
+               dbg_type_label(g->holder));
+        printf(" (%s, 0x%" PRIx64 ", ", dbg_closure_type_name(g->holder->type), g->holder->addr);
+        print_range("era", "eras", g->era_lo, g->era_hi);
+        printf(")");
+        print_provenance(g->holder);
+        printf("\n    %" PRIu64 " pointer%s into ", g->n_edges, g->n_edges == 1 ? "" : "s");
+        print_range("era", "eras", g->target_era_lo, g->target_era_hi);
+        printf("; for example:\n");
+        print_closure_line(c, &s, g->example_holder, "    ");
+        print_closure_line(c, &s, g->example_target, "    -> ");
+    }
+    printf("%zu holder kind%s shown of %zu (limit %ld)\n", shown, shown == 1 ? "" : "s", b.n,
+           o->limit);
+    dbg_boundary_free(&b);
+    dbg_dom_free(d);
+    return 0;
+}
+
 static int run_command(DbgClient *c, const char *cmd, const Opts *o)
 {
     if (strcmp(cmd, "roots") == 0)
-        return cmd_roots(c);
+        return cmd_roots(c, o);
     double t0 = now_s();
     bool paths = strcmp(cmd, "retainers") == 0 ||
                  (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
@@ -456,6 +842,10 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         st = cmd_census(c, r, o);
     } else if (strcmp(cmd, "retainers") == 0) {
         st = cmd_retainers(c, r, o);
+    } else if (strcmp(cmd, "boundary") == 0) {
+        st = cmd_boundary(c, r, o);
+    } else if (strcmp(cmd, "dominators") == 0) {
+        st = cmd_dominators(c, r, o);
     } else if (strcmp(cmd, "fragmentation") == 0) {
         st = cmd_fragmentation(c, r, o);
     } else if (strcmp(cmd, "thunks") == 0 || strcmp(cmd, "duplicates") == 0) {
@@ -464,8 +854,11 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         if ((thunks ? dbg_thunks(c, r, &cs) : dbg_duplicates(c, r, &cs)) != 0) {
             st = die("%s: %s", cmd, dbg_error(c));
         } else {
-            print_census(&cs, thunks ? "thunks by info table"
-                                     : "duplicate copies (beyond the first) by info table");
+            if (o->json)
+                json_census(c, cmd, &cs, "info", NULL, false);
+            else
+                print_census(&cs, thunks ? "thunks by info table"
+                                         : "duplicate copies (beyond the first) by info table");
             dbg_census_free(&cs);
         }
     } else if (strcmp(cmd, "gml") == 0) {
@@ -486,6 +879,15 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         if (dbg_write_snapshot(c, r, o->file) != 0)
             st = die("snapshot: %s", dbg_error(c));
     }
+    if (st == 0 && o->json && (strcmp(cmd, "gml") == 0 || strcmp(cmd, "snapshot") == 0)) {
+        size_t n;
+        dbg_reach_objects(r, &n);
+        Json j;
+        json_begin(&j, stdout, c, cmd);
+        json_str(&j, "file", o->file);
+        json_u64(&j, "objects", n);
+        json_end(&j);
+    }
     if (o->stats) {
         size_t n;
         dbg_reach_objects(r, &n);
@@ -500,7 +902,8 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
  * Arguments
  * ---------------------------------------------------------------------- */
 
-static const char *const commands[] = {"census", "retainers", "fragmentation", "thunks",
+static const char *const commands[] = {"census", "retainers", "boundary", "dominators",
+                                       "fragmentation", "thunks",
                                        "duplicates", "gml", "snapshot", "roots", "tui",
                                        NULL};
 
@@ -531,12 +934,22 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "list") == 0) {
-        if (argc != 2)
-            return die("list takes no arguments");
-        int count = 0;
-        for_each_socket(list_one, &count);
-        if (count == 0)
+        bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
+        if (argc != 2 && !json)
+            return die("list takes no arguments but --json");
+        Json j;
+        ListOut l = {0, json ? &j : NULL};
+        if (json) {
+            json_begin(&j, stdout, NULL, "list");
+            json_open(&j, "sockets", '[');
+        }
+        for_each_socket(list_one, &l);
+        if (json) {
+            json_close(&j, ']');
+            json_end(&j);
+        } else if (l.count == 0) {
             printf("no debug sockets found\n");
+        }
         return 0;
     }
     if (!known_command(cmd)) {
@@ -580,6 +993,18 @@ int main(int argc, char **argv)
             o.stats = true;
             continue;
         }
+        if (strcmp(a, "--full") == 0) {
+            o.full = true;
+            continue;
+        }
+        if (strcmp(a, "--retained") == 0) {
+            o.retained = true;
+            continue;
+        }
+        if (strcmp(a, "--json") == 0) {
+            o.json = true;
+            continue;
+        }
         if (strcmp(a, "--limit") == 0 || strcmp(a, "--retainers") == 0 ||
             strcmp(a, "--timeout") == 0) {
             long *dst = a[2] == 'l' ? &o.limit : a[2] == 'r' ? &o.retainers : &timeout_ms;
@@ -596,9 +1021,15 @@ int main(int argc, char **argv)
         (o.constructor != NULL) + (o.info != NULL) + (o.type != NULL) != 1)
         return die("retainers needs exactly one of --constructor NAME, --info ADDR or "
                    "--type CLOSURE_TYPE");
+    if (strcmp(cmd, "boundary") == 0 && o.era == NULL)
+        return die("boundary needs --era LO-HI: the old eras whose holders it looks for");
+    if (strcmp(cmd, "boundary") == 0 &&
+        (o.constructor != NULL) + (o.info != NULL) + (o.type != NULL) > 1)
+        return die("boundary takes at most one of --constructor NAME, --info ADDR or "
+                   "--type CLOSURE_TYPE");
     if (o.type != NULL && dbg_closure_type_by_name(o.type) < 0)
-        return die("retainers: unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, ARR_WORDS)",
-                   o.type);
+        return die("%s: unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, ARR_WORDS)",
+                   cmd, o.type);
     DbgEraRange er;
     if (o.era != NULL && !dbg_parse_era_range(o.era, &er))
         return die("--era expects LO-HI or N (eras, LO <= HI), got '%s'", o.era);
@@ -637,6 +1068,10 @@ int main(int argc, char **argv)
     if (o.stats && !dbg_is_snapshot(c))
         fprintf(stderr, "%s: paused in %.3f ms (request to safe point %.3f ms)\n", prog,
                 (now_s() - t0) * 1e3, latency / 1e6);
+    if (o.json && strcmp(cmd, "tui") == 0) {
+        dbg_close(c);
+        return die("tui is interactive: it has no --json output");
+    }
     int st = strcmp(cmd, "tui") == 0
                  ? tui_run(c, snapshot ? snapshot : socket_path, (uint32_t)timeout_ms, o.stats)
                  : run_command(c, cmd, &o);

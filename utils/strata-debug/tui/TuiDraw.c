@@ -143,6 +143,8 @@ static void draw_body(const TuiScreen *s, TuiHeap *h, TuiView view)
         attr_t a = A_NORMAL;
         if (s->color && l->node->has_era)
             a = COLOR_PAIR(PAIR_ERA(tui_era_slot(l->node->era)));
+        if (l->node->boundary)
+            a |= A_BOLD | A_REVERSE;
         if (li == t->cursor)
             a |= A_REVERSE | A_BOLD;
         attrset(a);

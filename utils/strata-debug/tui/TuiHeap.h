@@ -28,6 +28,9 @@ enum {
     TUI_NODE_PINNED,             /* a pinned block (addr); expands to its live objects */
     TUI_NODE_PATH_GAP,           /* the middle of a long retainer path (addr: the match;
                                     aux: first hidden step); expands to those steps */
+    TUI_NODE_PATH_RUN,           /* consecutive closures of one info table on a path
+                                    (addr: the match; aux: the run's first index in
+                                    the path); expands to them */
 };
 
 typedef struct {

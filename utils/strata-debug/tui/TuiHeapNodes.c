@@ -2,7 +2,8 @@
  * utils/strata-debug/tui/TuiHeapNodes.c -- the rows of the heap's trees
  * and how they expand: the roots by kind, local-root frames and their
  * slots, closures (details and fields), search results (their retainer
- * paths), the middle of long paths, pinned blocks (their live objects).
+ * paths, runs of one info table folded), the middle of long paths, pinned
+ * blocks (their live objects).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,8 +16,8 @@
 
 /* Expanding an array shows at most this many fields. */
 #define MAX_FIELDS 500
-/* A retainer path longer than twice this shows its ends, with the middle
- * behind a node that expands to it. */
+/* A retainer path of more than twice this many steps (closures or runs)
+ * shows its ends, with the middle behind a node that expands to it. */
 #define PATH_END_STEPS 100
 /* A pinned block's node shows at most this many live objects. */
 #define MAX_PINNED_OBJECTS 50
@@ -304,7 +305,73 @@ static int load_closure(TuiHeap *h, TuiNode *n, bool details, bool fields)
     return fields ? add_fields(h, n, &cl) : 0;
 }
 
-/* A search result: its details, then its retainer path, the root last. */
+/* The path of a result folded into runs of one info table (steps 1 .. n-1;
+ * see dbg_path_runs).  -1 with a message node added to n. */
+static int result_runs(TuiHeap *h, TuiNode *n, uint64_t match, DbgPath *p, DbgPathRun **runs,
+                       size_t *n_runs)
+{
+    if (tui_heap_ensure_reach(h) != 0 || dbg_retainer_path(h->c, h->reach, match, p) != 0)
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    if (dbg_path_runs(h->c, p, 1, runs, n_runs) != 0) {
+        dbg_path_free(p);
+        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    }
+    return 0;
+}
+
+/* Marks k if the closure at path step i (its first closure, for a run) is
+ * of a later era than the one it holds (step i - 1): an era-boundary edge,
+ * as `strata-debug boundary` counts them. */
+static void mark_boundary(TuiHeap *h, TuiNode *k, const DbgPath *p, size_t i)
+{
+    DbgClosure holder, held;
+    if (k == NULL || i == 0 || dbg_closure(h->c, p->addrs[i], &holder) != 0 ||
+        dbg_closure(h->c, p->addrs[i - 1], &held) != 0 || holder.block == NULL ||
+        held.block == NULL || holder.era <= held.era)
+        return;
+    char text[1200];
+    snprintf(text, sizeof text, "%s  (holds era %" PRIu64 ": era boundary)", k->text, held.era);
+    tui_node_set_text(k, text);
+    k->boundary = true;
+}
+
+/* One step of a path: a closure, or a run of one info table as one node
+ * "<- 439812 x SessionEntry (CONSTR, eras 3-21, gen 0-1)" that expands to
+ * its closures (addr: the match; aux: the run's first step). */
+static int add_path_step(TuiHeap *h, TuiNode *n, const DbgPath *p, uint64_t match,
+                         const DbgPathRun *run)
+{
+    if (run->n == 1) {
+        TuiNode *k = tui_heap_closure_node(h, TUI_NODE_CLOSURE, "<- ", run->first_addr);
+        mark_boundary(h, k, p, run->first);
+        return tui_node_add(n, k);
+    }
+    char eras[64], gens[64];
+    if (run->era_lo == run->era_hi)
+        snprintf(eras, sizeof eras, "era %" PRIu64, run->era_lo);
+    else
+        snprintf(eras, sizeof eras, "eras %" PRIu64 "-%" PRIu64, run->era_lo, run->era_hi);
+    if (run->gen_lo == run->gen_hi)
+        snprintf(gens, sizeof gens, "gen %u", run->gen_lo);
+    else
+        snprintf(gens, sizeof gens, "gen %u-%u", run->gen_lo, run->gen_hi);
+    /* ASCII only: the terminal's locale may not be UTF-8. */
+    TuiNode *k = tui_node_newf(TUI_NODE_PATH_RUN, "<- %zu x %s (%s, %s, %s)", run->n,
+                               dbg_type_label(run->info), dbg_closure_type_name(run->info->type),
+                               eras, gens);
+    if (k != NULL) {
+        k->addr = match;
+        k->aux = run->first;
+        k->expandable = true;
+        k->has_era = true;
+        k->era = run->era_lo;
+    }
+    mark_boundary(h, k, p, run->first);
+    return tui_node_add(n, k);
+}
+
+/* A search result: its details, then its retainer path (runs of one info
+ * table folded), the root last. */
 static int load_result(TuiHeap *h, TuiNode *n)
 {
     DbgClosure cl;
@@ -317,24 +384,26 @@ static int load_result(TuiHeap *h, TuiNode *n)
         f->addr = n->addr;
         f->expandable = true;
     }
-    if (tui_node_add(n, f) != 0 || tui_heap_ensure_reach(h) != 0)
+    if (tui_node_add(n, f) != 0)
         return -1;
     DbgPath p;
-    if (dbg_retainer_path(h->c, h->reach, n->addr, &p) != 0)
-        return tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    DbgPathRun *runs;
+    size_t n_runs;
+    if (result_runs(h, n, n->addr, &p, &runs, &n_runs) != 0)
+        return -1;
     int st = tui_node_add(n, tui_node_newf(TUI_NODE_TEXT,
                                            "retainer path: %zu object%s to the root "
                                            "(one shortest path)",
                                            p.n - 1, p.n == 2 ? "" : "s"));
-    /* Steps 1 .. p.n-1; a long path keeps its two ends in view. */
-    size_t gap_from = p.n, gap_to = p.n;
-    if (p.n - 1 > 2 * PATH_END_STEPS) {
-        gap_from = 1 + PATH_END_STEPS;
-        gap_to = p.n - PATH_END_STEPS;
+    /* A path of many steps keeps its two ends in view. */
+    size_t gap_from = n_runs, gap_to = n_runs;
+    if (n_runs > 2 * PATH_END_STEPS) {
+        gap_from = PATH_END_STEPS;
+        gap_to = n_runs - PATH_END_STEPS;
     }
-    for (size_t i = 1; i < p.n && st == 0; i++) {
+    for (size_t i = 0; i < n_runs && st == 0; i++) {
         if (i == gap_from) {
-            TuiNode *g = tui_node_newf(TUI_NODE_PATH_GAP, "... %zu more objects on the path "
+            TuiNode *g = tui_node_newf(TUI_NODE_PATH_GAP, "... %zu more steps on the path "
                                        "(Enter shows them)", gap_to - gap_from);
             if (g != NULL) {
                 g->addr = n->addr;
@@ -345,7 +414,7 @@ static int load_result(TuiHeap *h, TuiNode *n)
             i = gap_to - 1;
             continue;
         }
-        st = tui_node_add(n, tui_heap_closure_node(h, TUI_NODE_CLOSURE, "<- ", p.addrs[i]));
+        st = add_path_step(h, n, &p, n->addr, &runs[i]);
     }
     const DbgRoot *roots;
     size_t nr;
@@ -354,20 +423,48 @@ static int load_result(TuiHeap *h, TuiNode *n)
         root_where(&roots[p.root], where, sizeof where);
         st = tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "root: %s", where));
     }
+    free(runs);
     dbg_path_free(&p);
     return st;
 }
 
-/* The hidden middle of a long path (the same path: one pause, one
- * traversal). */
+/* The hidden middle of a long path: its steps (the same path: one pause,
+ * one traversal). */
 static int load_gap(TuiHeap *h, TuiNode *g)
 {
     DbgPath p;
-    if (tui_heap_ensure_reach(h) != 0 || dbg_retainer_path(h->c, h->reach, g->addr, &p) != 0)
-        return tui_node_add(g, tui_node_newf(TUI_NODE_TEXT, "<%s>", dbg_error(h->c))), -1;
+    DbgPathRun *runs;
+    size_t n_runs;
+    if (result_runs(h, g, g->addr, &p, &runs, &n_runs) != 0)
+        return -1;
     int st = 0;
-    for (size_t i = (size_t)g->aux; i + PATH_END_STEPS < p.n && st == 0; i++)
-        st = tui_node_add(g, tui_heap_closure_node(h, TUI_NODE_CLOSURE, "<- ", p.addrs[i]));
+    for (size_t i = (size_t)g->aux; i + PATH_END_STEPS < n_runs && st == 0; i++)
+        st = add_path_step(h, g, &p, g->addr, &runs[i]);
+    free(runs);
+    dbg_path_free(&p);
+    return st;
+}
+
+/* A run's closures, one node each. */
+static int load_run(TuiHeap *h, TuiNode *k)
+{
+    DbgPath p;
+    DbgPathRun *runs;
+    size_t n_runs;
+    if (result_runs(h, k, k->addr, &p, &runs, &n_runs) != 0)
+        return -1;
+    int st = 0;
+    size_t i = 0;
+    while (i < n_runs && runs[i].first != k->aux)
+        i++;
+    if (i == n_runs)
+        st = tui_node_add(k, tui_node_new(TUI_NODE_TEXT, "<the path changed>"));
+    for (size_t s = 0; i < n_runs && s < runs[i].n && st == 0; s++) {
+        TuiNode *c = tui_heap_closure_node(h, TUI_NODE_CLOSURE, "<- ", p.addrs[runs[i].first + s]);
+        mark_boundary(h, c, &p, runs[i].first + s);
+        st = tui_node_add(k, c);
+    }
+    free(runs);
     dbg_path_free(&p);
     return st;
 }
@@ -422,6 +519,7 @@ int tui_heap_load_node(TuiNode *n, void *env)
     case TUI_NODE_RESULT: return load_result(h, n);
     case TUI_NODE_PINNED: return load_pinned(h, n);
     case TUI_NODE_PATH_GAP: return load_gap(h, n);
+    case TUI_NODE_PATH_RUN: return load_run(h, n);
     default: return 0;
     }
 }

@@ -20,6 +20,8 @@ struct TuiNode {
     uint64_t aux;                /* the builder's own datum (root index, ...) */
     bool has_era;                /* the row is coloured by era */
     uint64_t era;
+    bool boundary;               /* the row holds an object of an older era (an
+                                  * era-boundary edge): drawn bold and reversed */
     char *text;                  /* the label, owned */
     bool expandable;
     bool expanded;

@@ -1,0 +1,647 @@
+/*
+ * utils/debug-client/Dominators.c -- the dominator tree of the live heap
+ * and what it answers: each object's retained size (the bytes that would
+ * be freed if it died), the objects that keep the most memory, and the era
+ * boundary (objects of later eras holding objects of older ones, ranked by
+ * the old bytes only they keep alive).  Relies on Reach.c's dense object
+ * numbering (Note [Ranks from the marks]).  See docs/strata-debug.md and
+ * docs/design/debugger.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ClientPrivate.h"
+#include "DebugAnalysis.h"
+#include "strata/Debug.h"
+
+#define NONE UINT32_MAX
+
+/* ----------------------------------------------------------------------
+ * Immediate dominators of a graph
+ * ---------------------------------------------------------------------- */
+
+/* Note [Dominators by Cooper, Harvey and Kennedy]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Node d dominates v when every path from the root to v passes through d;
+ * v's immediate dominator is the nearest such d.  If v's immediate
+ * dominator died, so would v, which is why the sum of the sizes in v's
+ * dominator subtree is what v *retains*.  We use the iterative algorithm of
+ * Cooper, Harvey and Kennedy ("A Simple, Fast Dominance Algorithm", 2001):
+ * number the nodes in depth-first postorder, then, in reverse postorder,
+ * set each node's dominator to the meeting point of its already-processed
+ * predecessors' dominators, until nothing changes.  On heap graphs (mostly
+ * trees and lists, few back edges) it settles in two or three passes and
+ * needs only the postorder numbers and the predecessor lists.  Rejected:
+ * Lengauer-Tarjan (near-linear in the worst case, but four more arrays per
+ * node and much harder to check); a reachability test per object (the
+ * brute force of test_debug_dominators_match_brute_force, quadratic). */
+
+/* Walks up from a and b to their nearest common dominator. */
+static uint32_t intersect(const uint32_t *idom, const uint32_t *po, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (po[a] < po[b])
+            a = idom[a];
+        while (po[b] < po[a])
+            b = idom[b];
+    }
+    return a;
+}
+
+/* idom as dbg_graph_idom; rpo (if not NULL, n entries) gets the reachable
+ * nodes in reverse postorder, *n_rpo how many. */
+static int graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32_t *idom,
+                      uint32_t *rpo_out, uint32_t *n_rpo)
+{
+    uint32_t *po = malloc((size_t)(n ? n : 1) * sizeof *po);      /* postorder number */
+    uint32_t *order = malloc((size_t)(n ? n : 1) * sizeof *order); /* postorder */
+    uint32_t *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
+    uint64_t *cursor = malloc((size_t)(n ? n : 1) * sizeof *cursor);
+    uint64_t *pred_off = calloc((size_t)n + 1, sizeof *pred_off);
+    uint32_t *pred = malloc((size_t)(off[n] ? off[n] : 1) * sizeof *pred);
+    int st = -1;
+    if (po == NULL || order == NULL || stack == NULL || cursor == NULL || pred_off == NULL ||
+        pred == NULL)
+        goto out;
+    for (uint32_t v = 0; v < n; v++) {
+        idom[v] = NONE;
+        po[v] = NONE;
+    }
+    if (n == 0) {
+        st = 0;
+        goto out;
+    }
+    /* Depth-first postorder from node 0, with an explicit stack. */
+    uint32_t n_order = 0, sp = 0;
+    stack[sp++] = 0;
+    cursor[0] = off[0];
+    po[0] = NONE - 1;   /* on the stack */
+    while (sp > 0) {
+        uint32_t v = stack[sp - 1];
+        if (cursor[v] < off[v + 1]) {
+            uint32_t w = succ[cursor[v]++];
+            if (po[w] == NONE) {
+                po[w] = NONE - 1;
+                cursor[w] = off[w];
+                stack[sp++] = w;
+            }
+            continue;
+        }
+        sp--;
+        po[v] = n_order;
+        order[n_order++] = v;
+    }
+    /* Predecessor lists of the reachable nodes. */
+    for (uint32_t v = 0; v < n; v++)
+        if (po[v] != NONE)
+            for (uint64_t e = off[v]; e < off[v + 1]; e++)
+                pred_off[succ[e] + 1]++;
+    for (uint32_t v = 0; v < n; v++)
+        pred_off[v + 1] += pred_off[v];
+    memcpy(cursor, pred_off, (size_t)n * sizeof *cursor);
+    for (uint32_t v = 0; v < n; v++)
+        if (po[v] != NONE)
+            for (uint64_t e = off[v]; e < off[v + 1]; e++)
+                pred[cursor[succ[e]]++] = v;
+    idom[0] = 0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = n_order - 1; k-- > 0;) {   /* reverse postorder, root skipped */
+            uint32_t v = order[k], best = NONE;
+            for (uint64_t e = pred_off[v]; e < pred_off[v + 1]; e++) {
+                uint32_t p = pred[e];
+                if (idom[p] == NONE)
+                    continue;   /* not processed yet */
+                best = best == NONE ? p : intersect(idom, po, p, best);
+            }
+            if (best != idom[v]) {
+                idom[v] = best;
+                changed = true;
+            }
+        }
+    }
+    if (rpo_out != NULL) {
+        for (uint32_t k = 0; k < n_order; k++)
+            rpo_out[k] = order[n_order - 1 - k];
+        *n_rpo = n_order;
+    }
+    st = 0;
+out:
+    free(po);
+    free(order);
+    free(stack);
+    free(cursor);
+    free(pred_off);
+    free(pred);
+    return st;
+}
+
+int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32_t *idom)
+{
+    return graph_idom(n, off, succ, idom, NULL, NULL);
+}
+
+/* ----------------------------------------------------------------------
+ * The heap's dominator tree
+ * ---------------------------------------------------------------------- */
+
+/* Node 0 is a virtual root pointing at every root's closure; node k + 1 is
+ * the reachable object of rank k (dbg_reach_rank). */
+struct DbgDom {
+    DbgClient *c;
+    DbgReach *r;
+    uint32_t n;                  /* nodes, the virtual root included */
+    uint64_t *addr;              /* [n] node -> closure address (0 for node 0) */
+    uint32_t *idom;              /* [n] immediate dominator (node 0: itself) */
+    uint32_t *rpo;               /* [n_rpo] reverse postorder: a dominator before
+                                  * everything it dominates */
+    uint32_t n_rpo;
+    uint64_t *own;               /* [n] the object's bytes (0 for statics) */
+    uint64_t *retained;          /* [n] bytes in its dominator subtree */
+    uint64_t *retained_objects;  /* [n] heap objects in its dominator subtree */
+    uint64_t *kid_off;           /* [n + 1] children in the dominator tree */
+    uint32_t *kids;
+};
+
+void dbg_dom_free(DbgDom *d)
+{
+    if (d == NULL)
+        return;
+    free(d->addr);
+    free(d->idom);
+    free(d->rpo);
+    free(d->own);
+    free(d->retained);
+    free(d->retained_objects);
+    free(d->kid_off);
+    free(d->kids);
+    free(d);
+}
+
+/* The graph: every pointer between reachable objects, plus node 0's edges
+ * to the roots' closures. */
+static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
+{
+    DbgClient *c = d->c;
+    uint64_t *off = malloc(((size_t)d->n + 1) * sizeof *off);
+    uint32_t *succ = NULL;
+    size_t n_edges = 0, cap = 0;
+    uint64_t *ptrs = NULL;
+    size_t ptr_cap = 0;
+    if (off == NULL)
+        return dbg_fail(c, "out of memory for the heap graph");
+    for (uint32_t v = 0; v < d->n; v++) {
+        off[v] = n_edges;
+        size_t np;
+        if (v == 0) {
+            const DbgRoot *roots;
+            if (dbg_roots(c, &roots, &np) != 0)
+                goto fail;
+            if (np > ptr_cap) {
+                uint64_t *g = realloc(ptrs, np * sizeof *g);
+                if (g == NULL)
+                    goto oom;
+                ptrs = g;
+                ptr_cap = np;
+            }
+            for (size_t i = 0; i < np; i++)
+                ptrs[i] = roots[i].kind == DEBUG_ROOT_REMEMBERED ? 0 : roots[i].addr;
+        } else {
+            DbgClosure cl;
+            if (dbg_closure(c, d->addr[v], &cl) != 0)
+                goto fail;
+            d->own[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
+            np = dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
+            if (np > ptr_cap) {
+                uint64_t *g = realloc(ptrs, np * sizeof *g);
+                if (g == NULL)
+                    goto oom;
+                ptrs = g;
+                ptr_cap = np;
+                dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
+            }
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t k = ptrs[i] != 0 ? dbg_reach_rank(d->r, ptrs[i]) : SIZE_MAX;
+            if (k == SIZE_MAX)
+                continue;   /* NULL, dangling, or the remembered set */
+            if (n_edges == cap) {
+                cap = cap ? 2 * cap : 4096;
+                uint32_t *g = realloc(succ, cap * sizeof *g);
+                if (g == NULL)
+                    goto oom;
+                succ = g;
+            }
+            succ[n_edges++] = (uint32_t)(k + 1);
+        }
+    }
+    off[d->n] = n_edges;
+    free(ptrs);
+    *off_out = off;
+    *succ_out = succ;
+    return 0;
+oom:
+    dbg_fail(c, "out of memory for the heap graph");
+fail:
+    free(off);
+    free(succ);
+    free(ptrs);
+    return -1;
+}
+
+DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
+{
+    size_t n_objs;
+    const uint64_t *objs = dbg_reach_objects(r, &n_objs);
+    if (n_objs >= NONE - 2) {
+        dbg_fail(c, "dominators: too many objects (objects=%zu, max=%u)", n_objs, NONE - 3);
+        return NULL;
+    }
+    if (dbg_reach_rank_build(r) != 0)
+        return NULL;
+    DbgDom *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        dbg_fail(c, "out of memory");
+        return NULL;
+    }
+    d->c = c;
+    d->r = r;
+    d->n = (uint32_t)n_objs + 1;
+    d->addr = calloc(d->n, sizeof *d->addr);
+    d->idom = malloc((size_t)d->n * sizeof *d->idom);
+    d->rpo = malloc((size_t)d->n * sizeof *d->rpo);
+    d->own = calloc(d->n, sizeof *d->own);
+    d->retained = calloc(d->n, sizeof *d->retained);
+    d->retained_objects = calloc(d->n, sizeof *d->retained_objects);
+    d->kid_off = calloc((size_t)d->n + 1, sizeof *d->kid_off);
+    d->kids = malloc((size_t)d->n * sizeof *d->kids);
+    if (d->addr == NULL || d->idom == NULL || d->rpo == NULL || d->own == NULL ||
+        d->retained == NULL || d->retained_objects == NULL || d->kid_off == NULL ||
+        d->kids == NULL) {
+        dbg_fail(c, "out of memory for the dominator tree");
+        goto fail;
+    }
+    for (size_t i = 0; i < n_objs; i++)
+        d->addr[dbg_reach_rank(r, objs[i]) + 1] = objs[i];
+    uint64_t *off = NULL;
+    uint32_t *succ = NULL;
+    if (build_graph(d, &off, &succ) != 0)
+        goto fail;
+    int st = graph_idom(d->n, off, succ, d->idom, d->rpo, &d->n_rpo);
+    free(off);
+    free(succ);
+    if (st != 0) {
+        dbg_fail(c, "out of memory for the dominator tree");
+        goto fail;
+    }
+    /* Subtree sums, leaves first; and the children lists. */
+    for (uint32_t v = 0; v < d->n; v++) {
+        d->retained[v] = d->own[v];
+        d->retained_objects[v] = v != 0 && d->own[v] != 0;
+    }
+    for (uint32_t k = d->n_rpo; k-- > 1;) {
+        uint32_t v = d->rpo[k], p = d->idom[v];
+        d->retained[p] += d->retained[v];
+        d->retained_objects[p] += d->retained_objects[v];
+        d->kid_off[p + 1]++;
+    }
+    for (uint32_t v = 0; v < d->n; v++)
+        d->kid_off[v + 1] += d->kid_off[v];
+    uint64_t *fill = malloc(((size_t)d->n + 1) * sizeof *fill);
+    if (fill == NULL) {
+        dbg_fail(c, "out of memory for the dominator tree");
+        goto fail;
+    }
+    memcpy(fill, d->kid_off, ((size_t)d->n + 1) * sizeof *fill);
+    for (uint32_t k = 1; k < d->n_rpo; k++) {
+        uint32_t v = d->rpo[k];
+        d->kids[fill[d->idom[v]]++] = v;
+    }
+    free(fill);
+    return d;
+fail:
+    dbg_dom_free(d);
+    return NULL;
+}
+
+/* The node of a reachable object, or NONE. */
+static uint32_t node_of(const DbgDom *d, uint64_t addr)
+{
+    size_t k = dbg_reach_rank(d->r, addr);
+    return k == SIZE_MAX ? NONE : (uint32_t)(k + 1);
+}
+
+uint64_t dbg_dom_retained(const DbgDom *d, uint64_t addr)
+{
+    uint32_t v = node_of(d, addr);
+    return v == NONE ? 0 : d->retained[v];
+}
+
+uint64_t dbg_dom_idom(const DbgDom *d, uint64_t addr)
+{
+    uint32_t v = node_of(d, addr);
+    return v == NONE ? 0 : d->addr[d->idom[v]];
+}
+
+/* ----------------------------------------------------------------------
+ * Topmost objects of a kind
+ * ---------------------------------------------------------------------- */
+
+/* Calls f(v, key[v]) for every node v with a key whose dominator-tree
+ * ancestors have none of the same key: the objects of a kind that are not
+ * already inside the retained set of another of that kind, so that their
+ * retained sizes add up without counting anything twice. */
+static int dom_topmost(const DbgDom *d, const uint32_t *key, uint32_t n_keys,
+                       void (*f)(uint32_t v, uint32_t key, void *env), void *env)
+{
+    uint32_t *active = calloc(n_keys ? n_keys : 1, sizeof *active);
+    uint32_t *stack = malloc((size_t)d->n * sizeof *stack);
+    uint64_t *next = malloc((size_t)d->n * sizeof *next);   /* next child to visit */
+    if (active == NULL || stack == NULL || next == NULL) {
+        free(active);
+        free(stack);
+        free(next);
+        return dbg_fail(d->c, "out of memory for the dominator tree walk");
+    }
+    uint32_t sp = 0;
+    stack[sp++] = 0;
+    next[0] = d->kid_off[0];
+    while (sp > 0) {
+        uint32_t v = stack[sp - 1];
+        if (next[v] < d->kid_off[v + 1]) {
+            uint32_t w = d->kids[next[v]++];
+            if (key[w] != NONE) {
+                if (active[key[w]]++ == 0)
+                    f(w, key[w], env);
+            }
+            next[w] = d->kid_off[w];
+            stack[sp++] = w;
+            continue;
+        }
+        sp--;
+        if (key[v] != NONE)
+            active[key[v]]--;
+    }
+    free(active);
+    free(stack);
+    free(next);
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Census by retained size
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    const DbgDom *d;
+    DbgCensus *cs;
+} RetainedAdd;
+
+static void add_retained(uint32_t v, uint32_t key, void *env)
+{
+    RetainedAdd *a = env;
+    a->cs->buckets[key].retained_bytes += a->d->retained[v];
+}
+
+static int retained_cmp(const void *a, const void *b)
+{
+    const DbgBucket *x = a, *y = b;
+    if (x->retained_bytes != y->retained_bytes)
+        return x->retained_bytes > y->retained_bytes ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCensusBy by,
+                        const DbgEraRange *eras, DbgCensus *out)
+{
+    if (dbg_census(c, r, by, eras, out) != 0)
+        return -1;
+    uint32_t *key = malloc((size_t)d->n * sizeof *key);
+    AddrMap index = {0};   /* label hash -> bucket + 1 (labels are distinct) */
+    if (key == NULL)
+        goto oom;
+    for (size_t i = 0; i < out->n; i++) {
+        uint64_t h = dbg_label_hash(out->buckets[i].label);
+        while (addr_map_get(&index, h) != NULL)
+            h += 2;
+        if (addr_map_put(&index, h, i + 1) != 0)
+            goto oom;
+    }
+    key[0] = NONE;
+    for (uint32_t v = 1; v < d->n; v++) {
+        key[v] = NONE;
+        DbgClosure cl;
+        if (dbg_closure(c, d->addr[v], &cl) != 0)
+            goto fail;
+        if (!dbg_census_counts(&cl, by, eras))
+            continue;
+        char buf[32];
+        const char *label = dbg_census_label(&cl, by, buf, sizeof buf);
+        for (uint64_t h = dbg_label_hash(label);; h += 2) {
+            uint64_t *b = addr_map_get(&index, h);
+            if (b == NULL)
+                break;
+            if (strcmp(out->buckets[*b - 1].label, label) == 0) {
+                key[v] = (uint32_t)(*b - 1);
+                break;
+            }
+        }
+    }
+    RetainedAdd a = {d, out};
+    if (dom_topmost(d, key, (uint32_t)out->n, add_retained, &a) != 0)
+        goto fail;
+    if (out->n > 1)
+        qsort(out->buckets, out->n, sizeof *out->buckets, retained_cmp);
+    free(key);
+    addr_map_free(&index);
+    return 0;
+oom:
+    dbg_fail(c, "out of memory for the retained census");
+fail:
+    free(key);
+    addr_map_free(&index);
+    dbg_census_free(out);
+    return -1;
+}
+
+/* ----------------------------------------------------------------------
+ * The objects that keep the most
+ * ---------------------------------------------------------------------- */
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const DbgDomEntry *x = a, *y = b;
+    if (x->retained_bytes != y->retained_bytes)
+        return x->retained_bytes > y->retained_bytes ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (cap == 0)
+        return 0;
+    DbgDomEntry *all = malloc(((size_t)d->n ? d->n : 1) * sizeof *all);
+    if (all == NULL)
+        return dbg_fail(c, "out of memory");
+    size_t m = 0;
+    for (uint32_t k = 1; k < d->n_rpo; k++) {
+        uint32_t v = d->rpo[k], p = d->idom[v];
+        DbgClosure cl, pl;
+        if (dbg_closure(c, d->addr[v], &cl) != 0) {
+            free(all);
+            return -1;
+        }
+        /* The head of a chain of one info table stands for the chain. */
+        if (p != 0) {
+            if (dbg_closure(c, d->addr[p], &pl) != 0) {
+                free(all);
+                return -1;
+            }
+            if (pl.info == cl.info)
+                continue;
+        }
+        all[m++] = (DbgDomEntry){d->addr[v], d->retained[v], d->retained_objects[v], d->own[v],
+                                 d->addr[p]};
+    }
+    qsort(all, m, sizeof *all, entry_cmp);
+    *n = m < cap ? m : cap;
+    memcpy(out, all, *n * sizeof *out);
+    free(all);
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * The era boundary
+ * ---------------------------------------------------------------------- */
+
+typedef struct {
+    DbgBoundary *b;
+    const uint64_t *old;         /* [n] old-era bytes in the dominator subtree */
+    const uint64_t *old_objects;
+} BoundaryAdd;
+
+static void add_holder(uint32_t v, uint32_t key, void *env)
+{
+    BoundaryAdd *a = env;
+    a->b->groups[key].retained_bytes += a->old[v];
+    a->b->groups[key].retained_objects += a->old_objects[v];
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+    const DbgBoundaryGroup *x = a, *y = b;
+    if (x->retained_bytes != y->retained_bytes)
+        return x->retained_bytes > y->retained_bytes ? -1 : 1;
+    if (x->n_edges != y->n_edges)
+        return x->n_edges > y->n_edges ? -1 : 1;
+    return x->holder->addr < y->holder->addr ? -1 : x->holder->addr > y->holder->addr;
+}
+
+void dbg_boundary_free(DbgBoundary *b)
+{
+    free(b->groups);
+    memset(b, 0, sizeof *b);
+}
+
+int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!q->eras.on)
+        return dbg_fail(c, "boundary: an era range is required");
+    uint64_t lo = q->eras.lo, hi = q->eras.hi;
+    uint32_t *key = malloc((size_t)d->n * sizeof *key);
+    uint64_t *old = calloc(d->n, sizeof *old);
+    uint64_t *old_objects = calloc(d->n, sizeof *old_objects);
+    AddrMap groups = {0};   /* holder info table -> group + 1 */
+    uint64_t *ptrs = NULL;
+    size_t ptr_cap = 0, cap = 0;
+    if (key == NULL || old == NULL || old_objects == NULL)
+        goto oom;
+    key[0] = NONE;
+    for (uint32_t v = 1; v < d->n; v++) {
+        key[v] = NONE;
+        DbgClosure cl;
+        if (dbg_closure(c, d->addr[v], &cl) != 0)
+            goto fail;
+        if (cl.block == NULL)
+            continue;   /* statics have no era */
+        if (cl.era >= lo && cl.era <= hi) {
+            old[v] = d->own[v];
+            old_objects[v] = 1;
+        }
+        if (cl.era <= hi)
+            continue;   /* a holder is of a later era */
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
+        if (np > ptr_cap) {
+            uint64_t *g = realloc(ptrs, np * sizeof *g);
+            if (g == NULL)
+                goto oom;
+            ptrs = g;
+            ptr_cap = np;
+            dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
+        }
+        for (size_t i = 0; i < np; i++) {
+            DbgClosure t;
+            if (node_of(d, ptrs[i]) == NONE || dbg_closure(c, ptrs[i], &t) != 0 ||
+                !dbg_query_matches(q, &t))
+                continue;
+            uint64_t *gi = addr_map_get(&groups, cl.info->addr);
+            if (gi == NULL) {
+                if (out->n == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    DbgBoundaryGroup *g = realloc(out->groups, cap * sizeof *g);
+                    if (g == NULL)
+                        goto oom;
+                    out->groups = g;
+                }
+                out->groups[out->n] = (DbgBoundaryGroup){
+                    .holder = cl.info, .example_holder = cl.addr, .example_target = t.addr,
+                    .era_lo = cl.era, .era_hi = cl.era, .target_era_lo = t.era,
+                    .target_era_hi = t.era};
+                if (addr_map_put(&groups, cl.info->addr, ++out->n) != 0)
+                    goto oom;
+                gi = addr_map_get(&groups, cl.info->addr);
+            }
+            DbgBoundaryGroup *g = &out->groups[*gi - 1];
+            g->n_edges++;
+            if (key[v] == NONE) {
+                key[v] = (uint32_t)(*gi - 1);
+                g->n_holders++;
+                g->era_lo = cl.era < g->era_lo ? cl.era : g->era_lo;
+                g->era_hi = cl.era > g->era_hi ? cl.era : g->era_hi;
+            }
+            g->target_era_lo = t.era < g->target_era_lo ? t.era : g->target_era_lo;
+            g->target_era_hi = t.era > g->target_era_hi ? t.era : g->target_era_hi;
+        }
+    }
+    /* Old bytes per dominator subtree, leaves first. */
+    for (uint32_t k = d->n_rpo; k-- > 1;) {
+        uint32_t v = d->rpo[k];
+        old[d->idom[v]] += old[v];
+        old_objects[d->idom[v]] += old_objects[v];
+    }
+    BoundaryAdd a = {out, old, old_objects};
+    if (dom_topmost(d, key, (uint32_t)out->n, add_holder, &a) != 0)
+        goto fail;
+    if (out->n > 1)
+        qsort(out->groups, out->n, sizeof *out->groups, group_cmp);
+    free(key);
+    free(old);
+    free(old_objects);
+    free(ptrs);
+    addr_map_free(&groups);
+    return 0;
+oom:
+    dbg_fail(c, "out of memory for the era boundary");
+fail:
+    free(key);
+    free(old);
+    free(old_objects);
+    free(ptrs);
+    addr_map_free(&groups);
+    dbg_boundary_free(out);
+    return -1;
+}
