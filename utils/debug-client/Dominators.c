@@ -180,6 +180,23 @@ void dbg_dom_free(DbgDom *d)
 
 /* The graph: every pointer between reachable objects, plus node 0's edges
  * to the roots' closures. */
+/* The pointer fields of cl into *ptrs (grown as needed, *cap entries);
+ * *n says how many.  Returns 0, or -1 when out of C heap. */
+static int closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs, size_t *cap,
+                        size_t *n)
+{
+    *n = dbg_closure_ptrs(c, cl, *ptrs, *cap);
+    if (*n <= *cap)
+        return 0;
+    uint64_t *g = realloc(*ptrs, *n * sizeof *g);
+    if (g == NULL)
+        return -1;
+    *ptrs = g;
+    *cap = *n;
+    dbg_closure_ptrs(c, cl, *ptrs, *cap);
+    return 0;
+}
+
 static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
 {
     DbgClient *c = d->c;
@@ -211,15 +228,8 @@ static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
             if (dbg_closure(c, d->addr[v], &cl) != 0)
                 goto fail;
             d->own[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
-            np = dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
-            if (np > ptr_cap) {
-                uint64_t *g = realloc(ptrs, np * sizeof *g);
-                if (g == NULL)
-                    goto oom;
-                ptrs = g;
-                ptr_cap = np;
-                dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
-            }
+            if (closure_ptrs(c, &cl, &ptrs, &ptr_cap, &np) != 0)
+                goto oom;
         }
         for (size_t i = 0; i < np; i++) {
             size_t k = ptrs[i] != 0 ? dbg_reach_rank(d->r, ptrs[i]) : SIZE_MAX;
@@ -574,15 +584,9 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
         }
         if (cl.era <= hi)
             continue;   /* a holder is of a later era */
-        size_t np = dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
-        if (np > ptr_cap) {
-            uint64_t *g = realloc(ptrs, np * sizeof *g);
-            if (g == NULL)
-                goto oom;
-            ptrs = g;
-            ptr_cap = np;
-            dbg_closure_ptrs(c, &cl, ptrs, ptr_cap);
-        }
+        size_t np;
+        if (closure_ptrs(c, &cl, &ptrs, &ptr_cap, &np) != 0)
+            goto oom;
         for (size_t i = 0; i < np; i++) {
             DbgClosure t;
             if (node_of(d, ptrs[i]) == NONE || dbg_closure(c, ptrs[i], &t) != 0 ||
