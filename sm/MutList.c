@@ -102,24 +102,41 @@ _Noreturn static void not_mutable(const char *fn, const char *want, const StgClo
               c->info->name != NULL ? c->info->name : "(unnamed)");
 }
 
-static inline bool is_mut_var(const StgClosure *c)
+/* Note [Checking the barrier's target]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The barriered calls check that they were given a mutable variable or
+ * array, but on the common path that costs no more than the barrier's own
+ * test: a dirty object (already remembered) is recognised by one compare
+ * of its info pointer, a clean one by a second, and anything else is
+ * reported.  (Testing the type up front and then the clean/dirty state
+ * again cost mutarray 8% more instructions.) */
+
+/* True if c is a clean mutable variable, false if a dirty one; else reports
+ * it (never returns). */
+static inline bool mut_var_is_clean(const char *fn, const StgClosure *c)
 {
-    return c != NULL && (c->info == &stg_MUT_VAR_CLEAN_info || c->info == &stg_MUT_VAR_DIRTY_info);
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_VAR_DIRTY_info))
+        return false;
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_VAR_CLEAN_info))
+        return true;
+    not_mutable(fn, "a mutable variable", c);
 }
 
-static inline bool is_mut_array(const StgClosure *c)
+static inline bool mut_array_is_clean(const char *fn, const StgClosure *c)
 {
-    return c != NULL &&
-           (c->info == &stg_MUT_ARR_PTRS_CLEAN_info || c->info == &stg_MUT_ARR_PTRS_DIRTY_info);
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_ARR_PTRS_DIRTY_info))
+        return false;
+    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_ARR_PTRS_CLEAN_info))
+        return true;
+    not_mutable(fn, "a mutable array", c);
 }
 
 void strata_mut_var_write(StgClosure *mv, StgClosure *value)
 {
-    if (STRATA_UNLIKELY(!is_mut_var(mv)))
-        not_mutable("strata_mut_var_write", "a mutable variable", mv);
+    bool clean = mut_var_is_clean("strata_mut_var_write", mv);
     StgMutVar *m = (StgMutVar *)mv;
     m->var = value;
-    if (m->info == &stg_MUT_VAR_CLEAN_info) {
+    if (clean) {
         m->info = &stg_MUT_VAR_DIRTY_info;
         mut_list_remember(mv);
     }
@@ -135,15 +152,14 @@ void strata_mut_var_write(StgClosure *mv, StgClosure *value)
  * proportion to what was written, not to its length. */
 void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
 {
-    if (STRATA_UNLIKELY(!is_mut_array(arr)))
-        not_mutable("strata_mut_array_write", "a mutable array", arr);
+    bool clean = mut_array_is_clean("strata_mut_array_write", arr);
     StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
     if (STRATA_UNLIKELY(i >= a->ptrs))
         rts_panic("strata_mut_array_write: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
     a->payload[i] = value;
     mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS] = 1;
-    if (a->info == &stg_MUT_ARR_PTRS_CLEAN_info) {
+    if (clean) {
         a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
         mut_list_remember(arr);
     }
@@ -151,11 +167,13 @@ void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
 
 StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i)
 {
-    if (STRATA_UNLIKELY(!is_mut_array(arr)))
-        not_mutable("strata_mut_array_read", "a mutable array", arr);
+    /* A read is no barrier: its common path keeps the one bounds check,
+     * and what it was given is checked when that fails. */
     StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
-    if (STRATA_UNLIKELY(i >= a->ptrs))
+    if (STRATA_UNLIKELY(arr == NULL || i >= a->ptrs)) {
+        (void)mut_array_is_clean("strata_mut_array_read", arr);
         rts_panic("strata_mut_array_read: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
+    }
     return a->payload[i];
 }
