@@ -43,7 +43,8 @@ shows() {
 # Runs one step of the tutorial: command $1, shown output in file $2.
 step() {
     local cmd=$1 expected=$2 tries=1
-    cmd=$(printf '%s' "$cmd" | sed -E "s#(^| |=)build/#\\1$top_builddir/#g; s#/tmp/#$test_tmp/#g; s#^strata-debug #$dbg #")
+    # /tmp/ first: the build tree may itself be under /tmp.
+    cmd=$(printf '%s' "$cmd" | sed -E "s#/tmp/#$test_tmp/#g; s#(^| |=)build/#\\1$top_builddir/#g; s#^strata-debug #$dbg #")
     if [[ $cmd == *'&' ]]; then
         stop_programs
         eval "${cmd%&} >bg.out 2>bg.err &"
