@@ -54,7 +54,7 @@ static BlockDesc *pinned_block = NULL;
  *  - a nursery block takes storage_current_era when allocation into it
  *    starts (nursery_next_block), and a pinned block when it is opened;
  *  - changing the era starts a run of the new era at hp in the current
- *    nursery block (storage_retire_alloc_blocks; a new block when there
+ *    nursery block (alloc_blocks_take_current_era; a new block when there
  *    is no room for the run's two words) and retires the pinned block;
  *  - the collector copies each object into a to-space block of the same
  *    generation *and era* -- the era's own block, or a run of it in the
@@ -226,22 +226,9 @@ static bool nursery_next_block(void)
     return true;
 }
 
-void storage_set_era(uint64_t era)
-{
-    if (era == storage_current_era)
-        return;
-    storage_current_era = era;
-    if (era > max_era_seen)
-        max_era_seen = era;
-    storage_retire_alloc_blocks();
-}
-
-uint64_t storage_max_era(void)
-{
-    return max_era_seen;
-}
-
-void storage_retire_alloc_blocks(void)
+/* Makes the next object take the current era: a run of it in the current
+ * nursery block, and a new pinned block. */
+static void alloc_blocks_take_current_era(void)
 {
     BlockDesc *cur = storage_nursery.current;
     if (cur != NULL) {
@@ -260,6 +247,22 @@ void storage_retire_alloc_blocks(void)
     }
     storage_retire_pinned_block();
 }
+
+void storage_set_era(uint64_t era)
+{
+    if (era == storage_current_era)
+        return;
+    storage_current_era = era;
+    if (era > max_era_seen)
+        max_era_seen = era;
+    alloc_blocks_take_current_era();
+}
+
+uint64_t storage_max_era(void)
+{
+    return max_era_seen;
+}
+
 
 /* ----------------------------------------------------------------------
  * Allocation slow paths

@@ -116,9 +116,6 @@ void storage_reset_nursery(void);
 /* Bytes allocated in the nursery since it was last reset. */
 StgWord storage_nursery_allocated_bytes(void);
 
-/* Ends allocation into the current nursery and pinned blocks so that the
- * next object starts a block of the current era. */
-void storage_retire_alloc_blocks(void);
 
 /* Moves the current pinned block onto generation 0's large-object list. */
 void storage_retire_pinned_block(void);
