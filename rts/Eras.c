@@ -10,14 +10,9 @@
 #include "Storage.h"
 #include "strata/Api.h"
 
-static void era_change(uint64_t era)
-{
-    storage_set_era(era);
-}
-
 void setUserEra(StgWord era)
 {
-    era_change(era);
+    storage_set_era(era);
 }
 
 StgWord getUserEra(void)
@@ -43,7 +38,7 @@ static void era_advance(const char *who, uint64_t by)
                   (unsigned long long)by, (unsigned long long)storage_current_era);
         return;
     }
-    era_change(storage_current_era + by);
+    storage_set_era(storage_current_era + by);
 }
 
 StgWord incrementUserEra(StgWord by)
