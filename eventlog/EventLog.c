@@ -17,7 +17,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "Capability.h"
 #include "Messages.h"
+#include "os/Thread.h"
 #include "os/Clock.h"
 #include "os/Process.h"
 #include "strata/Config.h"
@@ -26,7 +28,7 @@
 /* The event types strata emits, in the order the header declares them
  * (.inv.declared: nothing else is ever posted). */
 static const uint16_t emitted_types[] = {
-    EVENT_GC_START, EVENT_GC_END, EVENT_REQUEST_SEQ_GC, EVENT_BLOCK_MARKER,
+    EVENT_CREATE_THREAD, EVENT_RUN_THREAD, EVENT_STOP_THREAD, EVENT_GC_START, EVENT_GC_END, EVENT_REQUEST_SEQ_GC, EVENT_BLOCK_MARKER,
     EVENT_USER_MSG, EVENT_GC_IDLE, EVENT_GC_WORK, EVENT_GC_DONE,
     EVENT_CAPSET_CREATE, EVENT_CAPSET_DELETE, EVENT_CAPSET_ASSIGN_CAP,
     EVENT_CAPSET_REMOVE_CAP, EVENT_RTS_IDENTIFIER, EVENT_PROGRAM_ARGS,
@@ -56,8 +58,11 @@ static const EventLogWriter *writer = &eventlog_file_writer;
 static const EventLogWriter *chosen_writer = NULL;   /* NULL: file writer */
 static bool enabled;          /* started and not stopped: events are posted */
 static unsigned classes;      /* eventlog_config.classes at start */
-static EventBuf cap_buf;      /* capability 0 */
-static EventBuf global_buf;   /* cap 0xffff */
+static EventBuf *cap_bufs;    /* one per capability */
+static unsigned n_cap_bufs;
+static EventBuf global_buf;   /* cap 0xffff, under global_lock */
+static OsMutex global_lock = OS_MUTEX_INIT;
+static OsMutex write_lock = OS_MUTEX_INIT;   /* the writer and its counters */
 
 /* Writing, and what a write error lost (Note [After a write error]). */
 static bool write_failed;     /* a write failed: blocks are counted, not written */
@@ -192,6 +197,47 @@ static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
  * Buffers and blocks
  * ---------------------------------------------------------------------- */
 
+/* Note [One buffer per capability]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * As in GHC, each capability posts into its own buffer with no lock: only
+ * its holder posts there (.inv.cap-owner in sm/Capability.h), and each
+ * block's marker names the capability, which is how readers attribute the
+ * events.  Events that belong to no capability (capsets, the heap
+ * profile's samples, IPE entries) and events posted by a thread that
+ * holds no capability go to the global buffer (cap 0xffff) under
+ * global_lock.  A full buffer is written out as one block under
+ * write_lock.  A periodic or explicit flush stops the world so that every
+ * buffer is written out at once. */
+
+static EventBuf *buf_take(void)
+{
+    Capability *cap = capability_mine();
+    if (cap != NULL && cap->no < n_cap_bufs)
+        return &cap_bufs[cap->no];
+    if (capabilities_n == 0)
+        return &cap_bufs[0];   /* no runtime (the writer's own tests) */
+    os_mutex_lock(&global_lock);
+    return &global_buf;
+}
+
+static void buf_give(EventBuf *b)
+{
+    if (b == &global_buf)
+        os_mutex_unlock(&global_lock);
+}
+
+static EventBuf *global_take(void)
+{
+    os_mutex_lock(&global_lock);
+    return &global_buf;
+}
+
+static void global_give(EventBuf *g)
+{
+    (void)g;
+    os_mutex_unlock(&global_lock);
+}
+
 static void buf_begin_block(EventBuf *b)
 {
     uint8_t *p = b->begin;
@@ -234,7 +280,7 @@ static void write_error(void)
 }
 
 /* Writes n bytes, or (after a write error) counts them as lost. */
-static bool writer_write(const void *bytes, size_t n)
+static bool writer_write_locked(const void *bytes, size_t n)
 {
     if (!write_failed && writer->write(bytes, n)) {
         written_bytes += n;
@@ -246,6 +292,14 @@ static bool writer_write(const void *bytes, size_t n)
     return false;
 }
 
+static bool writer_write(const void *bytes, size_t n)
+{
+    os_mutex_lock(&write_lock);
+    bool ok = writer_write_locked(bytes, n);
+    os_mutex_unlock(&write_lock);
+    return ok;
+}
+
 /* Writes the buffer out as one block (.inv.block-size) unless it holds
  * only its marker, then starts a new block. */
 static void buf_flush(EventBuf *b)
@@ -254,8 +308,10 @@ static void buf_flush(EventBuf *b)
     if (n > MARKER_BYTES) {
         put32(b->begin + EVENT_HEADER_BYTES, (uint32_t)n);
         put64(b->begin + EVENT_HEADER_BYTES + 4, clock_elapsed_ns());
-        if (!writer_write(b->begin, n))
+        os_mutex_lock(&write_lock);
+        if (!writer_write_locked(b->begin, n))
             lost_events += b->n_events;
+        os_mutex_unlock(&write_lock);
     }
     buf_begin_block(b);
 }
@@ -275,6 +331,30 @@ static void buf_free(EventBuf *b)
     free(b->begin);
     memset(b, 0, sizeof *b);
 }
+
+static bool bufs_init(unsigned n_caps)
+{
+    cap_bufs = calloc(n_caps, sizeof(EventBuf));
+    if (cap_bufs == NULL)
+        return false;
+    n_cap_bufs = n_caps;
+    for (unsigned c = 0; c < n_caps; c++)
+        if (!buf_init(&cap_bufs[c], (uint16_t)c))
+            return false;
+    return buf_init(&global_buf, EVENT_CAP_GLOBAL);
+}
+
+static void bufs_free(void)
+{
+    for (unsigned c = 0; c < n_cap_bufs && cap_bufs != NULL; c++)
+        buf_free(&cap_bufs[c]);
+    free(cap_bufs);
+    cap_bufs = NULL;
+    n_cap_bufs = 0;
+    buf_free(&global_buf);
+}
+
+static void bufs_flush_all(void);
 
 /* Room for an event of payload_bytes (plus its length field if
  * variable): flushes first if the buffer would overflow. */
@@ -360,33 +440,42 @@ static bool write_header(void)
 
 static void post_capset_create(uint32_t capset, uint16_t type)
 {
-    uint8_t *p = event_begin(&global_buf, EVENT_CAPSET_CREATE, EVENT_SIZE_CAPSET_CREATE);
+    EventBuf *g = global_take();
+    uint8_t *p = event_begin(g, EVENT_CAPSET_CREATE, EVENT_SIZE_CAPSET_CREATE);
     p = put32(p, capset);
     p = put16(p, type);
-    event_end(&global_buf, p);
+    event_end(g, p);
+    global_give(g);
 }
 
 static void post_capset_cap(uint16_t type, uint32_t capset, uint16_t cap)
 {
-    uint8_t *p = event_begin(&global_buf, type, EVENT_SIZE_CAPSET_ASSIGN_CAP);
+    EventBuf *g = global_take();
+    uint8_t *p = event_begin(g, type, EVENT_SIZE_CAPSET_ASSIGN_CAP);
     p = put32(p, capset);
     p = put16(p, cap);
-    event_end(&global_buf, p);
+    event_end(g, p);
+    global_give(g);
 }
 
+/* CAP_CREATE / CAP_DELETE go in the capability's own buffer (start-up and
+ * shutdown: no other thread posts). */
 static void post_cap_event(uint16_t type, uint16_t cap)
 {
-    uint8_t *p = event_begin(&cap_buf, type, EVENT_SIZE_CAP_CREATE);
+    EventBuf *b = &cap_bufs[cap];
+    uint8_t *p = event_begin(b, type, EVENT_SIZE_CAP_CREATE);
     p = put16(p, cap);
-    event_end(&cap_buf, p);
+    event_end(b, p);
 }
 
 static void post_capset_u32(uint16_t type, uint32_t capset, uint32_t value)
 {
-    uint8_t *p = event_begin(&global_buf, type, EVENT_SIZE_OSPROCESS_PID);
+    EventBuf *g = global_take();
+    uint8_t *p = event_begin(g, type, EVENT_SIZE_OSPROCESS_PID);
     p = put32(p, capset);
     p = put32(p, value);
-    event_end(&global_buf, p);
+    event_end(g, p);
+    global_give(g);
 }
 
 static void post_wall_clock_time(void)
@@ -395,28 +484,33 @@ static void post_wall_clock_time(void)
     if (timespec_get(&now, TIME_UTC) != TIME_UTC)
         now = (struct timespec){0, 0};
     /* The event's timestamp is taken right after the wall clock. */
-    uint8_t *p = event_begin(&global_buf, EVENT_WALL_CLOCK_TIME, EVENT_SIZE_WALL_CLOCK_TIME);
+    EventBuf *g = global_take();
+    uint8_t *p = event_begin(g, EVENT_WALL_CLOCK_TIME, EVENT_SIZE_WALL_CLOCK_TIME);
     p = put32(p, STRATA_CAPSET_CLOCKDOMAIN);
     p = put64(p, (uint64_t)now.tv_sec);
     p = put32(p, (uint32_t)now.tv_nsec);
-    event_end(&global_buf, p);
+    event_end(g, p);
+    global_give(g);
 }
 
 static void post_rts_identifier(void)
 {
     static const char ident[] = "strata-" STRATA_VERSION " rts_strata";
     size_t n = sizeof ident - 1;
-    uint8_t *start = var_event_begin(&global_buf, EVENT_RTS_IDENTIFIER, 4 + n);
+    EventBuf *g = global_take();
+    uint8_t *start = var_event_begin(g, EVENT_RTS_IDENTIFIER, 4 + n);
     uint8_t *p = put32(start, STRATA_CAPSET_OSPROCESS);
     p = put_text(p, ident, n, n);
-    var_event_end(&global_buf, start, p);
+    var_event_end(g, start, p);
+    global_give(g);
 }
 
 /* Each argument repaired and NUL-terminated (repair keeps the length);
  * arguments that would overflow the payload are left out. */
 static void post_program_args(int argc, char **argv)
 {
-    uint8_t *start = var_event_begin(&global_buf, EVENT_PROGRAM_ARGS, EVENT_PAYLOAD_SIZE_MAX);
+    EventBuf *g = global_take();
+    uint8_t *start = var_event_begin(g, EVENT_PROGRAM_ARGS, EVENT_PAYLOAD_SIZE_MAX);
     uint8_t *p = put32(start, STRATA_CAPSET_OSPROCESS);
     for (int i = 0; i < argc && argv != NULL && argv[i] != NULL; i++) {
         size_t n = strlen(argv[i]) + 1;
@@ -424,19 +518,22 @@ static void post_program_args(int argc, char **argv)
             break;
         p = put_cstring(p, argv[i], n);
     }
-    var_event_end(&global_buf, start, p);
+    var_event_end(g, start, p);
+    global_give(g);
 }
 
 static void post_heap_info(void)
 {
-    uint8_t *p = event_begin(&global_buf, EVENT_HEAP_INFO_GHC, EVENT_SIZE_HEAP_INFO_GHC);
+    EventBuf *g = global_take();
+    uint8_t *p = event_begin(g, EVENT_HEAP_INFO_GHC, EVENT_SIZE_HEAP_INFO_GHC);
     p = put32(p, STRATA_CAPSET_OSPROCESS);
     p = put16(p, (uint16_t)eventlog_config.generations);
     p = put64(p, eventlog_config.max_heap_bytes);
     p = put64(p, eventlog_config.nursery_bytes);
     p = put64(p, MBLOCK_SIZE);
     p = put64(p, BLOCK_SIZE);
-    event_end(&global_buf, p);
+    event_end(g, p);
+    global_give(g);
 }
 
 void eventlog_set_writer(const EventLogWriter *w)
@@ -453,16 +550,14 @@ bool eventlog_start(const EventLogConfig *config, int argc, char **argv)
     eventlog_config = *config;
     writer = chosen_writer != NULL ? chosen_writer : &eventlog_file_writer;
     classes = eventlog_config.classes;
-    if (!buf_init(&cap_buf, 0) || !buf_init(&global_buf, EVENT_CAP_GLOBAL)) {
+    if (!bufs_init(config->capabilities > 0 ? config->capabilities : 1)) {
         rts_error("eventlog: out of C heap allocating buffers (bytes=%zu)",
-                  2 * EVENTLOG_BUFFER_BYTES);
-        buf_free(&cap_buf);
-        buf_free(&global_buf);
+                  (size_t)(n_cap_bufs + 1) * EVENTLOG_BUFFER_BYTES);
+        bufs_free();
         return false;
     }
     if (!writer->init()) {
-        buf_free(&cap_buf);
-        buf_free(&global_buf);
+        bufs_free();
         return true;   /* reported; the program runs without the eventlog */
     }
     write_failed = header_written = end_written = false;
@@ -472,21 +567,24 @@ bool eventlog_start(const EventLogConfig *config, int argc, char **argv)
         rts_error("eventlog: out of C heap writing the header");
         enabled = false;
         writer->stop();
-        buf_free(&cap_buf);
-        buf_free(&global_buf);
+        bufs_free();
         return false;
     }
     post_capset_create(STRATA_CAPSET_OSPROCESS, CAPSET_TYPE_OSPROCESS);
     post_capset_create(STRATA_CAPSET_CLOCKDOMAIN, CAPSET_TYPE_CLOCKDOMAIN);
-    post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_OSPROCESS, 0);
-    post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_CLOCKDOMAIN, 0);
-    post_cap_event(EVENT_CAP_CREATE, 0);
+    for (unsigned c = 0; c < n_cap_bufs; c++) {
+        post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_OSPROCESS, (uint16_t)c);
+        post_capset_cap(EVENT_CAPSET_ASSIGN_CAP, STRATA_CAPSET_CLOCKDOMAIN, (uint16_t)c);
+        post_cap_event(EVENT_CAP_CREATE, (uint16_t)c);
+    }
     post_wall_clock_time();
     post_capset_u32(EVENT_OSPROCESS_PID, STRATA_CAPSET_OSPROCESS, (uint32_t)os_process_id());
     post_capset_u32(EVENT_OSPROCESS_PPID, STRATA_CAPSET_OSPROCESS, (uint32_t)os_process_parent_id());
     post_rts_identifier();
     post_program_args(argc, argv);
     post_heap_info();
+    /* The capsets go out first: every capability's events refer to them. */
+    bufs_flush_all();
     return true;
 }
 
@@ -512,20 +610,49 @@ bool eventlog_check(void)
     if (!enabled)
         return true;   /* stopped or never started */
     /* Nothing is lost, and no end marker written, before a write error. */
-    return buf_check(&cap_buf, 0) && buf_check(&global_buf, EVENT_CAP_GLOBAL) &&
+    for (unsigned c = 0; c < n_cap_bufs; c++)
+        if (!buf_check(&cap_bufs[c], (uint16_t)c))
+            return false;
+    return buf_check(&global_buf, EVENT_CAP_GLOBAL) &&
            (write_failed || (lost_events == 0 && lost_bytes == 0 && !end_written));
 }
 
-/* Global buffer first: it holds the capsets that the capability's events
- * refer to. */
+/* Global buffer first: it holds the capsets that the capabilities' events
+ * refer to.  The world is stopped, or only one thread runs. */
+static void bufs_flush_all(void)
+{
+    os_mutex_lock(&global_lock);
+    buf_flush(&global_buf);
+    os_mutex_unlock(&global_lock);
+    for (unsigned c = 0; c < n_cap_bufs; c++)
+        buf_flush(&cap_bufs[c]);
+    os_mutex_lock(&write_lock);
+    if (!write_failed)
+        writer->flush();
+    os_mutex_unlock(&write_lock);
+}
+
+/* Every capability's buffer is written out: with several capabilities the
+ * world is stopped for it (Note [One buffer per capability]).  A thread
+ * that holds no capability flushes the global buffer only. */
 void eventlog_flush(void)
 {
     if (!enabled)
         return;
-    buf_flush(&global_buf);
-    buf_flush(&cap_buf);
-    if (!write_failed)
-        writer->flush();
+    if (capabilities_n == 0) {
+        bufs_flush_all();
+        return;
+    }
+    if (capability_mine() == NULL) {
+        os_mutex_lock(&global_lock);
+        buf_flush(&global_buf);
+        os_mutex_unlock(&global_lock);
+        return;
+    }
+    while (!capability_stop_world())
+        ;
+    bufs_flush_all();
+    capability_resume_world();
 }
 
 /* The one message about a write error's losses (Note [After a write
@@ -545,13 +672,15 @@ static void report_losses(void)
 void eventlog_stop(void)
 {
     if (enabled) {
-        post_cap_event(EVENT_CAP_DELETE, 0);
-        post_capset_cap(EVENT_CAPSET_REMOVE_CAP, STRATA_CAPSET_OSPROCESS, 0);
+        for (unsigned c = 0; c < n_cap_bufs; c++) {
+            post_cap_event(EVENT_CAP_DELETE, (uint16_t)c);
+            post_capset_cap(EVENT_CAPSET_REMOVE_CAP, STRATA_CAPSET_OSPROCESS, (uint16_t)c);
+        }
         uint8_t *p = event_begin(&global_buf, EVENT_CAPSET_DELETE, EVENT_SIZE_CAPSET_DELETE);
         event_end(&global_buf, put32(p, STRATA_CAPSET_OSPROCESS));
         p = event_begin(&global_buf, EVENT_CAPSET_DELETE, EVENT_SIZE_CAPSET_DELETE);
         event_end(&global_buf, put32(p, STRATA_CAPSET_CLOCKDOMAIN));
-        eventlog_flush();
+        bufs_flush_all();
         uint8_t end[2];
         put16(end, EVENT_DATA_END);
         if (!write_failed && writer_write(end, sizeof end)) {
@@ -562,8 +691,42 @@ void eventlog_stop(void)
             report_losses();
         enabled = false;
     }
-    buf_free(&cap_buf);
-    buf_free(&global_buf);
+    bufs_free();
+}
+
+/* ----------------------------------------------------------------------
+ * Thread events (class 's', the capability's buffer)
+ * ---------------------------------------------------------------------- */
+
+static void post_thread_event(uint16_t type, uint32_t thread, uint16_t status)
+{
+    if (!class_on(EVENTLOG_CLASS_SCHED))
+        return;
+    EventBuf *b = buf_take();
+    size_t size = type == EVENT_STOP_THREAD ? EVENT_SIZE_STOP_THREAD : EVENT_SIZE_RUN_THREAD;
+    uint8_t *p = event_begin(b, type, size);
+    p = put32(p, thread);
+    if (type == EVENT_STOP_THREAD) {
+        p = put16(p, status);
+        p = put32(p, 0);   /* blocked on: no thread */
+    }
+    event_end(b, p);
+    buf_give(b);
+}
+
+void eventlog_post_create_thread(uint32_t thread)
+{
+    post_thread_event(EVENT_CREATE_THREAD, thread, 0);
+}
+
+void eventlog_post_run_thread(uint32_t thread)
+{
+    post_thread_event(EVENT_RUN_THREAD, thread, 0);
+}
+
+void eventlog_post_stop_thread(uint32_t thread, uint16_t status)
+{
+    post_thread_event(EVENT_STOP_THREAD, thread, status);
 }
 
 /* ----------------------------------------------------------------------
@@ -574,7 +737,9 @@ static void post_gc_phase(uint16_t type)
 {
     if (!class_on(EVENTLOG_CLASS_GC))
         return;
-    event_end(&cap_buf, event_begin(&cap_buf, type, 0));
+    EventBuf *b = buf_take();
+    event_end(b, event_begin(b, type, 0));
+    buf_give(b);
 }
 
 void eventlog_post_request_seq_gc(void) { post_gc_phase(EVENT_REQUEST_SEQ_GC); }
@@ -590,10 +755,12 @@ static void post_heap_figure(uint16_t type, uint64_t bytes)
 {
     if (!class_on(EVENTLOG_CLASS_GC))
         return;
-    uint8_t *p = event_begin(&cap_buf, type, EVENT_SIZE_HEAP_SIZE);
+    EventBuf *b = buf_take();
+    uint8_t *p = event_begin(b, type, EVENT_SIZE_HEAP_SIZE);
     p = put32(p, STRATA_CAPSET_OSPROCESS);
     p = put64(p, bytes);
-    event_end(&cap_buf, p);
+    event_end(b, p);
+    buf_give(b);
 }
 
 void eventlog_post_heap_allocated(uint64_t total_allocated_bytes)
@@ -623,7 +790,8 @@ void eventlog_post_gc_stats_ghc(uint16_t gen, uint64_t copied_bytes, uint64_t sl
 {
     if (!class_on(EVENTLOG_CLASS_GC))
         return;
-    uint8_t *p = event_begin(&cap_buf, EVENT_GC_STATS_GHC, EVENT_SIZE_GC_STATS_GHC);
+    EventBuf *b = buf_take();
+    uint8_t *p = event_begin(b, EVENT_GC_STATS_GHC, EVENT_SIZE_GC_STATS_GHC);
     p = put32(p, STRATA_CAPSET_OSPROCESS);
     p = put16(p, gen);
     p = put64(p, copied_bytes);
@@ -633,7 +801,8 @@ void eventlog_post_gc_stats_ghc(uint16_t gen, uint64_t copied_bytes, uint64_t sl
     p = put64(p, par_max_copied);
     p = put64(p, par_tot_copied);
     p = put64(p, par_balanced_copied);
-    event_end(&cap_buf, p);
+    event_end(b, p);
+    buf_give(b);
 }
 
 void eventlog_post_mem_return(uint32_t current_mblocks, uint32_t needed_mblocks,
@@ -641,12 +810,14 @@ void eventlog_post_mem_return(uint32_t current_mblocks, uint32_t needed_mblocks,
 {
     if (!class_on(EVENTLOG_CLASS_GC))
         return;
-    uint8_t *p = event_begin(&cap_buf, EVENT_MEM_RETURN, EVENT_SIZE_MEM_RETURN);
+    EventBuf *b = buf_take();
+    uint8_t *p = event_begin(b, EVENT_MEM_RETURN, EVENT_SIZE_MEM_RETURN);
     p = put32(p, STRATA_CAPSET_OSPROCESS);
     p = put32(p, current_mblocks);
     p = put32(p, needed_mblocks);
     p = put32(p, returned_mblocks);
-    event_end(&cap_buf, p);
+    event_end(b, p);
+    buf_give(b);
 }
 
 /* ----------------------------------------------------------------------
@@ -657,21 +828,25 @@ void eventlog_post_heap_prof_begin(uint64_t sampling_period_ns, uint32_t breakdo
 {
     if (!enabled)
         return;
-    uint8_t *start = var_event_begin(&global_buf, EVENT_HEAP_PROF_BEGIN, 1 + 8 + 4 + 7);
+    EventBuf *g = global_take();
+    uint8_t *start = var_event_begin(g, EVENT_HEAP_PROF_BEGIN, 1 + 8 + 4 + 7);
     uint8_t *p = put8(start, 0);            /* profile id */
     p = put64(p, sampling_period_ns);
     p = put32(p, breakdown);
     for (int i = 0; i < 7; i++)             /* no filters: 7 empty strings */
         p = put_cstring(p, "", 1);
-    var_event_end(&global_buf, start, p);
+    var_event_end(g, start, p);
+    global_give(g);
 }
 
 static void post_sample_bracket(uint16_t type, uint64_t census_counter)
 {
     if (!enabled)
         return;
-    uint8_t *p = event_begin(&global_buf, type, EVENT_SIZE_HEAP_PROF_SAMPLE_BEGIN);
-    event_end(&global_buf, put64(p, census_counter));
+    EventBuf *g = global_take();
+    uint8_t *p = event_begin(g, type, EVENT_SIZE_HEAP_PROF_SAMPLE_BEGIN);
+    event_end(g, put64(p, census_counter));
+    global_give(g);
 }
 
 void eventlog_post_heap_prof_sample_begin(uint64_t census_counter)
@@ -688,12 +863,14 @@ void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char 
 {
     if (!enabled)
         return;
-    uint8_t *start = var_event_begin(&global_buf, EVENT_HEAP_PROF_SAMPLE_STRING,
+    EventBuf *g = global_take();
+    uint8_t *start = var_event_begin(g, EVENT_HEAP_PROF_SAMPLE_STRING,
                                      EVENT_PAYLOAD_SIZE_MAX);
     uint8_t *p = put8(start, 0);            /* profile id */
     p = put64(p, residency_bytes);
     p = put_cstring(p, label, EVENT_PAYLOAD_SIZE_MAX - 9);
-    var_event_end(&global_buf, start, p);
+    var_event_end(g, start, p);
+    global_give(g);
 }
 
 void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *closure_desc,
@@ -703,14 +880,16 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
     if (!enabled)
         return;
     const char *strings[6] = {table_name, closure_desc, ty_desc, label, module, srcloc};
-    uint8_t *start = var_event_begin(&global_buf, EVENT_IPE, EVENT_PAYLOAD_SIZE_MAX);
+    EventBuf *g = global_take();
+    uint8_t *start = var_event_begin(g, EVENT_IPE, EVENT_PAYLOAD_SIZE_MAX);
     uint8_t *p = put64(start, info_addr);
     for (int i = 0; i < 6; i++) {
         /* Leave one byte for each later string's NUL. */
         size_t left = EVENT_PAYLOAD_SIZE_MAX - (size_t)(p - start) - (size_t)(5 - i);
         p = put_cstring(p, strings[i], left);
     }
-    var_event_end(&global_buf, start, p);
+    var_event_end(g, start, p);
+    global_give(g);
 }
 
 /* ----------------------------------------------------------------------
@@ -724,8 +903,10 @@ static void post_user_bytes(uint16_t type, const char *msg, size_t len)
     if (!class_on(EVENTLOG_CLASS_USER))
         return;
     size_t max = len < EVENT_PAYLOAD_SIZE_MAX ? len : EVENT_PAYLOAD_SIZE_MAX;
-    uint8_t *start = var_event_begin(&cap_buf, type, max);
-    var_event_end(&cap_buf, start, put_text(start, msg, len, max));
+    EventBuf *b = buf_take();
+    uint8_t *start = var_event_begin(b, type, max);
+    var_event_end(b, start, put_text(start, msg, len, max));
+    buf_give(b);
 }
 
 void eventlog_post_user_msg(const char *msg, size_t len)

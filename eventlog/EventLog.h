@@ -45,6 +45,7 @@ typedef struct {
     unsigned generations;        /* heap parameters for HEAP_INFO_GHC */
     StgWord max_heap_bytes;
     StgWord nursery_bytes;
+    unsigned capabilities;       /* -N: one buffer each (0 counts as 1) */
 } EventLogConfig;
 
 /* The configuration eventlog_start was given (the file writer reads the
@@ -84,6 +85,12 @@ void eventlog_flush(void);
  * request_seq_gc, gc_global_sync, gc_start, gc_work, gc_idle, gc_done,
  * gc_end, heap_allocated, heap_size, blocks_size, gc_stats_ghc, and after
  * a major GC heap_live and mem_return. */
+/* Thread events (class 's'): status is one of THREAD_STOP_* in
+ * strata/EventLogFormat.h. */
+void eventlog_post_create_thread(uint32_t thread);
+void eventlog_post_run_thread(uint32_t thread);
+void eventlog_post_stop_thread(uint32_t thread, uint16_t status);
+
 void eventlog_post_request_seq_gc(void);
 void eventlog_post_gc_global_sync(void);
 void eventlog_post_gc_start(void);

@@ -18,6 +18,9 @@ typedef struct {
 /* Descriptions are the ones GHC's own header carries, so that a strata
  * eventlog's header reads like GHC's to a person with a hex dump. */
 static const EventTypeInfo event_types[] = {
+    {EVENT_CREATE_THREAD, EVENT_SIZE_CREATE_THREAD, "Create thread"},
+    {EVENT_RUN_THREAD, EVENT_SIZE_RUN_THREAD, "Run thread"},
+    {EVENT_STOP_THREAD, EVENT_SIZE_STOP_THREAD, "Stop thread"},
     {EVENT_GC_START, EVENT_SIZE_GC_START, "Starting GC"},
     {EVENT_GC_END, EVENT_SIZE_GC_END, "Finished GC"},
     {EVENT_REQUEST_SEQ_GC, EVENT_SIZE_REQUEST_SEQ_GC, "Request sequential GC"},

@@ -147,7 +147,7 @@ static void census_tick(void)
     censuses_asked++;
     want_census();
     if (prof_config.every_tick) {
-        gc_collect(true);
+        gc_collect_forced(true);
         return;
     }
     uint64_t since = clock_elapsed_ns() - last_major_end_ns;
@@ -217,7 +217,7 @@ void prof_heap_exit(void)
         return;
     censuses_asked++;
     want_census();
-    gc_collect(true);   /* the final census runs after it */
+    gc_collect_forced(true);   /* the final census runs after it */
     report_asked();
     hp_file_close(secs_since_start());
     stop_counting();

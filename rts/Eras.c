@@ -8,11 +8,24 @@
 #include "Messages.h"
 #include "RtsFlags.h"
 #include "Storage.h"
+#include "os/Thread.h"
 #include "strata/Api.h"
+
+/* Every capability's allocation blocks change era with the world stopped
+ * (storage_set_era), which only a thread holding a capability can ask. */
+static bool era_caller_ok(const char *who)
+{
+    if (capabilities_n == 0 || capability_mine() != NULL)
+        return true;
+    rts_error("%s: refused: thread %ld holds no capability (call rts_lock first, or "
+              "rts_resume after rts_suspend)", who, os_thread_id());
+    return false;
+}
 
 void setUserEra(StgWord era)
 {
-    storage_set_era(era);
+    if (era_caller_ok("setUserEra"))
+        storage_set_era(era);
 }
 
 StgWord getUserEra(void)
@@ -43,7 +56,8 @@ static void era_advance(const char *who, uint64_t by)
 
 StgWord incrementUserEra(StgWord by)
 {
-    era_advance("incrementUserEra", by);
+    if (era_caller_ok("incrementUserEra"))
+        era_advance("incrementUserEra", by);
     return (StgWord)storage_current_era;
 }
 

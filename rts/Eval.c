@@ -11,18 +11,42 @@
  * with the thunk's layout (ClosureSize.h, Scav.c).  GHC instead points a
  * BLACKHOLE at its owning thread and keeps the free variables on the
  * Haskell stack; C entry functions have no such stack.  Entering a
- * BLACKHOLE means the thunk depends on itself: <<loop>>.  When the entry
- * returns, the blackhole becomes an indirection to the value, the words
- * beyond the indirection are zeroed (heap walkers skip zero words), and
- * the update goes through the write barrier because an old thunk may now
- * point at a young value.
+ * BLACKHOLE that this thread is evaluating means the thunk depends on
+ * itself: <<loop>>.  When the entry returns, the blackhole becomes an
+ * indirection to the value, the words beyond the indirection are zeroed
+ * (heap walkers skip zero words), and the update goes through the write
+ * barrier because an old thunk may now point at a young value.
+ *
+ * Note [Blackholes between threads]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * With several capabilities two threads may force one thunk.  The first
+ * claims it by a compare-and-swap of its info pointer to BLACKHOLE (eager
+ * blackholing: the thunk is evaluated once), then writes the thunk's info
+ * table into header word 1; nobody reads that word before the next safe
+ * point, and every reader of the heap (the collector, the census, the
+ * debugger) runs at one.  The update writes the indirectee first and
+ * publishes the IND info pointer with a release store; a reader loads the
+ * info pointer with acquire.  A thread that finds a BLACKHOLE asks whether
+ * one of its own eval frames holds it (the frames are local roots pushed
+ * at eval_site, so the answer survives a GC moving the blackhole): if so,
+ * it is a <<loop>>; if not, another thread is evaluating it, and this one
+ * blocks, as GHC's blocking queue does: it gives its capability back (so
+ * that the owner can run, even at -N1, and collections need not wait for
+ * it), sleeps until an update is announced (or 10 ms pass), takes a
+ * capability again and looks at the rooted closure.  The eventlog shows
+ * the wait as STOP_THREAD "blocked on a black hole".
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "ClosureSize.h"
 #include "Messages.h"
 #include "MutList.h"
+#include "Roots.h"
 #include "RtsStartup.h"
+#include "Threads.h"
+#include "os/Thread.h"
+#include "strata/EventLogFormat.h"
 #include "strata/Alloc.h"
 #include "strata/Api.h"
 #include "strata/Roots.h"
@@ -43,36 +67,81 @@ _Noreturn static void report_loop(void)
     rts_shutdown_and_exit(1);
 }
 
+static OsMutex blackhole_lock = OS_MUTEX_INIT;
+static OsCond blackhole_updated = OS_COND_INIT;
+static atomic_uint blackhole_waiters;
+
+static const StgInfoTable *info_acquire(const StgClosure *c)
+{
+    return __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
+}
+
 static void update_with_indirection(StgClosure *bh, const StgInfoTable *thunk_info,
                                     StgClosure *value)
 {
     StgWord size = THUNK_HEADER_WORDS + (StgWord)thunk_info->ptrs + thunk_info->nptrs;
     StgInd *ind = (StgInd *)bh;
-    ind->info = thunk_info->type == THUNK_STATIC ? &stg_IND_STATIC_info : &stg_IND_info;
     ind->indirectee = value;
     for (StgWord i = 2; i < size; i++)
         ((StgWord *)bh)[i] = 0;
+    __atomic_store_n(&ind->info,
+                     thunk_info->type == THUNK_STATIC ? &stg_IND_STATIC_info : &stg_IND_info,
+                     __ATOMIC_RELEASE);
     mut_list_remember(bh);
+    if (atomic_load(&blackhole_waiters) > 0) {
+        os_mutex_lock(&blackhole_lock);
+        os_cond_broadcast(&blackhole_updated);
+        os_mutex_unlock(&blackhole_lock);
+    }
 }
 
-static StgClosure *eval_thunk(StgClosure *thunk)
+/* The frames eval_thunk pushes: slot 0 holds the blackhole it evaluates. */
+static const StgRootSite eval_site = {"eval_thunk", __FILE__, __LINE__};
+
+/* Waits until another thread has updated the blackhole c (Note [Blackholes
+ * between threads]); returns c, re-read after collections may have moved
+ * it. */
+static StgClosure *wait_for_blackhole(StgClosure *c)
 {
-    const StgInfoTable *info = thunk->info;
+    STRATA_ROOTS(w, 1);
+    w[0] = c;
+    while (info_acquire(w[0]) == &stg_BLACKHOLE_info) {
+        threads_block(THREAD_STOP_BLOCKED_ON_BLACKHOLE);
+        os_mutex_lock(&blackhole_lock);
+        atomic_fetch_add(&blackhole_waiters, 1);
+        OsDeadline deadline = os_deadline_after_ms(10);
+        (void)os_cond_wait_until(&blackhole_updated, &blackhole_lock, &deadline);
+        atomic_fetch_sub(&blackhole_waiters, 1);
+        os_mutex_unlock(&blackhole_lock);
+        threads_unblock();
+    }
+    c = w[0];
+    STRATA_ROOTS_POP(w);
+    return c;
+}
+
+/* Evaluates thunk, whose info table was info when read; returns NULL if
+ * another thread claimed it first (the caller looks again). */
+static StgClosure *eval_thunk(StgClosure *thunk, const StgInfoTable *info)
+{
     StgThunkEntry entry = (StgThunkEntry)info->entry;
     if (entry == NULL)
         rts_panic("strata_eval: thunk info table %s has no entry function", info->name);
-    STRATA_ROOTS(r, 2);
+    const StgInfoTable *expected = info;
+    if (!__atomic_compare_exchange_n(&thunk->info, &expected, &stg_BLACKHOLE_info, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return NULL;
+    StgClosure **r = strata_roots_push(&eval_site, 2);
     r[0] = thunk;
     StgBlackhole *bh = (StgBlackhole *)thunk;
     bh->thunk_info = info;
-    bh->info = &stg_BLACKHOLE_info;
     r[1] = entry(&r[0]);
     if (r[1] == NULL)
         rts_panic("strata_eval: the entry of thunk %s returned NULL", info->name);
     r[1] = strata_eval(r[1]);   /* an entry may return another thunk */
     StgClosure *value = r[1];
     update_with_indirection(r[0], info, value);
-    STRATA_ROOTS_POP(r);
+    strata_roots_pop(r);
     return value;
 }
 
@@ -81,13 +150,18 @@ StgClosure *strata_eval(StgClosure *c)
     for (;;) {
         if (c == NULL)
             rts_panic("strata_eval: NULL closure (an unset field?)");
-        StgHalfWord t = c->info->type;
+        const StgInfoTable *info = info_acquire(c);
+        StgHalfWord t = info->type;
         if (t == IND || t == IND_STATIC) {
             c = ((StgInd *)c)->indirectee;
         } else if (is_thunk_type(t)) {
-            return eval_thunk(c);
+            StgClosure *v = eval_thunk(c, info);
+            if (v != NULL)
+                return v;   /* else another thread claimed it: look again */
         } else if (t == BLACKHOLE) {
-            report_loop();
+            if (roots_frame_holds(&eval_site, 0, c))
+                report_loop();
+            c = wait_for_blackhole(c);
         } else {
             return c;
         }

@@ -1,6 +1,6 @@
 /*
  * rts/Roots.c -- local roots: frames of slots pushed by STRATA_ROOTS,
- * living in STACK chunks owned by the main TSO.
+ * living in STACK chunks owned by each attached thread's TSO.
  *
  * Note [Local roots live in a STACK]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -17,7 +17,9 @@
  * is linked in front (->prev points at the older chunk); popping the first
  * frame of a chunk returns to the older one and keeps the emptied chunk
  * as tso->spare_stack so that a loop pushing at the boundary does not
- * allocate every time.  The collector scans every chunk's frames at every
+ * allocate every time.  A push never collects (the chunk is allocated with
+ * storage_alloc_large_no_gc), so pointers held across STRATA_ROOTS stay
+ * valid until the next allocation.  The collector scans every chunk's frames at every
  * GC, whatever the chunk's generation (the chunks are written without a
  * write barrier), and the TSO itself is scanned every GC.
  */
@@ -28,6 +30,8 @@
 
 #include "Messages.h"
 #include "Storage.h"
+#include "Threads.h"
+#include "os/Thread.h"
 #include "strata/Alloc.h"
 #include "strata/Roots.h"
 
@@ -38,7 +42,11 @@
 _Static_assert(STACK_CHUNK_BYTES >= LARGE_OBJECT_THRESHOLD,
                "stack chunks must be large objects so that they never move");
 
-StgTSO *roots_main_tso = NULL;
+/* The calling thread's TSO (it must be attached). */
+static StgTSO *my_tso(void)
+{
+    return threads_mine()->tso;
+}
 
 /* ----------------------------------------------------------------------
  * Chunks
@@ -51,7 +59,9 @@ static StgStack *stack_chunk_new(StgWord min_frame_words)
         words = STACK_HEADER_WORDS + min_frame_words;
     if (words * WORD_SIZE < LARGE_OBJECT_THRESHOLD)
         words = ROUND_UP_WORDS(LARGE_OBJECT_THRESHOLD);
-    StgStack *s = (StgStack *)strata_alloc_slow(words);
+    /* No GC here: STRATA_ROOTS may be given, or be followed by stores of,
+     * pointers the caller read before pushing (eval_thunk does). */
+    StgStack *s = (StgStack *)storage_alloc_large_no_gc(words);
     s->info = &stg_STACK_info;
     s->prev = NULL;
     s->stack_size = words - STACK_HEADER_WORDS;
@@ -79,37 +89,42 @@ void roots_sync_stack(void)
         roots_current_stack()->sp = strata_regs.sp;
 }
 
-bool roots_init(void)
+bool roots_thread_init(StrataThread *t)
 {
     StgTSO *tso = (StgTSO *)strata_alloc_words(sizeof(StgTSO) / WORD_SIZE);
     tso->info = &stg_TSO_info;
     tso->stack = NULL;
     tso->spare_stack = NULL;
-    tso->id = 1;
-    roots_main_tso = tso;
+    tso->id = t->id;
+    t->tso = tso;
     StgStack *s = stack_chunk_new(0);   /* may GC: re-read the TSO below */
-    roots_main_tso->stack = s;
+    t->tso->stack = s;
     regs_enter_chunk(s);
     return true;
 }
 
-void roots_exit(void)
+void roots_thread_exit(void)
 {
     strata_regs.sp = strata_regs.sp_lim = strata_regs.sp_base = NULL;
-    roots_main_tso = NULL;
 }
 
 /* The TSO, its chunks and every slot of every frame.  The chunks are
  * written without a write barrier, so all of this is visited at every GC
  * whatever its generation (Note [Local roots live in a STACK]).  Chunks are
  * large objects: evacuating one marks it live but never moves it. */
-void roots_visit(RootEvacFn evac, void *ctx)
+typedef struct {
+    RootEvacFn evac;
+    void *ctx;
+} VisitArgs;
+
+static void visit_thread(StrataThread *t, void *env)
 {
-    if (roots_main_tso == NULL)
-        return;
-    roots_sync_stack();
-    evac((StgClosure **)&roots_main_tso, ctx);
-    StgTSO *tso = roots_main_tso;   /* re-read: evac may have moved it */
+    RootEvacFn evac = ((VisitArgs *)env)->evac;
+    void *ctx = ((VisitArgs *)env)->ctx;
+    if (t->tso == NULL)
+        return;   /* attaching: its TSO is not allocated yet */
+    evac((StgClosure **)&t->tso, ctx);
+    StgTSO *tso = t->tso;   /* re-read: evac may have moved it */
     evac((StgClosure **)&tso->stack, ctx);
     evac((StgClosure **)&tso->spare_stack, ctx);
     for (StgStack *s = tso->stack; s != NULL; s = s->prev) {
@@ -125,6 +140,16 @@ void roots_visit(RootEvacFn evac, void *ctx)
     }
 }
 
+/* Every attached thread's TSO, chunks and frames.  The other threads
+ * wrote their stack pointers back before parking or suspending
+ * (threads_before_park, rts_suspend); the caller's is written here. */
+void roots_visit(RootEvacFn evac, void *ctx)
+{
+    roots_sync_stack();
+    VisitArgs args = {evac, ctx};
+    threads_for_each(visit_thread, &args);
+}
+
 /* ----------------------------------------------------------------------
  * Push and pop, slow paths
  * ---------------------------------------------------------------------- */
@@ -132,23 +157,28 @@ void roots_visit(RootEvacFn evac, void *ctx)
 StgClosure **strata_roots_push_slow(const StgRootSite *site, StgWord n)
 {
     if (strata_regs.sp_base == NULL) {
-        rts_error("STRATA_ROOTS used before hs_init or after hs_exit (in %s, %s:%d)",
-                  site->func, site->file, site->line);
+        if (capabilities_n == 0)
+            rts_error("STRATA_ROOTS used before hs_init or after hs_exit (in %s, %s:%d)",
+                      site->func, site->file, site->line);
+        else
+            rts_error("STRATA_ROOTS used on thread %ld, which is not attached to the runtime "
+                      "(in %s, %s:%d); call rts_lock() first",
+                      os_thread_id(), site->func, site->file, site->line);
         abort();
     }
     StgWord need = ROOT_FRAME_HEADER_WORDS + n;
     roots_sync_stack();
-    StgStack *spare = roots_main_tso->spare_stack;
+    StgStack *spare = my_tso()->spare_stack;
     StgStack *s;
     if (spare != NULL && spare->stack_size >= need) {
         s = spare;
-        roots_main_tso->spare_stack = NULL;
+        my_tso()->spare_stack = NULL;
     } else {
         s = stack_chunk_new(need);   /* may GC; chunks never move */
     }
     s->prev = roots_current_stack();
     s->sp = s->stack;
-    roots_main_tso->stack = s;
+    my_tso()->stack = s;
     regs_enter_chunk(s);
     return strata_roots_push(site, n);
 }
@@ -208,8 +238,8 @@ void strata_roots_pop_slow(StgPtr f)
     cur->sp = cur->stack;
     StgStack *older = cur->prev;
     cur->prev = NULL;
-    roots_main_tso->spare_stack = cur;
-    roots_main_tso->stack = older;
+    my_tso()->spare_stack = cur;
+    my_tso()->stack = older;
     regs_enter_chunk(older);
 }
 
@@ -227,6 +257,28 @@ static void report_frame(const StgRootSite *site, void *arg)
 {
     (void)arg;
     rts_error("hs_exit:   pushed in %s (%s:%d)", site->func, site->file, site->line);
+}
+
+bool roots_frame_holds(const StgRootSite *site, StgWord slot, const StgClosure *c)
+{
+    if (strata_regs.sp_base == NULL)
+        return false;
+    roots_sync_stack();
+    for (StgStack *s = roots_current_stack(); s != NULL; s = s->prev)
+        for (StgPtr f = s->stack; f < s->sp; f += ROOT_FRAME_HEADER_WORDS + f[1])
+            if (frame_site(f) == site && f[1] > slot &&
+                f[ROOT_FRAME_HEADER_WORDS + slot] == (StgWord)c)
+                return true;
+    return false;
+}
+
+StgWord roots_pushed_frames_mine(void)
+{
+    if (strata_regs.sp_base == NULL)
+        return 0;
+    StgWord n = 0;
+    for_each_frame_newest_first(count_frame, &n);
+    return n;
 }
 
 StgWord roots_report_pushed_frames(void)

@@ -10,16 +10,18 @@
 #include "GC.h"
 #include "strata/Closures.h"
 
-/* The main thread: its stack chunks hold the local-root frames. */
-extern StgTSO *roots_main_tso;
+#include "Threads.h"
 
-/* A root source (GC.h): the main thread, its chunks and every frame's
- * slots.  Registered by hs_init. */
+/* A root source (GC.h): every attached thread's TSO, its chunks and every
+ * frame's slots.  Registered by hs_init. */
 void roots_visit(RootEvacFn evac, void *ctx);
 
-/* Allocates the main TSO and its first stack chunk.  After storage_init. */
-bool roots_init(void);
-void roots_exit(void);
+/* Allocates t's TSO and first stack chunk, for the calling thread (which
+ * holds a capability), and points its root registers at them. */
+bool roots_thread_init(StrataThread *t);
+
+/* Forgets the calling thread's root registers (it detaches). */
+void roots_thread_exit(void);
 
 /* The chunk the root stack pointer is in (NULL before the first exists). */
 StgStack *roots_current_stack(void);
@@ -27,6 +29,13 @@ StgStack *roots_current_stack(void);
 /* Writes the register copy of the stack pointer back into its chunk, so
  * the chunk's frames are exactly [stack, sp). */
 void roots_sync_stack(void);
+
+/* True if one of the calling thread's frames pushed at site holds c in
+ * the given slot (strata_eval: is this blackhole mine?). */
+bool roots_frame_holds(const StgRootSite *site, StgWord slot, const StgClosure *c);
+
+/* Frames the calling thread has pushed and not popped. */
+StgWord roots_pushed_frames_mine(void);
 
 /* Reports each local-root frame still pushed, newest first, with the
  * function, file and line that pushed it; returns how many there were.

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "Messages.h"
+#include "os/Process.h"
 
 /* ----------------------------------------------------------------------
  * Limits and defaults
@@ -43,6 +44,7 @@
 #define SIZE_MAX_BYTES ((uint64_t)1 << 47)
 
 /* -G: the block descriptor keeps the generation in a uint16_t. */
+#define CAPABILITIES_MAX 256u   /* cap numbers stay small in the eventlog */
 #define GENERATIONS_MAX UINT16_MAX
 
 #define DEBUG_FLAGS_ALL (DEBUG_SANITY | DEBUG_GC | DEBUG_BLOCK)
@@ -55,6 +57,7 @@
     {                                                                        \
         .nursery_bytes = NURSERY_DEFAULT_BYTES,                              \
         .generations = 2,                                                    \
+        .capabilities = 1,                                                   \
         .oldgen_factor = 2.0,                                                \
         .max_heap_bytes = 0,                                                 \
         .stats_summary = false,                                              \
@@ -317,6 +320,31 @@ static bool parse_generations(RtsFlags *flags, const char *opt, char *err, size_
                           "-G: number of generations must be at most %u (got %s)",
                           (unsigned)GENERATIONS_MAX, arg);
     flags->generations = (unsigned)n;
+    return true;
+}
+
+/* -N<n>: how many threads may hold a capability at once; -N alone: the
+ * number of processors (GHC's rule). */
+static bool parse_capabilities(RtsFlags *flags, const char *opt, char *err, size_t err_len)
+{
+    const char *arg = opt + 2;
+    if (*arg == '\0') {
+        long n = os_processor_count();
+        flags->capabilities = n < 1 ? 1 : n > CAPABILITIES_MAX ? CAPABILITIES_MAX : (unsigned)n;
+        return true;
+    }
+    uint64_t n;
+    if (!parse_u64(arg, &n))
+        return flag_error(err, err_len,
+                          "-N: bad number '%s' (expected a whole number of capabilities, "
+                          "e.g. -N4, or -N alone for one per processor)", arg);
+    if (n < 1)
+        return flag_error(err, err_len, "-N: number of capabilities must be at least 1 (got %s)",
+                          arg);
+    if (n > CAPABILITIES_MAX)
+        return flag_error(err, err_len, "-N: number of capabilities must be at most %u (got %s)",
+                          (unsigned)CAPABILITIES_MAX, arg);
+    flags->capabilities = (unsigned)n;
     return true;
 }
 
@@ -608,6 +636,8 @@ bool rts_flags_parse_one(RtsFlags *flags, const char *opt, char *err, size_t err
                                &flags->max_heap_bytes, err, err_len);
     case 'G':
         return parse_generations(flags, opt, err, err_len);
+    case 'N':
+        return parse_capabilities(flags, opt, err, err_len);
     case 'F':
         return parse_factor(flags, opt, err, err_len);
     case 's':
@@ -783,6 +813,8 @@ bool rts_flags_check(const RtsFlags *f)
         return false;
     if (f->generations < 1 || f->generations > GENERATIONS_MAX)
         return false;
+    if (f->capabilities < 1 || f->capabilities > CAPABILITIES_MAX)
+        return false;
     if (!isfinite(f->oldgen_factor) || !(f->oldgen_factor > 0))
         return false;
     if (f->stats_per_gc && !f->stats_summary)   /* -S implies the summary */
@@ -836,6 +868,8 @@ static const char *const usage_text[] = {
     "  -M<size> Sets the maximum heap size (default unlimited; 0 = unlimited,",
     "           otherwise at least 1m)  Egs: -M256m -M1G",
     "  -G<n>    Number of generations (default: 2, at least 1)",
+    "  -N[<n>]  Use <n> capabilities: threads that may mutate the heap at once",
+    "           (default: 1; -N alone: one per processor)",
     "",
     "  Sizes take a suffix k, m, g, t (powers of 1024) or w (words), and may",
     "  have a fraction: -A1.5m.  -A and -M are rounded down to whole blocks.",

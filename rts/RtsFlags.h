@@ -18,6 +18,7 @@ typedef struct {
     /* Storage manager */
     StgWord nursery_bytes;        /* -A, default 4 MiB, at least 8 KiB */
     unsigned generations;         /* -G, default 2, at least 1 */
+    unsigned capabilities;        /* -N, default 1, at most CAPABILITIES_MAX */
     double oldgen_factor;         /* -F, default 2.0, > 0 */
     StgWord max_heap_bytes;       /* -M, 0 = unlimited */
 

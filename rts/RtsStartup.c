@@ -24,9 +24,16 @@
 #include "StablePtr.h"
 #include "Stats.h"
 #include "Storage.h"
+#include "Threads.h"
 #include "ProfHeap.h"
 #include "os/Ticker.h"
 #include "strata/Api.h"
+
+static void shutdown_without_census(void);
+
+/* How long hs_exit waits for other attached threads to let go. */
+#define HS_EXIT_WAIT_MS 10000u
+#define HS_EXIT_STOP_MS 1000u
 
 /* hs_init may be called more than once; hs_exit undoes the last call only
  * (GHC's rule). */
@@ -79,6 +86,7 @@ static void start_eventlog_or_exit(void)
         .generations = rts_flags.generations,
         .max_heap_bytes = rts_flags.max_heap_bytes,
         .nursery_bytes = rts_flags.nursery_bytes,
+        .capabilities = rts_flags.capabilities,
     };
     if (!eventlog_start(&config, original_argc, original_argv))
         exit(EXIT_FAILURE);
@@ -171,19 +179,21 @@ void hs_init(int *argc, char ***argv)
         .nursery_bytes = rts_flags.nursery_bytes,
         .max_heap_bytes = rts_flags.max_heap_bytes,
         .oldgen_factor = rts_flags.oldgen_factor,
+        .capabilities = rts_flags.capabilities,
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);
+    capability_before_park_hook = threads_before_park;
+    Capability *cap = capability_acquire();   /* held until hs_exit */
     storage_heap_overflow_handler = exit_on_heap_overflow;
     storage_attention_handler = serve_attention;
     gc_set_observer(&gc_report_observer);
     start_eventlog_or_exit();   /* before anything can overflow the heap */
     eras_reset();
-    /* Before roots_init: its allocations may collect. */
+    /* Before the first thread attaches: its allocations may collect. */
     gc_add_root_source(roots_visit);
     gc_add_root_source(stable_ptr_visit_roots);
-    if (!roots_init())
-        exit(EXIT_FAILURE);
+    threads_attach(cap);   /* thread 1: its TSO and root stack */
     /* The census sees a GC's heap before the era advances (GHC's order). */
     gc_add_post_hook(prof_heap_after_gc);
     gc_add_post_hook(eras_after_gc);
@@ -198,6 +208,11 @@ void hs_init(int *argc, char ***argv)
 static void report_statistics(void)
 {
     fflush(stdout);   /* the program's output comes before the summary */
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        /* The nursery since the last GC, as the GC itself counts it. */
+        StgWord bytes = storage_nursery_allocated_bytes_of(&capabilities[i]);
+        capabilities[i].allocated_words_total += bytes / WORD_SIZE;
+    }
     stats_add_allocated_bytes(storage_nursery_allocated_bytes() + storage_large_alloc_bytes);
     storage_large_alloc_bytes = 0;
     stats_note_mem_in_use(mblock_n_hw() * MBLOCK_SIZE);
@@ -216,6 +231,24 @@ void hs_exit(void)
     if (--init_count > 0)
         return;
     (void)roots_report_pushed_frames();
+    if (threads_mine() == NULL || threads_mine()->id != 1) {
+        rts_error("hs_exit: refused: called from thread %ld, not the thread that called hs_init",
+                  owner_thread_caller_id());
+        init_count++;
+        return;
+    }
+    /* Others still attached would find the heap gone: wait for them, and
+     * if they do not come, stop them where they are. */
+    bool others_gone = threads_wait_for_others(HS_EXIT_WAIT_MS);
+    if (!others_gone && !capability_stop_world_within(HS_EXIT_STOP_MS)) {
+        /* A thread holds a capability and never reaches a safe point (it
+         * ended, or waits in C): no final census, as after a heap
+         * overflow; statistics and the eventlog are still written. */
+        rts_error("hs_exit: a thread holding a capability did not stop within %u ms; "
+                  "shutting down without the final census", (unsigned)HS_EXIT_STOP_MS);
+        shutdown_without_census();
+        return;
+    }
     debug_server_stop();   /* no client sees the heap being torn down */
     stats_start_exit();
     prof_heap_exit();   /* the final census, before the eventlog closes */
@@ -224,17 +257,28 @@ void hs_exit(void)
     eventlog_stop();
     original_args_free();
     stats_exit();
+    if (!others_gone) {
+        /* The stopped threads still point into the heap: keep it. */
+        rts_flags_free(&rts_flags);
+        owner_thread_release();
+        return;
+    }
     gc_exit();
-    roots_exit();
+    threads_detach();
+    threads_exit();
     adjustor_exit();   /* function pointers let their closures go */
     stable_ptr_exit();
     storage_attention_handler = NULL;
+    capability_release();
     storage_exit();
     rts_flags_free(&rts_flags);
     owner_thread_release();
 }
 
-void rts_shutdown_and_exit(int status)
+/* Statistics and a well-formed eventlog, with no census and no teardown
+ * of the heap (which may be in any state, or in use by a thread that
+ * would not stop). */
+static void shutdown_without_census(void)
 {
     debug_server_stop();
     stats_start_exit();
@@ -242,5 +286,10 @@ void rts_shutdown_and_exit(int status)
     ticker_exit();
     report_statistics();
     eventlog_stop();   /* a heap overflow still leaves a well-formed eventlog */
+}
+
+void rts_shutdown_and_exit(int status)
+{
+    shutdown_without_census();
     exit(status);
 }

@@ -3,7 +3,10 @@
  * collector treats as roots and updates, handed to C code as small
  * integers (index + 1, so that NULL is never a valid stable pointer).
  * Free entries form a list threaded through the table, tagged with the low
- * bit so that they can never be mistaken for a closure pointer.
+ * bit so that they can never be mistaken for a closure pointer.  Threads
+ * on every capability make, read and free them, so the table is under
+ * table_lock (never held across an allocation); the collector visits it
+ * with the world stopped.
  */
 #include "StablePtr.h"
 
@@ -11,11 +14,13 @@
 
 #include "GrowArray.h"
 #include "Messages.h"
+#include "os/Thread.h"
 #include "strata/Roots.h"
 
 static StgWord *table = NULL;     /* closure pointer, or (next_free << 1) | 1 */
 static StgWord capacity = 0;
 static StgWord free_head = 0;     /* index + 1 of the first free entry; 0 = none */
+static OsMutex table_lock = OS_MUTEX_INIT;
 
 static int entry_is_free(StgWord e)
 {
@@ -38,18 +43,22 @@ static void table_grow(void)
 
 StgStablePtr getStablePtr(StgClosure *p)
 {
+    os_mutex_lock(&table_lock);
     if (free_head == 0)
         table_grow();
     StgWord i = free_head - 1;
     free_head = table[i] >> 1;
     table[i] = (StgWord)p;
+    os_mutex_unlock(&table_lock);
     return (StgStablePtr)(i + 1);
 }
 
+/* The index of a live entry; called with table_lock held. */
 static StgWord checked_index(StgStablePtr sp, const char *who)
 {
     StgWord i = (StgWord)sp - 1;
     if ((StgWord)sp == 0 || i >= capacity || entry_is_free(table[i])) {
+        os_mutex_unlock(&table_lock);
         rts_error("%s: invalid stable pointer %p (never made, or already freed)", who, sp);
         abort();
     }
@@ -58,20 +67,28 @@ static StgWord checked_index(StgStablePtr sp, const char *who)
 
 bool stable_ptr_is_live(StgStablePtr sp)
 {
+    os_mutex_lock(&table_lock);
     StgWord i = (StgWord)sp - 1;
-    return (StgWord)sp != 0 && i < capacity && !entry_is_free(table[i]);
+    bool live = (StgWord)sp != 0 && i < capacity && !entry_is_free(table[i]);
+    os_mutex_unlock(&table_lock);
+    return live;
 }
 
 StgClosure *deRefStablePtr(StgStablePtr sp)
 {
-    return (StgClosure *)table[checked_index(sp, "deRefStablePtr")];
+    os_mutex_lock(&table_lock);
+    StgClosure *p = (StgClosure *)table[checked_index(sp, "deRefStablePtr")];
+    os_mutex_unlock(&table_lock);
+    return p;
 }
 
 void freeStablePtr(StgStablePtr sp)
 {
+    os_mutex_lock(&table_lock);
     StgWord i = checked_index(sp, "freeStablePtr");
     table[i] = (free_head << 1) | 1;
     free_head = i + 1;
+    os_mutex_unlock(&table_lock);
 }
 
 void stable_ptr_visit_roots(RootEvacFn evac, void *ctx)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Capability.h"
 #include "Messages.h"
 #include "RtsFlags.h"
 #include "os/Clock.h"
@@ -441,6 +442,40 @@ static void print_generation_lines(FILE *f)
     fputc('\n', f);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* strata's own lines for -N2 and up (GHC's TASKS/SPARKS lines would mean
+ * nothing here): what each capability allocated, and how long the syncs
+ * took from a request to every capability stopped. */
+static void print_capability_lines(FILE *f)
+{
+    if (capabilities_n < 2)
+        return;
+    char num[32];
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        const Capability *cap = &capabilities[i];
+        format_commas(cap->allocated_words_total * WORD_SIZE + cap->large_bytes_total, num,
+                      sizeof num);
+        fprintf(f, "  Cap %2u  %16s bytes allocated\n", i, num);
+    }
+    const SyncStats *ss = capability_sync_stats();
+    uint32_t n = ss->n_samples < 1024 ? ss->n_samples : 1024;
+    uint64_t median = 0;
+    if (n > 0) {
+        uint64_t sorted[1024];
+        memcpy(sorted, ss->samples_ns, n * sizeof sorted[0]);
+        qsort(sorted, n, sizeof sorted[0], compare_u64);
+        median = sorted[n / 2];
+    }
+    fprintf(f, "  SYNC    %" PRIu64 " stops of the world, %.3fs in all, median %.1fus, worst "
+            "%.1fus (request to all stopped)\n\n", ss->syncs, ns_to_secs(ss->total_ns),
+            (double)median / 1e3, (double)ss->worst_ns / 1e3);
+}
+
 static void print_time_lines(FILE *f, const PhaseTimes *t)
 {
     fprintf(f, "  INIT    time  %7.3fs  (%7.3fs elapsed)\n", ns_to_secs(t->init_cpu),
@@ -524,6 +559,7 @@ void stats_print_summary(FILE *f)
     fprintf(f, "%16s bytes maximum slop\n", num);
     print_memory_lines(f);
     print_generation_lines(f);
+    print_capability_lines(f);
     print_time_lines(f, &t);
     print_rate_lines(f, &t);
     fflush(f);

@@ -3,7 +3,8 @@
 # in the release build (build/), in the sanitizer build at debug level 3
 # (build-san/) and in a debug level 2 build without sanitizers
 # (build-debug2/: the debug fill, which ASan's poisoning replaces in
-# build-san/), each built incrementally.  Ends with one line,
+# build-san/), each built incrementally, and the threaded tests in a
+# ThreadSanitizer build (build-tsan/).  Ends with one line,
 # "N passed, N failed", totalled over every build, for CI to read.
 #
 # STRATA_TEST_QUICK=1 skips the sanitizer and debug builds (for local
@@ -19,6 +20,11 @@ cd "$STRATA_ROOT"
 
 SAN_CONFIG=(--enable-sanitizers --enable-debug=3 --enable-werror)
 DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
+# ThreadSanitizer runs the tests that start threads (capabilities, the
+# heap debugger's server, the ticker) at debug level 2.
+TSAN_CONFIG=(--enable-sanitizers=thread --enable-debug=2 --enable-werror)
+TSAN_TESTS="testsuite/scripts/threads.sh testsuite/unit/test_debug"
+
 LOG_TAIL_LINES=150
 
 total_passed=0
@@ -78,7 +84,7 @@ check_build() {
     fi
     say "testing ($dir/)"
     rm -f "$dir/test-suite.log"
-    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check; then
+    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check ${CHECK_TESTS:+TESTS="$CHECK_TESTS"}; then
         count_results "$dir"
         say_skipped "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
@@ -129,6 +135,7 @@ main() {
         else
             check_build build-san "${SAN_CONFIG[@]}"
             check_build build-debug2 "${DEBUG2_CONFIG[@]}"
+            CHECK_TESTS=$TSAN_TESTS check_build build-tsan "${TSAN_CONFIG[@]}"
             check_every_test_ran build build-san build-debug2
         fi
     fi

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "BlockAlloc.h"
+#include "Capability.h"
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "GrowArray.h"
@@ -74,7 +75,7 @@ void gc_push_scan_queue(BlockDesc *bd)
 static void prepare_generations(unsigned N)
 {
     storage_sync_nursery();
-    storage_retire_pinned_block();
+    storage_retire_pinned_blocks();
     for (unsigned i = 0; i < storage_n_gens; i++) {
         Generation *g = &storage_gens[i];
         g->gc_last_dest = NULL;
@@ -220,7 +221,7 @@ static void fill_details(GCDetails *d, unsigned N, bool is_major, StgWord return
         large_words += storage_gens[i].n_large_words;
     d->large_live_bytes = large_words * WORD_SIZE;
     d->heap_blocks = storage_heap_blocks();
-    StgWord old_blocks = d->heap_blocks - storage_nursery.n_blocks;
+    StgWord old_blocks = d->heap_blocks - storage_nursery_blocks();
     d->slop_bytes = old_blocks * BLOCK_SIZE > d->live_bytes
                         ? old_blocks * BLOCK_SIZE - d->live_bytes : 0;
     d->mem_in_use_bytes = mblock_n_hw() * MBLOCK_SIZE;   /* GHC: peak megablocks */
@@ -228,15 +229,48 @@ static void fill_details(GCDetails *d, unsigned N, bool is_major, StgWord return
     d->kept_mblocks = mblock_n_in_use();
 }
 
+/* Per-capability nursery allocation since the last GC, added to each
+ * capability's total (the world stopped). */
+static StgWord account_allocation(void)
+{
+    StgWord total = 0;
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *cap = &capabilities[i];
+        StgWord bytes = storage_nursery_allocated_bytes_of(cap);
+        cap->allocated_words_total += bytes / WORD_SIZE;
+        total += bytes;
+    }
+    return total;
+}
+
+static void collect_with_world_stopped(bool major);
+
+/* Note [Who collects]
+ * ~~~~~~~~~~~~~~~~~~~
+ * The capability that finds the nursery exhausted (or is asked to collect)
+ * stops the world and collects alone; the others are parked at safe
+ * points (Note [Stopping the world] in Capability.c).  When two ask at
+ * once, the second parks for the first's GC and returns without one: its
+ * nursery has been emptied, which is what it wanted.  A forced collection
+ * (strata_perform_gc, a heap census) tries again until it runs its own. */
 void gc_collect(bool major)
 {
+    if (!capability_stop_world())
+        return;
+    collect_with_world_stopped(major);
+    capability_resume_world();
+}
+
+static void collect_with_world_stopped(bool major)
+{
     uint64_t start_ns = clock_elapsed_ns();
+    mut_list_gather();
     observe_phase(GC_PHASE_START);
     unsigned N = policy_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
     debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
     GCDetails details = {0};
-    details.allocated_bytes = storage_nursery_allocated_bytes() + storage_large_alloc_bytes;
+    details.allocated_bytes = account_allocation() + storage_large_alloc_bytes;
     storage_large_alloc_bytes = 0;
     if (debug_enabled(DEBUG_SANITY))
         sanity_check_heap("before GC");
@@ -269,7 +303,15 @@ void gc_collect(bool major)
 
 void strata_perform_gc(int major)
 {
-    gc_collect(major != 0);
+    gc_collect_forced(major != 0);
+}
+
+void gc_collect_forced(bool major)
+{
+    while (!capability_stop_world())
+        ;
+    collect_with_world_stopped(major);
+    capability_resume_world();
 }
 
 void gc_add_post_hook(GCHook hook)

@@ -18,6 +18,10 @@
  * budget (and all younger ones), or everything when major is true. */
 void gc_collect(bool major);
 
+/* As gc_collect, but a collection by another capability that got there
+ * first does not count: this one collects too (Note [Who collects]). */
+void gc_collect_forced(bool major);
+
 /* Makes the next collection a major one (a heap census is due). */
 void gc_request_major(void);
 

@@ -15,9 +15,11 @@ void heap_for_each_block(HeapBlockFn fn, void *ctx)
         for (BlockDesc *bd = gen->large_objects; bd != NULL; bd = bd->link)
             fn(bd, (bd->flags & BF_PINNED) ? HEAP_BLOCK_PINNED : HEAP_BLOCK_LARGE, gen, ctx);
     }
-    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
-        fn(bd, HEAP_BLOCK_NURSERY, &storage_gens[0], ctx);
-    BlockDesc *pinned = storage_pinned_block();
-    if (pinned != NULL)
-        fn(pinned, HEAP_BLOCK_PINNED, &storage_gens[0], ctx);
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *cap = &capabilities[i];
+        for (BlockDesc *bd = cap->nursery.blocks; bd != NULL; bd = bd->link)
+            fn(bd, HEAP_BLOCK_NURSERY, &storage_gens[0], ctx);
+        if (cap->pinned_block != NULL)
+            fn(cap->pinned_block, HEAP_BLOCK_PINNED, &storage_gens[0], ctx);
+    }
 }

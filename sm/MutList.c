@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "BlockAlloc.h"
+#include "Capability.h"
 #include "GrowArray.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -40,6 +41,42 @@ void mut_list_record(Generation *g, StgClosure *p)
         g->mut_list = bd = nb;
     }
     *bd->free++ = (StgWord)p;
+}
+
+/* The write barrier's record, on the calling thread's capability: each
+ * capability has its own lists, so no two threads append to one block
+ * (gathered into the generations' lists at the next sync). */
+static void cap_mut_list_record(Capability *cap, Generation *g, StgClosure *p)
+{
+    BlockDesc *bd = cap->mut_lists[g->no];
+    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
+        sm_lock();
+        BlockDesc *nb = block_alloc_group(1);
+        sm_unlock();
+        if (nb == NULL)
+            storage_heap_overflow(BLOCK_SIZE);
+        nb->link = bd;
+        cap->mut_lists[g->no] = bd = nb;
+    }
+    *bd->free++ = (StgWord)p;
+}
+
+void mut_list_gather(void)
+{
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *cap = &capabilities[i];
+        for (unsigned g = 0; g < storage_n_gens; g++) {
+            BlockDesc *list = cap->mut_lists[g];
+            if (list == NULL)
+                continue;
+            BlockDesc *tail = list;
+            while (tail->link != NULL)
+                tail = tail->link;
+            tail->link = storage_gens[g].mut_list;
+            storage_gens[g].mut_list = list;
+            cap->mut_lists[g] = NULL;
+        }
+    }
 }
 
 void mut_list_free(BlockDesc *list)
@@ -78,12 +115,20 @@ void mut_list_exit(void)
 void mut_list_remember(StgClosure *p)
 {
     if (!heap_alloced(p)) {
+        sm_lock();
         static_roots_add(p);
+        sm_unlock();
         return;
     }
     BlockDesc *bd = Bdescr(p);
-    if (bd->gen_no > 0)
-        mut_list_record(&storage_gens[bd->gen_no], p);
+    if (bd->gen_no > 0) {
+        Capability *cap = capability_mine();
+        if (cap == NULL)
+            rts_panic("write barrier on a thread that holds no capability (closure=%p); "
+                      "call rts_lock() first, or rts_resume() after rts_suspend()",
+                      (void *)p);
+        cap_mut_list_record(cap, &storage_gens[bd->gen_no], p);
+    }
 }
 
 /* ----------------------------------------------------------------------
@@ -113,20 +158,36 @@ _Noreturn static void not_mutable(const char *fn, const char *want, const StgClo
 
 /* True if c is a clean mutable variable, false if a dirty one; else reports
  * it (never returns). */
+/* Note [Barriers between threads]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Threads on different capabilities may write one mutable object at once
+ * (different elements of an array, or the same variable).  Each store the
+ * barrier makes -- the field, the card byte, the DIRTY info pointer -- is a
+ * relaxed atomic store, and the reads that decide clean or dirty are
+ * relaxed atomic loads: plain moves on x86-64 and AArch64, and no data
+ * race in the C sense.  Two threads that both see CLEAN both remember
+ * the object; a duplicate on a mutable list is harmless.  Ordering between
+ * a write and another thread's read is the program's business, as in GHC
+ * (an IORef write is not a fence). */
+static inline const StgInfoTable *info_relaxed(const StgClosure *c)
+{
+    return __atomic_load_n(&c->info, __ATOMIC_RELAXED);
+}
+
 static inline bool mut_var_is_clean(const char *fn, const StgClosure *c)
 {
-    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_VAR_DIRTY_info))
+    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_VAR_DIRTY_info))
         return false;
-    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_VAR_CLEAN_info))
+    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_VAR_CLEAN_info))
         return true;
     not_mutable(fn, "a mutable variable", c);
 }
 
 static inline bool mut_array_is_clean(const char *fn, const StgClosure *c)
 {
-    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_ARR_PTRS_DIRTY_info))
+    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_ARR_PTRS_DIRTY_info))
         return false;
-    if (STRATA_LIKELY(c != NULL && c->info == &stg_MUT_ARR_PTRS_CLEAN_info))
+    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_ARR_PTRS_CLEAN_info))
         return true;
     not_mutable(fn, "a mutable array", c);
 }
@@ -135,9 +196,9 @@ void strata_mut_var_write(StgClosure *mv, StgClosure *value)
 {
     bool clean = mut_var_is_clean("strata_mut_var_write", mv);
     StgMutVar *m = (StgMutVar *)mv;
-    m->var = value;
+    __atomic_store_n(&m->var, value, __ATOMIC_RELAXED);
     if (clean) {
-        m->info = &stg_MUT_VAR_DIRTY_info;
+        __atomic_store_n(&m->info, &stg_MUT_VAR_DIRTY_info, __ATOMIC_RELAXED);
         mut_list_remember(mv);
     }
 }
@@ -157,10 +218,11 @@ void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
     if (STRATA_UNLIKELY(i >= a->ptrs))
         rts_panic("strata_mut_array_write: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
-    a->payload[i] = value;
-    mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS] = 1;
+    __atomic_store_n(&a->payload[i], value, __ATOMIC_RELAXED);
+    __atomic_store_n(&mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS], (uint8_t)1,
+                     __ATOMIC_RELAXED);
     if (clean) {
-        a->info = &stg_MUT_ARR_PTRS_DIRTY_info;
+        __atomic_store_n(&a->info, &stg_MUT_ARR_PTRS_DIRTY_info, __ATOMIC_RELAXED);
         mut_list_remember(arr);
     }
 }
@@ -175,5 +237,5 @@ StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i)
         rts_panic("strata_mut_array_read: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
     }
-    return a->payload[i];
+    return __atomic_load_n(&a->payload[i], __ATOMIC_RELAXED);
 }

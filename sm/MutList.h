@@ -14,8 +14,13 @@
 
 #include "Storage.h"
 
-/* Appends p to g's mutable list. */
+/* Appends p to g's mutable list (the collector, or the world stopped). */
 void mut_list_record(Generation *g, StgClosure *p);
+
+/* Moves what every capability's write barrier remembered onto the
+ * generations' lists; the world must be stopped (start of a GC, the
+ * sanity checker, the heap debugger). */
+void mut_list_gather(void);
 
 /* Calls f on every entry of a mutable list (a chain of blocks). */
 #define MUT_LIST_FOR_EACH(list, var, body)                                    \

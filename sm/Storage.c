@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "BlockAlloc.h"
+#include "Capability.h"
 #include "ClosureSize.h"
 #include "EraRuns.h"
 #include "GC.h"
@@ -25,7 +26,6 @@
 
 Generation *storage_gens = NULL;
 unsigned storage_n_gens = 0;
-Nursery storage_nursery;
 uint64_t storage_current_era = 1;
 static uint64_t max_era_seen = 1;
 StorageConfig storage_config;
@@ -33,10 +33,7 @@ HeapOverflowHandler storage_heap_overflow_handler = NULL;
 StgWord storage_large_alloc_bytes = 0;
 void (*storage_attention_handler)(void) = NULL;
 
-StgRegs strata_regs;
-
-/* The block pinned byte arrays are bumped into, or NULL. */
-static BlockDesc *pinned_block = NULL;
+_Thread_local StgRegs strata_regs STRATA_TLS_MODEL;
 
 /* Address space reserved for the heap: megablocks come from one range so
  * that heap_alloced is a subtraction and a compare. */
@@ -136,22 +133,27 @@ bool storage_init(const StorageConfig *config)
     storage_current_era = 1;
     max_era_seen = 1;
     storage_large_alloc_bytes = 0;
-    StgWord n = storage_config.nursery_bytes / BLOCK_SIZE;
-    if (n < 2)
-        n = 2;
-    BlockDesc **tail = &storage_nursery.blocks;
-    for (StgWord i = 0; i < n; i++) {
+    unsigned n_caps = storage_config.capabilities > 0 ? storage_config.capabilities : 1;
+    if (!capabilities_init(n_caps, storage_config.nursery_bytes, storage_n_gens))
+        return false;
+    storage_reset_nursery();
+    return true;
+}
+
+bool storage_nursery_create(Capability *cap, StgWord n_blocks)
+{
+    BlockDesc **tail = &cap->nursery.blocks;
+    for (StgWord i = 0; i < n_blocks; i++) {
         BlockDesc *bd = nursery_block_new();
         if (bd == NULL) {
-            rts_error("storage: cannot allocate the nursery (-A%lu bytes)",
-                      (unsigned long)storage_config.nursery_bytes);
+            rts_error("storage: cannot allocate the nursery of capability %u (-A%lu bytes)",
+                      cap->no, (unsigned long)storage_config.nursery_bytes);
             return false;
         }
         *tail = bd;
         tail = &bd->link;
     }
-    storage_nursery.n_blocks = n;
-    storage_reset_nursery();
+    cap->nursery.n_blocks = n_blocks;
     return true;
 }
 
@@ -162,9 +164,7 @@ void storage_exit(void)
     free(storage_gens);
     storage_gens = NULL;
     storage_n_gens = 0;
-    memset(&storage_nursery, 0, sizeof storage_nursery);
-    memset(&strata_regs, 0, sizeof strata_regs);
-    pinned_block = NULL;
+    capabilities_exit();
     mblock_exit();
 }
 
@@ -172,65 +172,91 @@ void storage_exit(void)
  * The nursery
  * ---------------------------------------------------------------------- */
 
-static void nursery_enter_block(BlockDesc *bd)
+static void nursery_enter_block(Capability *cap, BlockDesc *bd)
 {
-    storage_nursery.current = bd;
+    cap->nursery.current = bd;
     bd->free = bd->start;
     bd->era = storage_current_era;
     bd->n_era_runs = 0;
-    strata_regs.hp = bd->start;
-    strata_regs.hp_lim = bd->start + BLOCK_SIZE_W;
+    cap->regs->hp = bd->start;
+    __atomic_store_n(&cap->regs->hp_lim, bd->start + BLOCK_SIZE_W, __ATOMIC_RELAXED);
 }
 
 void storage_reset_nursery(void)
 {
-    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link) {
-        bd->free = bd->start;
-        bd->n_era_runs = 0;
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *cap = &capabilities[i];
+        for (BlockDesc *bd = cap->nursery.blocks; bd != NULL; bd = bd->link) {
+            bd->free = bd->start;
+            bd->n_era_runs = 0;
+        }
+        nursery_enter_block(cap, cap->nursery.blocks);
     }
-    nursery_enter_block(storage_nursery.blocks);
+}
+
+void storage_sync_nursery_of(Capability *cap)
+{
+    if (cap->nursery.current != NULL)
+        cap->nursery.current->free = cap->regs->hp;
 }
 
 void storage_sync_nursery(void)
 {
-    if (storage_nursery.current != NULL)
-        storage_nursery.current->free = strata_regs.hp;
+    for (unsigned i = 0; i < capabilities_n; i++)
+        storage_sync_nursery_of(&capabilities[i]);
 }
 
-StgWord storage_nursery_allocated_bytes(void)
+StgWord storage_nursery_allocated_bytes_of(Capability *cap)
 {
     StgWord words = 0;
-    storage_sync_nursery();
-    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link) {
+    storage_sync_nursery_of(cap);
+    for (BlockDesc *bd = cap->nursery.blocks; bd != NULL; bd = bd->link) {
         words += (StgWord)(bd->free - bd->start);
-        if (bd == storage_nursery.current)
+        if (bd == cap->nursery.current)
             break;
     }
     return words * WORD_SIZE;
 }
 
-/* Moves allocation to the next nursery block, or returns false when the
- * nursery is exhausted. */
-static bool nursery_next_block(void)
+StgWord storage_nursery_allocated_bytes(void)
 {
-    BlockDesc *cur = storage_nursery.current;
-    cur->free = strata_regs.hp;
+    StgWord bytes = 0;
+    for (unsigned i = 0; i < capabilities_n; i++)
+        bytes += storage_nursery_allocated_bytes_of(&capabilities[i]);
+    return bytes;
+}
+
+StgWord storage_nursery_blocks(void)
+{
+    StgWord n = 0;
+    for (unsigned i = 0; i < capabilities_n; i++)
+        n += capabilities[i].nursery.n_blocks;
+    return n;
+}
+
+/* Moves cap's allocation to its next nursery block, or returns false when
+ * the nursery is exhausted. */
+static bool nursery_next_block(Capability *cap)
+{
+    BlockDesc *cur = cap->nursery.current;
+    cur->free = cap->regs->hp;
     if (cur->free == cur->start) {
         /* Nothing was allocated here: just restamp the era. */
-        nursery_enter_block(cur);
+        nursery_enter_block(cap, cur);
         return true;
     }
     if (cur->link == NULL)
         return false;
-    nursery_enter_block(cur->link);
+    nursery_enter_block(cap, cur->link);
     return true;
 }
 
-/* Makes the next object take the current era: a run of it in the current
- * nursery block, and a new pinned block. */
-static void alloc_blocks_take_current_era(void)
+/* Makes cap's next object take the current era: a run of it in the
+ * current nursery block, and a new pinned block. */
+static void alloc_blocks_take_current_era(Capability *cap)
 {
-    BlockDesc *cur = storage_nursery.current;
+    StgRegs *regs = cap->regs;
+    BlockDesc *cur = cap->nursery.current;
     if (cur != NULL) {
         /* The nursery block goes on in a run of the new era (Note [Blocks
          * of several eras] in EraRuns.h): an era change costs a word,
@@ -239,23 +265,39 @@ static void alloc_blocks_take_current_era(void)
          * allocates from without another look at the era.  Without room
          * for a run, the next allocation takes the slow path, which
          * starts a new block. */
-        cur->free = strata_regs.hp;
+        cur->free = regs->hp;
+        StgPtr lim = __atomic_load_n(&regs->hp_lim, __ATOMIC_RELAXED);
         if (!block_start_era_run(cur, storage_current_era))
-            strata_regs.hp_lim = strata_regs.hp;
-        else if (strata_regs.hp_lim != NULL)   /* keep an attention request */
-            strata_regs.hp_lim = block_alloc_limit(cur);
+            __atomic_store_n(&regs->hp_lim, regs->hp, __ATOMIC_RELAXED);
+        else if (lim != NULL)   /* keep an attention request */
+            __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_RELAXED);
     }
-    storage_retire_pinned_block();
+    storage_retire_pinned_block_of(cap);
 }
 
+/* Every capability's allocation blocks take the new era before any of
+ * them allocates again: the world is stopped for the change (nested in a
+ * GC's sync when the era advances after a GC).  Before the capabilities
+ * exist (start-up) there is nothing to retire. */
 void storage_set_era(uint64_t era)
 {
     if (era == storage_current_era)
         return;
+    if (capability_mine() == NULL) {
+        ASSERT(capabilities_held() == 0);
+        storage_current_era = era;
+        if (era > max_era_seen)
+            max_era_seen = era;
+        return;
+    }
+    while (!capability_stop_world())
+        ;
     storage_current_era = era;
     if (era > max_era_seen)
         max_era_seen = era;
-    alloc_blocks_take_current_era();
+    for (unsigned i = 0; i < capabilities_n; i++)
+        alloc_blocks_take_current_era(&capabilities[i]);
+    capability_resume_world();
 }
 
 uint64_t storage_max_era(void)
@@ -271,11 +313,25 @@ uint64_t storage_max_era(void)
 /* Large objects count against the nursery size too (GHC's -AL = -A). */
 static void maybe_collect_for_large(void)
 {
-    if (policy_large_alloc_wants_gc())
+    sm_lock();
+    bool wanted = policy_large_alloc_wants_gc();
+    sm_unlock();
+    if (wanted)
         gc_collect(false);
 }
 
 static bool serve_attention(void);
+
+/* Puts back the limit of the calling thread's nursery block after an
+ * interrupt cleared it.  The interrupt may have overwritten a retirement
+ * (hp_lim = hp after an era change): a block of another era stays
+ * retired, so that no object lands in a block of the wrong era. */
+static void restore_hp_lim(Capability *cap)
+{
+    BlockDesc *cur = cap->nursery.current;
+    STRATA_SET_HP_LIM(block_last_era(cur) == storage_current_era ? block_alloc_limit(cur)
+                                                                 : strata_regs.hp);
+}
 
 /* Set by storage_request_attention; like the ticker's flag, it survives a
  * lost hp_lim = NULL store (Note [The ticker] in support/os/Ticker.c). */
@@ -284,15 +340,34 @@ static atomic_bool xattention_requested;
 void storage_request_attention(void)
 {
     atomic_store(&xattention_requested, true);
-    __atomic_store_n(&strata_regs.hp_lim, (StgPtr)NULL, __ATOMIC_SEQ_CST);
+    capabilities_interrupt_all();
 }
+
+static StgPtr alloc_large_group(StgWord n_words, bool may_collect);
+_Noreturn static void no_capability(StgWord n_words);
 
 static StgPtr alloc_large(StgWord n_words)
 {
+    return alloc_large_group(n_words, true);
+}
+
+StgPtr storage_alloc_large_no_gc(StgWord n_words)
+{
+    if (STRATA_UNLIKELY(capability_mine() == NULL))
+        no_capability(n_words);
+    return alloc_large_group(n_words, false);
+}
+
+/* A large object; with may_collect, first a GC if the large allocation
+ * since the last one reached -A, or the heap limit would be passed. */
+static StgPtr alloc_large_group(StgWord n_words, bool may_collect)
+{
     if (n_words > storage_max_object_words())
         storage_alloc_too_large("an object", n_words, "words");
-    serve_attention();
-    maybe_collect_for_large();
+    if (may_collect) {
+        serve_attention();
+        maybe_collect_for_large();
+    }
     StgWord bytes = n_words * WORD_SIZE;
     StgWord n_blocks = (bytes + BLOCK_SIZE - 1) / BLOCK_SIZE;
     if (n_blocks > BLOCKS_PER_MBLOCK) {
@@ -302,14 +377,17 @@ static StgPtr alloc_large(StgWord n_words)
             mbs++;
         n_blocks = MBLOCK_GROUP_BLOCKS(mbs);
     }
-    if (policy_heap_would_pass_limit(n_blocks)) {
-        gc_collect(true);
+    if (may_collect && policy_heap_would_pass_limit(n_blocks)) {
+        gc_collect_forced(true);
         if (policy_heap_would_pass_limit(n_blocks))
             storage_heap_overflow((storage_heap_blocks() + n_blocks) * BLOCK_SIZE);
     }
+    sm_lock();
     BlockDesc *bd = block_alloc_group(n_blocks);
-    if (bd == NULL)
+    if (bd == NULL) {
+        sm_unlock();
         storage_heap_overflow(bytes);
+    }
     Generation *g0 = &storage_gens[0];
     bd->gen = g0;
     bd->gen_no = 0;
@@ -321,6 +399,8 @@ static StgPtr alloc_large(StgWord n_words)
     g0->n_large_blocks += bd->blocks;
     g0->n_large_words += n_words;
     storage_large_alloc_bytes += bytes;
+    sm_unlock();
+    capability_mine()->large_bytes_total += bytes;
     return bd->start;
 }
 
@@ -330,7 +410,7 @@ static StgPtr alloc_large(StgWord n_words)
  * Returns true if it served one. */
 static bool serve_attention(void)
 {
-    bool limit_cleared = strata_regs.hp_lim == NULL;
+    bool limit_cleared = STRATA_HP_LIM() == NULL;
     /* The ticker's flag is checked too, in case our own write of hp_lim
      * overwrote its NULL (Note [The ticker] in support/os/Ticker.c). */
     if (!limit_cleared && !ticker_attention_pending() &&
@@ -341,39 +421,59 @@ static bool serve_attention(void)
         /* The request may have overwritten a retirement (hp_lim = hp
          * after an era change): a block of another era stays retired,
          * so that no object lands in a block of the wrong era. */
-        BlockDesc *cur = storage_nursery.current;
-        strata_regs.hp_lim = block_last_era(cur) == storage_current_era ? block_alloc_limit(cur)
-                                                                         : strata_regs.hp;
+        restore_hp_lim(capability_mine());
     }
     if (storage_attention_handler != NULL)
         storage_attention_handler();
     return true;
 }
 
-StgPtr strata_alloc_slow(StgWord n_words)
+void storage_safepoint(void)
 {
-    if (STRATA_UNLIKELY(storage_nursery.current == NULL)) {
+    Capability *cap = capability_mine();
+    if (capability_safepoint())
+        restore_hp_lim(cap);
+    serve_attention();
+}
+
+_Noreturn static void no_capability(StgWord n_words)
+{
+    if (capabilities_n == 0)
         rts_error("heap allocation before hs_init or after hs_exit (words=%lu)",
                   (unsigned long)n_words);
-        abort();
-    }
+    else
+        rts_error("heap allocation from a thread that holds no capability (words=%lu); "
+                  "call rts_lock() first, or rts_resume() after rts_suspend()",
+                  (unsigned long)n_words);
+    abort();
+}
+
+StgPtr strata_alloc_slow(StgWord n_words)
+{
+    Capability *cap = capability_mine();
+    if (STRATA_UNLIKELY(cap == NULL))
+        no_capability(n_words);
+    if (capability_safepoint())
+        restore_hp_lim(cap);
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
         return alloc_large(n_words);
 
-    if (serve_attention() && strata_regs.hp + n_words <= strata_regs.hp_lim) {
+    if (serve_attention() &&
+        (StgWord)(strata_regs.hp + n_words) <= (StgWord)STRATA_HP_LIM()) {
         StgPtr p = strata_regs.hp;
         strata_regs.hp = p + n_words;
         return p;
     }
 
-    if (!nursery_next_block()) {
+    /* Another capability's sync (a GC, an era change) may run while this
+     * one waits to collect; then look again. */
+    while (!nursery_next_block(cap))
         gc_collect(false);   /* resets the nursery */
-    }
-    /* Not hp_lim: the ticker thread may have stored NULL there meanwhile. */
+    /* Not hp_lim: another thread may have stored NULL there meanwhile. */
     StgPtr p = strata_regs.hp;
-    ASSERT_INTERNAL(p + n_words <= block_alloc_limit(storage_nursery.current));
+    ASSERT_INTERNAL(p + n_words <= block_alloc_limit(cap->nursery.current));
     /* The object takes the current era (.inv.block-era), GC or no GC. */
-    ASSERT_INTERNAL(block_last_era(storage_nursery.current) == storage_current_era);
+    ASSERT_INTERNAL(block_last_era(cap->nursery.current) == storage_current_era);
     strata_regs.hp = p + n_words;
     return p;
 }
@@ -382,48 +482,62 @@ StgPtr strata_alloc_slow(StgWord n_words)
  * Pinned byte arrays
  * ---------------------------------------------------------------------- */
 
-BlockDesc *storage_pinned_block(void)
+void storage_retire_pinned_block_of(Capability *cap)
 {
-    return pinned_block;
-}
-
-void storage_retire_pinned_block(void)
-{
-    BlockDesc *bd = pinned_block;
+    BlockDesc *bd = cap->pinned_block;
     if (bd == NULL)
         return;
-    pinned_block = NULL;
+    cap->pinned_block = NULL;
     Generation *g0 = &storage_gens[0];
+    sm_lock();
     dbl_link_onto(bd, &g0->large_objects);
     g0->n_large_blocks += bd->blocks;
     g0->n_large_words += (StgWord)(bd->free - bd->start);
+    sm_unlock();
 }
 
-/* Pinned objects smaller than a large object share pinned blocks; a pinned
- * block stays allocated while any object in it is alive, which is the
- * fragmentation strata-debug and the profiler make visible. */
+void storage_retire_pinned_blocks(void)
+{
+    for (unsigned i = 0; i < capabilities_n; i++)
+        storage_retire_pinned_block_of(&capabilities[i]);
+}
+
+/* Pinned objects smaller than a large object share pinned blocks (one
+ * being filled per capability); a pinned block stays allocated while any
+ * object in it is alive, which is the fragmentation strata-debug and the
+ * profiler make visible. */
 static StgPtr alloc_pinned(StgWord n_words)
 {
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
         return alloc_large(n_words);   /* large objects never move anyway */
-    if (pinned_block != NULL && pinned_block->free + n_words > pinned_block->start + BLOCK_SIZE_W)
-        storage_retire_pinned_block();
-    if (pinned_block == NULL) {
+    Capability *cap = capability_mine();
+    if (STRATA_UNLIKELY(cap == NULL))
+        no_capability(n_words);
+    capability_safepoint();
+    BlockDesc *pb = cap->pinned_block;
+    if (pb != NULL && pb->free + n_words > pb->start + BLOCK_SIZE_W)
+        storage_retire_pinned_block_of(cap);
+    if (cap->pinned_block == NULL) {
         serve_attention();
         maybe_collect_for_large();
+        sm_lock();
         BlockDesc *bd = block_alloc_group(1);
-        if (bd == NULL)
+        if (bd == NULL) {
+            sm_unlock();
             storage_heap_overflow(BLOCK_SIZE);
+        }
         bd->gen = &storage_gens[0];
         bd->gen_no = 0;
         bd->dest_no = 0;
         bd->flags = BF_PINNED;
         bd->era = storage_current_era;
-        pinned_block = bd;
         storage_large_alloc_bytes += BLOCK_SIZE;
+        sm_unlock();
+        cap->large_bytes_total += BLOCK_SIZE;
+        cap->pinned_block = bd;
     }
-    StgPtr p = pinned_block->free;
-    pinned_block->free += n_words;
+    StgPtr p = cap->pinned_block->free;
+    cap->pinned_block->free += n_words;
     return p;
 }
 
@@ -518,11 +632,14 @@ StgClosure *strata_alloc_mut_array(StgWord n)
 
 StgWord storage_heap_blocks(void)
 {
-    StgWord n = storage_nursery.n_blocks;
+    StgWord n = 0;
     for (unsigned g = 0; g < storage_n_gens; g++)
         n += storage_gens[g].n_blocks + storage_gens[g].n_large_blocks;
-    if (pinned_block != NULL)
-        n += pinned_block->blocks;
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        n += capabilities[i].nursery.n_blocks;
+        if (capabilities[i].pinned_block != NULL)
+            n += capabilities[i].pinned_block->blocks;
+    }
     return n;
 }
 

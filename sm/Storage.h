@@ -11,6 +11,7 @@
 #include "strata/Block.h"
 #include "strata/Closures.h"
 #include "strata/Regs.h"
+#include "Capability.h"
 #include "EraMap.h"
 #include "WordMap.h"
 
@@ -56,15 +57,6 @@ extern Generation *storage_gens;     /* [0 .. storage_n_gens-1] */
 extern unsigned storage_n_gens;
 #define oldest_gen (&storage_gens[storage_n_gens - 1])
 
-/* The nursery: -A bytes of single blocks, allocated into in order. */
-typedef struct {
-    BlockDesc *blocks;           /* all nursery blocks, linked by ->link */
-    StgWord n_blocks;
-    BlockDesc *current;          /* block the bump pointer is in */
-} Nursery;
-
-extern Nursery storage_nursery;
-
 /* The era stamped on new blocks (GHC's user_era).  Read freely; change it
  * through storage_set_era. */
 extern uint64_t storage_current_era;
@@ -76,15 +68,18 @@ void storage_set_era(uint64_t era);
 /* The highest era ever current this run: no block may carry a higher one. */
 uint64_t storage_max_era(void);
 
-/* Bytes allocated in large objects and pinned blocks since the last GC. */
+/* Bytes allocated in large objects and pinned blocks since the last GC, by
+ * every capability (under sm_lock while the world runs). */
 extern StgWord storage_large_alloc_bytes;
 
 /* What the storage manager is configured with (from the RTS flags; the
  * runtime fills it in, sm/ never reads flags). */
 typedef struct {
     unsigned generations;        /* -G: at least 1 */
-    StgWord nursery_bytes;       /* -A: the nursery, and the large-object
-                                    allocation that triggers a GC */
+    StgWord nursery_bytes;       /* -A: each capability's nursery, and the
+                                    large-object allocation that triggers
+                                    a GC */
+    unsigned capabilities;       /* -N: at least 1 */
     StgWord max_heap_bytes;      /* -M: 0 = unlimited */
     double oldgen_factor;        /* -F: an old generation's budget is its
                                     live size times this */
@@ -106,22 +101,29 @@ extern HeapOverflowHandler storage_heap_overflow_handler;
 bool storage_init(const StorageConfig *config);
 void storage_exit(void);
 
-/* Copies the bump pointer into the current nursery block's free field
- * (before the heap is walked). */
-void storage_sync_nursery(void);
+/* Gives cap a nursery of n_blocks single blocks (capabilities_init). */
+bool storage_nursery_create(Capability *cap, StgWord n_blocks);
 
-/* Empties the nursery after a GC and starts allocation at its first block. */
+/* Copies each capability's bump pointer into its current nursery block's
+ * free field (before the heap is walked; the world must be stopped). */
+void storage_sync_nursery(void);
+void storage_sync_nursery_of(Capability *cap);
+
+/* Empties every nursery after a GC and starts allocation at its first
+ * block (the world stopped). */
 void storage_reset_nursery(void);
 
-/* Bytes allocated in the nursery since it was last reset. */
+/* Bytes allocated in the nurseries (or cap's) since they were last reset. */
 StgWord storage_nursery_allocated_bytes(void);
+StgWord storage_nursery_allocated_bytes_of(Capability *cap);
 
+/* Blocks in all the nurseries. */
+StgWord storage_nursery_blocks(void);
 
-/* Moves the current pinned block onto generation 0's large-object list. */
-void storage_retire_pinned_block(void);
-
-/* The pinned block being filled, or NULL. */
-BlockDesc *storage_pinned_block(void);
+/* Moves cap's (every capability's) pinned block being filled onto
+ * generation 0's large-object list. */
+void storage_retire_pinned_block_of(Capability *cap);
+void storage_retire_pinned_blocks(void);
 
 /* Blocks held by the heap: every generation's lists plus the nursery. */
 StgWord storage_heap_blocks(void);
@@ -143,6 +145,17 @@ _Noreturn void storage_alloc_too_large(const char *what, StgWord n, const char *
 /* Hook run when an allocation finds hp_lim == NULL (an attention request
  * from the timer or the debugger); NULL when nobody asks for attention. */
 extern void (*storage_attention_handler)(void);
+
+/* A large object (at least LARGE_OBJECT_THRESHOLD bytes) that is never a
+ * safe point: no collection runs, so pointers the caller holds stay valid
+ * (the local-root stack's chunks: Note [Local roots live in a STACK]).  The
+ * bytes count towards the next collection as usual. */
+StgPtr storage_alloc_large_no_gc(StgWord n_words);
+
+/* A safe point outside allocation (strata_safepoint): parks for another
+ * capability's sync and serves attention requests.  The caller holds a
+ * capability. */
+void storage_safepoint(void);
 
 /* Asks the mutator for attention from another thread (the heap debugger):
  * its next allocation calls storage_attention_handler.  Thread-safe. */

@@ -42,7 +42,7 @@ void tenure_before_gc(unsigned N)
     Generation *g1 = &storage_gens[1];
     /* Only a GC that collects generation 0 alone leaves generation 1's
      * growth equal to what was promoted out of the aging blocks. */
-    StgWord min_sample = storage_nursery.n_blocks * BLOCK_SIZE_W / TENURE_MIN_SAMPLE_SHARE;
+    StgWord min_sample = storage_nursery_blocks() * BLOCK_SIZE_W / TENURE_MIN_SAMPLE_SHARE;
     measuring = N == 0 && g0->n_words > 0 && g0->n_words >= min_sample;
     aged_words_before = g0->n_words;
     gen1_words_before = g1->n_words + g1->n_large_words;
@@ -50,8 +50,9 @@ void tenure_before_gc(unsigned N)
     if (!aging && ++gcs_since_probe >= TENURE_PROBE_INTERVAL)
         aging = true;   /* a probe: age this GC's survivors, measure next */
     uint16_t dest = aging ? 0 : g0->promote_to;
-    for (BlockDesc *bd = storage_nursery.blocks; bd != NULL; bd = bd->link)
-        bd->dest_no = dest;
+    for (unsigned i = 0; i < capabilities_n; i++)
+        for (BlockDesc *bd = capabilities[i].nursery.blocks; bd != NULL; bd = bd->link)
+            bd->dest_no = dest;
 }
 
 void tenure_after_gc(unsigned N)

@@ -28,10 +28,12 @@ STRATA_API StgPtr strata_alloc_slow(StgWord n_words);
  * info pointer and make the object scannable before the next allocation. */
 static inline StgPtr strata_alloc_words(StgWord n_words)
 {
+    /* Compared as integers: hp and hp_lim are NULL on a thread that holds
+     * no capability, and hp_lim alone when another thread interrupts. */
     StgPtr p = strata_regs.hp;
-    if (STRATA_LIKELY(n_words < STRATA_LARGE_OBJECT_WORDS &&
-                      p + n_words <= strata_regs.hp_lim)) {
-        strata_regs.hp = p + n_words;
+    StgWord end = (StgWord)p + n_words * WORD_SIZE;
+    if (STRATA_LIKELY(n_words < STRATA_LARGE_OBJECT_WORDS && end <= (StgWord)STRATA_HP_LIM())) {
+        strata_regs.hp = (StgPtr)end;
         return p;
     }
     return strata_alloc_slow(n_words);
@@ -83,7 +85,7 @@ STRATA_API StgClosure *strata_alloc_pinned_bytes(StgWord n_bytes);
 /* A mutable variable holding NULL, and its barriered write. */
 STRATA_API StgClosure *strata_alloc_mut_var(void);
 STRATA_API void strata_mut_var_write(StgClosure *mv, StgClosure *value);
-#define STRATA_MUT_VAR_READ(mv) (((StgMutVar *)(mv))->var)
+#define STRATA_MUT_VAR_READ(mv) __atomic_load_n(&((StgMutVar *)(mv))->var, __ATOMIC_RELAXED)
 
 /* A mutable array of n elements, all NULL, and its barriered write. */
 STRATA_API StgClosure *strata_alloc_mut_array(StgWord n);

@@ -22,6 +22,32 @@ STRATA_API StgClosure *strata_eval(StgClosure *c);
 /* Applies a function closure to arity arguments, given in rooted slots. */
 STRATA_API StgClosure *strata_apply(StgClosure *fun, StgClosure **args, StgWord n_args);
 
+/* Capabilities (GHC's RtsAPI names): +RTS -N<n> lets n OS threads mutate
+ * the heap at once, each holding a capability.  See docs/api-guide.md. */
+typedef struct Capability_ Capability;
+
+/* Attaches the calling OS thread and takes a capability, waiting while all
+ * are held.  The thread that called hs_init holds one until hs_exit.
+ * Returns NULL (after a message) on misuse. */
+STRATA_API Capability *rts_lock(void);
+/* Gives back the capability rts_lock returned, and detaches the thread. */
+STRATA_API void rts_unlock(Capability *cap);
+
+/* Bracket a blocking C call (I/O, a lock, a sleep, a join): in between the
+ * thread holds no capability, a collection does not wait for it, and its
+ * C variables must hold no heap pointers (keep them in local roots). */
+STRATA_API void rts_suspend(void);
+STRATA_API void rts_resume(void);
+
+/* A safe point for a long loop that does not allocate: lets another
+ * capability's collection (or a census, the debugger) go ahead. */
+STRATA_API void strata_safepoint(void);
+
+/* The number of capabilities (+RTS -N), and the calling thread's strata
+ * thread id (the eventlog's; 0 if it is not attached). */
+STRATA_API unsigned strata_n_capabilities(void);
+STRATA_API uint32_t strata_my_thread_id(void);
+
 /* Eras (GHC's API, shared/reference §4): the era stamped on new objects.
  * It starts at 1; 0 means "not counted" by -he. */
 STRATA_API void setUserEra(StgWord era);

@@ -26,6 +26,9 @@
 
 /* Event type ids (GHC's numbers). */
 enum {
+    EVENT_CREATE_THREAD = 0,
+    EVENT_RUN_THREAD = 1,
+    EVENT_STOP_THREAD = 2,
     EVENT_GC_START = 9,
     EVENT_GC_END = 10,
     EVENT_REQUEST_SEQ_GC = 11,
@@ -70,6 +73,14 @@ enum {
 
 /* Fixed payload sizes in bytes (excluding the 10-byte event header);
  * EVENT_SIZE_VARIABLE for variable-size events. */
+#define EVENT_SIZE_CREATE_THREAD 4       /* ThreadId */
+#define EVENT_SIZE_RUN_THREAD 4          /* ThreadId */
+#define EVENT_SIZE_STOP_THREAD 10        /* ThreadId, Word16 status, ThreadId blocked on */
+/* STOP_THREAD statuses strata posts (ghc-events' numbering). */
+#define THREAD_STOP_YIELDING 3
+#define THREAD_STOP_FINISHED 5
+#define THREAD_STOP_FOREIGN_CALL 6
+#define THREAD_STOP_BLOCKED_ON_BLACKHOLE 8
 #define EVENT_SIZE_GC_START 0
 #define EVENT_SIZE_GC_END 0
 #define EVENT_SIZE_REQUEST_SEQ_GC 0

@@ -1,10 +1,17 @@
 /*
- * strata/Regs.h -- the capability's registers that inline code touches:
- * the nursery bump pointer and the local-root stack pointer.
+ * strata/Regs.h -- the registers that inline code touches: the bump
+ * pointer of the capability the thread holds, and the thread's local-root
+ * stack pointer.
  *
- * There is one capability (strata's mutator is single-threaded).  Only the
- * inline fast paths in Alloc.h and Roots.h read these; everything else goes
- * through functions.  See Note [The allocation limit] in sm/Storage.c.
+ * Each OS thread has its own (thread-local, initial-exec: one %fs-relative
+ * load).  hp and hp_lim belong to the capability the thread holds (both
+ * NULL when it holds none, so the first allocation reaches the slow path,
+ * which says so); sp, sp_lim and sp_base to the thread's own root stack.
+ * Other threads clear hp_lim to interrupt the holder, so hp_lim is read and
+ * written with relaxed atomics (a plain move on every target strata runs
+ * on).  Only the inline fast paths in Alloc.h and Roots.h read these;
+ * everything else goes through functions.  See Note [The allocation limit]
+ * in sm/Storage.c and Note [Stopping the world] in sm/Capability.c.
  */
 #ifndef STRATA_REGS_H
 #define STRATA_REGS_H
@@ -20,6 +27,15 @@ typedef struct {
     StgPtr sp_base;     /* start of that chunk's frame area */
 } StgRegs;
 
-STRATA_API extern StgRegs strata_regs;
+#if defined(__GNUC__)
+#define STRATA_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define STRATA_TLS_MODEL
+#endif
+
+STRATA_API extern _Thread_local StgRegs strata_regs STRATA_TLS_MODEL;
+
+#define STRATA_HP_LIM() __atomic_load_n(&strata_regs.hp_lim, __ATOMIC_RELAXED)
+#define STRATA_SET_HP_LIM(v) __atomic_store_n(&strata_regs.hp_lim, (v), __ATOMIC_RELAXED)
 
 #endif /* STRATA_REGS_H */

@@ -36,7 +36,9 @@ STRATA_API void strata_roots_pop_slow(StgPtr frame);
 static inline StgClosure **strata_roots_push(const StgRootSite *site, StgWord n)
 {
     StgPtr f = strata_regs.sp;
-    if (STRATA_UNLIKELY(f + ROOT_FRAME_HEADER_WORDS + n > strata_regs.sp_lim))
+    /* As integers: sp and sp_lim are NULL on a thread not attached. */
+    if (STRATA_UNLIKELY((StgWord)f + (ROOT_FRAME_HEADER_WORDS + n) * WORD_SIZE >
+                        (StgWord)strata_regs.sp_lim))
         return strata_roots_push_slow(site, n);
     f[0] = (StgWord)site;
     f[1] = n;

@@ -19,6 +19,7 @@
 #include "MutList.h"
 #include "Provenance.h"
 #include "Roots.h"
+#include "Threads.h"
 #include "StablePtr.h"
 #include "Storage.h"
 #include "os/Process.h"
@@ -517,13 +518,20 @@ static void put_stable_root(StgWord handle, StgClosure *p, void *env)
                  NULL);
 }
 
-/* Frames of every chunk, newest chunk first; frame numbers count from the
- * newest frame (0) down to the oldest. */
-static void put_frame_roots(RootWriter *w)
+/* Frames of every chunk of every attached thread (oldest thread first),
+ * newest chunk first; frame numbers count from each thread's newest frame
+ * down to its oldest, continuing from one thread to the next, and each
+ * thread's TSO follows its frames as a THREAD root named by its id. */
+typedef struct {
+    RootWriter *w;
+    uint32_t frame_no;
+} FrameWalk;
+
+static void put_thread_frame_roots(StrataThread *t, void *env)
 {
-    uint32_t frame_no = 0;
-    for (StgStack *s = roots_main_tso != NULL ? roots_main_tso->stack : NULL; s != NULL;
-         s = s->prev) {
+    FrameWalk *fw = env;
+    RootWriter *w = fw->w;
+    for (StgStack *s = t->tso != NULL ? t->tso->stack : NULL; s != NULL; s = s->prev) {
         /* Frames are found oldest first; collect their starts to number
          * them newest first. */
         size_t n = 0;
@@ -540,13 +548,21 @@ static void put_frame_roots(RootWriter *w)
             for (StgWord k = 0; k < f[1]; k++) {
                 StgWord v = f[ROOT_FRAME_HEADER_WORDS + k];
                 if (v != 0)
-                    put_root(w, DEBUG_ROOT_FRAME, frame_no, (uint32_t)k, v,
+                    put_root(w, DEBUG_ROOT_FRAME, fw->frame_no, (uint32_t)k, v,
                              (const StgRootSite *)f[0]);
             }
-            frame_no++;
+            fw->frame_no++;
         }
         free(starts);
     }
+    if (t->tso != NULL)
+        put_root(w, DEBUG_ROOT_THREAD, t->id, 0, (uint64_t)(uintptr_t)t->tso, NULL);
+}
+
+static void put_frame_roots(RootWriter *w)
+{
+    FrameWalk fw = {w, 0};
+    threads_for_each(put_thread_frame_roots, &fw);
 }
 
 static void put_roots(DebugBuf *out)
@@ -563,8 +579,6 @@ static void put_roots(DebugBuf *out)
     stable_ptr_for_each(put_stable_root, &w);
     for (StgWord i = 0; i < static_roots_count; i++)
         put_static_root(&w, (uint32_t)i, static_roots[i]);
-    if (roots_main_tso != NULL)
-        put_root(&w, DEBUG_ROOT_THREAD, 1, 0, (uint64_t)(uintptr_t)roots_main_tso, NULL);
     for (unsigned g = 1; g < storage_n_gens; g++)
         MUT_LIST_FOR_EACH(storage_gens[g].mut_list, p, {
             put_root(&w, DEBUG_ROOT_REMEMBERED, g, 0, (uint64_t)(uintptr_t)p, NULL);

@@ -21,6 +21,7 @@
 #include "DebugWire.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "MutList.h"
 #include "Roots.h"
 #include "RtsFlags.h"
 #include "Storage.h"
@@ -73,9 +74,17 @@ void debug_server_serve_attention(void)
 {
     if (!atomic_load_explicit(&xpause_wanted, memory_order_acquire))
         return;
+    /* Every capability stops first, so the pause latency the client sees
+     * is the slowest one's; a sync that got there first is waited out and
+     * the request served at the next safe point. */
+    if (!capability_stop_world()) {
+        storage_request_attention();   /* come back at the next safe point */
+        return;
+    }
     os_mutex_lock(&pause_lock);
     if (pause_state == PAUSE_REQUESTED) {
         storage_sync_nursery();
+        mut_list_gather();
         roots_sync_stack();
         pause_state = PAUSED;
         paused_ns = clock_elapsed_ns();
@@ -84,6 +93,7 @@ void debug_server_serve_attention(void)
             os_cond_wait(&pause_changed, &pause_lock);
     }
     os_mutex_unlock(&pause_lock);
+    capability_resume_world();
 }
 
 /* Back to RUNNING (resume, cancel, disconnect, stop).  Under pause_lock. */
@@ -510,7 +520,7 @@ int rts_debug_start(void)
     static bool atexit_registered;
     if (running)
         return 0;
-    if (storage_nursery.current == NULL) {
+    if (capabilities_n == 0) {
         rts_error("rts_debug_start: the runtime is not running (call it after hs_init)");
         return -1;
     }

@@ -46,6 +46,7 @@
 #include "FfiMarshal.h"
 #include "FfiSignature.h"
 #include "Messages.h"
+#include "os/Thread.h"
 #include "OwnerThread.h"
 #include "RtsStartup.h"
 #include "StablePtr.h"
@@ -81,6 +82,10 @@ static StgWord n_buckets = 0;    /* a power of two, or 0 */
 static StgWord n_live = 0;       /* adjustors in the table */
 
 static Adjustor *pending = NULL; /* freed while running: released later */
+/* The table and the pending list, against callers on other capabilities.
+ * Never held across an allocation (a GC's sync would wait for a thread
+ * blocked on it). */
+static OsMutex adjustor_lock = OS_MUTEX_INIT;
 static StgWord n_pending = 0;
 
 static StgWord bucket_of(uintptr_t code, StgWord n)
@@ -199,10 +204,11 @@ static void adjustor_release(Adjustor *a)
 /* See Note [Freeing an adjustor from its own call]. */
 void adjustor_release_pending(void)
 {
+    os_mutex_lock(&adjustor_lock);
     Adjustor **p = &pending;
     while (*p != NULL) {
         Adjustor *a = *p;
-        if (a->active_calls > 0) {
+        if (__atomic_load_n(&a->active_calls, __ATOMIC_ACQUIRE) > 0) {
             p = &a->next;
             continue;
         }
@@ -210,6 +216,7 @@ void adjustor_release_pending(void)
         n_pending--;
         adjustor_release(a);
     }
+    os_mutex_unlock(&adjustor_lock);
 }
 
 void adjustor_exit(void)
@@ -238,10 +245,10 @@ _Noreturn static void refuse_call(const Adjustor *a)
                   "hs_init or after hs_exit); stopping the program",
                   a->fun_name, a->signature_text);
     else if (!owner_thread_is_current())
-        rts_error("ffi: callback %s :: %s refused: called from thread %ld, which does not hold "
-                  "the runtime (thread %ld does: callbacks may only run on the thread that "
-                  "called hs_init); stopping the program",
-                  a->fun_name, a->signature_text, owner_thread_caller_id(), holder);
+        rts_error("ffi: callback %s :: %s refused: called from thread %ld, which holds no "
+                  "capability (callbacks run on threads that hold one: call rts_lock first, "
+                  "or rts_resume after rts_suspend); stopping the program",
+                  a->fun_name, a->signature_text, owner_thread_caller_id());
     else
         rts_error("ffi: callback %s :: %s refused: it was made before hs_exit stopped the "
                   "runtime, and its closure went with it; stopping the program",
@@ -297,7 +304,7 @@ static void adjustor_enter(ffi_cif *cif, void *ret, void **args, void *user_data
     ASSERT(a->magic == ADJUSTOR_MAGIC);
     if (STRATA_UNLIKELY(!owner_thread_is_current() || a->fun == NULL))
         refuse_call(a);
-    a->active_calls++;
+    __atomic_fetch_add(&a->active_calls, 1, __ATOMIC_ACQ_REL);
     uint32_t n = a->sig.n_args;
     STRATA_ROOTS(r, 1 + n);   /* r[0]: the function; r[1 + i]: argument i */
     for (uint32_t i = 0; i < n; i++) {
@@ -314,7 +321,7 @@ static void adjustor_enter(ffi_cif *cif, void *ret, void **args, void *user_data
     StgClosure *res = ((StgFunEntry)r[0]->info->entry)(&r[0], &r[1]);
     store_result(a, res, ret);
     STRATA_ROOTS_POP(r);
-    a->active_calls--;
+    __atomic_fetch_sub(&a->active_calls, 1, __ATOMIC_ACQ_REL);
 }
 
 /* ----------------------------------------------------------------------
@@ -391,7 +398,10 @@ HsFunPtr rts_mkFunPtr(StgClosure *fun, const char *signature)
         goto fail_prep;
     }
     a->code = (uintptr_t)code;
-    if (!table_insert(a)) {
+    os_mutex_lock(&adjustor_lock);
+    bool inserted = table_insert(a);
+    os_mutex_unlock(&adjustor_lock);
+    if (!inserted) {
         rts_error("%s: out of C heap for the table of function pointers (live=%lu)", who,
                   (unsigned long)n_live);
         goto fail_prep;
@@ -425,18 +435,23 @@ void hs_free_fun_ptr(HsFunPtr fp)
     }
     uintptr_t code;
     memcpy(&code, &fp, sizeof code);
+    os_mutex_lock(&adjustor_lock);
     Adjustor *a = table_remove(code);
     if (a == NULL) {
+        os_mutex_unlock(&adjustor_lock);
         rts_error("%s: %p is not a live function pointer made by rts_mkFunPtr (never made, "
                   "or already freed); ignored", who, (void *)code);
         return;
     }
-    if (a->active_calls > 0) {   /* Note [Freeing an adjustor from its own call] */
+    /* Note [Freeing an adjustor from its own call] */
+    if (__atomic_load_n(&a->active_calls, __ATOMIC_ACQUIRE) > 0) {
         a->next = pending;
         pending = a;
         n_pending++;
+        os_mutex_unlock(&adjustor_lock);
         return;
     }
+    os_mutex_unlock(&adjustor_lock);
     adjustor_release(a);
 }
 

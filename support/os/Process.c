@@ -81,3 +81,9 @@ int os_process_read_memory(void *dst, uint64_t addr, size_t n)
         return read_via_pipe(dst, addr, n);
     return EFAULT;
 }
+
+long os_processor_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n;
+}

@@ -17,6 +17,9 @@
 /* The process id; never fails. */
 int os_process_id(void);
 
+/* Processors online (sysconf); at least 1. */
+long os_processor_count(void);
+
 /* The parent's process id; never fails. */
 int os_process_parent_id(void);
 

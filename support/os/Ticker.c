@@ -1,8 +1,8 @@
 /*
  * support/os/Ticker.c -- the ticker thread (see Ticker.h).  Relies on pthreads
- * and CLOCK_MONOTONIC condition-variable timeouts, and on
- * strata_regs.hp_lim as the mutator's attention flag (Note [The allocation
- * limit] in sm/Storage.c).
+ * and CLOCK_MONOTONIC condition-variable timeouts, and on an interrupt
+ * function the storage manager installs (clearing every capability's
+ * hp_lim, Note [The allocation limit] in sm/Storage.c).
  */
 #include "os/Ticker.h"
 
@@ -12,16 +12,17 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "strata/Regs.h"
 
 /* Note [The ticker]
  * ~~~~~~~~~~~~~~~~~
  * Periodic work (flushing the eventlog, the heap census) touches state the
  * mutator owns, so it must run on the mutator, at a safe point.  The
  * ticker thread therefore never runs an action: when one is due it marks
- * it, sets xattention, and stores NULL into strata_regs.hp_lim so the
- * mutator's next allocation takes the slow path, which calls
- * storage_attention_handler -> ticker_run_due_actions.
+ * it, sets xattention, and calls the interrupt function, which stores NULL
+ * into every running capability's hp_lim so that the next allocation on
+ * any of them takes the slow path, which calls storage_attention_handler
+ * -> ticker_run_due_actions.  The first thread there runs the due actions
+ * (one thread at a time: action_lock).
  *
  * The NULL store races with the mutator's own writes of hp_lim (moving to
  * the next nursery block, retiring a block); if the mutator's write lands
@@ -45,6 +46,8 @@ typedef struct {
 static TickAction actions[TICKER_MAX_ACTIONS];
 static unsigned n_actions;           /* under lock (written by the mutator) */
 static atomic_bool xattention;       /* some action is due */
+static void (*interrupt_fn)(void);   /* set before the thread starts */
+static pthread_mutex_t action_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;          /* signalled by ticker_exit */
@@ -79,7 +82,8 @@ static uint64_t tick_locked(uint64_t now)
     }
     if (any) {
         atomic_store(&xattention, true);
-        __atomic_store_n(&strata_regs.hp_lim, (StgPtr)NULL, __ATOMIC_SEQ_CST);
+        if (interrupt_fn != NULL)
+            interrupt_fn();
     }
     return next;
 }
@@ -158,14 +162,25 @@ bool ticker_attention_pending(void)
     return atomic_load_explicit(&xattention, memory_order_relaxed);
 }
 
+void ticker_set_interrupt(void (*fn)(void))
+{
+    interrupt_fn = fn;
+}
+
 void ticker_run_due_actions(void)
 {
-    if (!atomic_exchange(&xattention, false))
+    if (!atomic_load_explicit(&xattention, memory_order_relaxed))
         return;
-    /* Only the mutator changes n_actions, and we are the mutator. */
-    for (unsigned i = 0; i < n_actions; i++)
-        if (atomic_exchange(&actions[i].xdue, false))
-            actions[i].fn();
+    /* Another mutator thread is running them: it will see this tick. */
+    if (pthread_mutex_trylock(&action_lock) != 0)
+        return;
+    if (atomic_exchange(&xattention, false)) {
+        /* n_actions changes at start-up only, before any thread runs. */
+        for (unsigned i = 0; i < n_actions; i++)
+            if (atomic_exchange(&actions[i].xdue, false))
+                actions[i].fn();
+    }
+    pthread_mutex_unlock(&action_lock);
 }
 
 void ticker_exit(void)

@@ -1,13 +1,15 @@
 /*
  * support/os/Ticker.h -- periodic work without signals: a thread that wakes at
  * the registered intervals and asks the mutator for attention (an atomic
- * flag plus strata_regs.hp_lim = NULL, Note [The allocation limit] in
- * sm/Storage.c).  The actions themselves run on the mutator thread, at its
- * next allocation slow path, via ticker_run_due_actions.  Linux (pthreads,
+ * flag plus the interrupt function set by ticker_set_interrupt, which clears
+ * every capability's hp_lim, Note [The allocation limit] in sm/Storage.c).
+ * The actions themselves run on a mutator thread, at its next allocation
+ * slow path, via ticker_run_due_actions.  Linux (pthreads,
  * CLOCK_MONOTONIC).  See Note [The ticker] in Ticker.c.
  *
- * Preconditions: ticker_add_action, ticker_run_due_actions and ticker_exit
- * are called from the mutator thread only.
+ * Preconditions: ticker_add_action and ticker_exit are called from the
+ * thread that runs hs_init/hs_exit; ticker_run_due_actions from any thread
+ * that holds a capability.
  */
 #ifndef STRATA_OS_TICKER_H
 #define STRATA_OS_TICKER_H
@@ -26,6 +28,11 @@ int ticker_add_action(double interval_secs, void (*fn)(void));
  * has served yet.  Cheap (one atomic load); the allocation slow path
  * checks it so that a lost hp_lim = NULL store cannot lose a tick. */
 bool ticker_attention_pending(void);
+
+/* The function a tick calls to get the mutators' attention (from the
+ * ticker thread, with no lock of the caller's held); set before the first
+ * ticker_add_action. */
+void ticker_set_interrupt(void (*fn)(void));
 
 /* Runs every action whose interval has elapsed since it last ran (on the
  * mutator; may allocate and collect). */

@@ -51,6 +51,11 @@ expect_status 0 "$ex/bintrees" 16 +RTS -hT -l -A64k -i0.01 --eventlog-flush-inte
 expect_status 0 "$checker" bintrees.eventlog
 expect_status 0 "$events" check bintrees.eventlog
 
+# Two capabilities: blocks of caps 0 and 1, thread events, the census.
+expect_status 0 "$ex/threads" 4 5000 +RTS -N2 -hi -l -i0.01 -A64k -olthreads.eventlog -RTS
+expect_status 0 "$checker" threads.eventlog
+grep -q 'HeapProfBreakdownInfoTable' "$out" || fail "-N2 log: $(cat "$out")"
+
 # Text that is not UTF-8 (a Latin-1 file name, in the message and in argv)
 # and a valid 75001-byte message, which must be cut between characters:
 # ghc-events rejected the whole log when either reached it unrepaired.

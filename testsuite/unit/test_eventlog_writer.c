@@ -41,7 +41,7 @@ static const struct {
     uint16_t id;
     int size;
 } reference_sizes[] = {
-    {9, 0}, {10, 0}, {11, 0}, {18, 14}, {19, VAR}, {20, 0}, {21, 0}, {22, 0},
+    {0, 4}, {1, 4}, {2, 10}, {9, 0}, {10, 0}, {11, 0}, {18, 14}, {19, VAR}, {20, 0}, {21, 0}, {22, 0},
     {25, 6}, {26, 4}, {27, 6}, {28, 6}, {29, VAR}, {30, VAR}, {32, 8}, {33, 8},
     {43, 16}, {45, 2}, {46, 2}, {49, 12}, {50, 12}, {51, 12}, {52, 38}, {53, 58},
     {54, 0}, {58, VAR}, {90, 16}, {91, 12}, {160, VAR}, {162, 8}, {164, VAR},
@@ -363,10 +363,10 @@ static void test_eventlog_writer_header_bytes_exact(void **state)
     hs_exit();
     size_t n;
     const uint8_t *b = eventlog_memory_writer_bytes(&n);
-    /* hdrb hetb, then the first type: GC_START, size 0, "Starting GC". */
+    /* hdrb hetb, then the first type: CREATE_THREAD, size 4, "Create thread". */
     static const uint8_t first[] = {
-        'h', 'd', 'r', 'b', 'h', 'e', 't', 'b', 'e', 't', 'b', 0, 0, 9, 0, 0,
-        0, 0, 0, 11, 'S', 't', 'a', 'r', 't', 'i', 'n', 'g', ' ', 'G', 'C',
+        'h', 'd', 'r', 'b', 'h', 'e', 't', 'b', 'e', 't', 'b', 0, 0, 0, 0, 4,
+        0, 0, 0, 13, 'C', 'r', 'e', 'a', 't', 'e', ' ', 't', 'h', 'r', 'e', 'a', 'd',
         0, 0, 0, 0, 'e', 't', 'e', 0,
     };
     assert_true(n > sizeof first);

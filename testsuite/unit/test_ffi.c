@@ -891,8 +891,8 @@ static void test_ffi_foreign_thread_entry_points_refused(void **state)
     assert_false(callee_called);
     assert_null(thread_made);
     assert_non_null(strstr(err, "rts_dynamic_call: refused: called from thread "));
-    assert_non_null(strstr(err, "which does not hold the runtime (thread "));
-    assert_non_null(strstr(err, "only the thread that called hs_init may use it"));
+    assert_non_null(strstr(err, "which holds no capability (call rts_lock first"));
+    assert_non_null(strstr(err, "hs_init ran on thread "));
     assert_non_null(strstr(err, "rts_mkFunPtr: refused: called from thread"));
     assert_non_null(strstr(err, "hs_free_fun_ptr: refused: called from thread"));
     free(err);
@@ -924,7 +924,8 @@ static void test_ffi_callback_from_foreign_thread_refused(void **state)
     harness_expect_failure(callback_from_foreign_thread, 1, 0,
                            "ffi: callback id :: i64(i64) refused: called from thread ");
     harness_expect_failure(callback_from_foreign_thread, 1, 0,
-                           "callbacks may only run on the thread that called hs_init); "
+                           "callbacks run on threads that hold one: call rts_lock first, or rts_resume "
+                           "after rts_suspend); "
                            "stopping the program");
 }
 

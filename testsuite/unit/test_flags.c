@@ -559,12 +559,26 @@ static void test_flags_flush_interval_bad(void **state)
     assert_true(f.eventlog_flush_secs == 0.0);
 }
 
+static void test_flags_capabilities(void **state)
+{
+    (void)state;
+    assert_int_equal(f.capabilities, 1);
+    parse_ok("-N4");
+    assert_int_equal(f.capabilities, 4);
+    parse_ok("-N");
+    assert_true(f.capabilities >= 1);
+    parse_bad("-N0", "-N: number of capabilities must be at least 1 (got 0)");
+    parse_bad("-N257", "-N: number of capabilities must be at most 256 (got 257)");
+    parse_bad("-Nfour", "-N: bad number 'four' (expected a whole number of capabilities, "
+                        "e.g. -N4, or -N alone for one per processor)");
+}
+
 static void test_flags_unknown_and_unexpected(void **state)
 {
     (void)state;
     parse_bad("-Z", "unknown RTS option: -Z");
     parse_bad("-", "unknown RTS option: -");
-    parse_bad("-N4", "unknown RTS option: -N4");
+    parse_bad("-qg", "unknown RTS option: -qg");
     parse_bad("foo", "unexpected RTS argument: foo");
     parse_bad("+RTS", "unexpected RTS argument: +RTS");
     parse_bad("", "unexpected RTS argument: ");
@@ -955,6 +969,7 @@ int main(void)
         T(test_flags_eventlog_file_bad),
         T(test_flags_flush_interval_good),
         T(test_flags_flush_interval_bad),
+        T(test_flags_capabilities),
         T(test_flags_unknown_and_unexpected),
         T(test_flags_error_truncates),
         T(test_flags_parse_string),

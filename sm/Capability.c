@@ -1,0 +1,354 @@
+/*
+ * sm/Capability.c -- capabilities and the stop-the-world sync (see
+ * Capability.h and docs/design/capabilities.md).
+ *
+ * Note [Stopping the world]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * One scheduler lock guards which capability is held by whom, which are
+ * parked, and who owns a sync.  A thread that needs the world stopped (a
+ * GC, an era change, a debugger pause) sets sync_owner under the lock,
+ * raises xsync_pending and clears every other held capability's hp_lim,
+ * so that each holder's next allocation enters the slow path, which calls
+ * capability_safepoint.  There the holder runs capability_before_park_hook
+ * (its root stack pointer becomes visible), writes its bump pointer into
+ * its nursery block, marks itself parked, and waits.  rts_suspend releases
+ * the capability instead, which the sync also accepts: a free capability
+ * holds no thread's pointers.  The owner waits until every other held
+ * capability is parked; while the sync lasts no free capability can be
+ * taken.  Everything the parked threads wrote before parking happens
+ * before the owner's work (the lock hand-over), and everything the owner
+ * wrote -- including the parked threads' own registers, which a GC resets
+ * -- happens before they run again.
+ *
+ * Two threads may ask for a sync at once.  The second finds sync_owner
+ * set and parks like any other capability; when it wakes the world may
+ * have changed under it (its nursery was emptied by a GC), so
+ * capability_stop_world returns false and the caller looks again.
+ */
+#include "Capability.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "BlockAlloc.h"
+#include "Messages.h"
+#include "Storage.h"
+#include "os/Clock.h"
+#include "os/Thread.h"
+
+Capability *capabilities = NULL;
+unsigned capabilities_n = 0;
+
+static _Thread_local Capability *my_cap = NULL;
+
+static OsMutex sched_lock = OS_MUTEX_INIT;
+static OsCond sched_changed = OS_COND_INIT;
+static Capability *sync_owner = NULL;   /* under sched_lock */
+static unsigned sync_depth = 0;         /* owner's nested stops */
+static atomic_bool xsync_pending;
+static SyncStats sync_stats;            /* under sched_lock */
+
+static OsMutex sm_mutex = OS_MUTEX_INIT;
+
+void (*capability_before_park_hook)(void) = NULL;
+
+void sm_lock(void)
+{
+    os_mutex_lock(&sm_mutex);
+}
+
+void sm_unlock(void)
+{
+    os_mutex_unlock(&sm_mutex);
+}
+
+Capability *capability_mine(void)
+{
+    return my_cap;
+}
+
+static void regs_hp_lim_store(StgRegs *r, StgPtr lim)
+{
+    __atomic_store_n(&r->hp_lim, lim, __ATOMIC_RELAXED);
+}
+
+/* ----------------------------------------------------------------------
+ * Start-up
+ * ---------------------------------------------------------------------- */
+
+bool capabilities_init(unsigned n, StgWord nursery_bytes, unsigned n_gens)
+{
+    capabilities = calloc(n, sizeof(Capability));
+    if (capabilities == NULL) {
+        rts_error("capabilities: out of C heap for %u capabilities", n);
+        return false;
+    }
+    capabilities_n = n;
+    StgWord n_blocks = nursery_bytes / BLOCK_SIZE;
+    if (n_blocks < 2)
+        n_blocks = 2;
+    for (unsigned i = 0; i < n; i++) {
+        Capability *cap = &capabilities[i];
+        cap->no = i;
+        cap->regs = &cap->saved;
+        cap->mut_lists = calloc(n_gens, sizeof(BlockDesc *));
+        if (cap->mut_lists == NULL) {
+            rts_error("capabilities: out of C heap for capability %u", i);
+            return false;
+        }
+        if (!storage_nursery_create(cap, n_blocks))
+            return false;
+    }
+    atomic_store(&xsync_pending, false);
+    sync_owner = NULL;
+    sync_depth = 0;
+    memset(&sync_stats, 0, sizeof sync_stats);
+    return true;
+}
+
+void capabilities_exit(void)
+{
+    for (unsigned i = 0; i < capabilities_n; i++)
+        free(capabilities[i].mut_lists);
+    free(capabilities);
+    capabilities = NULL;
+    capabilities_n = 0;
+    my_cap = NULL;
+    memset(&strata_regs, 0, sizeof strata_regs);
+}
+
+/* ----------------------------------------------------------------------
+ * Taking and giving back
+ * ---------------------------------------------------------------------- */
+
+static Capability *free_capability_locked(void)
+{
+    if (sync_owner != NULL)
+        return NULL;   /* a stopped world stays stopped */
+    for (unsigned i = 0; i < capabilities_n; i++)
+        if (!capabilities[i].held)
+            return &capabilities[i];
+    return NULL;
+}
+
+static Capability *take_locked(Capability *cap)
+{
+    cap->held = true;
+    cap->parked = false;
+    cap->holder_tid = os_thread_id();
+    strata_regs.hp = cap->saved.hp;
+    regs_hp_lim_store(&strata_regs, cap->saved.hp_lim);
+    cap->regs = &strata_regs;
+    my_cap = cap;
+    return cap;
+}
+
+Capability *capability_acquire(void)
+{
+    ASSERT(my_cap == NULL);
+    os_mutex_lock(&sched_lock);
+    Capability *cap;
+    while ((cap = free_capability_locked()) == NULL)
+        os_cond_wait(&sched_changed, &sched_lock);
+    take_locked(cap);
+    os_mutex_unlock(&sched_lock);
+    return cap;
+}
+
+Capability *capability_acquire_timeout(uint32_t timeout_ms)
+{
+    ASSERT(my_cap == NULL);
+    OsDeadline deadline = os_deadline_after_ms(timeout_ms);
+    os_mutex_lock(&sched_lock);
+    Capability *cap;
+    while ((cap = free_capability_locked()) == NULL)
+        if (os_cond_wait_until(&sched_changed, &sched_lock, &deadline) != 0) {
+            cap = free_capability_locked();
+            break;
+        }
+    if (cap != NULL)
+        take_locked(cap);
+    os_mutex_unlock(&sched_lock);
+    return cap;
+}
+
+void capability_release(void)
+{
+    Capability *cap = my_cap;
+    ASSERT(cap != NULL);
+    os_mutex_lock(&sched_lock);
+    cap->saved.hp = strata_regs.hp;
+    cap->saved.hp_lim = __atomic_load_n(&strata_regs.hp_lim, __ATOMIC_RELAXED);
+    cap->regs = &cap->saved;
+    cap->held = false;
+    cap->holder_tid = 0;
+    my_cap = NULL;
+    strata_regs.hp = NULL;
+    regs_hp_lim_store(&strata_regs, NULL);
+    os_cond_broadcast(&sched_changed);
+    os_mutex_unlock(&sched_lock);
+}
+
+unsigned capabilities_held(void)
+{
+    unsigned n = 0;
+    os_mutex_lock(&sched_lock);
+    for (unsigned i = 0; i < capabilities_n; i++)
+        n += capabilities[i].held;
+    os_mutex_unlock(&sched_lock);
+    return n;
+}
+
+unsigned capabilities_other_holders(long *tids, unsigned max)
+{
+    unsigned n = 0;
+    os_mutex_lock(&sched_lock);
+    for (unsigned i = 0; i < capabilities_n && n < max; i++)
+        if (capabilities[i].held && &capabilities[i] != my_cap)
+            tids[n++] = capabilities[i].holder_tid;
+    os_mutex_unlock(&sched_lock);
+    return n;
+}
+
+/* ----------------------------------------------------------------------
+ * Syncs (Note [Stopping the world])
+ * ---------------------------------------------------------------------- */
+
+void capabilities_interrupt_all(void)
+{
+    os_mutex_lock(&sched_lock);
+    for (unsigned i = 0; i < capabilities_n; i++)
+        if (capabilities[i].held)
+            regs_hp_lim_store(capabilities[i].regs, NULL);
+    os_mutex_unlock(&sched_lock);
+}
+
+bool capability_sync_pending(void)
+{
+    return atomic_load_explicit(&xsync_pending, memory_order_acquire);
+}
+
+bool capability_world_stopped_by_me(void)
+{
+    if (my_cap == NULL || !atomic_load_explicit(&xsync_pending, memory_order_relaxed))
+        return false;
+    os_mutex_lock(&sched_lock);
+    bool mine = sync_owner == my_cap;
+    os_mutex_unlock(&sched_lock);
+    return mine;
+}
+
+/* Parks my_cap until no sync is in progress; called with sched_lock held. */
+static void park_locked(Capability *cap)
+{
+    if (capability_before_park_hook != NULL)
+        capability_before_park_hook();
+    storage_sync_nursery_of(cap);
+    cap->parked = true;
+    os_cond_broadcast(&sched_changed);
+    while (sync_owner != NULL)
+        os_cond_wait(&sched_changed, &sched_lock);
+    cap->parked = false;
+}
+
+bool capability_safepoint(void)
+{
+    if (!atomic_load_explicit(&xsync_pending, memory_order_acquire))
+        return false;
+    Capability *cap = my_cap;
+    if (cap == NULL)
+        return false;
+    os_mutex_lock(&sched_lock);
+    bool parked = sync_owner != NULL && sync_owner != cap;
+    if (parked)
+        park_locked(cap);
+    os_mutex_unlock(&sched_lock);
+    return parked;
+}
+
+static bool all_others_parked_locked(const Capability *me)
+{
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        const Capability *c = &capabilities[i];
+        if (c != me && c->held && !c->parked)
+            return false;
+    }
+    return true;
+}
+
+static bool stop_world(const OsDeadline *deadline);
+
+bool capability_stop_world(void)
+{
+    return stop_world(NULL);
+}
+
+bool capability_stop_world_within(uint32_t timeout_ms)
+{
+    OsDeadline deadline = os_deadline_after_ms(timeout_ms);
+    return stop_world(&deadline);
+}
+
+static bool stop_world(const OsDeadline *deadline)
+{
+    Capability *me = my_cap;
+    if (me == NULL)
+        rts_panic("stopping the world from a thread that holds no capability (thread %ld)",
+                  os_thread_id());
+    os_mutex_lock(&sched_lock);
+    if (sync_owner == me) {
+        sync_depth++;
+        os_mutex_unlock(&sched_lock);
+        return true;
+    }
+    if (sync_owner != NULL) {
+        park_locked(me);
+        os_mutex_unlock(&sched_lock);
+        return false;
+    }
+    uint64_t start_ns = clock_elapsed_ns();
+    sync_owner = me;
+    sync_depth = 1;
+    atomic_store_explicit(&xsync_pending, true, memory_order_release);
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *c = &capabilities[i];
+        if (c != me && c->held)
+            regs_hp_lim_store(c->regs, NULL);
+    }
+    while (!all_others_parked_locked(me)) {
+        if (deadline == NULL) {
+            os_cond_wait(&sched_changed, &sched_lock);
+        } else if (os_cond_wait_until(&sched_changed, &sched_lock, deadline) != 0 &&
+                   !all_others_parked_locked(me)) {
+            /* The world stays stopping: whoever parks later stays parked. */
+            os_mutex_unlock(&sched_lock);
+            return false;
+        }
+    }
+    uint64_t ns = clock_elapsed_ns() - start_ns;
+    sync_stats.syncs++;
+    sync_stats.total_ns += ns;
+    if (ns > sync_stats.worst_ns)
+        sync_stats.worst_ns = ns;
+    sync_stats.samples_ns[sync_stats.n_samples++ % 1024] = ns;
+    os_mutex_unlock(&sched_lock);
+    return true;
+}
+
+void capability_resume_world(void)
+{
+    os_mutex_lock(&sched_lock);
+    ASSERT(sync_owner == my_cap && sync_depth > 0);
+    if (--sync_depth == 0) {
+        sync_owner = NULL;
+        atomic_store_explicit(&xsync_pending, false, memory_order_release);
+        os_cond_broadcast(&sched_changed);
+    }
+    os_mutex_unlock(&sched_lock);
+}
+
+const SyncStats *capability_sync_stats(void)
+{
+    return &sync_stats;
+}

@@ -1,0 +1,135 @@
+/*
+ * sm/Capability.h -- capabilities: the right to mutate the heap, held by
+ * one OS thread at a time, with the allocation state that goes with it
+ * (a nursery, a pinned block, remembered-set blocks), and the
+ * stop-the-world sync that collections, era changes and the heap debugger
+ * need.  GHC's Capability, less the scheduler.  See docs/design/capabilities.md.
+ *
+ * .inv.cap-owner: a capability is held by at most one OS thread; only that
+ * thread allocates from its nursery and pinned block and writes its
+ * remembered-set blocks.  While the world is stopped (a sync), every held
+ * capability but the sync's owner is parked at a safe point and its state
+ * may be read and changed by the owner.
+ */
+#ifndef STRATA_CAPABILITY_H
+#define STRATA_CAPABILITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strata/Block.h"
+#include "strata/Regs.h"
+
+/* The nursery: -A bytes of single blocks per capability, allocated into in
+ * order. */
+typedef struct {
+    BlockDesc *blocks;           /* all nursery blocks, linked by ->link */
+    StgWord n_blocks;
+    BlockDesc *current;          /* block the bump pointer is in */
+} Nursery;
+
+typedef struct Capability_ {
+    uint32_t no;                 /* 0 .. capabilities_n - 1 */
+    /* The registers hp and hp_lim live in: the holder's thread-local
+     * strata_regs while held, `saved` while free.  Changed and read by
+     * other threads under the scheduler lock only. */
+    StgRegs *regs;
+    StgRegs saved;
+    Nursery nursery;
+    BlockDesc *pinned_block;     /* pinned byte arrays are bumped into it */
+    BlockDesc **mut_lists;       /* [gen]: what this capability's write
+                                    barrier remembered since the last GC */
+    StgWord allocated_words_total;  /* nursery words allocated, up to the
+                                       last GC (for +RTS -s) */
+    StgWord large_bytes_total;   /* large and pinned bytes, all run */
+    /* Scheduler state, under the scheduler lock. */
+    bool held;
+    bool parked;                 /* stopped at a safe point for a sync */
+    long holder_tid;             /* kernel id of the holder, 0 if free */
+} Capability;
+
+extern Capability *capabilities;     /* [0 .. capabilities_n - 1] */
+extern unsigned capabilities_n;
+
+/* The capability the calling thread holds, or NULL. */
+Capability *capability_mine(void);
+
+/* Creates n capabilities (all free); each gets a nursery of nursery_bytes.
+ * Returns false after a message if memory cannot be had. */
+bool capabilities_init(unsigned n, StgWord nursery_bytes, unsigned n_gens);
+void capabilities_exit(void);
+
+/* Takes a free capability for the calling thread, waiting while all are
+ * held or a sync is in progress.  The thread must hold none. */
+Capability *capability_acquire(void);
+
+/* As capability_acquire, but gives up after timeout_ms: NULL then. */
+Capability *capability_acquire_timeout(uint32_t timeout_ms);
+
+/* Gives the calling thread's capability back (its registers are saved). */
+void capability_release(void);
+
+/* Number of capabilities held now (any thread). */
+unsigned capabilities_held(void);
+
+/* Kernel thread ids of the holders other than the caller, into tids
+ * (at most max); returns how many. */
+unsigned capabilities_other_holders(long *tids, unsigned max);
+
+/* ----------------------------------------------------------------------
+ * Stopping the world
+ * ---------------------------------------------------------------------- */
+
+/* Stops every other held capability at its next safe point and returns
+ * true once all are parked; the caller (which must hold a capability) owns
+ * the sync until capability_resume_world.  Nested calls by the owner are
+ * counted.  If another capability's sync got there first, the caller parks
+ * for it instead and returns false once it is over: the world may have
+ * changed (a GC reset the nursery), so the caller looks again. */
+bool capability_stop_world(void);
+void capability_resume_world(void);
+
+/* As capability_stop_world, for hs_exit when other threads would not let
+ * go: gives up after timeout_ms if some held capability has not parked (its
+ * thread ended, or is blocked in C), returning false; the caller then owns
+ * a sync that never completes, and never resumes it. */
+bool capability_stop_world_within(uint32_t timeout_ms);
+
+/* True while the calling thread owns a sync (the world is stopped). */
+bool capability_world_stopped_by_me(void);
+
+/* The safe point: parks the calling thread's capability if another one is
+ * stopping the world, until it is over.  Cheap when no sync is pending
+ * (one atomic load).  Returns true if it parked. */
+bool capability_safepoint(void);
+
+/* True if a sync is being requested or is in progress (any thread). */
+bool capability_sync_pending(void);
+
+/* Forces every held capability into its allocation slow path at its next
+ * allocation (hp_lim = NULL).  Any thread. */
+void capabilities_interrupt_all(void);
+
+/* Called (by the thread parking) before a capability parks, to make its
+ * thread's state (root stack pointer, ...) visible to the sync owner.  Set
+ * by the runtime at start-up; NULL for none. */
+extern void (*capability_before_park_hook)(void);
+
+/* Statistics of the syncs so far: count, and nanoseconds from a request to
+ * every capability parked (sum and worst). */
+typedef struct {
+    uint64_t syncs;
+    uint64_t total_ns;
+    uint64_t worst_ns;
+    uint64_t samples_ns[1024];   /* the latest latencies, ring buffer */
+    uint32_t n_samples;
+} SyncStats;
+const SyncStats *capability_sync_stats(void);
+
+/* The lock that guards the block allocator and the shared lists of
+ * generation 0 (large objects) against mutators on other capabilities.
+ * Not needed while the world is stopped. */
+void sm_lock(void);
+void sm_unlock(void);
+
+#endif /* STRATA_CAPABILITY_H */
