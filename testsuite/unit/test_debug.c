@@ -269,6 +269,32 @@ static void test_debug_census_equals_profiler(void **state)
     assert_non_null(strstr(cs.buckets[0].label, "NumThunk"));
     dbg_census_free(&cs);
 
+    /* A marks-only traversal (depth first, Note [Marks only] in Reach.c)
+     * reaches the same objects and gives the same census, bucket for
+     * bucket, in every grouping. */
+    DbgReach *m = dbg_reach_marks(c);
+    assert_non_null(m);
+    size_t n_bfs;
+    dbg_reach_objects(r, &n_bfs);
+    assert_int_equal(dbg_reach_count(m), n_bfs);
+    assert_int_equal(dbg_reach_dangling(m), dbg_reach_dangling(r));
+    for (int by = DBG_BY_TYPE; by <= DBG_BY_MODULE; by++) {
+        DbgCensus a, b;
+        assert_int_equal(dbg_census(c, r, (DbgCensusBy)by, NULL, &a), 0);
+        assert_int_equal(dbg_census(c, m, (DbgCensusBy)by, NULL, &b), 0);
+        assert_int_equal(a.n, b.n);
+        assert_int_equal(a.total_bytes, b.total_bytes);
+        assert_int_equal(a.total_objects, b.total_objects);
+        for (size_t i = 0; i < a.n; i++) {
+            assert_string_equal(a.buckets[i].label, b.buckets[i].label);
+            assert_int_equal(a.buckets[i].bytes, b.buckets[i].bytes);
+            assert_int_equal(a.buckets[i].objects, b.buckets[i].objects);
+        }
+        dbg_census_free(&a);
+        dbg_census_free(&b);
+    }
+    dbg_reach_free(m);
+
     /* Saved objects are roots of their own kind. */
     const DbgRoot *roots;
     size_t nr, saved = 0;

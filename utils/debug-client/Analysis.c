@@ -31,8 +31,10 @@ uint64_t dbg_label_hash(const char *s)
     return h | 1;
 }
 
-static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t bytes,
-                      uint64_t objects)
+/* Adds to label's bucket, made if need be; *index (if not NULL) gets its
+ * index in b->out->buckets. */
+static int bucket_add_at(DbgClient *c, Buckets *b, const char *label, uint64_t bytes,
+                         uint64_t objects, size_t *index)
 {
     uint64_t h = dbg_label_hash(label);
     for (;; h += 2) {   /* probe on hash collisions */
@@ -43,6 +45,8 @@ static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t byte
         if (strcmp(k->label, label) == 0) {
             k->bytes += bytes;
             k->objects += objects;
+            if (index != NULL)
+                *index = (size_t)(*v - 1);
             goto total;
         }
     }
@@ -59,11 +63,19 @@ static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t byte
         free(copy);
         return dbg_fail(c, "out of memory for census buckets");
     }
+    if (index != NULL)
+        *index = b->out->n;
     b->out->buckets[b->out->n++] = (DbgBucket){copy, bytes, objects, 0};
 total:
     b->out->total_bytes += bytes;
     b->out->total_objects += objects;
     return 0;
+}
+
+static int bucket_add(DbgClient *c, Buckets *b, const char *label, uint64_t bytes,
+                      uint64_t objects)
+{
+    return bucket_add_at(c, b, label, bytes, objects, NULL);
 }
 
 static bool all_digits(const char *s)
@@ -112,9 +124,16 @@ void dbg_census_free(DbgCensus *c)
  * Census
  * ---------------------------------------------------------------------- */
 
+/* A closure's census label is a function of its info table (by type,
+ * info or module) or of its era (by era), so the walk maps that key to
+ * the bucket once and then adds to it without making the label, hashing
+ * it or comparing strings: most of a census's time before. */
 typedef struct {
     Buckets *b;
     DbgCensusBy by;
+    const DbgEraRange *eras;
+    AddrMap by_key;              /* info table address, or era + 1 -> bucket + 1 */
+    uint8_t *pinned_done;        /* [n_blocks] pinned blocks counted whole */
 } CensusWalk;
 
 const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len)
@@ -136,9 +155,25 @@ const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, si
 
 static int census_count(DbgClient *c, CensusWalk *w, const DbgClosure *cl)
 {
+    uint64_t key = w->by == DBG_BY_ERA ? cl->era + 1 : cl->info->addr;
+    uint64_t bytes = (uint64_t)cl->n_words * 8;
+    const uint64_t *v = key != 0 ? addr_map_get(&w->by_key, key) : NULL;
+    if (v != NULL) {
+        DbgBucket *k = &w->b->out->buckets[*v - 1];
+        k->bytes += bytes;
+        k->objects++;
+        w->b->out->total_bytes += bytes;
+        w->b->out->total_objects++;
+        return 0;
+    }
     char buf[32];
-    return bucket_add(c, w->b, dbg_census_label(cl, w->by, buf, sizeof buf), (uint64_t)cl->n_words * 8,
-                      1);
+    size_t index;
+    if (bucket_add_at(c, w->b, dbg_census_label(cl, w->by, buf, sizeof buf), bytes, 1,
+                      &index) != 0)
+        return -1;
+    if (key != 0 && addr_map_put(&w->by_key, key, index + 1) != 0)
+        return dbg_fail(c, "out of memory for census buckets");
+    return 0;
 }
 
 bool dbg_census_counts(const DbgClosure *cl, DbgCensusBy by, const DbgEraRange *eras)
@@ -154,36 +189,36 @@ static bool census_pinned_object(DbgClient *c, const DbgClosure *cl, void *env)
     return census_count(c, env, cl) == 0;
 }
 
+static int census_object(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    CensusWalk *w = env;
+    if (!dbg_census_counts(cl, w->by, w->eras))
+        return 0;
+    if (cl->block->kind == DEBUG_BLOCK_PINNED) {
+        size_t bi = (size_t)(cl->block - c->blocks);
+        if (!w->pinned_done[bi]) {
+            w->pinned_done[bi] = 1;
+            if (dbg_block_objects(c, cl->block, census_pinned_object, w) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    return census_count(c, w, cl);
+}
+
 int dbg_census(DbgClient *c, const DbgReach *r, DbgCensusBy by, const DbgEraRange *eras,
                DbgCensus *out)
 {
     memset(out, 0, sizeof *out);
     Buckets b = {out, {0}, 0};
-    CensusWalk w = {&b, by};
-    uint8_t *pinned_done = calloc(c->n_blocks ? c->n_blocks : 1, 1);
-    if (pinned_done == NULL)
+    CensusWalk w = {&b, by, eras, {0}, calloc(c->n_blocks ? c->n_blocks : 1, 1)};
+    if (w.pinned_done == NULL)
         return dbg_fail(c, "out of memory");
-    size_t n;
-    const uint64_t *objs = dbg_reach_objects(r, &n);
-    int st = 0;
-    for (size_t i = 0; i < n && st == 0; i++) {
-        DbgClosure cl;
-        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
-            break;
-        if (!dbg_census_counts(&cl, by, eras))
-            continue;
-        if (cl.block->kind == DEBUG_BLOCK_PINNED) {
-            size_t bi = (size_t)(cl.block - c->blocks);
-            if (!pinned_done[bi]) {
-                pinned_done[bi] = 1;
-                if (dbg_block_objects(c, cl.block, census_pinned_object, &w) != 0)
-                    st = -1;
-            }
-            continue;
-        }
-        st = census_count(c, &w, &cl);
-    }
-    free(pinned_done);
+    /* Address order: the sums do not depend on it, and the block copies
+     * are then read front to back. */
+    int st = dbg_reach_for_each_heap(c, r, census_object, &w) != 0 ? -1 : 0;
+    free(w.pinned_done);
+    addr_map_free(&w.by_key);
     buckets_finish(&b);
     if (st != 0)
         dbg_census_free(out);

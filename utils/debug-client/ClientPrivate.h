@@ -19,6 +19,28 @@ uint64_t *addr_map_get(const AddrMap *m, uint64_t key);   /* NULL if absent */
 int addr_map_put(AddrMap *m, uint64_t key, uint64_t val);  /* -1: no memory */
 void addr_map_free(AddrMap *m);
 
+/* Which block holds an address (BlockIndex.c, Note [Block index]): a
+ * table of 4 KB pages per megablock where a block starts. */
+typedef struct {
+    bool on;                     /* false: every lookup binary-searches */
+    AddrMap mblocks;             /* megablock number + 1 -> index in tables */
+    uint32_t (*tables)[256];     /* [n_tables] per page: the first block that
+                                  * reaches into it, or UINT32_MAX */
+    uint64_t *mblock_of;         /* [n_tables] megablock number, ascending */
+    size_t n_tables;
+} BlockIndex;
+
+/* Builds the index of bs[0 .. n) (sorted by start, disjoint, as
+ * dbg_parse_blocks leaves them); -1 on out of memory. */
+int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n);
+/* The block of bs whose used area holds addr, or NULL: the same answer as
+ * a binary search over bs. */
+const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs, size_t n,
+                                 uint64_t addr);
+void block_index_free(BlockIndex *ix);
+/* Every table entry recomputed from its definition: 0 if right, else -1. */
+int block_index_check(const BlockIndex *ix, const DbgBlock *bs, size_t n);
+
 typedef struct {
     uint64_t addr;
     uint32_t n_words;
@@ -36,7 +58,13 @@ struct DbgClient {
     DbgBlock *blocks;            /* sorted by start */
     size_t n_blocks;
     bool have_blocks;
-    uint8_t **block_data;        /* [n_blocks], owned copies */
+    BlockIndex block_index;      /* over blocks; rebuilt with them */
+    uint8_t **block_data;        /* [n_blocks], copies in chunks (below) */
+    uint8_t **chunks;            /* [n_chunks] mappings holding the copies; see
+                                  * Note [Block contents in chunks] in Client.c */
+    size_t *chunk_bytes;         /* [n_chunks] their sizes */
+    size_t n_chunks, cap_chunks;
+    size_t chunk_used;           /* bytes handed out of the last chunk */
 
     DbgRoot *roots;
     size_t n_roots;
@@ -59,6 +87,11 @@ int dbg_parse_roots(DbgClient *c, DebugCursor *cur);
 int dbg_parse_infos(DbgClient *c, DebugCursor *cur);
 /* Stores a static closure's words (copied). */
 int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n_words);
+/* Room for len bytes of block contents (8-aligned, zeroed), freed with the
+ * blocks; NULL when out of memory. */
+uint8_t *dbg_block_space(DbgClient *c, uint64_t len);
+/* Frees the block list, its index and every block's contents. */
+void dbg_drop_blocks(DbgClient *c);
 /* Stores a block's contents (copied) for block index i. */
 int dbg_set_block_data(DbgClient *c, size_t i, const uint8_t *data, uint64_t len);
 void dbg_free_state(DbgClient *c);

@@ -21,6 +21,8 @@
 struct DbgReach {
     DbgClient *c;
     bool paths;                  /* parents recorded */
+    bool marks_only;             /* order not kept: see Note [Marks only] */
+    size_t n_reached;            /* objects marked (heap and static) */
     uint64_t **marks;            /* per block index, bit per word; lazily */
     AddrMap static_marks;        /* static closures reached */
     uint64_t *parents;           /* by rank (dbg_reach_rank): parent addr, or
@@ -80,8 +82,13 @@ void dbg_reach_free(DbgReach *r)
 
 const uint64_t *dbg_reach_objects(const DbgReach *r, size_t *n)
 {
-    *n = r->n;
+    *n = r->marks_only ? 0 : r->n;
     return r->order;
+}
+
+size_t dbg_reach_count(const DbgReach *r)
+{
+    return r->n_reached;
 }
 
 uint64_t dbg_reach_dangling(const DbgReach *r)
@@ -146,6 +153,7 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
         if (addr_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
     }
+    r->n_reached++;
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 4096;
         uint64_t *o = realloc(r->order, cap * sizeof *o);
@@ -226,12 +234,85 @@ fail:
     return -1;
 }
 
+/* Visits every pointer field of the object at addr. */
+static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
+{
+    DbgClosure cl;
+    uint64_t ptrs[64];
+    if (dbg_closure(c, addr, &cl) != 0)
+        return -1;
+    size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
+    if (np <= 64) {
+        for (size_t i = 0; i < np; i++)
+            if (visit(c, r, ptrs[i]) != 0)
+                return -1;
+        return 0;
+    }
+    uint64_t *all = malloc(np * sizeof *all);
+    if (all == NULL)
+        return dbg_fail(c, "out of memory");
+    dbg_closure_ptrs(c, &cl, all, np);
+    for (size_t i = 0; i < np; i++)
+        if (visit(c, r, all[i]) != 0) {
+            free(all);
+            return -1;
+        }
+    free(all);
+    return 0;
+}
+
+static DbgReach *reach(DbgClient *c, bool paths, bool marks_only);
+
 DbgReach *dbg_reach(DbgClient *c)
 {
-    return dbg_reach_opts(c, true);
+    return reach(c, true, false);
 }
 
 DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
+{
+    return reach(c, paths, false);
+}
+
+/* Note [Marks only]
+ * ~~~~~~~~~~~~~~~~~
+ * The breadth-first order is what makes retainer paths shortest and what
+ * the listing commands print in; a census needs neither, only the marks.
+ * Keeping the order costs 8 bytes an object (270 MB for the 1 GB heap of
+ * docs/design/debugger.md, a third of its live bytes), so a census
+ * traverses depth first with the queue used as a stack, which stays as
+ * deep as the heap's widest pending fan-out (a few hundred entries for a
+ * tree) instead of growing to every object, and then reads the objects
+ * back in address order from the marks (dbg_reach_for_each_heap).  The
+ * set marked is the same, and so is the dangling count: each reached
+ * object's fields are visited once either way. */
+DbgReach *dbg_reach_marks(DbgClient *c)
+{
+    return reach(c, false, true);
+}
+
+int dbg_reach_for_each_heap(DbgClient *c, const DbgReach *r,
+                            int (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env)
+{
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const uint64_t *m = r->marks[i];
+        if (m == NULL)
+            continue;
+        size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
+        for (size_t k = 0; k < nw; k++)
+            for (uint64_t bits = m[k]; bits != 0; bits &= bits - 1) {
+                uint64_t w = (uint64_t)k * 64 + (uint64_t)__builtin_ctzll(bits);
+                DbgClosure cl;
+                if (dbg_closure(c, c->blocks[i].start + w * 8, &cl) != 0)
+                    return -1;
+                int st = f(c, &cl, env);
+                if (st != 0)
+                    return st;
+            }
+    }
+    return 0;
+}
+
+static DbgReach *reach(DbgClient *c, bool paths, bool marks_only)
 {
     const DbgRoot *roots;
     size_t n_roots;
@@ -249,36 +330,21 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
     r->n_blocks = n_blocks;
     r->c = c;
     r->paths = paths;
+    r->marks_only = marks_only;
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++)
             if (roots[i].kind == seed_order[k] &&
                 visit(c, r, roots[i].addr) != 0)
                 goto fail;
-    uint64_t ptrs[64];
-    for (size_t q = 0; q < r->n; q++) {
-        DbgClosure cl;
-        uint64_t addr = r->order[q];
-        if (dbg_closure(c, addr, &cl) != 0)
-            goto fail;
-        size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
-        if (np <= 64) {
-            for (size_t i = 0; i < np; i++)
-                if (visit(c, r, ptrs[i]) != 0)
-                    goto fail;
-            continue;
-        }
-        uint64_t *all = malloc(np * sizeof *all);
-        if (all == NULL) {
-            dbg_fail(c, "out of memory");
-            goto fail;
-        }
-        dbg_closure_ptrs(c, &cl, all, np);
-        for (size_t i = 0; i < np; i++)
-            if (visit(c, r, all[i]) != 0) {
-                free(all);
+    if (marks_only) {
+        /* Depth first: the queue is a stack, popped as it is worked. */
+        while (r->n > 0)
+            if (scan(c, r, r->order[--r->n]) != 0)
                 goto fail;
-            }
-        free(all);
+    } else {
+        for (size_t q = 0; q < r->n; q++)
+            if (scan(c, r, r->order[q]) != 0)
+                goto fail;
     }
     if (paths && record_parents(c, r, roots, n_roots) != 0)
         goto fail;

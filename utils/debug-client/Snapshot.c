@@ -277,7 +277,7 @@ static int read_segments(DbgClient *c, DebugCursor *cur)
     for (size_t i = 0; i < c->n_blocks; i++) {
         if (c->blocks[i].used_bytes == 0)
             continue;
-        c->block_data[i] = calloc(1, c->blocks[i].used_bytes);
+        c->block_data[i] = dbg_block_space(c, c->blocks[i].used_bytes);
         if (c->block_data[i] == NULL)
             return dbg_fail(c, "out of memory for block 0x%llx",
                             (unsigned long long)c->blocks[i].start);

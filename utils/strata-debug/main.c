@@ -833,7 +833,9 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     double t0 = now_s();
     bool paths = strcmp(cmd, "retainers") == 0 ||
                  (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
-    DbgReach *r = dbg_reach_opts(c, paths);
+    /* A plain census needs only the marks (Note [Marks only] in Reach.c). */
+    bool marks = strcmp(cmd, "census") == 0 && !o->retained;
+    DbgReach *r = marks ? dbg_reach_marks(c) : dbg_reach_opts(c, paths);
     if (r == NULL)
         return die("%s: %s", cmd, dbg_error(c));
     double t1 = now_s();
@@ -888,12 +890,9 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         json_u64(&j, "objects", n);
         json_end(&j);
     }
-    if (o->stats) {
-        size_t n;
-        dbg_reach_objects(r, &n);
-        fprintf(stderr, "%s: traversal %.3f s (%zu objects), %s %.3f s\n", prog, t1 - t0, n,
-                cmd, now_s() - t1);
-    }
+    if (o->stats)
+        fprintf(stderr, "%s: traversal %.3f s (%zu objects), %s %.3f s\n", prog, t1 - t0,
+                dbg_reach_count(r), cmd, now_s() - t1);
     dbg_reach_free(r);
     return st;
 }
