@@ -44,8 +44,7 @@
  * Strings
  * ------------------------------------------------------------------- */
 
-/* Bytes in the well-formed UTF-8 character at s (at most avail bytes), or 0. */
-static size_t utf8_char_len(const unsigned char *s, size_t avail)
+size_t pprof_utf8_char_len(const unsigned char *s, size_t avail)
 {
     unsigned c = s[0];
     size_t n;
@@ -84,7 +83,7 @@ char *pprof_utf8_copy(const char *s, size_t len)
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
     while (i < len) {
-        size_t n = utf8_char_len(u + i, len - i);
+        size_t n = pprof_utf8_char_len(u + i, len - i);
         if (n == 0) {
             c[i++] = '?';
             continue;

@@ -26,4 +26,9 @@ int pprof_encode_census(const HeapCensus *hc, const HcCensus *c, const char *con
  * character, and each NUL, becomes '?'.  malloc'd; NULL when out of memory. */
 char *pprof_utf8_copy(const char *s, size_t len);
 
+/* Bytes in the well-formed UTF-8 character at s (avail > 0 bytes there),
+ * or 0 if there is none (a stray or truncated byte, an overlong form, a
+ * surrogate, a code point above U+10FFFF, or NUL). */
+size_t pprof_utf8_char_len(const unsigned char *s, size_t avail);
+
 #endif /* STRATA_PPROF_H */
