@@ -12,6 +12,9 @@ set -u
 command -v prometheus >/dev/null ||
     skip prometheus "prometheus is not installed (apt-get install prometheus): strata-live was not scraped"
 
+command -v curl >/dev/null ||
+    skip curl "curl is not installed (apt-get install curl): Prometheus' API was not queried"
+
 ex=$top_builddir/examples
 events=$top_builddir/utils/strata-events/strata-events
 live=$top_builddir/utils/strata-live/strata-live

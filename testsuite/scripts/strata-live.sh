@@ -10,6 +10,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+command -v curl >/dev/null ||
+    skip curl "curl is not installed (apt-get install curl): strata-live's HTTP was not checked"
+
 ex=$top_builddir/examples
 events=$top_builddir/utils/strata-events/strata-events
 live=$top_builddir/utils/strata-live/strata-live
