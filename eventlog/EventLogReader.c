@@ -45,13 +45,14 @@ enum ReaderState {
 };
 
 struct EventLogReader {
-    FILE *file;                /* NULL for a memory reader; not owned */
-    uint8_t *buf;              /* owned buffer of EVR_BUF_BYTES (file readers) */
+    EvrReadFn read;            /* NULL for a memory reader */
+    void *read_ctx;            /* read's argument (a FILE for a file reader); not owned */
+    uint8_t *buf;              /* owned buffer of EVR_BUF_BYTES (stream readers) */
     const uint8_t *data;       /* buf, or the caller's memory */
     size_t len;                /* valid bytes at data */
     size_t pos;                /* next unread byte; pos <= len */
     uint64_t base;             /* file offset of data[0] */
-    int at_eof;                /* the FILE has no more bytes (or failed) */
+    int at_eof;                /* the input has no more bytes (or failed) */
     char *name;                /* owned copy of the name given at open */
 
     EvrEventType *types;       /* declared types, header order; owns descriptions */
@@ -124,7 +125,7 @@ static uint64_t reader_tell(const EventLogReader *r)
  * how many are, which is less only at end of input.  See Note [Reader buffer]. */
 static size_t reader_fill(EventLogReader *r, size_t need)
 {
-    if (reader_avail(r) >= need || r->file == NULL || r->at_eof)
+    if (reader_avail(r) >= need || r->read == NULL || r->at_eof)
         return reader_avail(r);
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, reader_avail(r));
@@ -133,13 +134,17 @@ static size_t reader_fill(EventLogReader *r, size_t need)
         r->pos = 0;
     }
     while (r->len < need && !r->at_eof) {
-        size_t got = fread(r->buf + r->len, 1, EVR_BUF_BYTES - r->len, r->file);
-        r->len += got;
-        if (got == 0) {
-            r->at_eof = 1;
-            if (ferror(r->file))
-                reader_fail(r, reader_tell(r) + reader_avail(r), "read error (errno=%d: %s)",
-                            errno, strerror(errno));
+        errno = 0;
+        ptrdiff_t got = r->read(r->read_ctx, r->buf + r->len, EVR_BUF_BYTES - r->len);
+        if (got > 0) {
+            r->len += (size_t)got;
+            continue;
+        }
+        r->at_eof = 1;
+        if (got < 0) {
+            int e = errno;
+            reader_fail(r, reader_tell(r) + reader_avail(r), "read error (errno=%d: %s)", e,
+                        strerror(e));
         }
     }
     return reader_avail(r);
@@ -782,7 +787,18 @@ fail_reader:
     return NULL;
 }
 
-EventLogReader *evr_open_file(FILE *f, const char *name)
+/* The file reader's read function: fread(), whose short count means end
+ * of file or an error (ferror tells which). */
+static ptrdiff_t file_read(void *ctx, void *buf, size_t max_bytes)
+{
+    FILE *f = ctx;
+    size_t got = fread(buf, 1, max_bytes, f);
+    if (got == 0 && ferror(f))
+        return -1;
+    return (ptrdiff_t)got;
+}
+
+EventLogReader *evr_open_stream(EvrReadFn read, void *ctx, const char *name)
 {
     EventLogReader *r = reader_alloc(name);
     if (r == NULL)
@@ -792,10 +808,16 @@ EventLogReader *evr_open_file(FILE *f, const char *name)
         evr_close(r);
         return NULL;
     }
-    r->file = f;
+    r->read = read;
+    r->read_ctx = ctx;
     r->data = r->buf;
     header_read(r);
     return r;
+}
+
+EventLogReader *evr_open_file(FILE *f, const char *name)
+{
+    return evr_open_stream(file_read, f, name);
 }
 
 EventLogReader *evr_open_memory(const void *data, size_t size_bytes, const char *name)
@@ -871,7 +893,7 @@ int evr_check(const EventLogReader *r)
         return 0;
     if (r->pos > r->len)
         return 0;
-    if (r->file != NULL && (r->buf != r->data || r->len > EVR_BUF_BYTES))
+    if (r->read != NULL && (r->buf != r->data || r->len > EVR_BUF_BYTES))
         return 0;
     if (r->n_types > r->types_capacity || r->n_types >= EVR_N_IDS)
         return 0;

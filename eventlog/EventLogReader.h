@@ -132,6 +132,20 @@ uint32_t evr_ccs_id(const EvrEvent *ev, size_t k);
  * memory; a bad header is reported by evr_error() and the first evr_next(). */
 EventLogReader *evr_open_file(FILE *f, const char *name);
 
+/* Reads up to max_bytes of the stream into buf, as read(2) does: returns
+ * how many bytes it read (> 0; fewer than asked is fine), 0 at the end of
+ * the input, or -1 on an error with errno set.  It may block until there
+ * is at least one byte. */
+typedef ptrdiff_t (*EvrReadFn)(void *ctx, void *buf, size_t max_bytes);
+
+/* Opens a reader on a stream (a socket, a pipe, a file still being
+ * written) and parses the header, calling read(ctx, ...) for input.  Each
+ * evr_next() reads only until its event is whole, so an event is returned
+ * as soon as its bytes have arrived.  The end of the input at an event
+ * boundary ends the log, as for a file.  ctx is not owned.  Returns NULL
+ * only when out of memory. */
+EventLogReader *evr_open_stream(EvrReadFn read, void *ctx, const char *name);
+
 /* The same over a memory buffer, which must outlive the reader. */
 EventLogReader *evr_open_memory(const void *data, size_t size_bytes, const char *name);
 

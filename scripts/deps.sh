@@ -17,7 +17,8 @@ STRATA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Packages the build (configure.ac names each one) and `make check` need.
 STRATA_REQUIRED_PACKAGES=(build-essential autoconf automake libtool pkg-config
     libffi-dev libdwarf-dev libelf-dev libcmocka-dev
-    libncurses-dev)
+    libncurses-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libmicrohttpd-dev
+    curl)
 
 # The release configuration, shared by demo.sh and test.sh so that they
 # reuse one build/ instead of reconfiguring it for each other.
@@ -174,4 +175,15 @@ deps_ensure_html() {
         deps_install_optional nodejs npm
     fi
     [ -x /usr/bin/chromium ] || deps_install_optional chromium
+}
+
+# --- strata-live and pprof: their consumers in the tests -------------------
+
+# Installs Debian's golang-go (go tool pprof reads the profiles of
+# pprof.sh and strata-live.sh) and prometheus (strata-live-prometheus.sh
+# scrapes strata-live with it) when their commands are missing.  Warns when
+# it cannot; those checks then say SKIPPED.
+deps_ensure_live() {
+    command -v go >/dev/null 2>&1 || deps_install_optional golang-go
+    command -v prometheus >/dev/null 2>&1 || deps_install_optional prometheus
 }

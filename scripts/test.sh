@@ -124,6 +124,7 @@ check_every_test_ran() {
 main() {
     deps_ensure_required
     deps_ensure_html
+    deps_ensure_live
     # Once for both builds, so that a broken configure.ac fails only once.
     if ! (strata_autoreconf); then
         echo "(counting the failed autoreconf as one failed test)"

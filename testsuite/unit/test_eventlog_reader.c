@@ -6,6 +6,7 @@
  * memory and through a FILE, whose buffered refills must give the same
  * events.  Every reader is checked with evr_check before it is closed.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -755,6 +756,91 @@ static void test_eventlog_reader_file_matches_memory(void **state)
     log_free(&l);
 }
 
+/* A stream that hands out its bytes a few at a time, as a socket does,
+ * and counts what it has handed out; fail_at makes it fail there. */
+typedef struct Trickle {
+    const uint8_t *bytes;
+    size_t len, given;
+    size_t step;          /* most bytes per read */
+    size_t fail_at;       /* SIZE_MAX: never */
+} Trickle;
+
+static ptrdiff_t trickle_read(void *ctx, void *buf, size_t max_bytes)
+{
+    Trickle *t = ctx;
+    if (t->given >= t->fail_at) {
+        errno = EIO;
+        return -1;
+    }
+    size_t n = t->len - t->given;
+    if (n > t->step)
+        n = t->step;
+    if (n > max_bytes)
+        n = max_bytes;
+    memcpy(buf, t->bytes + t->given, n);
+    t->given += n;
+    return (ptrdiff_t)n;
+}
+
+/* A stream reader returns each event as soon as its last byte has arrived
+ * (never reading past it, so a live stream is never waited on for more),
+ * and the events are those of the memory reader. */
+static void test_eventlog_reader_stream_returns_events_as_they_arrive(void **state)
+{
+    (void)state;
+    Log l = {0};
+    put_header(&l, std_types, N_STD_TYPES);
+    static const uint8_t payload[300] = {1, 2, 3};
+    for (unsigned k = 0; k < 20; k++) {
+        put_heap_size(&l, k, k * 4096u);
+        put_var(&l, 251, k, payload, (uint16_t)(k * 15));
+    }
+    put16(&l, EVENT_DATA_END);
+    Trickle t = {.bytes = l.bytes, .len = l.len, .step = 1, .fail_at = SIZE_MAX};
+    EventLogReader *sr = evr_open_stream(trickle_read, &t, "stream");
+    assert_non_null(sr);
+    EventLogReader *mr = open_mem(&l);
+    EvrEvent a, b;
+    int n = 0;
+    while (evr_next(sr, &a) == 1) {
+        assert_int_equal(t.given, a.offset + a.size_bytes);
+        assert_int_equal(evr_next(mr, &b), 1);
+        assert_int_equal(a.type, b.type);
+        assert_int_equal(a.offset, b.offset);
+        assert_memory_equal(a.payload, b.payload, a.payload_bytes);
+        assert_true(evr_check(sr));
+        n++;
+    }
+    assert_int_equal(n, 40);
+    assert_null(evr_error(sr));
+    assert_true(evr_saw_data_end(sr));
+    close_checked(sr);
+    close_checked(mr);
+    log_free(&l);
+}
+
+/* A read function's error stops the reader with errno's message, at the
+ * offset where input stopped. */
+static void test_eventlog_reader_stream_read_error(void **state)
+{
+    (void)state;
+    Log l = {0};
+    put_header(&l, std_types, N_STD_TYPES);
+    size_t header_bytes = l.len;
+    put_heap_size(&l, 1, 1);
+    put_heap_size(&l, 2, 2);
+    Trickle t = {.bytes = l.bytes, .len = l.len, .step = 7, .fail_at = header_bytes + 25};
+    EventLogReader *sr = evr_open_stream(trickle_read, &t, "stream");
+    assert_non_null(sr);
+    EvrEvent ev;
+    assert_int_equal(evr_next(sr, &ev), 1);
+    assert_int_equal(evr_next(sr, &ev), -1);
+    assert_non_null(strstr(evr_error(sr), "read error (errno=5"));
+    assert_int_equal(evr_error_offset(sr), t.given);
+    close_checked(sr);
+    log_free(&l);
+}
+
 /* The IPE table: the first description of an address wins; a -hi label
  * names an IPE only when it is "0x" and 1-16 hex digits of either case. */
 static EvrEvent ipe_event(uint64_t info, const char *name)
@@ -845,6 +931,8 @@ int main(void)
         cmocka_unit_test(test_eventlog_reader_invalid_utf8),
         cmocka_unit_test(test_eventlog_reader_truncation_every_offset),
         cmocka_unit_test(test_eventlog_reader_file_matches_memory),
+        cmocka_unit_test(test_eventlog_reader_stream_returns_events_as_they_arrive),
+        cmocka_unit_test(test_eventlog_reader_stream_read_error),
         cmocka_unit_test(test_ipe_table),
         cmocka_unit_test(test_label_index),
     };

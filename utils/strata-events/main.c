@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tool.h"
@@ -126,8 +127,10 @@ static void usage(FILE *out)
             "       %s check FILE           check the log's framing; exit 1 on a problem\n"
             "       %s summary FILE [--json]\n"
             "                                  program, heap profile, top buckets, maxima\n"
+            "       %s pprof FILE [-o OUT] [--sample N | --last]\n"
+            "                                  one census as a gzipped pprof profile\n"
             "FILE may be - for standard input.  See docs/strata-events.md.\n",
-            TOOL_NAME, TOOL_NAME, TOOL_NAME);
+            TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME);
 }
 
 static int usage_error(const char *what, const char *arg)
@@ -135,6 +138,20 @@ static int usage_error(const char *what, const char *arg)
     fprintf(stderr, "%s: %s%s%s\n", TOOL_NAME, what, arg ? ": " : "", arg ? arg : "");
     usage(stderr);
     return TOOL_EXIT_USAGE;
+}
+
+/* A census number: decimal, from 1. */
+static int parse_census_number(const char *s, uint64_t *out)
+{
+    if (*s < '1' || *s > '9')
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return 0;
+    *out = v;
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -146,13 +163,32 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage_error("missing command", NULL);
     const char *cmd = argv[1];
-    const char *file = NULL;
-    int json = 0;
+    const char *file = NULL, *out_path = NULL, *sample_arg = NULL;
+    int json = 0, pprof = strcmp(cmd, "pprof") == 0;
+    uint64_t sample = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0 && strcmp(cmd, "summary") == 0)
             json = 1;
-        else if (a[0] == '-' && a[1] != '\0')
+        else if (pprof && strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("-o needs a FILE", NULL);
+            out_path = argv[++i];
+        } else if (pprof && strcmp(a, "--sample") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("--sample needs a census number N (1 = the first)", NULL);
+            if (sample_arg != NULL)
+                return usage_error("give one of --sample N and --last, once", NULL);
+            sample_arg = argv[++i];
+            if (!parse_census_number(sample_arg, &sample))
+                return usage_error("--sample takes a census number from 1 (1 = the first), "
+                                   "not", sample_arg);
+        } else if (pprof && strcmp(a, "--last") == 0) {
+            if (sample_arg != NULL)
+                return usage_error("give one of --sample N and --last, once", NULL);
+            sample_arg = a;
+            sample = 0;
+        } else if (a[0] == '-' && a[1] != '\0')
             return usage_error("unknown option", a);
         else if (file != NULL)
             return usage_error("too many arguments", a);
@@ -160,7 +196,7 @@ int main(int argc, char **argv)
             file = a;
     }
     int known = strcmp(cmd, "show") == 0 || strcmp(cmd, "check") == 0 ||
-                strcmp(cmd, "summary") == 0;
+                strcmp(cmd, "summary") == 0 || pprof;
     if (!known)
         return usage_error("unknown command", cmd);
     if (file == NULL)
@@ -169,5 +205,7 @@ int main(int argc, char **argv)
         return tool_show(file);
     if (strcmp(cmd, "check") == 0)
         return tool_check(file);
+    if (pprof)
+        return tool_pprof(file, out_path, sample);
     return tool_summary(file, json);
 }

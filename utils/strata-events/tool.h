@@ -1,6 +1,6 @@
 /*
  * utils/strata-events/tool.h -- the internal API shared by the files of
- * strata-events: one function per command (show.c, check.c, summary.c)
+ * strata-events: one function per command (show.c, check.c, summary.c, pprof.c)
  * and the helpers they share (main.c): opening a log, reporting errors,
  * printing strings safely.  Reads logs only through EventLogReader.h.
  */
@@ -23,6 +23,9 @@
 int tool_show(const char *path);
 int tool_check(const char *path);
 int tool_summary(const char *path, int json);
+/* One census (number `sample`, 1-based; 0 = the last) as a gzipped pprof
+ * profile written to out_path (NULL or "-": stdout). */
+int tool_pprof(const char *path, const char *out_path, uint64_t sample);
 
 /* Opens path ("-" = stdin) and its reader.  On failure prints
  * "strata-events: cannot open X: <strerror>" and returns NULL. */

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# testsuite/scripts/strata-live.sh -- strata-live end to end: the leak
+# example's -hi -l log read from a file (complete, then one still being
+# written, then replaced by another run's), from standard input, from a
+# Unix socket (before anything listens, and again when the "program"
+# restarts) and from TCP; /metrics checked against the census in the log
+# (strata-events show), /debug/pprof/heap through go tool pprof against
+# strata-events pprof; and every flag and path error with its message.
+# Prometheus itself scrapes it in strata-live-prometheus.sh.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+command -v curl >/dev/null ||
+    skip curl "curl is not installed (apt-get install curl): strata-live's HTTP was not checked"
+
+ex=$top_builddir/examples
+events=$top_builddir/utils/strata-events/strata-events
+live=$top_builddir/utils/strata-live/strata-live
+serve_log=$top_builddir/testsuite/programs/serve_log
+cd "$test_tmp" || exit 1
+live_pid=
+
+# Stops a strata-live left running by a failed check.
+cleanup_live() {
+    [ -n "$live_pid" ] && kill "$live_pid" 2>/dev/null && wait "$live_pid" 2>/dev/null
+    live_pid=
+}
+
+# start_live NAME ARGS...: strata-live on any free port, stderr to NAME.err,
+# standard input from $live_stdin (default /dev/null); sets live_pid and url.
+start_live() {
+    local name=$1 port= i
+    shift
+    "$live" --listen 127.0.0.1:0 "$@" 2>"$name.err" >/dev/null <"${live_stdin:-/dev/null}" &
+    live_pid=$!
+    for i in $(seq 200); do
+        port=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$name.err")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    [ -n "$port" ] || { cleanup_live; setup_fail "strata-live did not start: $(cat "$name.err")"; }
+    url=http://127.0.0.1:$port
+}
+
+# stop_live: SIGTERM, which must end it with status 0.
+stop_live() {
+    local st=0
+    kill -TERM "$live_pid"
+    wait "$live_pid" || st=$?
+    live_pid=
+    [ "$st" -eq 0 ] && pass || fail "strata-live exited with $st on SIGTERM"
+}
+
+# metric LINE-PREFIX: the value of the first /metrics line starting so.
+metric() {
+    # The prefix through ENVIRON: awk -v would take its backslashes as escapes.
+    curl -sf "$url/metrics" | P=$1 awk 'index($0, ENVIRON["P"]) == 1 { print $NF; exit }'
+}
+
+# wait_metric LINE-PREFIX VALUE: polls /metrics (up to 30 s) until the line
+# has VALUE; fails, naming what it saw, if it never does.
+wait_metric() {
+    local i got=
+    for i in $(seq 300); do
+        got=$(metric "$1")
+        [ "$got" = "$2" ] && { pass; return 0; }
+        sleep 0.1
+    done
+    fail "/metrics: '$1' is '$got', expected '$2'"
+    return 1
+}
+
+# census_of LOG TABLE: "census-count bytes" -- how many censuses LOG has, and
+# the bytes of TABLE's band (the IPE table name, -hi) or of the band
+# labelled TABLE (other breakdowns) in the last of them.
+census_of() {
+    "$events" show "$1" | awk -v t="$2" '
+        /: An IPE entry: / && index($0, "table \"" t "\"") {
+            match($0, /info 0x[0-9a-f]+/); addr = substr($0, RSTART + 5, RLENGTH - 5) }
+        /: Start of heap profile sample: / { n++; split("", v) }
+        /: Heap profile string sample: / {
+            b = $0; sub(/.*profile 0, /, "", b); sub(/ bytes.*/, "", b)
+            l = $0; sub(/^[^"]*"/, "", l); sub(/"$/, "", l); v[l] = b }
+        END { key = addr != "" ? addr : t; print n, v[key] }'
+}
+
+# --- flag and path errors (exit 2), and errors at start (exit 1) ----------------
+expect_status 2 "$live"
+expect_stderr_contains 'strata-live: no eventlog source: give one of --socket PATH, --tcp HOST:PORT, --file LOG or -'
+expect_status 2 "$live" --file a --socket b
+expect_stderr_contains 'strata-live: give one eventlog source, not 2'
+expect_status 2 "$live" --frobnicate
+expect_stderr_contains 'strata-live: unknown option: --frobnicate'
+expect_status 2 "$live" some.eventlog
+expect_stderr_contains 'strata-live: unexpected argument: some.eventlog (a log file is given with --file)'
+for opt in --socket --tcp --file --listen --service-name --top; do
+    expect_status 2 "$live" "$opt"
+    expect_stderr_contains "strata-live: $opt needs a value"
+done
+for bad in 0 x 10001 -1 5k; do
+    expect_status 2 "$live" - --top "$bad"
+    expect_stderr_contains "strata-live: --top takes a number of bands from 1 to 10000, not '$bad'"
+done
+expect_status 2 "$live" - --service-name ''
+expect_stderr_contains 'strata-live: --service-name: the name is empty'
+expect_status 2 "$live" - --listen localhost
+expect_stderr_contains "strata-live: --listen: expected HOST:PORT, got 'localhost' (no ':')"
+expect_status 2 "$live" - --listen 127.0.0.1:70000
+expect_stderr_contains "strata-live: --listen: port must be a number from 0 to 65535, got '70000'"
+expect_status 2 "$live" --tcp 127.0.0.1:0
+expect_stderr_contains "strata-live: --tcp: port must be a number from 1 to 65535, got '0'"
+expect_status 2 "$live" --tcp 127.0.0.1:http
+expect_stderr_contains "strata-live: --tcp: port must be a number from 1 to 65535, got 'http'"
+long=$(printf 'x%.0s' $(seq 120))
+expect_status 2 "$live" --socket "/tmp/$long"
+expect_stderr_contains "strata-live: --socket /tmp/$long: path too long for a Unix socket (bytes=125, max=107)"
+: >plain-file
+expect_status 2 "$live" --socket plain-file
+expect_stderr_contains 'strata-live: --socket plain-file: not a socket (a file or device)'
+expect_status 2 "$live" --socket .
+expect_stderr_contains 'strata-live: --socket .: not a socket (a directory)'
+expect_status 2 "$live" --file missing.eventlog
+expect_stderr_contains 'strata-live: --file missing.eventlog: No such file or directory'
+expect_status 2 "$live" --file .
+expect_stderr_contains 'strata-live: --file .: is a directory'
+expect_status 1 "$live" --tcp no-such-host.invalid:9000 --listen 127.0.0.1:0
+expect_stderr_contains 'strata-live: --tcp no-such-host.invalid:9000: cannot resolve no-such-host.invalid'
+expect_status 1 "$live" --file "$top_srcdir/README.md" --listen 127.0.0.1:0
+expect_stderr_contains 'strata-live: '"$top_srcdir"'/README.md: offset 0: bad header begin marker "hdrb" (not an eventlog?)'
+expect_status 1 "$live" - --listen 256.1.1.1:0 </dev/null
+expect_stderr_contains 'strata-live: --listen 256.1.1.1:0: cannot resolve 256.1.1.1'
+# A port in use: strata-live's own.
+start_live busy -
+busy_port=${url##*:}
+expect_status 1 "$live" - --listen "127.0.0.1:$busy_port" </dev/null
+expect_stderr_contains "strata-live: --listen 127.0.0.1:$busy_port: cannot listen: Address already in use"
+stop_live
+
+# --- a complete log, from a file ----------------------------------------------
+expect_status 0 "$ex/leak" 6 100000 +RTS -hi -l -olhi.eventlog -i0.01 -RTS
+read -r n_hi want_hi < <(census_of hi.eventlog SessionEntry_con_info)
+[ "${n_hi:-0}" -ge 2 ] && [ -n "$want_hi" ] ||
+    setup_fail "the leak log has no censuses with SessionEntry ($n_hi, '$want_hi')"
+start_live file --file hi.eventlog --service-name 'leak "test"' --top 3
+wait_metric 'strata_heap_census_number{service_name="leak \"test\""}' "$n_hi"
+got=$(metric 'strata_heap_census_bytes{service_name="leak \"test\"",breakdown="info_table",band="0x')
+line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
+[ "${line##* }" = "$want_hi" ] && pass ||
+    fail "SessionEntry's band: '$line', expected the log's $want_hi bytes"
+case $line in
+*'defined_in="Cache.remember",source="examples/leak.c:'*'closure_type="CONSTR"'*) pass ;;
+*) fail "SessionEntry's band lacks its provenance labels: $line" ;;
+esac
+[ -n "$got" ] || fail "no info_table band series"
+# At most --top bands, and the rest summed as other.
+bands=$(curl -sf "$url/metrics" | grep -c '^strata_heap_census_bytes{')
+n_bands=$(metric 'strata_heap_census_bands{')
+if [ "$n_bands" -gt 3 ]; then
+    [ "$bands" -eq 4 ] && pass || fail "--top 3 with $n_bands bands gave $bands series"
+    curl -sf "$url/metrics" | grep -q '^strata_heap_census_bytes{.*band="other"} [0-9]' && pass ||
+        fail "no band=\"other\" series"
+fi
+total=$(metric 'strata_heap_census_total_bytes{')
+sum=$(curl -sf "$url/metrics" | awk '/^strata_heap_census_bytes\{/ { s += $NF } END { print s }')
+[ "$total" = "$sum" ] && pass || fail "the shown bands sum to $sum, the census to $total"
+for m in strata_heap_size_bytes strata_heap_live_bytes strata_heap_blocks_bytes \
+         strata_heap_allocated_bytes_total strata_gc_collections_total \
+         strata_gc_copied_bytes_total strata_gc_pause_seconds_count; do
+    v=$(metric "$m{")
+    [ -n "$v" ] && [ "$v" != 0 ] && pass || fail "$m is '$v'"
+done
+curl -sf "$url/metrics" | grep -q '^strata_program_info{service_name="leak \\"test\\"",pid="[0-9][0-9]*",rts="strata-0.1.0 rts_strata",program=".*examples/leak"} 1$' &&
+    pass || fail "strata_program_info: $(curl -sf "$url/metrics" | grep '^strata_program_info')"
+[ "$(metric 'strata_heap_live_bytes{')" = "$("$events" show hi.eventlog |
+    sed -n 's/.*Current heap live data: capset 0, \([0-9]*\) bytes.*/\1/p' | tail -n 1)" ] && pass ||
+    fail "strata_heap_live_bytes is not the log's last HEAP_LIVE"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$url/nothing")
+[ "$code" = 404 ] && pass || fail "/nothing answered $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$url/metrics")
+[ "$code" = 405 ] && pass || fail "POST /metrics answered $code"
+
+# /debug/pprof/heap: the same profile as strata-events pprof --last.
+expect_status 0 "$events" pprof hi.eventlog --last -o want.pb.gz
+curl -sf -o got.pb.gz "$url/debug/pprof/heap" && pass || fail "GET /debug/pprof/heap failed"
+if command -v go >/dev/null; then
+    export GOCACHE=$test_tmp/gocache HOME=$test_tmp PPROF_TMPDIR=$test_tmp/pprof
+    top() {
+        go tool pprof -top -unit=B -nodefraction=0 "$1" 2>/dev/null | grep -E '^ *[0-9]+B '
+    }
+    top want.pb.gz >want.txt
+    top "$url/debug/pprof/heap" >got.txt
+    [ -s want.txt ] && cmp -s want.txt got.txt && pass ||
+        fail "go tool pprof on /debug/pprof/heap: $(cat got.txt); strata-events pprof: $(cat want.txt)"
+    grep -q "$want_hi"'B .*SessionEntry_con_info' got.txt && pass ||
+        fail "pprof's SessionEntry band is not $want_hi bytes: $(cat got.txt)"
+else
+    skip_part go "go is not installed (apt-get install golang-go): /debug/pprof/heap not read by go tool pprof"
+fi
+stop_live
+
+# --- a log still being written: followed to its end ------------------------------
+half=$(($(stat -c %s hi.eventlog) / 2 + 7))   # cut inside an event
+head -c "$half" hi.eventlog >growing.eventlog
+start_live grow --file growing.eventlog
+for i in $(seq 100); do
+    [ "$(metric 'strata_live_events_total{')" -gt 0 ] 2>/dev/null && break
+    sleep 0.1
+done
+[ "$(metric 'strata_live_connected{')" = 1 ] && pass || fail "not reading the growing log"
+tail -c "+$((half + 1))" hi.eventlog >>growing.eventlog
+wait_metric 'strata_heap_census_number{' "$n_hi"
+line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
+[ "${line##* }" = "$want_hi" ] && pass || fail "followed log: $line, expected $want_hi"
+wait_metric 'strata_live_connected{' 0
+# Another run replaces the file: a second stream, with its own figures.
+expect_status 0 "$ex/leak" 3 30000 +RTS -hT -l -olhT.eventlog -RTS
+read -r n_hT want_hT < <(census_of hT.eventlog ARR_WORDS)
+cp hT.eventlog next.eventlog && mv next.eventlog growing.eventlog
+wait_metric 'strata_live_streams_total{' 2
+wait_metric 'strata_heap_census_number{' "$n_hT"
+wait_metric 'strata_heap_census_bytes{service_name="leak",breakdown="closure_type",band="ARR_WORDS"' "$want_hT"
+curl -sf "$url/metrics" | grep -q 'breakdown="info_table"' &&
+    fail "the first run's -hi bands outlived its stream" || pass
+stop_live
+
+# --- standard input ----------------------------------------------------------------
+live_stdin=hi.eventlog start_live stdin -
+wait_metric 'strata_heap_census_number{' "$n_hi"
+line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
+[ "${line##* }" = "$want_hi" ] && pass || fail "stdin: $line, expected $want_hi"
+grep -q 'stream ended after [0-9]* events; serving its last figures' stdin.err && pass ||
+    fail "stdin: no end-of-stream message: $(cat stdin.err)"
+stop_live
+
+# A stream that is not an eventlog on stdin: the reader's message, exit 1.
+expect_status 1 "$live" - --listen 127.0.0.1:0 <"$top_srcdir/README.md"
+expect_stderr_contains 'strata-live: -: offset 0: bad header begin marker'
+
+# --- a Unix socket: waited for, then read again when the program restarts --------
+start_live unix --socket "$test_tmp/ev.sock"
+"$serve_log" --unix "$test_tmp/ev.sock" hi.eventlog hT.eventlog >serve.out 2>serve.err &
+serve_pid=$!
+wait_metric 'strata_live_streams_total{' 2
+wait_metric 'strata_heap_census_bytes{service_name="leak",breakdown="closure_type",band="ARR_WORDS"' "$want_hT"
+wait "$serve_pid" && pass || fail "serve_log failed: $(cat serve.err)"
+grep -q "strata-live: waiting for $test_tmp/ev.sock to accept" unix.err && pass ||
+    fail "no waiting message: $(cat unix.err)"
+stop_live
+
+# --- TCP ------------------------------------------------------------------------
+"$serve_log" --tcp 0 hi.eventlog >serve.out 2>serve.err &
+serve_pid=$!
+for i in $(seq 100); do
+    tcp_port=$(sed -n 's/^listening //p' serve.out)
+    [ -n "$tcp_port" ] && break
+    sleep 0.05
+done
+[ -n "$tcp_port" ] || setup_fail "serve_log did not listen: $(cat serve.err)"
+start_live tcp --tcp "127.0.0.1:$tcp_port"
+wait_metric 'strata_heap_census_number{' "$n_hi"
+line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
+[ "${line##* }" = "$want_hi" ] && pass || fail "tcp: $line, expected $want_hi"
+wait "$serve_pid" && pass || fail "serve_log failed: $(cat serve.err)"
+stop_live
+
+finish

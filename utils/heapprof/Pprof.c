@@ -1,0 +1,413 @@
+/*
+ * utils/heapprof/Pprof.c -- a heap census as a gzipped pprof profile.
+ * The message types come from profile.proto through protoc-c (generated at
+ * build time: profile.pb-c.{c,h} in the build tree); this file fills them
+ * in, packs them with protobuf-c and gzips the bytes with zlib.  No
+ * protobuf encoding is done by hand.  See Note [A census as a pprof
+ * profile].
+ */
+#include "Pprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+/* Note [A census as a pprof profile]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * pprof describes samples, each with a stack of locations; a heap census
+ * has bands.  Each band becomes one sample whose stack is a single
+ * location, and each location has one line naming one function:
+ *
+ *   - the sample's value is the band's bytes, under the one sample type
+ *     inuse_space/bytes (Go's name for live heap).  The eventlog carries
+ *     no object counts (HEAP_PROF_SAMPLE_STRING has bytes only), so there
+ *     is no inuse_objects type: a zero there would read as a fact.
+ *   - -hi: the function is the info table (its name, e.g.
+ *     SessionEntry_con_info) with the IPE's source file and line, and the
+ *     location's address is the table's; -hT: the closure type; -he:
+ *     "era N"; other breakdowns: the label itself.  Its system name is
+ *     the band's label in the log.
+ *   - labels: closure_type (-hi, -hT), era (-he, numeric), and for -hi
+ *     the IPE's definition site ("Module.label") and type.
+ *
+ * pprof merges functions by name when it reports by function (-top), so
+ * every band's function name must be unique: a name already taken gets
+ * the band's label appended in brackets.  Strings go into the string
+ * table interned (index 0 is ""), each made valid UTF-8 first, since a
+ * proto3 string that is not is refused by Go's decoder.
+ */
+
+/* ----------------------------------------------------------------------
+ * Strings
+ * ------------------------------------------------------------------- */
+
+size_t pprof_utf8_char_len(const unsigned char *s, size_t avail)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c >= 0x01 && c <= 0x7f)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;   /* overlong */
+        if (c == 0xed)
+            hi = 0x9f;   /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;   /* overlong */
+        if (c == 0xf4)
+            hi = 0x8f;   /* above U+10FFFF */
+    } else
+        return 0;
+    if (avail < n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xbf)
+            return 0;
+    return n;
+}
+
+char *pprof_utf8_copy(const char *s, size_t len)
+{
+    char *c = malloc(len + 1);
+    if (c == NULL)
+        return NULL;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        size_t n = pprof_utf8_char_len(u + i, len - i);
+        if (n == 0) {
+            c[i++] = '?';
+            continue;
+        }
+        memcpy(c + i, s + i, n);
+        i += n;
+    }
+    c[len] = '\0';
+    return c;
+}
+
+/* The interned string table. */
+typedef struct Strings {
+    EvrLabelIndex ix;   /* string k is ix.labels[k] */
+    int failed;         /* out of memory: indices are then 0 */
+} Strings;
+
+static int64_t intern(Strings *st, const char *s, size_t len)
+{
+    if (st->failed)
+        return 0;
+    char *clean = pprof_utf8_copy(s, len);
+    if (clean == NULL) {
+        st->failed = 1;
+        return 0;
+    }
+    size_t k = evr_label_find(&st->ix, clean, len);
+    if (k == EVR_NO_LABEL)
+        k = evr_label_add(&st->ix, clean, len);
+    free(clean);
+    if (k == EVR_NO_LABEL) {
+        st->failed = 1;
+        return 0;
+    }
+    return (int64_t)k;
+}
+
+static int64_t intern_cstr(Strings *st, const char *s)
+{
+    return intern(st, s, strlen(s));
+}
+
+/* ----------------------------------------------------------------------
+ * gzip
+ * ------------------------------------------------------------------- */
+
+static int gzip_bytes(const uint8_t *in, size_t in_bytes, uint8_t **out, size_t *out_bytes)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    /* windowBits 15 + 16: a gzip wrapper, as pprof expects. */
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return 0;
+    uLong cap = deflateBound(&z, (uLong)in_bytes);
+    uint8_t *buf = malloc(cap);
+    if (buf == NULL) {
+        deflateEnd(&z);
+        return 0;
+    }
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)in_bytes;
+    z.next_out = buf;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    size_t n = (size_t)z.total_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        free(buf);
+        return 0;
+    }
+    *out = buf;
+    *out_bytes = n;
+    return 1;
+}
+
+/* ----------------------------------------------------------------------
+ * The profile
+ * ------------------------------------------------------------------- */
+
+#define PPROF_MAX_LABELS 4
+
+/* Everything one profile's messages are made of, freed together. */
+typedef struct Parts {
+    Perftools__Profiles__Sample *samples;
+    Perftools__Profiles__Sample **sample_ptrs;
+    Perftools__Profiles__Location *locations;
+    Perftools__Profiles__Location **location_ptrs;
+    Perftools__Profiles__Function *functions;
+    Perftools__Profiles__Function **function_ptrs;
+    Perftools__Profiles__Line *lines;
+    Perftools__Profiles__Line **line_ptrs;
+    Perftools__Profiles__Label *labels;          /* PPROF_MAX_LABELS per band */
+    Perftools__Profiles__Label **label_ptrs;
+    uint64_t *location_ids;
+    int64_t *values;
+    int64_t *comments;
+} Parts;
+
+static void parts_free(Parts *p)
+{
+    free(p->samples);
+    free(p->sample_ptrs);
+    free(p->locations);
+    free(p->location_ptrs);
+    free(p->functions);
+    free(p->function_ptrs);
+    free(p->lines);
+    free(p->line_ptrs);
+    free(p->labels);
+    free(p->label_ptrs);
+    free(p->location_ids);
+    free(p->values);
+    free(p->comments);
+}
+
+static int parts_alloc(Parts *p, size_t n, size_t n_comments)
+{
+    size_t m = n ? n : 1;
+    memset(p, 0, sizeof *p);
+    p->samples = calloc(m, sizeof *p->samples);
+    p->sample_ptrs = calloc(m, sizeof *p->sample_ptrs);
+    p->locations = calloc(m, sizeof *p->locations);
+    p->location_ptrs = calloc(m, sizeof *p->location_ptrs);
+    p->functions = calloc(m, sizeof *p->functions);
+    p->function_ptrs = calloc(m, sizeof *p->function_ptrs);
+    p->lines = calloc(m, sizeof *p->lines);
+    p->line_ptrs = calloc(m, sizeof *p->line_ptrs);
+    p->labels = calloc(m * PPROF_MAX_LABELS, sizeof *p->labels);
+    p->label_ptrs = calloc(m * PPROF_MAX_LABELS, sizeof *p->label_ptrs);
+    p->location_ids = calloc(m, sizeof *p->location_ids);
+    p->values = calloc(m, sizeof *p->values);
+    p->comments = calloc(n_comments ? n_comments : 1, sizeof *p->comments);
+    return p->samples && p->sample_ptrs && p->locations && p->location_ptrs &&
+           p->functions && p->function_ptrs && p->lines && p->line_ptrs && p->labels &&
+           p->label_ptrs && p->location_ids && p->values && p->comments;
+}
+
+/* The unique function name of a band: see Note [A census as a pprof profile]. */
+static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapCensus *hc,
+                             const HcBandInfo *b)
+{
+    char buf[64];
+    EvrStr name = b->name;
+    if (b->have_era && hc->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
+        int n = snprintf(buf, sizeof buf, "era %llu", (unsigned long long)b->era);
+        name = (EvrStr){ .ptr = buf, .len = (size_t)n };
+    }
+    if (evr_label_find(used, name.ptr, name.len) == EVR_NO_LABEL) {
+        if (evr_label_add(used, name.ptr, name.len) == EVR_NO_LABEL)
+            st->failed = 1;
+        return intern(st, name.ptr, name.len);
+    }
+    size_t len = name.len + b->label.len + 3;
+    char *both = malloc(len + 1);
+    if (both == NULL) {
+        st->failed = 1;
+        return 0;
+    }
+    snprintf(both, len + 1, "%.*s [%.*s]", (int)name.len, name.ptr, (int)b->label.len,
+             b->label.ptr);
+    int64_t k = intern(st, both, len);
+    free(both);
+    return k;
+}
+
+/* Fills band i's sample, location, line, function and labels. */
+static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapCensus *hc,
+                      const HcCensus *c, size_t i, size_t slot)
+{
+    HcBandInfo b;
+    heap_census_band_info(hc, c, i, &b);
+    uint64_t id = (uint64_t)slot + 1;
+
+    Perftools__Profiles__Function *f = &p->functions[slot];
+    perftools__profiles__function__init(f);
+    f->id = id;
+    f->name = function_name(st, used, hc, &b);
+    f->system_name = intern(st, b.label.ptr, b.label.len);
+    f->filename = intern(st, b.file.ptr, b.file.len);
+    f->start_line = b.line;
+    p->function_ptrs[slot] = f;
+
+    Perftools__Profiles__Line *ln = &p->lines[slot];
+    perftools__profiles__line__init(ln);
+    ln->function_id = id;
+    ln->line = b.line;
+    p->line_ptrs[slot] = ln;
+
+    Perftools__Profiles__Location *loc = &p->locations[slot];
+    perftools__profiles__location__init(loc);
+    loc->id = id;
+    loc->address = b.info;
+    loc->n_line = 1;
+    loc->line = &p->line_ptrs[slot];
+    p->location_ptrs[slot] = loc;
+
+    Perftools__Profiles__Label **lp = &p->label_ptrs[slot * PPROF_MAX_LABELS];
+    Perftools__Profiles__Label *l = &p->labels[slot * PPROF_MAX_LABELS];
+    size_t n_labels = 0;
+    if (b.closure_type != NULL) {
+        perftools__profiles__label__init(&l[n_labels]);
+        l[n_labels].key = intern_cstr(st, "closure_type");
+        l[n_labels].str = intern_cstr(st, b.closure_type);
+        n_labels++;
+    }
+    if (b.have_era) {
+        perftools__profiles__label__init(&l[n_labels]);
+        l[n_labels].key = intern_cstr(st, "era");
+        l[n_labels].num = (int64_t)b.era;
+        n_labels++;
+    }
+    if (b.module.len > 0 || b.fn.len > 0) {
+        size_t len = b.module.len + 1 + b.fn.len;
+        char *def = malloc(len + 1);
+        if (def == NULL) {
+            st->failed = 1;
+        } else {
+            int n = snprintf(def, len + 1, "%.*s%s%.*s", (int)b.module.len, b.module.ptr,
+                             b.module.len && b.fn.len ? "." : "", (int)b.fn.len, b.fn.ptr);
+            perftools__profiles__label__init(&l[n_labels]);
+            l[n_labels].key = intern_cstr(st, "defined_in");
+            l[n_labels].str = intern(st, def, (size_t)n);
+            n_labels++;
+            free(def);
+        }
+    }
+    if (b.type.len > 0) {
+        perftools__profiles__label__init(&l[n_labels]);
+        l[n_labels].key = intern_cstr(st, "type");
+        l[n_labels].str = intern(st, b.type.ptr, b.type.len);
+        n_labels++;
+    }
+    for (size_t k = 0; k < n_labels; k++)
+        lp[k] = &l[k];
+
+    Perftools__Profiles__Sample *s = &p->samples[slot];
+    perftools__profiles__sample__init(s);
+    p->location_ids[slot] = id;
+    s->n_location_id = 1;
+    s->location_id = &p->location_ids[slot];
+    p->values[slot] = (int64_t)c->bytes[i];
+    s->n_value = 1;
+    s->value = &p->values[slot];
+    s->n_label = n_labels;
+    s->label = lp;
+    p->sample_ptrs[slot] = s;
+}
+
+int pprof_encode_census(const HeapCensus *hc, const HcCensus *c, const char *const *comments,
+                        size_t n_comments, uint8_t **out, size_t *out_bytes, const char **why)
+{
+    size_t n = c->labels.n;
+    Parts p;
+    Strings st = { 0 };
+    EvrLabelIndex used = { 0 };
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    uint8_t *packed = NULL;
+    int ok = 0;
+    *why = "out of memory";
+    if (!parts_alloc(&p, n, n_comments) || order == NULL)
+        goto done;
+    intern(&st, "", 0);   /* string 0 */
+
+    Perftools__Profiles__Profile prof;
+    perftools__profiles__profile__init(&prof);
+    Perftools__Profiles__ValueType space, *space_ptr = &space;
+    perftools__profiles__value_type__init(&space);
+    space.type = intern_cstr(&st, "inuse_space");
+    space.unit = intern_cstr(&st, "bytes");
+    prof.n_sample_type = 1;
+    prof.sample_type = &space_ptr;
+    prof.default_sample_type = space.type;
+    Perftools__Profiles__ValueType period;
+    perftools__profiles__value_type__init(&period);
+    period.type = space.type;
+    period.unit = space.unit;
+    prof.period_type = &period;
+    prof.time_nanos = (int64_t)heap_census_unix_ns(hc, c);
+
+    heap_census_rank(c, order);
+    for (size_t k = 0; k < n; k++)
+        fill_band(&p, &st, &used, hc, c, order[k], k);
+    for (size_t k = 0; k < n_comments; k++)
+        p.comments[k] = intern_cstr(&st, comments[k]);
+    if (st.failed)
+        goto done;
+    prof.n_sample = prof.n_location = prof.n_function = n;
+    prof.sample = p.sample_ptrs;
+    prof.location = p.location_ptrs;
+    prof.function = p.function_ptrs;
+    prof.n_comment = n_comments;
+    prof.comment = p.comments;
+    char **table = malloc(st.ix.n * sizeof *table);
+    if (table == NULL)
+        goto done;
+    for (size_t k = 0; k < st.ix.n; k++)
+        table[k] = (char *)st.ix.labels[k].ptr;
+    prof.n_string_table = st.ix.n;
+    prof.string_table = table;
+
+    size_t packed_bytes = perftools__profiles__profile__get_packed_size(&prof);
+    packed = malloc(packed_bytes ? packed_bytes : 1);
+    if (packed == NULL) {
+        free(table);
+        goto done;
+    }
+    if (perftools__profiles__profile__pack(&prof, packed) != packed_bytes) {
+        *why = "protobuf-c packed a different size than it measured";
+        free(table);
+        goto done;
+    }
+    free(table);
+    if (!gzip_bytes(packed, packed_bytes, out, out_bytes)) {
+        *why = "zlib could not compress the profile";
+        goto done;
+    }
+    ok = 1;
+    *why = NULL;
+done:
+    free(packed);
+    free(order);
+    parts_free(&p);
+    evr_label_index_free(&st.ix);
+    evr_label_index_free(&used);
+    return ok;
+}

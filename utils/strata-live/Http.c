@@ -1,0 +1,193 @@
+/*
+ * utils/strata-live/Http.c -- strata-live's HTTP endpoints on
+ * libmicrohttpd: the library parses HTTP and runs the connections in its
+ * own thread; this file binds the listening socket (so that a bad --listen
+ * gets our message) and answers GET and HEAD with what LiveState renders,
+ * taken under the shared lock and sent after it is released.
+ */
+#include "Http.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+struct HttpServer {
+    struct MHD_Daemon *daemon;
+    int listen_fd;
+    const LiveState *state;
+    pthread_mutex_t *lock;
+};
+
+static const char index_page[] =
+    "<!doctype html><title>strata-live</title>"
+    "<h1>strata-live</h1><ul>"
+    "<li><a href=\"/metrics\">/metrics</a>: Prometheus text exposition</li>"
+    "<li><a href=\"/debug/pprof/heap\">/debug/pprof/heap</a>: the latest heap census as a "
+    "gzipped pprof profile (go tool pprof)</li></ul>\n";
+
+int http_listen(const char *host, const char *port, unsigned *bound_port, char *why,
+                size_t why_len)
+{
+    struct addrinfo hints, *res;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    int gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        snprintf(why, why_len, "--listen %s:%s: cannot resolve %s: %s", host, port, host,
+                 gai_strerror(gai));
+        return -1;
+    }
+    int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+    if (fd < 0) {
+        snprintf(why, why_len, "--listen %s:%s: socket: %s", host, port, strerror(errno));
+        goto fail_socket;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+        snprintf(why, why_len, "--listen %s:%s: cannot listen: %s", host, port,
+                 strerror(errno));
+        goto fail_bind;
+    }
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        snprintf(why, why_len, "--listen %s:%s: getsockname: %s", host, port, strerror(errno));
+        goto fail_bind;
+    }
+    char got_port[16];
+    getnameinfo((struct sockaddr *)&ss, len, NULL, 0, got_port, sizeof got_port,
+                NI_NUMERICSERV);
+    *bound_port = (unsigned)strtoul(got_port, NULL, 10);
+    freeaddrinfo(res);
+    return fd;
+
+fail_bind:
+    close(fd);
+fail_socket:
+    freeaddrinfo(res);
+    return -1;
+}
+
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned status, void *body,
+                               size_t len, enum MHD_ResponseMemoryMode mode,
+                               const char *content_type)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
+    if (resp == NULL) {
+        if (mode == MHD_RESPMEM_MUST_FREE)
+            free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result r = MHD_queue_response(conn, status, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
+static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status,
+                                    const char *text)
+{
+    return respond(conn, status, (void *)(uintptr_t)text, strlen(text),
+                   MHD_RESPMEM_PERSISTENT, "text/plain; charset=utf-8");
+}
+
+static enum MHD_Result serve_metrics(HttpServer *h, struct MHD_Connection *conn)
+{
+    size_t len = 0;
+    pthread_mutex_lock(h->lock);
+    char *text = live_state_render_metrics(h->state, &len);
+    pthread_mutex_unlock(h->lock);
+    if (text == NULL)
+        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return respond(conn, MHD_HTTP_OK, text, len, MHD_RESPMEM_MUST_FREE,
+                   "text/plain; version=0.0.4; charset=utf-8");
+}
+
+static enum MHD_Result serve_pprof(HttpServer *h, struct MHD_Connection *conn)
+{
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    const char *why = NULL;
+    pthread_mutex_lock(h->lock);
+    int ok = live_state_render_pprof(h->state, &bytes, &n, &why);
+    pthread_mutex_unlock(h->lock);
+    if (!ok) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s\n", why != NULL ? why : "cannot encode the profile");
+        char *copy = strdup(msg);
+        if (copy == NULL)
+            return MHD_NO;
+        return respond(conn, MHD_HTTP_SERVICE_UNAVAILABLE, copy, strlen(copy),
+                       MHD_RESPMEM_MUST_FREE, "text/plain; charset=utf-8");
+    }
+    return respond(conn, MHD_HTTP_OK, bytes, n, MHD_RESPMEM_MUST_FREE,
+                   "application/octet-stream");
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version,
+                              const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    HttpServer *h = cls;
+    (void)version;
+    (void)upload_data;
+    (void)con_cls;
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+    if (*upload_data_size != 0) {
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (strcmp(url, "/metrics") == 0)
+        return serve_metrics(h, conn);
+    if (strcmp(url, "/debug/pprof/heap") == 0)
+        return serve_pprof(h, conn);
+    if (strcmp(url, "/") == 0)
+        return respond(conn, MHD_HTTP_OK, (void *)(uintptr_t)index_page,
+                       sizeof index_page - 1, MHD_RESPMEM_PERSISTENT,
+                       "text/html; charset=utf-8");
+    return respond_text(conn, MHD_HTTP_NOT_FOUND,
+                        "not found: strata-live serves /metrics and /debug/pprof/heap\n");
+}
+
+HttpServer *http_start(int listen_fd, const LiveState *state, pthread_mutex_t *lock,
+                       char *why, size_t why_len)
+{
+    HttpServer *h = calloc(1, sizeof *h);
+    if (h == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    h->listen_fd = listen_fd;
+    h->state = state;
+    h->lock = lock;
+    h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
+                                 NULL, NULL, handle, h, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    if (h->daemon == NULL) {
+        snprintf(why, why_len, "libmicrohttpd could not start serving");
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void http_stop(HttpServer *h)
+{
+    if (h == NULL)
+        return;
+    MHD_stop_daemon(h->daemon);
+    close(h->listen_fd);
+    free(h);
+}

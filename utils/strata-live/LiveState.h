@@ -1,0 +1,90 @@
+/*
+ * utils/strata-live/LiveState.h -- what strata-live knows about the program
+ * it watches, built from its eventlog stream one event at a time, and its
+ * two renderings: Prometheus' text exposition (/metrics) and the latest
+ * census as a pprof profile (/debug/pprof/heap).  The whole API of the
+ * module.  Memory is bounded whatever the stream's length: see Note [What
+ * strata-live keeps] in LiveState.c.
+ *
+ * Thread safety: none here.  The reading thread and the HTTP threads share
+ * one LiveState under the caller's lock (main.c).
+ */
+#ifndef STRATA_LIVESTATE_H
+#define STRATA_LIVESTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "EventLogReader.h"
+#include "HeapCensus.h"
+
+#define LIVE_MAX_CAPS 256          /* capabilities tracked per stream */
+#define LIVE_PAUSE_BUCKETS 12      /* GC pause histogram buckets, +Inf excluded */
+
+/* The figures of the stream now being read (reset when a new one starts). */
+typedef struct LiveStream {
+    char *program;                 /* owned: argv[0] from PROGRAM_ARGS, or NULL */
+    char *rts_id;                  /* owned: RTS_IDENTIFIER, or NULL */
+    int have_pid;
+    uint32_t pid;                  /* OSPROCESS_PID */
+    int have_heap_size, have_heap_live, have_blocks_size;
+    uint64_t heap_size_bytes, heap_live_bytes, blocks_size_bytes;   /* latest */
+    uint64_t allocated_bytes[LIVE_MAX_CAPS];   /* HEAP_ALLOCATED: per cap, cumulative */
+    int have_allocated;
+    uint64_t gcs;                  /* GC_END events */
+    uint64_t copied_bytes;         /* GC_STATS_GHC: sum of copied bytes */
+    uint64_t gc_start_ns[LIVE_MAX_CAPS];       /* open GC per cap; 0 = none */
+    uint64_t pause_counts[LIVE_PAUSE_BUCKETS + 1];   /* per bucket, +Inf last;
+                                      not cumulative (rendering sums them) */
+    double pause_sum_seconds;
+    uint64_t pause_count;
+    HeapCensus census;             /* the latest complete census and the IPEs */
+    uint64_t censuses;             /* complete censuses read */
+    int have_era;                  /* a -he census was read: */
+    uint64_t era;                  /* its largest era */
+} LiveStream;
+
+typedef struct LiveState {
+    const char *service_name;      /* --service-name, or NULL: the program's name */
+    size_t top;                    /* census bands shown; the rest summed as other */
+    LiveStream stream;
+    /* strata-live's own figures, kept across streams */
+    uint64_t streams;              /* streams begun (connections, files) */
+    uint64_t stream_errors;        /* streams that ended with a reader error */
+    uint64_t events;               /* events read, all streams */
+    uint64_t bytes;                /* eventlog bytes read, all streams */
+    int connected;                 /* a stream is being read now */
+    int out_of_memory;             /* sticky: a census or IPE was lost */
+} LiveState;
+
+void live_state_init(LiveState *s, const char *service_name, size_t top);
+void live_state_free(LiveState *s);
+
+/* A new stream begins (a connection, a file reopened): its figures
+ * replace the last stream's. */
+void live_state_stream_begin(LiveState *s);
+
+/* The stream ended (ok: at its end; else with an error).  Its figures stay
+ * until the next stream begins. */
+void live_state_stream_end(LiveState *s, int ok);
+
+/* Takes in one event of the current stream. */
+void live_state_add(LiveState *s, const EvrEvent *ev);
+
+/* Renders /metrics (Prometheus text exposition format 0.0.4) into a
+ * malloc'd NUL-terminated buffer; NULL when out of memory. */
+char *live_state_render_metrics(const LiveState *s, size_t *len_out);
+
+/* The latest census as a gzipped pprof profile (malloc'd): 1, or 0 when
+ * there is no census yet (*why "no census yet") or encoding failed. */
+int live_state_render_pprof(const LiveState *s, uint8_t **out, size_t *out_bytes,
+                            const char **why);
+
+/* Appends s (len bytes) to out as a Prometheus label value, without the
+ * quotes: '\\' as "\\\\", '"' as "\\\"", newline as "\\n"; other bytes as
+ * they are, except that bytes which are not well-formed UTF-8, and NULs,
+ * become '?' (label values are UTF-8).  Returns the bytes written, which
+ * are at most 2 * len; out must have room for them. */
+size_t live_escape_label_value(char *out, const char *s, size_t len);
+
+#endif /* STRATA_LIVESTATE_H */
