@@ -13,6 +13,7 @@
 #include "Adjustor.h"
 #include "DebugServer.h"
 #include "Eras.h"
+#include "Finalizers.h"
 #include "EventLog.h"
 #include "GC.h"
 #include "GcReport.h"
@@ -21,6 +22,7 @@
 #include "OwnerThread.h"
 #include "Roots.h"
 #include "RtsFlags.h"
+#include "StableName.h"
 #include "StablePtr.h"
 #include "Stats.h"
 #include "Storage.h"
@@ -67,6 +69,7 @@ static void serve_attention(void)
 {
     debug_server_serve_attention();
     ticker_run_due_actions();
+    finalizers_run_due();
 }
 
 /* Opens the eventlog (+RTS -l) and arms its periodic flush. */
@@ -182,11 +185,13 @@ void hs_init(int *argc, char ***argv)
     /* Before roots_init: its allocations may collect. */
     gc_add_root_source(roots_visit);
     gc_add_root_source(stable_ptr_visit_roots);
+    gc_add_weak_root_source(stable_name_visit_weak_roots);
     if (!roots_init())
         exit(EXIT_FAILURE);
     /* The census sees a GC's heap before the era advances (GHC's order). */
     gc_add_post_hook(prof_heap_after_gc);
     gc_add_post_hook(eras_after_gc);
+    gc_add_post_hook(finalizers_after_gc);
     start_heap_profile_or_exit();
     if (!debug_server_start_from_flags())
         exit(EXIT_FAILURE);
@@ -215,6 +220,7 @@ void hs_exit(void)
     }
     if (--init_count > 0)
         return;
+    finalizers_exit();   /* first: finalizers may allocate */
     (void)roots_report_pushed_frames();
     debug_server_stop();   /* no client sees the heap being torn down */
     stats_start_exit();
@@ -228,6 +234,7 @@ void hs_exit(void)
     roots_exit();
     adjustor_exit();   /* function pointers let their closures go */
     stable_ptr_exit();
+    stable_name_exit();
     storage_attention_handler = NULL;
     storage_exit();
     rts_flags_free(&rts_flags);
