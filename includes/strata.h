@@ -13,6 +13,7 @@
 #include "strata/Regs.h"
 #include "strata/Alloc.h"
 #include "strata/Roots.h"
+#include "strata/Weak.h"
 #include "strata/Api.h"
 #include "strata/Trace.h"
 #include "strata/Ffi.h"

@@ -13,6 +13,7 @@
 #include "Adjustor.h"
 #include "DebugServer.h"
 #include "Eras.h"
+#include "Finalizers.h"
 #include "EventLog.h"
 #include "GC.h"
 #include "GcReport.h"
@@ -21,6 +22,7 @@
 #include "OwnerThread.h"
 #include "Roots.h"
 #include "RtsFlags.h"
+#include "StableName.h"
 #include "StablePtr.h"
 #include "Stats.h"
 #include "Storage.h"
@@ -74,6 +76,7 @@ static void serve_attention(void)
 {
     debug_server_serve_attention();
     ticker_run_due_actions();
+    finalizers_run_due();
 }
 
 /* Opens the eventlog (+RTS -l) and arms its periodic flush. */
@@ -194,9 +197,11 @@ void hs_init(int *argc, char ***argv)
     gc_add_root_source(roots_visit);
     gc_add_root_source(stable_ptr_visit_roots);
     threads_attach(cap);   /* thread 1: its TSO and root stack */
+    gc_add_weak_root_source(stable_name_visit_weak_roots);
     /* The census sees a GC's heap before the era advances (GHC's order). */
     gc_add_post_hook(prof_heap_after_gc);
     gc_add_post_hook(eras_after_gc);
+    gc_add_post_hook(finalizers_after_gc);
     start_heap_profile_or_exit();
     if (!debug_server_start_from_flags())
         exit(EXIT_FAILURE);
@@ -230,13 +235,14 @@ void hs_exit(void)
     }
     if (--init_count > 0)
         return;
-    (void)roots_report_pushed_frames();
     if (threads_mine() == NULL || threads_mine()->id != 1) {
         rts_error("hs_exit: refused: called from thread %ld, not the thread that called hs_init",
                   owner_thread_caller_id());
         init_count++;
         return;
     }
+    finalizers_exit();   /* first: finalizers may allocate */
+    (void)roots_report_pushed_frames();
     /* Others still attached would find the heap gone: wait for them, and
      * if they do not come, stop them where they are. */
     bool others_gone = threads_wait_for_others(HS_EXIT_WAIT_MS);
@@ -268,6 +274,7 @@ void hs_exit(void)
     threads_exit();
     adjustor_exit();   /* function pointers let their closures go */
     stable_ptr_exit();
+    stable_name_exit();
     storage_attention_handler = NULL;
     capability_release();
     storage_exit();

@@ -18,3 +18,9 @@ RTS_INFO(stg_MUT_ARR_PTRS_CLEAN_info, MUT_ARR_PTRS_CLEAN, "MUT_ARR_PTRS_CLEAN");
 RTS_INFO(stg_MUT_ARR_PTRS_DIRTY_info, MUT_ARR_PTRS_DIRTY, "MUT_ARR_PTRS_DIRTY");
 RTS_INFO(stg_TSO_info, TSO, "TSO");
 RTS_INFO(stg_STACK_info, STACK, "STACK");
+RTS_INFO(stg_PAP_info, PAP, "PAP");
+RTS_INFO(stg_AP_info, AP, "AP");
+RTS_INFO(stg_WEAK_info, WEAK, "WEAK");
+/* GHC's DEAD_WEAK is a constructor; ours keeps the closure type WEAK (the
+ * collector and the tools size it as one) under its own name. */
+RTS_INFO(stg_DEAD_WEAK_info, WEAK, "DEAD_WEAK");

@@ -16,6 +16,17 @@ static inline StgWord closure_header_words(StgHalfWord type)
     return (type >= THUNK && type <= THUNK_SELECTOR) ? THUNK_HEADER_WORDS : 1;
 }
 
+/* Variable-size layouts: the header words, then the payload. */
+static inline StgWord pap_sizeW(const StgPAP *p)
+{
+    return sizeof(StgPAP) / WORD_SIZE + p->n_args;
+}
+
+static inline StgWord ap_sizeW(const StgAP *a)
+{
+    return sizeof(StgAP) / WORD_SIZE + a->n_args;
+}
+
 static inline StgWord closure_sizeW_info(const StgClosure *c, const StgInfoTable *info)
 {
     switch (info->type) {
@@ -39,6 +50,12 @@ static inline StgWord closure_sizeW_info(const StgClosure *c, const StgInfoTable
         return 2;
     case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
         return 3 + ((const StgMutArrPtrs *)c)->size;
+    case PAP:
+        return pap_sizeW((const StgPAP *)c);
+    case AP:
+        return ap_sizeW((const StgAP *)c);
+    case WEAK:
+        return sizeof(StgWeak) / WORD_SIZE;
     case TSO:
         return sizeof(StgTSO) / WORD_SIZE;
     case STACK:

@@ -21,6 +21,7 @@
 #include "Policy.h"
 #include "Sanity.h"
 #include "Tenure.h"
+#include "Weak.h"
 #include "os/Clock.h"
 #include "strata/Alloc.h"
 
@@ -33,6 +34,9 @@ static unsigned n_gc_hooks = 0;
 #define MAX_ROOT_SOURCES 8
 static RootSource root_sources[MAX_ROOT_SOURCES];
 static unsigned n_root_sources = 0;
+
+static RootSource weak_root_sources[MAX_ROOT_SOURCES];
+static unsigned n_weak_root_sources = 0;
 
 static const GCObserver *observer = NULL;
 static GCDetails last_details;
@@ -116,6 +120,38 @@ void gc_visit_roots(RootEvacFn evac, void *ctx)
 {
     for (unsigned i = 0; i < n_root_sources; i++)
         root_sources[i](evac, ctx);
+}
+
+void gc_add_weak_root_source(RootSource source)
+{
+    if (n_weak_root_sources == MAX_ROOT_SOURCES)
+        rts_panic("too many weak root sources (max=%d)", MAX_ROOT_SOURCES);
+    weak_root_sources[n_weak_root_sources++] = source;
+}
+
+static void update_weak_root(StgClosure **slot, void *ctx)
+{
+    (void)ctx;
+    *slot = weak_gc_is_alive(*slot);
+}
+
+/* Points each weak root at its object's new address, or NULL if the
+ * object died: after everything reachable has been found. */
+static void update_weak_roots(void)
+{
+    for (unsigned i = 0; i < n_weak_root_sources; i++)
+        weak_root_sources[i](update_weak_root, NULL);
+}
+
+/* Scavenges until nothing more is reachable, weak pointers included: a
+ * weak's value becomes reachable once its key is, and may reach other
+ * keys (Note [Weak pointers] in Weak.c). */
+static void scavenge_to_fixed_point(void)
+{
+    do
+        scavenge_loop();
+    while (weak_gc_traverse());
+    weak_gc_end();
 }
 
 /* A root is reachable from nothing older: it is evacuated as if from
@@ -278,9 +314,11 @@ static void collect_with_world_stopped(bool major)
     begin_collection(N, is_major);
     tenure_before_gc(N);
     prepare_generations(N);
+    weak_gc_begin();
     observe_phase(GC_PHASE_WORK);
     evacuate_roots(N);
-    scavenge_loop();
+    scavenge_to_fixed_point();
+    update_weak_roots();
     finish_tally();
     observe_phase(GC_PHASE_IDLE);
     observe_phase(GC_PHASE_DONE);
@@ -299,11 +337,6 @@ static void collect_with_world_stopped(bool major)
     policy_check_heap_limit(N);
     for (unsigned i = 0; i < n_gc_hooks; i++)
         gc_hooks[i](N, is_major);
-}
-
-void strata_perform_gc(int major)
-{
-    gc_collect_forced(major != 0);
 }
 
 void gc_collect_forced(bool major)
@@ -330,6 +363,7 @@ void gc_exit(void)
 {
     n_gc_hooks = 0;
     n_root_sources = 0;
+    n_weak_root_sources = 0;
     observer = NULL;
     memset(&last_details, 0, sizeof last_details);
     tally_wanted = NULL;
@@ -337,6 +371,7 @@ void gc_exit(void)
     tenure_reset();
     for (unsigned i = 0; i < storage_n_gens; i++)
         era_map_free(&storage_gens[i].dests);
+    weak_exit();
     free(gct.scan_queue);
     memset(&gct, 0, sizeof gct);
 }

@@ -47,6 +47,13 @@ typedef void (*RootSource)(RootEvacFn evac, void *ctx);
 /* Registers a source, at start-up (at most a few). */
 void gc_add_root_source(RootSource source);
 
+/* Registers a source of weak roots (the stable name table): slots that
+ * must not keep their objects alive.  After each collection has found
+ * everything reachable it calls the source with an evac that sets *slot
+ * to the object's new address, or to NULL if the object died.  Not
+ * visited by gc_visit_roots. */
+void gc_add_weak_root_source(RootSource source);
+
 /* Calls every registered source with evac: the collector at each GC, the
  * sanity checker, the heap debugger. */
 void gc_visit_roots(RootEvacFn evac, void *ctx);

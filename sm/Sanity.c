@@ -30,6 +30,7 @@
 #include "Messages.h"
 #include "MutList.h"
 #include "Storage.h"
+#include "Weak.h"
 
 static const char *check_when;
 
@@ -262,9 +263,11 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
         fail("pointer into the middle of a large object (object=%p %s, field=%lu, value=%p, "
              "large object=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p,
              (void *)bd->start);
-    /* The TSO and stack chunks are scanned at every GC: no barrier needed. */
+    /* The TSO and stack chunks are scanned at every GC, and a weak
+     * pointer's fields are visited by every GC's weak pass (Weak.c): no
+     * barrier needed for them. */
     if (owner != NULL && bd->gen_no < owner->gen_no && c->info->type != TSO &&
-        c->info->type != STACK) {
+        c->info->type != STACK && c->info->type != WEAK) {
         bool ok = is_remembered(c);
         if (ok && (c->info->type == MUT_ARR_PTRS_DIRTY || c->info->type == MUT_ARR_PTRS_CLEAN)) {
             StgMutArrPtrs *a = (StgMutArrPtrs *)c;
@@ -301,6 +304,12 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
         first = 1; n = 1; break;
     case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
         first = 3; n = ((const StgMutArrPtrs *)c)->ptrs; break;
+    case PAP:
+        first = 2; n = 1 + ((const StgPAP *)c)->n_args; break;
+    case AP:
+        first = 3; n = 1 + ((const StgAP *)c)->n_args; break;
+    case WEAK:
+        first = 1; n = 2; break;   /* key, value; the list is weak_check's */
     case TSO:
         first = 1; n = 2; break;
     case STACK:
@@ -348,6 +357,20 @@ static void check_root(StgClosure **slot, void *ctx)
     check_pointer(NULL, NULL, roots_checked++, *slot);
 }
 
+/* .inv.weak-lists (Weak.h): each weak on generation g's list is a WEAK
+ * object in a block of generation g. */
+static void check_weak(StgWeak *w, unsigned gen, void *ctx)
+{
+    (void)ctx;
+    check_pointer(NULL, NULL, gen, (const StgClosure *)w);
+    if (w->info->type != WEAK)
+        fail("object on a weak pointer list is not a WEAK (object=%p %s, list=%u)", (void *)w,
+             describe_type((const StgClosure *)w), gen);
+    if (Bdescr(w)->gen_no != gen)
+        fail("weak pointer on the list of another generation (object=%p in generation %u, "
+             "list=%u)", (void *)w, (unsigned)Bdescr(w)->gen_no, gen);
+}
+
 /* ----------------------------------------------------------------------
  * The whole heap
  * ---------------------------------------------------------------------- */
@@ -376,6 +399,7 @@ void sanity_check_heap(const char *when)
         check_fields(static_roots[i], NULL);
     roots_checked = 0;
     gc_visit_roots(check_root, NULL);
+    weak_for_each(check_weak, NULL);
 
     /* Clean up the marks. */
     heap_for_each_block(unmark_heap_block, NULL);

@@ -94,6 +94,22 @@ static StgWord scavenge_fields(StgClosure *c)
     case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
         scavenge_array((StgMutArrPtrs *)c, false);
         return closure_sizeW_info(c, info);
+    case PAP: {
+        StgPAP *pap = (StgPAP *)c;
+        evacuate(&pap->fun);
+        scavenge_ptrs(pap->payload, pap->n_args);
+        return pap_sizeW(pap);
+    }
+    case AP: {
+        StgAP *ap = (StgAP *)c;
+        evacuate(&ap->fun);
+        scavenge_ptrs(ap->payload, ap->n_args);
+        return ap_sizeW(ap);
+    }
+    case WEAK:
+        /* Key and value are not ordinary fields: the weak-pointer pass
+         * decides whether they live (Note [Weak pointers] in Weak.c). */
+        return sizeof(StgWeak) / WORD_SIZE;
     case TSO: {
         StgTSO *t = (StgTSO *)c;
         evacuate((StgClosure **)&t->stack);

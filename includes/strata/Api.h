@@ -19,8 +19,19 @@ STRATA_API void hs_exit(void);
  * Entering a thunk already under evaluation reports <<loop>> and exits. */
 STRATA_API StgClosure *strata_eval(StgClosure *c);
 
-/* Applies a function closure to arity arguments, given in rooted slots. */
+/* Applies a function (a FUN or PAP closure, or a thunk evaluating to one)
+ * to n_args arguments given in rooted slots args[0..n_args-1], as GHC's
+ * generic apply does: with fewer arguments than the function's arity the
+ * result is a PAP holding the function and the arguments; with exactly
+ * the arity, the function's result; with more, the function is applied to
+ * its arity and the result to the rest.  Applying a PAP adds to its
+ * arguments.  A non-function applied to arguments is reported. */
 STRATA_API StgClosure *strata_apply(StgClosure *fun, StgClosure **args, StgWord n_args);
+
+/* An AP (GHC's): a thunk that, when evaluated, applies fun to n_args
+ * arguments (rooted slots args[0..n_args-1], copied in).  fun may be
+ * anything strata_apply accepts. */
+STRATA_API StgClosure *strata_make_ap(StgClosure *fun, StgClosure **args, StgWord n_args);
 
 /* Capabilities (GHC's RtsAPI names): +RTS -N<n> lets n OS threads mutate
  * the heap at once, each holding a capability.  See docs/api-guide.md. */

@@ -73,6 +73,49 @@ static inline uint8_t *mut_arr_ptrs_card_table(StgMutArrPtrs *a)
     return (uint8_t *)&a->payload[a->ptrs];
 }
 
+/* PAP: a function applied to fewer arguments than its arity (GHC's
+ * StgPAP).  fun is a FUN closure (never another PAP: applying a PAP to
+ * more arguments makes a new PAP of the same function); payload holds the
+ * n_args arguments given so far; arity is how many are still missing, so
+ * fun's own arity is arity + n_args.  See Note [Partial applications] in
+ * rts/Eval.c. */
+typedef struct {
+    const StgInfoTable *info;
+    StgHalfWord arity;           /* arguments still missing, >= 1 */
+    StgHalfWord n_args;          /* arguments in payload, >= 1 */
+    struct StgClosure_ *fun;     /* the FUN closure */
+    struct StgClosure_ *payload[];
+} StgPAP;
+
+/* AP: an unevaluated application (GHC's StgAP), a thunk: evaluating it
+ * applies fun to the n_args arguments.  It carries a thunk's extra header
+ * word (header1) so that it can become a BLACKHOLE and then an IND in
+ * place; while it is a BLACKHOLE its thunk_info is stg_AP_info and the
+ * words after the header keep the AP's layout. */
+typedef struct {
+    const StgInfoTable *info;
+    StgWord header1;             /* 0 / stg_AP_info while a blackhole / indirectee */
+    StgHalfWord arity;           /* unused, 0 (GHC's layout) */
+    StgHalfWord n_args;          /* arguments in payload */
+    struct StgClosure_ *fun;     /* a function, PAP or thunk yielding one */
+    struct StgClosure_ *payload[];
+} StgAP;
+
+/* WEAK: a weak pointer (GHC's StgWeak).  The collector does not treat key
+ * and value as ordinary pointer fields: value is kept alive only while key
+ * is reachable from something other than the weak pointers' values (see
+ * Note [Weak pointers] in sm/Weak.c).  A weak whose key has died, or that
+ * was finalized by hand, has stg_DEAD_WEAK_info, key and value NULL. */
+typedef struct StgWeak_ {
+    const StgInfoTable *info;    /* stg_WEAK_info or stg_DEAD_WEAK_info */
+    struct StgClosure_ *key;     /* the object whose life decides */
+    struct StgClosure_ *value;   /* what strata_deref_weak returns */
+    StgWord finalizer;           /* void (*)(void *), or 0 for none */
+    StgWord env;                 /* the finalizer's argument */
+    struct StgWeak_ *link;       /* next weak on its generation's list; the
+                                    collector's, meaningless to anyone else */
+} StgWeak;
+
 /* A local-root frame: pushed by STRATA_ROOTS in C code, living inside a
  * STACK chunk.  See Note [Local roots live in a STACK] in rts/Roots.c. */
 typedef struct {

@@ -83,5 +83,9 @@ STRATA_API extern const StgInfoTable stg_MUT_ARR_PTRS_CLEAN_info;
 STRATA_API extern const StgInfoTable stg_MUT_ARR_PTRS_DIRTY_info;
 STRATA_API extern const StgInfoTable stg_TSO_info;
 STRATA_API extern const StgInfoTable stg_STACK_info;
+STRATA_API extern const StgInfoTable stg_PAP_info;
+STRATA_API extern const StgInfoTable stg_AP_info;
+STRATA_API extern const StgInfoTable stg_WEAK_info;
+STRATA_API extern const StgInfoTable stg_DEAD_WEAK_info;
 
 #endif /* STRATA_INFOTABLES_H */

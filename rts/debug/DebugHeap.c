@@ -267,6 +267,16 @@ static StgWord closure_words(uint64_t c, const StgInfoTable *info)
     case MUT_VAR_CLEAN:
     case MUT_VAR_DIRTY:
         return 2;
+    case PAP:
+    case AP: {
+        StgHalfWord n_args;
+        uint64_t at = c + (info->type == PAP ? offsetof(StgPAP, n_args) : offsetof(StgAP, n_args));
+        if (!debug_safe_read(&n_args, at, sizeof n_args))
+            return 0;
+        return (info->type == PAP ? sizeof(StgPAP) : sizeof(StgAP)) / WORD_SIZE + n_args;
+    }
+    case WEAK:
+        return sizeof(StgWeak) / WORD_SIZE;
     case TSO:
         return sizeof(StgTSO) / WORD_SIZE;
     default:

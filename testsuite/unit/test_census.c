@@ -23,6 +23,14 @@ static StgClosure *id_entry(StgClosure **self)
 }
 STRATA_THUNK_INFO(id_thunk_info, "id_thunk", 1, 0, id_entry);
 
+static StgClosure *pair_entry(StgClosure **self, StgClosure **args)
+{
+    (void)self;
+    (void)args;
+    return strata_alloc_constr(&Leaf_info);
+}
+STRATA_FUN_INFO(pair_fun_info, "pair_fun", 0, 0, 2, pair_entry);
+
 static int teardown(void **state)
 {
     (void)state;
@@ -299,10 +307,36 @@ static void test_census_by_era_equals_per_object_truth(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* The object model's own closures get GHC's -hT labels: a weak pointer
+ * (alive, its key rooted) is WEAK, a partial application PAP, an
+ * unevaluated application AP, each at its size. */
+static void test_census_labels_weak_pap_ap(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    STRATA_ROOTS(r, 4);
+    r[0] = strata_alloc_constr(&Leaf_info);
+    r[1] = strata_mk_weak(r[0], r[0], NULL, NULL);
+    r[2] = strata_alloc_fun(&pair_fun_info);
+    r[3] = strata_apply(r[2], &r[0], 1);             /* PAP, one argument */
+    r[2] = strata_make_ap(r[2], &r[0], 2);           /* AP of two (r[0], r[1]) */
+    strata_perform_gc(1);
+    Census c;
+    census_init(&c);
+    census_take(&c, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    assert_non_null(find(&c, "WEAK"));
+    assert_int_equal(find(&c, "WEAK")->bytes, sizeof(StgWeak));
+    assert_int_equal(find(&c, "PAP")->bytes, sizeof(StgPAP) + 1 * 8);
+    assert_int_equal(find(&c, "AP")->bytes, sizeof(StgAP) + 2 * 8);
+    census_free(&c);
+    STRATA_ROOTS_POP(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_census_by_closure_type, teardown),
+        cmocka_unit_test_teardown(test_census_labels_weak_pap_ap, teardown),
         cmocka_unit_test_teardown(test_census_by_info_table_and_provenance, teardown),
         cmocka_unit_test_teardown(test_census_by_era_and_selection, teardown),
         cmocka_unit_test_teardown(test_census_by_era_equals_per_object_truth, teardown),

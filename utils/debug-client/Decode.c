@@ -98,6 +98,12 @@ static uint64_t closure_size(DbgClient *c, const DbgInfo *info, const uint64_t *
         return avail < 2 ? 0 : 2 + (w[1] + 7) / 8;
     case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
         return avail < 3 ? 0 : 3 + w[2];
+    case PAP:   /* arity and n_args share word 1, n_args the high half */
+        return avail < 2 ? 0 : sizeof(StgPAP) / 8 + (w[1] >> 32);
+    case AP:    /* ... and word 2 of an AP, after its thunk header */
+        return avail < 3 ? 0 : sizeof(StgAP) / 8 + (w[2] >> 32);
+    case WEAK:
+        return sizeof(StgWeak) / 8;
     case TSO:
         return sizeof(StgTSO) / 8;
     case STACK:
@@ -180,6 +186,18 @@ static void for_each_ptr_word(DbgClient *c, const DbgClosure *cl,
         case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
             first = 3;
             count = w[1] <= w[2] ? w[1] : w[2];
+            break;
+        case PAP:   /* fun, then the arguments */
+            first = 2;
+            count = 1 + (w[1] >> 32);
+            break;
+        case AP:
+            first = 3;
+            count = 1 + (w[2] >> 32);
+            break;
+        case WEAK:
+            /* Key and value keep nothing alive (the collector's view):
+             * no pointer fields for reachability. */
             break;
         case TSO:
             first = 1;

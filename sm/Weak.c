@@ -1,0 +1,281 @@
+/*
+ * sm/Weak.c -- weak pointers in the collector (Weak.h): the per-generation
+ * lists of WEAK objects, the liveness pass run to a fixed point with the
+ * scavenger, and the queue of finalizers that became due.  Relies on the
+ * collector's evacuation (Evac.h) and its state (GCPrivate.h); runs no
+ * finalizer itself (rts/Finalizers.c does, after the GC returns).
+ * See docs/design/gc.md (Weak pointers).
+ *
+ * Note [Weak pointers]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * A weak pointer keeps its value alive while its key is reachable, and
+ * says nothing about the key itself.  The scavenger treats a WEAK's key
+ * and value as no pointers at all (Scav.c); instead every live weak is on
+ * the list of its generation, and a collection works in rounds:
+ *
+ *   1. weak_gc_begin takes every list as "pending": weaks whose keys are
+ *      not yet known to be reachable.
+ *   2. The roots are evacuated and scavenged as usual, which finds
+ *      everything reachable without going through a weak's value.
+ *   3. weak_gc_traverse keeps each pending weak whose key has now been
+ *      reached: the weak is evacuated (a weak lives as long as its key, so
+ *      that the finalizer can run even if nothing refers to the weak), its
+ *      value evacuated, and it goes on its (new) generation's list.  If
+ *      any was kept, its value may reach other keys: back to 2.
+ *   4. At the fixed point the pending weaks' keys are dead.  weak_gc_end
+ *      makes each dead -- the copy, if the weak itself was reached -- and
+ *      queues its finalizer.
+ *
+ * So a key reachable only through its own weak's value (or any chain of
+ * weak values) counts as dead, as in GHC: the value is evacuated only
+ * once the key has been reached some other way.  A key in a generation
+ * this GC does not collect is alive (as every older object is in a minor
+ * GC), and so is a static key.  Indirections are followed: a thunk key
+ * that has been evaluated lives as long as its value.
+ *
+ * Unlike GHC, which passes over the weak lists of the collected
+ * generations only, every list is passed over at every GC: a weak in an
+ * old generation may hold a key or value in the nursery, and going over
+ * it costs less than a write barrier on weak creation and a remembered-set
+ * entry would (mkWeak is rare; a program with many weaks pays O(weaks)
+ * per minor GC; see Open problems in docs/design/gc.md).  The values are
+ * evacuated as from generation 0, like roots: they are found again at
+ * every GC, so they need no remembered set either.
+ *
+ * Finalizers are C functions with an environment pointer; neither is a
+ * heap object, so a dead weak's value is not kept for its finalizer.  The
+ * queue lives in the C heap and is emptied by the runtime after the
+ * collection, never inside it (a finalizer may allocate and make weaks).
+ */
+#include "Weak.h"
+
+#include <stdlib.h>
+
+#include "Capability.h"
+#include "Evac.h"
+#include "GCPrivate.h"
+#include "GrowArray.h"
+#include "Messages.h"
+#include "strata/InfoTables.h"
+
+static StgWeak **lists;          /* [storage_n_gens]: weaks per generation */
+static unsigned n_lists;         /* entries of lists; 0 until the first weak */
+
+static StgWeak **pending;        /* GC: weaks whose keys are not yet reached */
+static size_t n_pending, cap_pending;
+
+static WeakFinalizer *due;       /* finalizers due: [due_head, n_due) */
+static size_t due_head, n_due, cap_due;
+
+static void lists_ensure(void)
+{
+    if (n_lists == storage_n_gens)
+        return;
+    StgWeak **l = calloc(storage_n_gens, sizeof *l);
+    if (l == NULL)
+        rts_panic("out of C heap for the weak pointer lists (generations=%u)", storage_n_gens);
+    free(lists);
+    lists = l;
+    n_lists = storage_n_gens;
+}
+
+static bool weak_is_dead(const StgWeak *w)
+{
+    return w->info == &stg_DEAD_WEAK_info;
+}
+
+/* Mutators on every capability make, take and kill weaks: the lists and
+ * the queue are under sm_lock between collections (no allocation inside);
+ * the collector works on them with the world stopped. */
+void weak_add_new(StgWeak *w)
+{
+    sm_lock();
+    lists_ensure();
+    ASSERT(Bdescr(w)->gen_no == 0);
+    w->link = lists[0];
+    lists[0] = w;
+    sm_unlock();
+}
+
+static void queue_finalizer(const StgWeak *w)
+{
+    if (w->finalizer == 0)
+        return;
+    if (due_head == n_due)
+        due_head = n_due = 0;
+    if (GROW_ARRAY_RESERVE_MIN(due, cap_due, n_due + 1, 16) != 0)
+        rts_panic("out of C heap queueing a finalizer (due=%lu)", (unsigned long)n_due);
+    due[n_due++] = (WeakFinalizer){(void (*)(void *))w->finalizer, (void *)w->env};
+}
+
+static void make_dead(StgWeak *w)
+{
+    w->info = &stg_DEAD_WEAK_info;
+    w->key = NULL;
+    w->value = NULL;
+    w->finalizer = 0;
+    w->env = 0;
+    w->link = NULL;
+}
+
+/* ----------------------------------------------------------------------
+ * During a collection
+ * ---------------------------------------------------------------------- */
+
+StgClosure *weak_gc_is_alive(StgClosure *p)
+{
+    for (;;) {
+        if (p == NULL)
+            return NULL;
+        if (!heap_alloced(p))
+            return p;   /* static: never dies */
+        BlockDesc *bd = Bdescr(p);
+        if (bd->gen_no > gct.collected_gen || (bd->flags & BF_EVACUATED))
+            return p;   /* not collected, or a live large object or a copy */
+        if (closure_is_forwarded(p))
+            return closure_forwardee(p);
+        if (p->info->type != IND)
+            return NULL;
+        p = ((StgInd *)p)->indirectee;
+    }
+}
+
+/* The weak w, or its copy if it has been evacuated (something refers to
+ * it). */
+static StgWeak *current_copy(StgWeak *w)
+{
+    StgClosure *c = (StgClosure *)w;
+    if (heap_alloced(c) && closure_is_forwarded(c))
+        return (StgWeak *)closure_forwardee(c);
+    return w;
+}
+
+void weak_gc_begin(void)
+{
+    n_pending = 0;
+    for (unsigned g = 0; g < n_lists; g++) {
+        for (StgWeak *w = lists[g]; w != NULL; w = w->link) {
+            if (weak_is_dead(w))
+                continue;   /* finalized by hand since the last GC */
+            if (GROW_ARRAY_RESERVE_MIN(pending, cap_pending, n_pending + 1, 64) != 0)
+                rts_panic("out of C heap collecting weak pointers (weaks=%lu)",
+                          (unsigned long)n_pending);
+            pending[n_pending++] = w;
+        }
+        lists[g] = NULL;
+    }
+}
+
+bool weak_gc_traverse(void)
+{
+    bool kept_any = false;
+    for (size_t i = 0; i < n_pending;) {
+        StgWeak *w = current_copy(pending[i]);
+        StgClosure *key = weak_gc_is_alive(w->key);
+        if (key == NULL) {
+            i++;
+            continue;
+        }
+        StgClosure *wc = (StgClosure *)w;
+        gct.evac_gen = 0;
+        evacuate(&wc);
+        w = (StgWeak *)wc;
+        w->key = key;
+        gct.evac_gen = 0;
+        evacuate(&w->value);
+        unsigned g = Bdescr(w)->gen_no;
+        w->link = lists[g];
+        lists[g] = w;
+        pending[i] = pending[--n_pending];
+        kept_any = true;
+    }
+    return kept_any;
+}
+
+void weak_gc_end(void)
+{
+    for (size_t i = 0; i < n_pending; i++) {
+        StgWeak *from = pending[i];
+        StgWeak *w = current_copy(from);
+        queue_finalizer(w);
+        /* A weak something still refers to (it was copied, or it is in a
+         * generation not collected) survives, dead; one nothing refers to
+         * is garbage and is left in from-space. */
+        if (w != from || weak_gc_is_alive((StgClosure *)from) != NULL)
+            make_dead(w);
+    }
+    debug_trace(DEBUG_GC, "gc: weak pointers: %lu keys died, %lu finalizers due",
+                (unsigned long)n_pending, (unsigned long)(n_due - due_head));
+    n_pending = 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Between collections
+ * ---------------------------------------------------------------------- */
+
+bool weak_take_finalizer(WeakFinalizer *out)
+{
+    sm_lock();
+    bool any = due_head != n_due;
+    if (any)
+        *out = due[due_head++];
+    sm_unlock();
+    return any;
+}
+
+StgWord weak_n_finalizers_due(void)
+{
+    sm_lock();
+    StgWord n = n_due - due_head;
+    sm_unlock();
+    return n;
+}
+
+bool weak_kill(StgWeak *w, WeakFinalizer *out)
+{
+    sm_lock();
+    if (weak_is_dead(w)) {
+        sm_unlock();
+        return false;
+    }
+    bool has = w->finalizer != 0;
+    *out = (WeakFinalizer){(void (*)(void *))w->finalizer, (void *)w->env};
+    StgWeak *link = w->link;
+    make_dead(w);
+    w->link = link;   /* stays on its list until the next GC drops it */
+    sm_unlock();
+    return has;
+}
+
+void weak_kill_all(void)
+{
+    for (unsigned g = 0; g < n_lists; g++) {
+        for (StgWeak *w = lists[g], *next; w != NULL; w = next) {
+            next = w->link;
+            if (!weak_is_dead(w))
+                queue_finalizer(w);
+            make_dead(w);
+        }
+        lists[g] = NULL;
+    }
+}
+
+void weak_for_each(void (*f)(StgWeak *w, unsigned gen, void *env), void *env)
+{
+    for (unsigned g = 0; g < n_lists; g++)
+        for (StgWeak *w = lists[g]; w != NULL; w = w->link)
+            f(w, g, env);
+}
+
+void weak_exit(void)
+{
+    free(lists);
+    lists = NULL;
+    n_lists = 0;
+    free(pending);
+    pending = NULL;
+    n_pending = cap_pending = 0;
+    free(due);
+    due = NULL;
+    due_head = n_due = cap_due = 0;
+}

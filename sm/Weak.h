@@ -1,0 +1,74 @@
+/*
+ * sm/Weak.h -- weak pointers in the collector: the per-generation lists of
+ * live WEAK objects, the pass that decides which keys are alive (to a fixed
+ * point with the scavenger), and the queue of finalizers that became due.
+ * The storage manager never runs a finalizer: the runtime (rts/Finalizers.c)
+ * takes them from the queue after the collection has returned.  See
+ * Note [Weak pointers] in Weak.c and docs/design/gc.md.
+ */
+#ifndef STRATA_WEAK_H
+#define STRATA_WEAK_H
+
+#include <stdbool.h>
+
+#include "strata/Closures.h"
+
+/* A finalizer taken off a weak pointer: call fn(env) once. */
+typedef struct {
+    void (*fn)(void *env);
+    void *env;
+} WeakFinalizer;
+
+/* Puts a newly made weak (fields set, in the nursery) on generation 0's
+ * list.  Not during a GC. */
+void weak_add_new(StgWeak *w);
+
+/* ----------------------------------------------------------------------
+ * During a collection (GC.c calls these in this order)
+ * ---------------------------------------------------------------------- */
+
+/* Takes every generation's list as the weaks whose keys are not yet known
+ * to be alive; drops the dead ones. */
+void weak_gc_begin(void);
+
+/* One pass over those weaks: each whose key has been found reachable is
+ * kept (evacuated, its value evacuated, put on its generation's list).
+ * Returns true if it kept any, i.e. the scavenger has more to do. */
+bool weak_gc_traverse(void);
+
+/* After the last pass: the weaks left have dead keys.  Each is made dead
+ * (if it survives at all) and its finalizer queued. */
+void weak_gc_end(void);
+
+/* The address of p after this collection if it is alive so far, NULL if
+ * not (yet) reached.  Follows indirections.  During a GC only. */
+StgClosure *weak_gc_is_alive(StgClosure *p);
+
+/* ----------------------------------------------------------------------
+ * Between collections
+ * ---------------------------------------------------------------------- */
+
+/* Takes the oldest due finalizer into *out; false if none is due. */
+bool weak_take_finalizer(WeakFinalizer *out);
+
+/* Finalizers due and not yet taken. */
+StgWord weak_n_finalizers_due(void);
+
+/* Makes w dead now (strata_finalize_weak); returns its finalizer in *out
+ * and true if it had one and was alive. */
+bool weak_kill(StgWeak *w, WeakFinalizer *out);
+
+/* Makes every live weak dead, queueing the finalizers (hs_exit). */
+void weak_kill_all(void);
+
+/* Calls f on every weak on generation gen's list, youngest generation
+ * first (outside a GC).  A weak made dead by strata_finalize_weak stays
+ * on its list, with stg_DEAD_WEAK_info, until the next GC.  f must not
+ * allocate.  .inv.weak-lists: every weak on generation g's list is a WEAK
+ * object in a block of generation g (the sanity checker checks it). */
+void weak_for_each(void (*f)(StgWeak *w, unsigned gen, void *env), void *env);
+
+/* Frees the lists and the queue (hs_exit, after the last finalizer). */
+void weak_exit(void);
+
+#endif /* STRATA_WEAK_H */

@@ -1,0 +1,394 @@
+/*
+ * testsuite/unit/test_weak.c -- weak pointers and finalizers (strata/Weak.h,
+ * sm/Weak.c, rts/Finalizers.c): a value lives exactly as long as its key;
+ * a key reachable only through weak values is dead; keys die in the
+ * nursery and in the old generation; weak chains; finalizers run once,
+ * after the GC and never inside it, may allocate and make weaks, and run
+ * at hs_exit for the weaks still alive.  Every test runs under -A8k -DS
+ * (a GC every few allocations, the sanity checker before and after each).
+ */
+#include "harness.h"
+
+#include "Sanity.h"
+#include "Storage.h"
+#include "Weak.h"
+
+STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
+STRATA_CONSTR_INFO(Box_info, "Box", 1, 0);
+
+static StgClosure *mk_int(StgWord n)
+{
+    StgClosure *c = strata_alloc_constr(&Int_info);
+    STRATA_WORD(c, 0) = n;
+    return c;
+}
+
+/* Box(x) with x from a rooted slot. */
+static StgClosure *mk_box(StgClosure **x)
+{
+    StgClosure *b = strata_alloc_constr(&Box_info);
+    STRATA_FIELD(b, 0) = *x;
+    return b;
+}
+
+/* Allocates about n words of garbage, enough for several -A8k GCs. */
+static void churn(StgWord n)
+{
+    for (StgWord i = 0; i < n; i += 2)
+        (void)mk_int(i);
+}
+
+/* Finalizer bookkeeping: how often each finalizer ran, and after how
+ * many collections.  Each run also checks the whole heap: inside a GC
+ * (from-space still in use, forwarding pointers in it) the check fails. */
+static int runs[16];
+static StgWord gcs_at_run[16];
+
+static void count_finalizer(void *env)
+{
+    int i = (int)(intptr_t)env;
+    runs[i]++;
+    gcs_at_run[i] = storage_gens[0].collections;
+    sanity_check_heap("in a finalizer");
+}
+
+static void reset_counts(void)
+{
+    memset(runs, 0, sizeof runs);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hs_exit();
+    return 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Liveness
+ * ---------------------------------------------------------------------- */
+
+static void test_weak_value_lives_while_key_lives(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 3);
+    r[0] = mk_int(1);                 /* key */
+    r[1] = mk_int(2);                 /* value, reachable only by the weak */
+    r[2] = strata_mk_weak(r[0], r[1], count_finalizer, (void *)0);
+    r[1] = NULL;
+    for (int i = 0; i < 5; i++) {
+        churn(4096);
+        strata_perform_gc(i == 4);
+        StgClosure *v = strata_deref_weak(r[2]);
+        assert_non_null(v);
+        assert_int_equal(STRATA_WORD(v, 0), 2);
+    }
+    assert_int_equal(runs[0], 0);
+    STRATA_ROOTS_POP(r);
+}
+
+/* The key dies young: in the nursery, at the first GC after it is dropped. */
+static void test_weak_key_dies_in_nursery(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(7);
+    r[1] = strata_mk_weak(r[0], r[0], count_finalizer, (void *)1);
+    assert_ptr_equal(strata_deref_weak(r[1]), r[0]);
+    r[0] = NULL;
+    strata_perform_gc(0);
+    assert_null(strata_deref_weak(r[1]));
+    assert_int_equal(runs[1], 1);
+    assert_ptr_equal(r[1]->info, &stg_DEAD_WEAK_info);
+    strata_perform_gc(1);
+    assert_int_equal(runs[1], 1);   /* exactly once */
+    STRATA_ROOTS_POP(r);
+}
+
+/* The key is promoted first, so only a major GC can find it dead; the
+ * minor GCs before it must keep the value. */
+static void test_weak_key_dies_in_old_generation(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", "-G2", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 3);
+    r[0] = mk_int(10);
+    r[1] = mk_int(11);
+    r[2] = strata_mk_weak(r[0], r[1], count_finalizer, (void *)2);
+    r[1] = NULL;
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    assert_true(Bdescr(r[0])->gen_no == 1 && Bdescr(r[2])->gen_no == 1);
+    r[0] = NULL;
+    for (int i = 0; i < 3; i++) {
+        churn(2048);
+        strata_perform_gc(0);
+        assert_non_null(strata_deref_weak(r[2]));   /* minor GCs: the old key lives */
+    }
+    assert_int_equal(runs[2], 0);
+    strata_perform_gc(1);
+    assert_null(strata_deref_weak(r[2]));
+    assert_int_equal(runs[2], 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* A key reachable only through its own weak's value is dead (GHC's
+ * semantics): the value points back at the key. */
+static void test_weak_key_reachable_only_from_own_value_is_dead(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 3);
+    r[0] = mk_int(30);
+    r[1] = mk_box(&r[0]);             /* value -> key */
+    r[2] = strata_mk_weak(r[0], r[1], count_finalizer, (void *)5);
+    r[0] = r[1] = NULL;
+    strata_perform_gc(0);
+    assert_null(strata_deref_weak(r[2]));
+    assert_int_equal(runs[5], 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* w1: k -> v1, w2: v1 -> v2 (a value that is the key of another weak).
+ * While k lives both values live: v1 through w1, which makes w2's key
+ * reachable.  When k dies both die, in the same GC. */
+static void test_weak_chain(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 4);
+    r[0] = mk_int(43);                /* k */
+    r[1] = mk_int(44);                /* v1 */
+    r[2] = strata_mk_weak(r[0], r[1], count_finalizer, (void *)8);
+    r[3] = mk_int(45);                /* v2 */
+    r[3] = strata_mk_weak(r[1], r[3], count_finalizer, (void *)9);
+    r[1] = NULL;
+    for (int i = 0; i < 3; i++) {
+        churn(2048);
+        strata_perform_gc(i == 2);
+        StgClosure *v1 = strata_deref_weak(r[2]);
+        assert_non_null(v1);
+        assert_int_equal(STRATA_WORD(v1, 0), 44);
+        StgClosure *v2 = strata_deref_weak(r[3]);
+        assert_non_null(v2);
+        assert_int_equal(STRATA_WORD(v2, 0), 45);
+    }
+    r[0] = NULL;
+    strata_perform_gc(1);   /* k was promoted by the major GC above */
+    assert_null(strata_deref_weak(r[2]));
+    assert_null(strata_deref_weak(r[3]));
+    assert_int_equal(runs[8], 1);
+    assert_int_equal(runs[9], 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* ----------------------------------------------------------------------
+ * Finalizers
+ * ---------------------------------------------------------------------- */
+
+/* A finalizer that allocates (enough to collect) and makes a new weak,
+ * whose key dies in turn: each runs once, never inside a GC. */
+static StgStablePtr made_in_finalizer;
+
+static void allocating_finalizer(void *env)
+{
+    count_finalizer(env);
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_int(50);
+    churn(4096);                                     /* GCs inside the finalizer */
+    StgClosure *w = strata_mk_weak(r[0], r[0], count_finalizer, (void *)11);
+    made_in_finalizer = getStablePtr(w);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_weak_finalizer_allocates_and_makes_weaks(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    made_in_finalizer = NULL;
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_mk_weak(mk_int(1), NULL, allocating_finalizer, (void *)10);
+    churn(4096);   /* the key dies; the finalizer runs at an allocation */
+    assert_int_equal(runs[10], 1);
+    assert_non_null(made_in_finalizer);
+    strata_perform_gc(1);   /* its key, promoted by the GCs inside it, is dead */
+    assert_int_equal(runs[11], 1);
+    assert_null(strata_deref_weak(deRefStablePtr(made_in_finalizer)));
+    freeStablePtr(made_in_finalizer);
+    STRATA_ROOTS_POP(r);
+}
+
+/* A finalizer that makes its key reachable again is too late: the weak is
+ * dead, deref gives NULL, and the finalizer does not run again. */
+static StgStablePtr resurrected;
+static void resurrecting_finalizer(void *env)
+{
+    count_finalizer(env);
+    resurrected = getStablePtr(mk_int(60));   /* the key's value, anew */
+}
+
+static void test_weak_finalizer_resurrecting_key_is_too_late(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(60);
+    r[1] = strata_mk_weak(r[0], r[0], resurrecting_finalizer, (void *)12);
+    /* The key is kept by a stable pointer the finalizer cannot reach;
+     * dropping it and collecting runs the finalizer, which stores a new
+     * reachable object where the key was. */
+    StgStablePtr key = getStablePtr(r[0]);
+    r[0] = NULL;
+    freeStablePtr(key);
+    strata_perform_gc(0);
+    assert_int_equal(runs[12], 1);
+    r[0] = deRefStablePtr(resurrected);
+    strata_perform_gc(1);
+    assert_null(strata_deref_weak(r[1]));
+    assert_int_equal(runs[12], 1);
+    freeStablePtr(resurrected);
+    STRATA_ROOTS_POP(r);
+}
+
+/* The finalizer runs after the collection that found the key dead has
+ * returned: not during it, and not later than the next allocation. */
+static void test_weak_finalizer_runs_after_the_gc(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_mk_weak(mk_int(1), NULL, count_finalizer, (void *)13);
+    StgWord before = storage_gens[0].collections;
+    while (runs[13] == 0)
+        (void)mk_int(0);
+    assert_true(gcs_at_run[13] > before);
+    assert_int_equal(weak_n_finalizers_due(), 0);
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_weak_finalize_by_hand_runs_once(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(70);
+    r[1] = strata_mk_weak(r[0], r[0], count_finalizer, (void *)14);
+    strata_finalize_weak(r[1]);
+    assert_int_equal(runs[14], 1);
+    assert_null(strata_deref_weak(r[1]));
+    strata_finalize_weak(r[1]);
+    r[0] = NULL;
+    strata_perform_gc(1);
+    assert_int_equal(runs[14], 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* Weaks alive at hs_exit have their finalizers run there, once. */
+static void exit_finalizer(void *env)
+{
+    (void)env;
+    fprintf(stderr, "finalized at exit\n");
+}
+
+static void finalizers_at_exit(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    StgStablePtr key = getStablePtr(mk_int(80));
+    (void)strata_mk_weak(deRefStablePtr(key), NULL, exit_finalizer, NULL);
+    hs_exit();
+    _exit(0);
+}
+
+static void test_weak_finalizers_run_at_exit(void **state)
+{
+    (void)state;
+    harness_expect_failure(finalizers_at_exit, 0, 0, "finalized at exit\n");
+}
+
+static void deref_not_a_weak(void)
+{
+    harness_start(NULL);
+    (void)strata_deref_weak(mk_int(1));
+}
+
+static void test_weak_deref_checks_the_closure_type(void **state)
+{
+    (void)state;
+    harness_expect_failure(deref_not_a_weak, 0, SIGABRT,
+                           "strata_deref_weak: not a weak pointer");
+}
+
+enum { N = 200 };
+static int fin[N];
+static void count_fin(void *env)
+{
+    fin[(intptr_t)env]++;
+}
+
+/* Many weaks over many GCs, keys dying at random (fixed seed): every
+ * finalizer runs exactly once, and the live ones keep their values. */
+static void test_weak_many_keys_random_deaths(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", "-G3", NULL);
+    memset(fin, 0, sizeof fin);
+    unsigned seed = 12345;
+    printf("seed = %u\n", seed);
+    STRATA_ROOTS(keys, N);
+    STRATA_ROOTS(weaks, N);
+    for (int i = 0; i < N; i++) {
+        keys[i] = mk_int((StgWord)i);
+        weaks[i] = strata_mk_weak(keys[i], keys[i], count_fin, (void *)(intptr_t)i);
+    }
+    for (int round = 0; round < 20; round++) {
+        for (int k = 0; k < 10; k++) {
+            seed = seed * 1103515245u + 12345u;
+            keys[(seed >> 16) % N] = NULL;
+        }
+        churn(1024);
+        strata_perform_gc(1);
+        for (int i = 0; i < N; i++) {
+            StgClosure *v = strata_deref_weak(weaks[i]);
+            if (keys[i] != NULL) {
+                assert_ptr_equal(v, keys[i]);
+                assert_int_equal(STRATA_WORD(v, 0), (StgWord)i);
+                assert_int_equal(fin[i], 0);
+            } else {
+                assert_null(v);
+                assert_int_equal(fin[i], 1);
+            }
+        }
+    }
+    STRATA_ROOTS_POP(weaks);
+    STRATA_ROOTS_POP(keys);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_weak_value_lives_while_key_lives, teardown),
+        cmocka_unit_test_teardown(test_weak_key_dies_in_nursery, teardown),
+        cmocka_unit_test_teardown(test_weak_key_dies_in_old_generation, teardown),
+        cmocka_unit_test_teardown(test_weak_key_reachable_only_from_own_value_is_dead, teardown),
+        cmocka_unit_test_teardown(test_weak_chain, teardown),
+        cmocka_unit_test_teardown(test_weak_finalizer_allocates_and_makes_weaks, teardown),
+        cmocka_unit_test_teardown(test_weak_finalizer_resurrecting_key_is_too_late, teardown),
+        cmocka_unit_test_teardown(test_weak_finalizer_runs_after_the_gc, teardown),
+        cmocka_unit_test_teardown(test_weak_finalize_by_hand_runs_once, teardown),
+        cmocka_unit_test(test_weak_finalizers_run_at_exit),
+        cmocka_unit_test(test_weak_deref_checks_the_closure_type),
+        cmocka_unit_test_teardown(test_weak_many_keys_random_deaths, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
