@@ -611,6 +611,7 @@ static void drain_wake_line(void)
 static void *server_main(void *arg)
 {
     (void)arg;
+    bool was_finishing = false;
     for (;;) {
         OsPollIo p[2 + EVENTLOG_SOCKET_MAX_CLIENTS];
         Client *polled[EVENTLOG_SOCKET_MAX_CLIENTS];
@@ -630,6 +631,12 @@ static void *server_main(void *arg)
         os_mutex_unlock(&lock);
         if (finishing && all_sent)
             break;
+        if (finishing && !was_finishing) {   /* the drain time starts now */
+            uint64_t now = clock_elapsed_ns();
+            for (size_t i = 0; i < n_polled; i++)
+                polled[i]->last_progress_ns = now;
+            was_finishing = true;
+        }
         if (os_poll_io(p, n, finishing ? 100 : -1) != 0)
             break;
         if (p[0].ready)
@@ -645,7 +652,7 @@ static void *server_main(void *arg)
                 alive = read_control(cl);
             if (alive && (ready & OS_POLL_WRITABLE))
                 alive = send_queued(cl);
-            if (alive && finishing && cl->head != NULL &&
+            if (alive && finishing && cl->head != NULL && now > cl->last_progress_ns &&
                 now - cl->last_progress_ns > (uint64_t)EVENTLOG_SOCKET_DRAIN_MS * 1000000)
                 alive = false;
             if (!alive) {
