@@ -5,12 +5,13 @@
  *
  *   evsock_client (--unix PATH | --tcp HOST:PORT) [-o FILE] [--ready FILE]
  *                 [--send NS:CMD]... [--send-hex HEX]... [--send-zeros N]
- *                 [--stall] [--close-after BYTES]
+ *                 [--stall] [--read-after FILE] [--close-after BYTES]
  *
  * Connecting is retried for 20 s (the program may not listen yet).  The
  * messages are sent in the order given, after --ready FILE is created.
- * --stall never reads (the test kills it); --close-after disconnects after
- * reading that many bytes.
+ * --stall never reads (the test kills it); --read-after starts reading
+ * only once FILE exists; --close-after disconnects after reading that many
+ * bytes.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -70,6 +71,7 @@ static void send_all(int fd, const void *p, size_t n)
 int main(int argc, char **argv)
 {
     const char *unix_path = NULL, *tcp = NULL, *out_path = NULL, *ready = NULL;
+    const char *read_after = NULL;
     int stall = 0;
     long long close_after = -1;
     for (int i = 1; i < argc; i++) {
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
             out_path = argv[++i];
         else if (strcmp(argv[i], "--ready") == 0 && i + 1 < argc)
             ready = argv[++i];
+        else if (strcmp(argv[i], "--read-after") == 0 && i + 1 < argc)
+            read_after = argv[++i];
         else if (strcmp(argv[i], "--stall") == 0)
             stall = 1;
         else if (strcmp(argv[i], "--close-after") == 0 && i + 1 < argc)
@@ -134,13 +138,16 @@ int main(int argc, char **argv)
             free(z);
         } else if (strcmp(argv[i], "--unix") == 0 || strcmp(argv[i], "--tcp") == 0 ||
                    strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--ready") == 0 ||
-                   strcmp(argv[i], "--close-after") == 0) {
+                   strcmp(argv[i], "--close-after") == 0 ||
+                   strcmp(argv[i], "--read-after") == 0) {
             i++;
         }
     }
     if (stall)
         for (;;)
             pause();
+    while (read_after != NULL && access(read_after, F_OK) != 0)
+        usleep(50000);
     FILE *out = out_path != NULL ? fopen(out_path, "wb") : NULL;
     char buf[65536];
     long long total = 0;
