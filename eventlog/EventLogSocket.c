@@ -60,8 +60,10 @@
  * client does get still parses.  The preamble events the dropped blocks
  * held (IPE entries first seen in a dropped census, say) are not lost:
  * before the next block the client accepts, it is sent them again, and a
- * USER_MSG naming how many bytes and blocks were dropped.  The header,
- * the connect-time preamble and the data end marker are never dropped.
+ * USER_MSG naming how many bytes and blocks were dropped (before the data
+ * end marker, if no block fits before the end).  The header, the
+ * connect-time preamble, the notices and the data end marker are never
+ * dropped.
  * A client's memory is thus bounded by the queue bound plus one block. */
 
 static bool is_preamble_type(uint16_t type)
@@ -399,7 +401,9 @@ static void enqueue_locked(const uint8_t *bytes, size_t n, bool droppable,
     }
     memcpy(c->bytes, bytes, n);
     c->refs = 1;   /* ours, until every queue has it */
-    uint64_t start_ns = droppable ? get64(bytes + 2) : 0;
+    /* A notice goes before the block's own time, or now before the data
+     * end marker (the same clock as the events'). */
+    uint64_t start_ns = droppable ? get64(bytes + 2) : clock_elapsed_ns();
     for (size_t i = 0; i < n_clients; i++) {
         Client *cl = clients[i];
         if (droppable && cl->queued_bytes + n > EVENTLOG_SOCKET_QUEUE_BYTES) {
@@ -413,7 +417,7 @@ static void enqueue_locked(const uint8_t *bytes, size_t n, bool droppable,
             stats.dropped_blocks++;
             continue;
         }
-        if (droppable && cl->dropping) {
+        if (cl->dropping) {   /* the first block it takes, or the end */
             Chunk *notice = drop_notice(cl, start_ns, records_before);
             if (notice != NULL && queue_push(cl, notice)) {
                 cl->dropping = false;

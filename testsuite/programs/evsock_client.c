@@ -104,7 +104,8 @@ int main(int argc, char **argv)
             usleep(50000);
     }
     if (fd < 0) {
-        fprintf(stderr, "evsock_client: cannot connect to %s\n", unix_path ? unix_path : tcp);
+        fprintf(stderr, "evsock_client: cannot connect to %s (errno=%d: %s)\n",
+                unix_path ? unix_path : tcp, errno, strerror(errno));
         return 1;
     }
     if (ready != NULL) {
