@@ -144,6 +144,10 @@ static size_t n_records, records_cap;
 static bool cap_scanned[1024];        /* capability's first block scanned */
 static EventLogSocketStats stats;     /* control_* add up closed clients */
 
+/* eventlog_type_size of types 0..255, filled at open: the walk over a
+ * block's events looks each one up (the table search is linear). */
+static int type_sizes[256];
+
 /* ----------------------------------------------------------------------
  * Encoding
  * ---------------------------------------------------------------------- */
@@ -202,7 +206,8 @@ static size_t event_bytes(const uint8_t *p, size_t avail)
 {
     if (avail < EVENT_HEADER_BYTES)
         return 0;
-    int size = eventlog_type_size(get16(p));
+    uint16_t type = get16(p);
+    int size = type < 256 ? type_sizes[type] : eventlog_type_size(type);
     size_t n;
     if (size < 0)
         return 0;
@@ -767,6 +772,8 @@ bool eventlog_socket_open(const EventLogSocketConfig *cfg, EventLogControlSink s
         return true;
     config = *cfg;
     control_sink = sink;
+    for (int t = 0; t < 256; t++)
+        type_sizes[t] = eventlog_type_size((uint16_t)t);
     tcp_port = 0;
     memset(&stats, 0, sizeof stats);
     listen_fd = config.unix_path != NULL ? listen_unix(config.unix_path)
