@@ -18,5 +18,6 @@
 #include "strata/Trace.h"
 #include "strata/Ffi.h"
 #include "strata/Debug.h"
+#include "strata/Control.h"
 
 #endif /* STRATA_H */

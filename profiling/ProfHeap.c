@@ -27,6 +27,8 @@ ProfConfig prof_config;
 static const ProfReporter *reporter = NULL;
 
 static bool profiling = false;
+static bool sampling = false;            /* automatic censuses are on */
+static bool ticker_armed = false;        /* census_tick is a ticker action */
 static bool census_due = false;
 static uint64_t last_major_end_ns = 0;   /* when the last major GC ended */
 static uint64_t last_major_pause_ns = 0; /* and how long it took */
@@ -118,10 +120,10 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
         return;
     last_major_end_ns = clock_elapsed_ns();
     last_major_pause_ns = gc_last_details()->elapsed_ns;
-    if (census_due || prof_config.interval_secs == 0) {
+    if (census_due || (prof_config.interval_secs == 0 && sampling)) {
         census_due = false;
         take_census();
-        if (prof_config.interval_secs == 0)
+        if (prof_config.interval_secs == 0 && sampling)
             want_census();
     }
 }
@@ -144,6 +146,8 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
  * census then belongs to this tick, and no later tick can fold into it. */
 static void census_tick(void)
 {
+    if (!sampling)
+        return;   /* stopped (prof_heap_set_sampling) */
     censuses_asked++;
     want_census();
     if (prof_config.every_tick) {
@@ -172,6 +176,8 @@ bool prof_heap_init(const ProfConfig *config, const char *job)
     if (prof_config.breakdown == HEAP_BY_NONE)
         return true;
     profiling = true;
+    sampling = prof_config.automatic_samples;
+    ticker_armed = false;
     census_due = false;
     last_major_end_ns = last_major_pause_ns = 0;
     censuses = 0;
@@ -194,10 +200,47 @@ bool prof_heap_init(const ProfConfig *config, const char *job)
         if (!ok)
             return false;
     }
+    if (prof_config.interval_secs == 0 && sampling)
+        want_census();
+    if (sampling && prof_config.interval_secs > 0) {
+        ticker_add_action(prof_config.interval_secs, census_tick);
+        ticker_armed = true;
+    }
+    return true;
+}
+
+/* Note [Censuses on request]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * eventlog-socket's control commands start and stop the automatic
+ * censuses and ask for one census now.  Stopping leaves the -i ticker
+ * action in place and makes it do nothing (the ticker has no removal);
+ * starting arms it the first time.  A requested census is taken at once,
+ * by a major GC whose post-hook finds it due: exactly one census per
+ * request, whatever the sampling state.  While sampling is off
+ * (--no-automatic-heap-samples, or after a stop) nothing else takes a
+ * census -- not -i0's major GCs and not hs_exit -- so the log holds
+ * exactly the censuses that were asked for. */
+bool prof_heap_set_sampling(bool on)
+{
+    if (!profiling)
+        return false;
+    sampling = on;
+    if (!on)
+        return true;
     if (prof_config.interval_secs == 0)
         want_census();
-    if (prof_config.automatic_samples && prof_config.interval_secs > 0)
-        ticker_add_action(prof_config.interval_secs, census_tick);
+    else if (!ticker_armed && ticker_add_action(prof_config.interval_secs, census_tick) == 0)
+        ticker_armed = true;
+    return true;
+}
+
+bool prof_heap_request_census(void)
+{
+    if (!profiling)
+        return false;
+    censuses_asked++;
+    want_census();
+    gc_collect_forced(true);   /* prof_heap_after_gc takes it */
     return true;
 }
 
@@ -209,15 +252,18 @@ static void stop_counting(void)
     use_tally = false;
     ipe_exit();
     profiling = false;
+    sampling = false;
 }
 
 void prof_heap_exit(void)
 {
     if (!profiling)
         return;
-    censuses_asked++;
-    want_census();
-    gc_collect_forced(true);   /* the final census runs after it */
+    if (sampling) {   /* Note [Censuses on request] */
+        censuses_asked++;
+        want_census();
+        gc_collect_forced(true);   /* the final census runs after it */
+    }
     report_asked();
     hp_file_close(secs_since_start());
     stop_counting();

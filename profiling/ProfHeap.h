@@ -55,6 +55,16 @@ void prof_heap_exit(void);
 /* Closes the output without a final census (heap overflow, <<loop>>). */
 void prof_heap_abandon(void);
 
+/* Turns the automatic censuses (-i ticks, -i0's every major GC, the one
+ * at exit) on or off (eventlog-socket's start/stop commands).  False if
+ * no heap profile is being taken.  See Note [Censuses on request] in
+ * ProfHeap.c. */
+bool prof_heap_set_sampling(bool on);
+
+/* Takes one census now, after a major GC (eventlog-socket's census
+ * command).  False if no heap profile is being taken. */
+bool prof_heap_request_census(void);
+
 /* A marker: MARK in the .hp file (the eventlog has its own event). */
 void prof_heap_mark(void);
 

@@ -95,6 +95,10 @@ void rts_flags_free(RtsFlags *flags)
     flags->eventlog_file = NULL;
     free(flags->debug_socket_path);
     flags->debug_socket_path = NULL;
+    free(flags->eventlog_socket_path);
+    flags->eventlog_socket_path = NULL;
+    free(flags->eventlog_socket_tcp_host);
+    flags->eventlog_socket_tcp_host = NULL;
 }
 
 /* ----------------------------------------------------------------------
@@ -577,9 +581,69 @@ static bool parse_census_gc(RtsFlags *flags, const char *opt, char *err, size_t 
     return true;
 }
 
+bool rts_flags_parse_port(const char *what, const char *s, uint16_t *port, char *err,
+                          size_t err_len)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || *end != '\0' || errno != 0 || v > 65535)
+        return flag_error(err, err_len, "%s: expected a port from 0 to 65535 (got '%s')", what,
+                          s);
+    *port = (uint16_t)v;
+    return true;
+}
+
+#define SOCKET_PREFIX "--eventlog-socket="
+#define SOCKET_TCP_PREFIX "--eventlog-socket-tcp="
+
+/* --eventlog-socket-tcp=HOST:PORT, HOST may be empty (loopback) or an
+ * IPv6 address in brackets.  Turns the eventlog on, as -l does. */
+static bool parse_socket_tcp(RtsFlags *flags, const char *arg, char *err, size_t err_len)
+{
+    const char *colon = strrchr(arg, ':');
+    if (colon == NULL)
+        return flag_error(err, err_len, "--eventlog-socket-tcp: expected HOST:PORT (got '%s')",
+                          arg);
+    const char *host = arg;
+    size_t host_len = (size_t)(colon - arg);
+    if (host_len >= 2 && host[0] == '[' && host[host_len - 1] == ']') {
+        host++;
+        host_len -= 2;
+    }
+    uint16_t port;
+    if (!rts_flags_parse_port("--eventlog-socket-tcp", colon + 1, &port, err, err_len))
+        return false;
+    char *copy = strndup(host, host_len);
+    if (copy == NULL)
+        return flag_error(err, err_len, "rts_flags: out of memory (bytes=%zu)", host_len + 1);
+    free(flags->eventlog_socket_tcp_host);
+    flags->eventlog_socket_tcp_host = copy;
+    flags->eventlog_socket_tcp_port = port;
+    flags->eventlog_socket_tcp = true;
+    flags->eventlog = true;
+    return true;
+}
+
 static bool parse_long_option(RtsFlags *flags, const char *opt, char *err,
                               size_t err_len)
 {
+    if (strcmp(opt, "--eventlog-socket-wait") == 0) {
+        flags->eventlog_socket_wait = true;
+        return true;
+    }
+    if (strncmp(opt, SOCKET_PREFIX, strlen(SOCKET_PREFIX)) == 0) {
+        const char *path = opt + strlen(SOCKET_PREFIX);
+        if (*path == '\0')
+            return flag_error(err, err_len, "--eventlog-socket= expects a socket path");
+        flags->eventlog = true;
+        return set_string(&flags->eventlog_socket_path, path, err, err_len);
+    }
+    if (strcmp(opt, "--eventlog-socket") == 0 || strcmp(opt, "--eventlog-socket-tcp") == 0)
+        return flag_error(err, err_len, "%s: expected =%s", opt,
+                          opt[17] == '\0' ? "PATH" : "HOST:PORT");
+    if (strncmp(opt, SOCKET_TCP_PREFIX, strlen(SOCKET_TCP_PREFIX)) == 0)
+        return parse_socket_tcp(flags, opt + strlen(SOCKET_TCP_PREFIX), err, err_len);
     if (strcmp(opt, "--info") == 0) {
         flags->show_info = true;
         return true;
@@ -924,6 +988,14 @@ static const char *const usage_text[] = {
     "  --eventlog-flush-interval=<secs>",
     "             Periodically flush the eventlog at the specified interval",
     "             (default: 0, never)",
+    "  --eventlog-socket=<path>",
+    "             Stream the eventlog to clients of a Unix socket at <path>",
+    "             (mode 0600; turns on -l; with -ol<file> also to <file>)",
+    "  --eventlog-socket-tcp=<host>:<port>",
+    "             The same over TCP (an empty <host> is 127.0.0.1; port 0",
+    "             picks a free port and prints it)",
+    "  --eventlog-socket-wait",
+    "             Wait in hs_init until a client has connected",
     "",
     "  -D<flags>  Debugging checks and output, where [flags] can contain:",
     "                S    sanity: check the whole heap around every GC",

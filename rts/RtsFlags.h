@@ -47,6 +47,11 @@ typedef struct {
     unsigned eventlog_classes;    /* EVENTLOG_CLASS_* bits */
     char *eventlog_file;          /* -ol<file>; NULL = <prog>.eventlog; malloc'd */
     double eventlog_flush_secs;   /* --eventlog-flush-interval, 0 = none */
+    char *eventlog_socket_path;   /* --eventlog-socket=PATH; NULL = none; malloc'd */
+    bool eventlog_socket_tcp;     /* --eventlog-socket-tcp=HOST:PORT given */
+    char *eventlog_socket_tcp_host; /* its HOST ("" = loopback); malloc'd */
+    uint16_t eventlog_socket_tcp_port; /* its PORT (0 = any, printed) */
+    bool eventlog_socket_wait;    /* --eventlog-socket-wait */
 
     /* Heap debugger */
     bool debug_socket;            /* --debug-socket[=PATH] given */
@@ -73,6 +78,11 @@ void rts_flags_free(RtsFlags *flags);
  * -he<era> choosing -hT, -A clamped to -M) is settled at the end of
  * rts_flags_process_args. */
 bool rts_flags_parse_one(RtsFlags *flags, const char *opt, char *err, size_t err_len);
+
+/* Parses a TCP port, 0 to 65535, for what (a flag or variable name):
+ * true and *port, or false with a message in err. */
+bool rts_flags_parse_port(const char *what, const char *s, uint16_t *port, char *err,
+                          size_t err_len);
 
 /* Parses a GHCRTS-style string of whitespace-separated options. */
 bool rts_flags_parse_string(RtsFlags *flags, const char *s, char *err, size_t err_len);

@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "Adjustor.h"
+#include "Control.h"
 #include "DebugServer.h"
 #include "Eras.h"
 #include "Finalizers.h"
 #include "EventLog.h"
+#include "EventLogSocket.h"
 #include "GC.h"
 #include "GcReport.h"
 #include "MBlock.h"
@@ -75,8 +77,89 @@ static void original_args_save(const int *argc, char **const *argv)
 static void serve_attention(void)
 {
     debug_server_serve_attention();
+    control_serve_pending();
     ticker_run_due_actions();
     finalizers_run_due();
+}
+
+/* Whether hs_init chose the socket writer (hs_exit puts the default
+ * back). */
+static bool socket_writer_chosen;
+
+/* The socket from the environment variables eventlog-socket reads
+ * (GHC_EVENTLOG_SOCKET, or GHC_EVENTLOG_TCP_HOST with
+ * GHC_EVENTLOG_TCP_PORT).  False after a message if they are unusable;
+ * *found says whether they name a socket. */
+static bool socket_from_env(EventLogSocketConfig *sc, bool *found)
+{
+    static uint16_t env_port;
+    const char *path = getenv("GHC_EVENTLOG_SOCKET");
+    const char *host = getenv("GHC_EVENTLOG_TCP_HOST");
+    const char *port = getenv("GHC_EVENTLOG_TCP_PORT");
+    *found = true;
+    if (path != NULL && path[0] != '\0') {
+        sc->unix_path = path;
+        return true;
+    }
+    bool has_host = host != NULL && host[0] != '\0', has_port = port != NULL && port[0] != '\0';
+    if (!has_host && !has_port) {
+        *found = false;
+        return true;
+    }
+    if (!has_port) {
+        rts_error("eventlog-socket: GHC_EVENTLOG_TCP_HOST is set (%s) but "
+                  "GHC_EVENTLOG_TCP_PORT is not", host);
+        return false;
+    }
+    char err[200];
+    if (!rts_flags_parse_port("GHC_EVENTLOG_TCP_PORT", port, &env_port, err, sizeof err)) {
+        rts_error("eventlog-socket: %s", err);
+        return false;
+    }
+    sc->tcp_host = has_host ? host : "";
+    sc->tcp_port = env_port;
+    return true;
+}
+
+/* Opens the eventlog socket the flags name, else the one the environment
+ * names (only with the eventlog on: a variable set for every program
+ * turns nothing on by itself); the flag wins.  With -ol<file> too, the
+ * writer writes both. */
+static void start_eventlog_socket_or_exit(void)
+{
+    EventLogSocketConfig sc = {
+        .tcp_host = "",
+        .wait_for_client = rts_flags.eventlog_socket_wait,
+        .tee_file = rts_flags.eventlog_file != NULL,
+    };
+    bool found = true;
+    if (rts_flags.eventlog_socket_path != NULL && rts_flags.eventlog_socket_tcp) {
+        rts_error("eventlog-socket: --eventlog-socket and --eventlog-socket-tcp were both "
+                  "given (path=%s); give one", rts_flags.eventlog_socket_path);
+        exit(EXIT_FAILURE);
+    } else if (rts_flags.eventlog_socket_path != NULL) {
+        sc.unix_path = rts_flags.eventlog_socket_path;
+    } else if (rts_flags.eventlog_socket_tcp) {
+        sc.tcp_host = rts_flags.eventlog_socket_tcp_host;
+        sc.tcp_port = rts_flags.eventlog_socket_tcp_port;
+    } else if (!rts_flags.eventlog) {
+        found = false;
+    } else if (!socket_from_env(&sc, &found)) {
+        exit(EXIT_FAILURE);
+    }
+    if (!found) {
+        if (rts_flags.eventlog_socket_wait) {
+            rts_error("--eventlog-socket-wait: no socket to wait on (give "
+                      "--eventlog-socket=PATH or --eventlog-socket-tcp=HOST:PORT, or set "
+                      "GHC_EVENTLOG_SOCKET with -l)");
+            exit(EXIT_FAILURE);
+        }
+        return;
+    }
+    if (!eventlog_socket_open(&sc, control_submit))
+        exit(EXIT_FAILURE);
+    eventlog_set_writer(&eventlog_socket_writer);
+    socket_writer_chosen = true;
 }
 
 /* Opens the eventlog (+RTS -l) and arms its periodic flush. */
@@ -191,6 +274,8 @@ void hs_init(int *argc, char ***argv)
     storage_heap_overflow_handler = exit_on_heap_overflow;
     storage_attention_handler = serve_attention;
     gc_set_observer(&gc_report_observer);
+    control_reset();
+    start_eventlog_socket_or_exit();
     start_eventlog_or_exit();   /* before anything can overflow the heap */
     eras_reset();
     /* Before the first thread attaches: its allocations may collect. */
@@ -261,6 +346,11 @@ void hs_exit(void)
     ticker_exit();
     report_statistics();
     eventlog_stop();
+    eventlog_socket_close();   /* if the eventlog never started */
+    if (socket_writer_chosen) {
+        eventlog_set_writer(NULL);
+        socket_writer_chosen = false;
+    }
     original_args_free();
     stats_exit();
     if (!others_gone) {

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "Capability.h"
+#include "Control.h"
+#include "EventLogSocket.h"
 #include "Messages.h"
 #include "RtsFlags.h"
 #include "os/Clock.h"
@@ -538,6 +540,26 @@ static void print_rate_lines(FILE *f, const PhaseTimes *t)
             prod_cpu * 100, prod_elapsed * 100);
 }
 
+/* With an eventlog socket: what slow clients lost, and what control
+ * messages did (docs/design/eventlog.md, "The socket writer"). */
+static void print_socket_lines(FILE *f)
+{
+    if (!eventlog_socket_is_open())
+        return;
+    EventLogSocketStats s;
+    ControlStats c;
+    eventlog_socket_get_stats(&s);
+    control_get_stats(&c);
+    char num[32];
+    format_commas(s.dropped_bytes, num, sizeof num);
+    fprintf(f, "%16s bytes of eventlog dropped for slow socket clients (%" PRIu64
+            " blocks; %" PRIu64 " clients connected)\n", num, s.dropped_blocks, s.clients);
+    format_commas(s.control_skipped_bytes, num, sizeof num);
+    fprintf(f, "%16s control bytes skipped (%" PRIu64 " messages, %" PRIu64 " run, %" PRIu64
+            " unknown, %" PRIu64 " bad, %" PRIu64 " overflowed)\n", num, s.control_messages,
+            c.run, c.unknown, s.control_bad_messages, c.overflowed);
+}
+
 void stats_print_summary(FILE *f)
 {
     char num[32];
@@ -558,6 +580,7 @@ void stats_print_summary(FILE *f)
     format_commas(st.max_slop_bytes, num, sizeof num);
     fprintf(f, "%16s bytes maximum slop\n", num);
     print_memory_lines(f);
+    print_socket_lines(f);
     print_generation_lines(f);
     print_capability_lines(f);
     print_time_lines(f, &t);

@@ -1,11 +1,14 @@
 /*
- * support/os/Socket.c -- Unix-domain sockets and poll for the debug stub
- * (see Socket.h).  Relies on Linux's AF_UNIX sockets, SO_PEERCRED and
- * accept4.
+ * support/os/Socket.c -- Unix-domain and TCP sockets and poll for the debug
+ * stub and the eventlog socket writer (see Socket.h).  Relies on Linux's
+ * AF_UNIX sockets, SO_PEERCRED, accept4 and getaddrinfo.
  */
 #include "Socket.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -152,5 +155,110 @@ int os_poll(OsPollFd *fds, size_t n)
     for (size_t i = 0; i < n; i++)
         fds[i].ready = ((p[i].revents & POLLIN) ? OS_POLL_READABLE : 0u) |
                        ((p[i].revents & ~POLLIN) ? OS_POLL_OTHER : 0u);
+    return 0;
+}
+
+int os_socket_probe_unix(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof addr.sun_path)
+        return ENAMETOOLONG;
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return errno;
+    int err = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 ? 0 : errno;
+    close(fd);
+    return err;
+}
+
+int os_socket_listen_tcp(const char *host, uint16_t port, int backlog, int *fd_out,
+                         uint16_t *port_out)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICSERV | AI_PASSIVE};
+    char service[8];
+    snprintf(service, sizeof service, "%u", (unsigned)port);
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host[0] != '\0' ? host : "127.0.0.1", service, &hints, &res) != 0 ||
+        res == NULL)
+        return EADDRNOTAVAIL;
+    int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+    int err = 0;
+    if (fd < 0) {
+        err = errno;
+        goto fail_socket;
+    }
+    int one = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
+        err = errno;
+        goto fail_listen;
+    }
+    struct sockaddr_storage bound;
+    socklen_t len = sizeof bound;
+    if (getsockname(fd, (struct sockaddr *)&bound, &len) != 0) {
+        err = errno;
+        goto fail_listen;
+    }
+    *port_out = bound.ss_family == AF_INET6
+                    ? ntohs(((struct sockaddr_in6 *)&bound)->sin6_port)
+                    : ntohs(((struct sockaddr_in *)&bound)->sin_port);
+    *fd_out = fd;
+    freeaddrinfo(res);
+    return 0;
+fail_listen:
+    close(fd);
+fail_socket:
+    freeaddrinfo(res);
+    return err;
+}
+
+int os_socket_pair(int fds[2])
+{
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0 ? 0 : errno;
+}
+
+int os_socket_set_nonblocking(int fd)
+{
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0)
+        return errno;
+    return 0;
+}
+
+int os_socket_send_some(int fd, const void *buf, size_t n, size_t *sent_out)
+{
+    *sent_out = 0;
+    for (;;) {
+        ssize_t w = send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w >= 0) {
+            *sent_out = (size_t)w;
+            return 0;
+        }
+        if (errno == EINTR)
+            continue;
+        return errno == EWOULDBLOCK ? EAGAIN : errno;
+    }
+}
+
+int os_poll_io(OsPollIo *fds, size_t n, int timeout_ms)
+{
+    struct pollfd p[OS_POLL_IO_MAX];
+    if (n > OS_POLL_IO_MAX)
+        return EINVAL;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (struct pollfd){fds[i].fd, (short)(POLLIN | (fds[i].want_write ? POLLOUT : 0)), 0};
+    for (;;) {
+        int k = poll(p, (nfds_t)n, timeout_ms);
+        if (k >= 0)
+            break;
+        if (errno != EINTR)
+            return errno;
+    }
+    for (size_t i = 0; i < n; i++)
+        fds[i].ready = ((p[i].revents & POLLIN) ? OS_POLL_READABLE : 0u) |
+                       ((p[i].revents & POLLOUT) ? OS_POLL_WRITABLE : 0u) |
+                       ((p[i].revents & (POLLERR | POLLHUP | POLLNVAL)) ? OS_POLL_OTHER : 0u);
     return 0;
 }

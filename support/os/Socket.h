@@ -1,8 +1,10 @@
 /*
- * support/os/Socket.h -- the Unix-domain sockets of the debug stub
- * (rts/debug/DebugServer.c): a listening socket that appears at its path
- * already private, accepting a client and asking who it is, sending and
- * receiving bytes, and waiting on several descriptors at once.  Linux only
+ * support/os/Socket.h -- the sockets of the debug stub
+ * (rts/debug/DebugServer.c) and of the eventlog socket writer
+ * (eventlog/EventLogSocket.c): a Unix listening socket that appears at its
+ * path already private, a loopback or named-host TCP listener, accepting a
+ * client and asking who it is, sending and receiving bytes (blocking, or
+ * as much as fits), and waiting on several descriptors at once.  Linux only
  * (AF_UNIX, SO_PEERCRED, accept4, poll), like the rest of support/os/.
  * Every call returns 0 or an errno value; none prints.
  *
@@ -72,5 +74,45 @@ typedef struct {
  * EINVAL otherwise) has input or an error, retrying EINTR, and sets each
  * one's ready bits. */
 int os_poll(OsPollFd *fds, size_t n);
+
+/* Whether something listens at the Unix socket path: 0 if a connection
+ * succeeded (the socket is in use), ECONNREFUSED if it is a socket nobody
+ * listens on (stale: a dead run's), ENOENT if nothing is there, another
+ * errno otherwise.  The probe connection is closed at once. */
+int os_socket_probe_unix(const char *path);
+
+/* A TCP socket listening on host:port (IPv4 or IPv6, whatever host
+ * resolves to first; host "" = 127.0.0.1) with SO_REUSEADDR, closed on
+ * exec.  Returns 0 and *fd_out, or an errno value (EADDRNOTAVAIL when the
+ * host does not resolve).  *port_out receives the bound port (useful with
+ * port 0). */
+int os_socket_listen_tcp(const char *host, uint16_t port, int backlog, int *fd_out,
+                         uint16_t *port_out);
+
+/* A connected pair of Unix stream sockets (closed on exec): a thread's
+ * wake-up line, written at one end and polled at the other. */
+int os_socket_pair(int fds[2]);
+
+/* Makes fd non-blocking: os_socket_send_some then never waits. */
+int os_socket_set_nonblocking(int fd);
+
+/* Sends what fits of n bytes without waiting and without SIGPIPE;
+ * *sent_out receives how many (0 with EAGAIN when nothing fits now).
+ * fd must be non-blocking. */
+int os_socket_send_some(int fd, const void *buf, size_t n, size_t *sent_out);
+
+/* os_poll_io's descriptors: input is always watched, output on request. */
+typedef struct {
+    int fd;            /* in: the descriptor; negative = ignored */
+    int want_write;    /* in: also wake when output would not block */
+    unsigned ready;    /* out: OS_POLL_* bits */
+} OsPollIo;
+#define OS_POLL_WRITABLE 4u   /* output would not block */
+#define OS_POLL_IO_MAX 64     /* the most descriptors os_poll_io takes */
+
+/* Waits until one of the n (<= OS_POLL_IO_MAX; EINVAL otherwise)
+ * descriptors is ready, or timeout_ms passes (-1: no limit), retrying
+ * EINTR; sets every ready field (all 0 on a timeout). */
+int os_poll_io(OsPollIo *fds, size_t n, int timeout_ms);
 
 #endif /* STRATA_OS_SOCKET_H */

@@ -64,3 +64,8 @@ OsDeadline os_deadline_after_ms(uint32_t timeout_ms)
     }
     return d;
 }
+
+bool os_mutex_trylock(OsMutex *m)
+{
+    return pthread_mutex_trylock(m) == 0;
+}

@@ -18,6 +18,7 @@
 #define STRATA_OS_THREAD_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The kernel's id of the calling thread (what ps -L and gdb show); never
@@ -46,6 +47,8 @@ int os_thread_join(OsThread thread);
 
 void os_mutex_lock(OsMutex *m);
 void os_mutex_unlock(OsMutex *m);
+/* Takes m if it is free and returns true; false at once if it is held. */
+bool os_mutex_trylock(OsMutex *m);
 
 /* Releases m, waits for a broadcast on c (or a spurious wake-up: callers
  * test their condition in a loop) and takes m again. */

@@ -14,6 +14,7 @@
 #   debug-request  the debug stub's request decoder (fuzz_debug_request.c)
 #   hp             strata-html's .hp reader (fuzz_hp.c)
 #   snapshot       strata-debug's snapshot reader (fuzz_snapshot.c)
+#   control        the eventlog socket's control decoder (fuzz_control.c)
 # SECONDS defaults to 600.  WORKDIR (default $TMPDIR/strata-fuzz-TARGET)
 # holds the binary and the working corpus: the committed one plus, for
 # the reader, real logs written by the examples in $STRATA_BUILD (default
@@ -25,7 +26,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-usage="usage: fuzz.sh reader|debug-request|hp|snapshot [SECONDS] [WORKDIR]"
+usage="usage: fuzz.sh reader|debug-request|hp|snapshot|control [SECONDS] [WORKDIR]"
 [ $# -ge 1 ] || { echo "fuzz.sh: $usage" >&2; exit 2; }
 target=$1
 seconds=${2:-600}
@@ -55,6 +56,9 @@ snapshot)
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c
         utils/debug-client/PrivateFile.c wire/DebugWire.c wire/ClosureTypeNames.c)
     incs=(utils/debug-client wire) max_len=65536 keep_len=16384 ;;
+control)
+    srcs=(testsuite/fuzz/fuzz_control.c wire/ControlWire.c)
+    incs=(wire) max_len=1048576 keep_len=4096 ;;
 *)
     echo "fuzz.sh: unknown target '$target'; $usage" >&2
     exit 2 ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # testsuite/scripts/fuzz-corpus.sh -- replays the committed fuzz corpora
 # (testsuite/fuzz/corpus/<target>/: the eventlog reader, the debug request
-# decoder, the .hp reader and the snapshot reader) through the fuzz
+# decoder, the .hp reader, the snapshot reader and the eventlog socket's
+# control decoder) through the fuzz
 # targets' own entry points, linked with a plain driver
 # (testsuite/fuzz/replay.c), so that every input a fuzzing run kept --
 # crashes included, until they are fixed -- runs in every build, under
@@ -12,7 +13,7 @@ set -u
 fuzz=$top_builddir/testsuite/fuzz
 corpora=$top_srcdir/testsuite/fuzz/corpus
 
-for target in reader debug-request hp snapshot; do
+for target in reader debug-request hp snapshot control; do
     replay=$fuzz/replay_${target//-/_}
     n=$(find "$corpora/$target" -type f | wc -l)
     # A corpus that lost its files would replay nothing and pass.

@@ -9,6 +9,8 @@
 #   - hp2ps renders our .hp files;
 #   - it parses a log whose user messages were not UTF-8 or too long
 #     (strata repairs them);
+#   - it parses a stream saved by an eventlog socket client that connected
+#     late (the replayed preamble: every -hi label still has its IPE);
 #   - strata-events reads an eventlog written by GHC 9.0.2 itself;
 #   - IPE events derived from DWARF carry names and file:line (IpeDump.hs).
 # Needs ghc and libghc-ghc-events-dev; skips, saying so, without them
@@ -55,6 +57,20 @@ expect_status 0 "$events" check bintrees.eventlog
 expect_status 0 "$ex/threads" 4 5000 +RTS -N2 -hi -l -i0.01 -A64k -olthreads.eventlog -RTS
 expect_status 0 "$checker" threads.eventlog
 grep -q 'HeapProfBreakdownInfoTable' "$out" || fail "-N2 log: $(cat "$out")"
+
+# A stream saved by an eventlog socket client (issue 25): the header, the
+# preamble a late client is given, and live blocks.
+live=$top_builddir/testsuite/programs/live_target
+sclient=$top_builddir/testsuite/programs/evsock_client
+"$live" until-stop 60 +RTS -hi -l -i0.01 --eventlog-socket="$test_tmp/live.sock" -RTS \
+    >live.out 2>live.err &
+live_pid=$!
+for _ in $(seq 200); do grep -q ready live.out 2>/dev/null && break; sleep 0.1; done
+expect_status 0 "$sclient" --unix "$test_tmp/live.sock" -o socket.eventlog \
+    --send eventlog-socket:5 --send live-test:1
+wait "$live_pid" && pass || fail "live_target failed: $(cat live.err)"
+expect_status 0 "$checker" socket.eventlog
+grep -q 'HeapProfBreakdownInfoTable' "$out" || fail "socket stream: $(cat "$out")"
 
 # Text that is not UTF-8 (a Latin-1 file name, in the message and in argv)
 # and a valid 75001-byte message, which must be cut between characters:
