@@ -77,7 +77,7 @@ enum {
     DEBUG_ROOT_STATIC = 3,       /* a static closure pointing into the heap */
     DEBUG_ROOT_SAVED = 4,        /* rts_debug_save */
     DEBUG_ROOT_REMEMBERED = 5,   /* remembered set of an old generation */
-    DEBUG_ROOT_THREAD = 6,       /* the main thread (TSO) */
+    DEBUG_ROOT_THREAD = 6,       /* an attached thread's TSO (index: its id) */
 };
 
 /* Block kinds (BLOCKS). */

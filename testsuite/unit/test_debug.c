@@ -29,6 +29,7 @@
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "RtsFlags.h"
+#include "os/Thread.h"
 
 /* ----------------------------------------------------------------------
  * The child: a mutator with the stub
@@ -302,6 +303,116 @@ static void test_debug_census_equals_profiler(void **state)
     for (size_t i = 0; i < nr; i++)
         saved += roots[i].kind == DEBUG_ROOT_SAVED;
     assert_int_equal(saved, 5);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* Threads: workers attached on other capabilities build lists in their own
+ * frames, then suspend (no capability, frames still roots) until the end;
+ * the client, pausing every capability, counts what the profiler counts
+ * and lists each thread's TSO. */
+static OsMutex workers_lock = OS_MUTEX_INIT;
+static OsCond workers_changed = OS_COND_INIT;
+static int workers_ready;
+static bool workers_release;
+
+static void *census_worker(void *arg)
+{
+    Capability *cap = rts_lock();
+    STRATA_ROOTS(r, 1);
+    r[0] = make_leaky_list(500 + 100 * (StgWord)(uintptr_t)arg);
+    rts_suspend();
+    os_mutex_lock(&workers_lock);
+    workers_ready++;
+    os_cond_broadcast(&workers_changed);
+    while (!workers_release)
+        os_cond_wait(&workers_changed, &workers_lock);
+    os_mutex_unlock(&workers_lock);
+    rts_resume();
+    STRATA_ROOTS_POP(r);
+    rts_unlock(cap);
+    return NULL;
+}
+
+static void census_threads_body(void)
+{
+    OsThread t[2];
+    rts_suspend();
+    for (uintptr_t i = 0; i < 2; i++)
+        if (os_thread_start(&t[i], census_worker, (void *)i) != 0)
+            _exit(5);
+    os_mutex_lock(&workers_lock);
+    while (workers_ready < 2)
+        os_cond_wait(&workers_changed, &workers_lock);
+    os_mutex_unlock(&workers_lock);
+    rts_resume();
+    STRATA_ROOTS(r, 1);
+    r[0] = make_leaky_list(300);
+    strata_perform_gc(1);
+    Census cs;
+    census_init(&cs);
+    census_take(&cs, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    for (size_t i = 0; i < cs.n_buckets; i++)
+        child_report("T %s %lu\n", cs.buckets[i].label, (unsigned long)cs.buckets[i].bytes);
+    child_report("TOTAL %lu\n", (unsigned long)cs.total_bytes);
+    census_free(&cs);
+    child_report("END\n");
+    churn_until_told();
+    os_mutex_lock(&workers_lock);
+    workers_release = true;
+    os_cond_broadcast(&workers_changed);
+    os_mutex_unlock(&workers_lock);
+    rts_suspend();
+    for (int i = 0; i < 2; i++)
+        os_thread_join(t[i]);
+    rts_resume();
+    STRATA_ROOTS_POP(r);
+}
+
+static void test_debug_census_of_threads_equals_profiler(void **state)
+{
+    (void)state;
+    Child ch = child_start(census_threads_body, "-N3");
+    char line[512];
+    char labels[64][128];
+    unsigned long bytes[64], total = 0;
+    size_t n = 0;
+    for (;;) {
+        child_read_line(&ch, line, sizeof line);
+        if (strcmp(line, "END") == 0)
+            break;
+        if (sscanf(line, "TOTAL %lu", &total) == 1)
+            continue;
+        assert_true(n < 64);
+        assert_int_equal(sscanf(line, "T %127s %lu", labels[n], &bytes[n]), 2);
+        n++;
+    }
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgCensus cs;
+    assert_int_equal(dbg_census(c, r, DBG_BY_TYPE, NULL, &cs), 0);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < cs.n && strcmp(cs.buckets[k].label, labels[i]) != 0)
+            k++;
+        if (k == cs.n)
+            fail_msg("profiler bucket %s missing from the client's census", labels[i]);
+        /* The main thread churns between the census and the pause: only
+         * the workers' lists and the main list are fixed. */
+        if (strcmp(labels[i], "Leaky") == 0)
+            assert_int_equal(cs.buckets[k].bytes, bytes[i]);
+    }
+    dbg_census_free(&cs);
+    const DbgRoot *roots;
+    size_t n_roots;
+    assert_int_equal(dbg_roots(c, &roots, &n_roots), 0);
+    bool thread_seen[4] = {false};
+    for (size_t i = 0; i < n_roots; i++)
+        if (roots[i].kind == DEBUG_ROOT_THREAD && roots[i].index < 4)
+            thread_seen[roots[i].index] = true;
+    assert_true(thread_seen[1] && thread_seen[2] && thread_seen[3]);
     dbg_reach_free(r);
     dbg_close(c);
     assert_int_equal(child_finish(&ch), 0);
@@ -1375,6 +1486,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);   /* children that exit close their pipes */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_debug_census_equals_profiler),
+        cmocka_unit_test(test_debug_census_of_threads_equals_profiler),
         cmocka_unit_test(test_debug_census_orders_eras_numerically),
         cmocka_unit_test(test_debug_retainer_path_names_frame),
         cmocka_unit_test(test_debug_static_root_named_from_symbols),
