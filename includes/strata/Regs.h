@@ -27,7 +27,14 @@ typedef struct {
     StgPtr sp_base;     /* start of that chunk's frame area */
 } StgRegs;
 
-#if defined(__GNUC__)
+/* A program linked statically against libstrata.a may define
+ * STRATA_LINKED_STATICALLY: its inline fast paths then address the
+ * registers at a constant offset from %fs (local-exec), which saves a
+ * register in every function that allocates (measured in
+ * docs/design/capabilities.md).  Linked against libstrata.so it must not. */
+#if defined(__GNUC__) && defined(STRATA_LINKED_STATICALLY)
+#define STRATA_TLS_MODEL __attribute__((tls_model("local-exec")))
+#elif defined(__GNUC__)
 #define STRATA_TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
 #define STRATA_TLS_MODEL
@@ -35,7 +42,16 @@ typedef struct {
 
 STRATA_API extern _Thread_local StgRegs strata_regs STRATA_TLS_MODEL;
 
+/* The owner's read of hp_lim.  A relaxed atomic load is a plain move on
+ * x86-64 and AArch64, but GCC computes a thread-local's address before an
+ * __atomic builtin (two instructions, a register), so outside
+ * ThreadSanitizer builds the read is a volatile load: the same machine
+ * code as the atomic, one %fs-relative move. */
+#if defined(__SANITIZE_THREAD__)
 #define STRATA_HP_LIM() __atomic_load_n(&strata_regs.hp_lim, __ATOMIC_RELAXED)
+#else
+#define STRATA_HP_LIM() (*(StgPtr volatile *)&strata_regs.hp_lim)
+#endif
 #define STRATA_SET_HP_LIM(v) __atomic_store_n(&strata_regs.hp_lim, (v), __ATOMIC_RELAXED)
 
 #endif /* STRATA_REGS_H */

@@ -408,11 +408,16 @@ static void test_debug_census_of_threads_equals_profiler(void **state)
     const DbgRoot *roots;
     size_t n_roots;
     assert_int_equal(dbg_roots(c, &roots, &n_roots), 0);
-    bool thread_seen[4] = {false};
-    for (size_t i = 0; i < n_roots; i++)
+    bool thread_seen[4] = {false}, frame_of[4] = {false};
+    for (size_t i = 0; i < n_roots; i++) {
         if (roots[i].kind == DEBUG_ROOT_THREAD && roots[i].index < 4)
             thread_seen[roots[i].index] = true;
+        if (roots[i].kind == DEBUG_ROOT_FRAME && roots[i].thread < 4)
+            frame_of[roots[i].thread] = true;
+    }
     assert_true(thread_seen[1] && thread_seen[2] && thread_seen[3]);
+    /* Each worker's list is held by a frame labelled with its thread. */
+    assert_true(frame_of[1] && frame_of[2] && frame_of[3]);
     dbg_reach_free(r);
     dbg_close(c);
     assert_int_equal(child_finish(&ch), 0);

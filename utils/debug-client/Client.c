@@ -323,6 +323,16 @@ int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
         free_roots(c);
         return dbg_fail(c, "malformed root list (truncated)");
     }
+    /* Each thread's frames come just before its THREAD root (rts/debug/
+     * DebugHeap.c): the frames take the id of the next THREAD root. */
+    uint32_t thread = 0;
+    for (uint32_t i = n; i-- > 0;) {
+        DbgRoot *r = &c->roots[i];
+        if (r->kind == DEBUG_ROOT_THREAD)
+            thread = r->index;
+        else if (r->kind == DEBUG_ROOT_FRAME)
+            r->thread = thread;
+    }
     /* Static closures the stub could name (Note [Naming static roots] in
      * rts/debug/DebugHeap.c); the first root of an address wins. */
     for (uint32_t i = 0; i < n; i++) {

@@ -49,6 +49,8 @@ typedef struct {
                                   * symbol and its definition's file (from the
                                   * program's symbol table); "" otherwise or unknown */
     uint32_t line;
+    uint32_t thread;             /* frames: the id of the thread that pushed
+                                    them (0 if the stub did not say) */
 } DbgRoot;
 
 typedef struct {

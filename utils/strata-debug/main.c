@@ -208,9 +208,11 @@ static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, cons
 static void print_root(const DbgRoot *r)
 {
     printf("    root: %s", dbg_root_kind_name(r->kind));
-    if (r->kind == DEBUG_ROOT_FRAME)
+    if (r->kind == DEBUG_ROOT_FRAME) {
         printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
-    else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
+        if (r->thread > 1)   /* +RTS -N: a thread other than hs_init's */
+            printf(", thread %u", r->thread);
+    } else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
         printf(" #%u", r->index);
     else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
         char name[1024];
