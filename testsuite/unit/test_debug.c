@@ -1449,6 +1449,122 @@ static void test_debug_snapshot_round_trip(void **state)
 }
 
 /* ----------------------------------------------------------------------
+ * Weak pointers: every WEAK of the heap, with its key's liveness
+ * ---------------------------------------------------------------------- */
+
+static void weak_finalizer(void *env)
+{
+    (void)env;
+}
+
+/* Four weaks, in a state minor collections (the churn's) do not change:
+ *   A: rooted, key rooted (alive), value a Pair only A holds, a finalizer;
+ *   D: nothing refers to it, key A's (alive: its weak list keeps it);
+ *   C: rooted, key reachable only through its own value: dead at the
+ *      major GC (DEAD_WEAK, finalizer run);
+ *   B: rooted, made after the major GCs whose key, promoted by them, is
+ *      unrooted: dead, but only a major GC would see it. */
+static void weaks_body(void)
+{
+    STRATA_ROOTS(r, 4);
+    setUserEra(5);
+    r[0] = strata_alloc_constr(&Num_info);
+    r[1] = strata_alloc_constr(&Num_info);
+    r[2] = strata_alloc_constr(&Pair_info);
+    r[2] = strata_mk_weak(r[0], r[2], weak_finalizer, NULL);          /* A */
+    (void)strata_mk_weak(r[0], r[0], NULL, NULL);                      /* D */
+    r[3] = strata_alloc_constr(&Num_info);
+    r[3] = strata_mk_weak(r[3], r[3], weak_finalizer, NULL);          /* C */
+    strata_perform_gc(1);   /* twice: survivors are promoted from their second GC */
+    strata_perform_gc(1);
+    StgClosure *value = strata_alloc_constr(&Pair_info);
+    r[1] = strata_mk_weak(r[1], value, weak_finalizer, NULL);         /* B */
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* The weaks as text: status, reachability, finalizer, value label, era. */
+static char *weaks_text(DbgClient *c, int *counts)
+{
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgWeak *ws;
+    size_t n;
+    assert_int_equal(dbg_weaks(c, r, &ws, &n), 0);
+    char *text;
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    counts[0] = counts[1] = counts[2] = 0;
+    for (size_t i = 0; i < n; i++) {
+        DbgClosure w, v;
+        assert_int_equal(dbg_closure(c, ws[i].addr, &w), 0);
+        assert_int_equal(w.info->type, WEAK);
+        const char *label = "-";
+        if (!ws[i].dead) {
+            assert_int_equal(dbg_closure(c, ws[i].value, &v), 0);
+            label = dbg_type_label(v.info);
+            /* Only the weak holds a value: the traversal does not see it
+             * (A's Pair; B's Pair), or sees it as the key (D). */
+            if (strcmp(label, "Pair") == 0)
+                assert_false(dbg_reach_has(r, ws[i].value));
+        }
+        counts[ws[i].dead ? 2 : ws[i].key_alive ? 0 : 1]++;
+        fprintf(f, "0x%lx %s key=%s reachable=%d finalizer=%d value=%s era=%lu\n",
+                (unsigned long)ws[i].addr, w.info->name,
+                ws[i].dead ? "-" : ws[i].key_alive ? "alive" : "dead", ws[i].reachable,
+                ws[i].has_finalizer, label, (unsigned long)w.era);
+    }
+    fclose(f);
+    free(ws);
+    dbg_reach_free(r);
+    return text;
+}
+
+static void test_debug_weaks_with_key_liveness(void **state)
+{
+    (void)state;
+    Child ch = child_start(weaks_body, "-A16k");
+    char line[512];
+    child_read_line(&ch, line, sizeof line);
+    assert_string_equal(line, "END");
+    DbgClient *c = connect_paused(&ch);
+    int counts[3];
+    char *live = weaks_text(c, counts);
+    print_message("%s", live);
+    assert_int_equal(counts[0], 2);   /* A, D */
+    assert_int_equal(counts[1], 1);   /* B */
+    assert_int_equal(counts[2], 1);   /* C */
+    /* Each once, with what it holds. */
+    assert_non_null(strstr(live, " WEAK key=alive reachable=1 finalizer=1 value=Pair era=5\n"));
+    assert_non_null(strstr(live, " WEAK key=alive reachable=0 finalizer=0 value=Num era=5\n"));
+    assert_non_null(strstr(live, " WEAK key=dead reachable=1 finalizer=1 value=Pair era=5\n"));
+    assert_non_null(strstr(live, " DEAD_WEAK key=- reachable=1 finalizer=0 value=- era=5\n"));
+
+    /* A snapshot answers the same, though D and the values are not
+     * reachable. */
+    char file[64];
+    snprintf(file, sizeof file, "/tmp/strata-test-debug-weaks-%d.snap", (int)getpid());
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    assert_int_equal(dbg_write_snapshot(c, r, file), 0);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+    char err[512];
+    DbgClient *s = dbg_open_snapshot(file, err, sizeof err);
+    if (s == NULL)
+        fail_msg("%s", err);
+    int snap_counts[3];
+    char *snap = weaks_text(s, snap_counts);
+    assert_string_equal(live, snap);
+    dbg_close(s);
+    unlink(file);
+    free(live);
+    free(snap);
+}
+
+/* ----------------------------------------------------------------------
  * A program that does not allocate cannot be paused: TIMEOUT, and it runs on
  * ---------------------------------------------------------------------- */
 
@@ -1503,6 +1619,7 @@ int main(void)
         cmocka_unit_test(test_debug_retained_sizes_match_brute_force),
         cmocka_unit_test(test_debug_boundary_ranks_planted_holder),
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
+        cmocka_unit_test(test_debug_weaks_with_key_liveness),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*
  * utils/debug-client/Analysis.c -- census, thunks, duplicates,
- * fragmentation and GML over the reachable heap (DebugAnalysis.h).
+ * fragmentation and GML over the reachable heap, and the weak pointers of
+ * the whole heap (DebugAnalysis.h).
  * The census follows the profiler's rules (docs/design/profiling.md):
  * -hT/-hi/-he/-hm labels, era 0 not counted by era unless selected, and a
  * pinned block counted whole while any object in it is live.
@@ -11,6 +12,7 @@
 
 #include "ClientPrivate.h"
 #include "DebugAnalysis.h"
+#include "strata/ClosureTypes.h"
 #include "strata/Debug.h"
 
 /* ----------------------------------------------------------------------
@@ -447,4 +449,91 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
     fprintf(f, "]\n");
     addr_map_free(&ids);
     return ferror(f) ? dbg_fail(c, "writing the GML file failed") : 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Weak pointers
+ * ---------------------------------------------------------------------- */
+
+/* Note [Weak pointers in the debugger]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The collector keeps a weak alive while its key lives, through the
+ * per-generation weak lists (Note [Weak pointers] in sm/Weak.c), not
+ * through any pointer: a weak nothing refers to is still live.  The stub
+ * does not send those lists, so the weaks are found by walking every
+ * block for closures of type WEAK.  Reachability (Reach.c) gives a WEAK no
+ * pointer fields (Decode.c), so "the key is marked" is exactly the
+ * collector's test: reachable from the roots other than through weak
+ * pointers' values.  A static key never dies (the collector's rule too).
+ * A weak whose key is unmarked but whose info table is still WEAK has a
+ * dead key that no collection has yet looked at (it died after the last
+ * GC, or it sits in an old generation that only a major GC collects).
+ * DEAD_WEAK (the same closure type, its own info table) is one a
+ * collection found dead or strata_finalize_weak killed: key, value and
+ * finalizer are cleared.  A block holds garbage between collections, so a
+ * WEAK found there may itself be unreachable garbage; reachable says
+ * whether a root holds it. */
+
+static bool info_is_dead_weak(const DbgInfo *in)
+{
+    return strcmp(in->name, "DEAD_WEAK") == 0 || strcmp(in->table_name, "stg_DEAD_WEAK_info") == 0;
+}
+
+typedef struct {
+    const DbgReach *r;
+    DbgWeak *weaks;
+    size_t n, cap;
+    bool oom;
+} WeakCollect;
+
+static bool collect_weak(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    WeakCollect *w = env;
+    if (cl->info->type != WEAK || cl->n_words < 4)
+        return true;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 16;
+        DbgWeak *nw = realloc(w->weaks, cap * sizeof *nw);
+        if (nw == NULL) {
+            w->oom = true;
+            return false;
+        }
+        w->weaks = nw;
+        w->cap = cap;
+    }
+    DbgWeak *o = &w->weaks[w->n++];
+    memset(o, 0, sizeof *o);
+    o->addr = cl->addr;
+    o->dead = info_is_dead_weak(cl->info);
+    o->reachable = dbg_reach_has(w->r, cl->addr);
+    if (!o->dead) {
+        o->key = cl->words[1];
+        o->value = cl->words[2];
+        o->has_finalizer = cl->words[3] != 0;
+        o->key_alive = o->key != 0 &&
+                       (dbg_reach_has(w->r, o->key) || dbg_block_of(c, o->key) == NULL);
+    }
+    return true;
+}
+
+int dbg_weaks(DbgClient *c, const DbgReach *r, DbgWeak **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    const DbgBlock *bs;
+    size_t nb;
+    if (dbg_blocks(c, &bs, &nb) != 0)
+        return -1;
+    WeakCollect w = {r, NULL, 0, 0, false};
+    for (size_t i = 0; i < nb; i++) {
+        if (bs[i].used_bytes == 0)
+            continue;
+        if (dbg_block_objects(c, &bs[i], collect_weak, &w) != 0 || w.oom) {
+            free(w.weaks);
+            return w.oom ? dbg_fail(c, "out of memory for weak pointers") : -1;
+        }
+    }
+    *out = w.weaks;
+    *n = w.n;
+    return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * utils/debug-client/DebugAnalysis.h -- analyses over a DbgClient (live or
  * snapshot): reachability with one retainer path per object, census,
- * search, fragmentation, thunks, duplicates, GML and snapshots.
+ * search, fragmentation, thunks, weak pointers, duplicates, GML and
+ * snapshots.
  * See docs/strata-debug.md.
  */
 #ifndef STRATA_DEBUGANALYSIS_H
@@ -103,6 +104,24 @@ int dbg_thunks(DbgClient *c, const DbgReach *r, DbgCensus *out);
  * first (objects) and the bytes they take (bytes). */
 int dbg_duplicates(DbgClient *c, const DbgReach *r, DbgCensus *out);
 void dbg_census_free(DbgCensus *c);
+
+/* ----- Weak pointers ----- */
+
+/* A WEAK closure found in the heap.  See Note [Weak pointers in the
+ * debugger] in Analysis.c. */
+typedef struct {
+    uint64_t addr;               /* the WEAK closure */
+    bool dead;                   /* DEAD_WEAK: a GC found its key dead, or it was
+                                  * finalized; key, value are 0 then */
+    bool reachable;              /* a root holds the weak itself */
+    uint64_t key, value;         /* what the weak holds (0 when dead) */
+    bool key_alive;              /* key marked by the traversal (reachable not
+                                  * through weak values), or static */
+    bool has_finalizer;          /* a C finalizer is still to run */
+} DbgWeak;
+/* Every WEAK closure of every block, in block order then address order,
+ * into *out (malloc'd, the caller frees it); r gives the keys' liveness. */
+int dbg_weaks(DbgClient *c, const DbgReach *r, DbgWeak **out, size_t *n);
 
 /* ----- Search ----- */
 

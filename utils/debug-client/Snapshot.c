@@ -145,6 +145,61 @@ static int write_file(DbgClient *c, const char *file, const DebugBuf *b)
     return 0;
 }
 
+/* Records the info table of the closure at addr (and of the thunk a
+ * BLACKHOLE overwrote) in infos. */
+static int add_infos(DbgClient *c, AddrMap *infos, uint64_t addr)
+{
+    DbgClosure cl;
+    if (dbg_closure(c, addr, &cl) != 0)
+        return -1;
+    addr_map_put(infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
+    if (cl.info->type == 38 /* BLACKHOLE */) {
+        const DbgInfo *t = dbg_info(c, cl.words[1]);
+        if (t != NULL)
+            addr_map_put(infos, t->addr, (uint64_t)(uintptr_t)t);
+    }
+    return 0;
+}
+
+/* Note [Weak pointers in a snapshot]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A snapshot keeps the reachable heap, but the collector keeps a weak
+ * alive through its weak list, not through a pointer (Note [Weak pointers
+ * in the debugger] in Analysis.c), and a weak's value is reached only
+ * through the weak.  So each WEAK closure of the heap is saved, and its
+ * value (the one closure, for its label; what the value points to only
+ * if reachable anyway).  The key is not saved: the weaks command needs
+ * its address and whether the traversal reached it, which the snapshot
+ * answers the same way.  The extra closures are unreachable, so no other
+ * analysis sees them. */
+static int keep_weaks(DbgClient *c, const DbgReach *r, AddrMap *kept, uint64_t **statics,
+                      size_t *n_statics)
+{
+    DbgWeak *ws;
+    size_t nw;
+    if (dbg_weaks(c, r, &ws, &nw) != 0)
+        return -1;
+    *statics = calloc(nw ? nw : 1, sizeof **statics);
+    int st = *statics == NULL ? -1 : 0;
+    for (size_t i = 0; i < nw && st == 0; i++) {
+        st = addr_map_put(kept, ws[i].addr, 1);
+        uint64_t v = ws[i].value;
+        if (st != 0 || v == 0 || dbg_reach_has(r, v) || addr_map_get(kept, v) != NULL)
+            continue;
+        st = addr_map_put(kept, v, 1);
+        if (dbg_block_of(c, v) == NULL)
+            (*statics)[(*n_statics)++] = v;
+    }
+    free(ws);
+    if (st != 0) {
+        addr_map_free(kept);
+        free(*statics);
+        *statics = NULL;
+        return dbg_fail(c, "out of memory for the weak pointers of the snapshot");
+    }
+    return 0;
+}
+
 int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
 {
     const DbgBlock *bs;
@@ -159,14 +214,26 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     put_blocks(&b, bs, nb);
     put_roots(&b, rs, nr);
 
-    /* Segments: runs of adjacent live objects in each block (a pinned
-     * block with any: whole), then the static closures reached. */
+    /* Segments: runs of adjacent saved objects in each block (a pinned
+     * block with any: whole), then the static closures saved.  Saved are
+     * the live objects, and every weak pointer with its value (the weaks
+     * command needs them; see Note [Weak pointers in a snapshot]). */
     size_t n;
     const uint64_t *objs = dbg_reach_objects(r, &n);
+    AddrMap weak_kept = {0}, infos = {0};
+    uint64_t *weak_statics = NULL;
+    size_t n_weak_statics = 0;
+    if (keep_weaks(c, r, &weak_kept, &weak_statics, &n_weak_statics) != 0) {
+        debug_buf_free(&b);
+        return -1;
+    }
     uint8_t *pinned_done = calloc(nb ? nb : 1, 1);
-    AddrMap infos = {0};
-    if (pinned_done == NULL)
+    if (pinned_done == NULL) {
+        addr_map_free(&weak_kept);
+        free(weak_statics);
+        debug_buf_free(&b);
         return dbg_fail(c, "out of memory");
+    }
     size_t seg_count_at = b.len;
     uint64_t n_segments = 0;
     debug_buf_put_u64(&b, 0);
@@ -184,7 +251,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
             DbgClosure cl;
             if ((st = dbg_closure(c, blk->start + k * 8, &cl)) != 0)
                 break;
-            bool live = dbg_reach_has(r, cl.addr);
+            bool live = dbg_reach_has(r, cl.addr) || addr_map_get(&weak_kept, cl.addr) != NULL;
             any = any || live;
             if (live && blk->kind != DEBUG_BLOCK_PINNED) {
                 if (!in_run || k != run_end) {
@@ -210,18 +277,19 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
         if ((st = dbg_closure(c, objs[i], &cl)) == 0 && cl.block == NULL)
             put_segment(&b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
     }
-    /* Info tables: every one an object in a saved area uses. */
-    for (size_t i = 0; i < n && st == 0; i++) {
+    for (size_t i = 0; i < n_weak_statics && st == 0; i++) {
         DbgClosure cl;
-        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
-            break;
-        addr_map_put(&infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
-        if (cl.info->type == 38 /* BLACKHOLE */) {
-            const DbgInfo *t = dbg_info(c, cl.words[1]);
-            if (t != NULL)
-                addr_map_put(&infos, t->addr, (uint64_t)(uintptr_t)t);
-        }
+        if ((st = dbg_closure(c, weak_statics[i], &cl)) == 0)
+            put_segment(&b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
     }
+    /* Info tables: every one an object in a saved area uses. */
+    for (size_t i = 0; i < n && st == 0; i++)
+        st = add_infos(c, &infos, objs[i]);
+    for (size_t i = 0; i < weak_kept.cap && st == 0; i++)
+        if (weak_kept.keys[i] != 0)
+            st = add_infos(c, &infos, weak_kept.keys[i]);
+    addr_map_free(&weak_kept);
+    free(weak_statics);
     for (size_t i = 0; i < nb && st == 0; i++) {   /* unreachable objects of live pinned blocks */
         if (!pinned_done[i])
             continue;

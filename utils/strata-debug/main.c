@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "            [--limit N]\n"
             "  dominators [--limit N]\n"
             "  fragmentation [--retainers K] [--color] [--full]\n"
-            "  thunks | duplicates | roots\n"
+            "  thunks | weaks | duplicates | roots\n"
             "  gml FILE | snapshot FILE\n"
             "  tui                  (interactive; docs/strata-debug-tui.md)\n"
             "options: --timeout MS (pause timeout, default 10000), --stats (timings),\n"
@@ -656,12 +656,108 @@ static int cmd_fragmentation(DbgClient *c, const DbgReach *r, const Opts *o)
     return 0;
 }
 
+/* ----- Weak pointers ----- */
+
+/* "alive": the key is reachable; "key-dead": it is not, and no collection
+ * has yet seen that; "dead": one has (or strata_finalize_weak). */
+static const char *weak_status(const DbgWeak *w)
+{
+    return w->dead ? "dead" : w->key_alive ? "alive" : "key-dead";
+}
+
+/* One weak as JSON (the schema's WEAK). */
+static void json_weak(Json *j, DbgClient *c, const DbgWeak *w)
+{
+    json_open(j, NULL, '{');
+    json_closure(j, c, "weak", w->addr);
+    json_str(j, "status", weak_status(w));
+    json_bool(j, "reachable", w->reachable);
+    if (w->dead) {
+        json_null(j, "key");
+        json_null(j, "key_alive");
+        json_null(j, "value");
+    } else {
+        json_addr(j, "key", w->key);
+        json_bool(j, "key_alive", w->key_alive);
+        json_closure(j, c, "value", w->value);
+    }
+    json_bool(j, "finalizer", w->has_finalizer);
+    json_close(j, '}');
+}
+
+/* One weak as text: status, key, value and its label, finalizer, then the
+ * weak's own era, block and provenance as print_closure_line gives them. */
+static void print_weak(DbgClient *c, const Style *s, const DbgWeak *w, const char *indent)
+{
+    char prefix[512];
+    if (w->dead) {
+        snprintf(prefix, sizeof prefix, "%sdead      key -  value -  ", indent);
+    } else {
+        DbgClosure v;
+        const char *label = dbg_closure(c, w->value, &v) == 0 ? dbg_type_label(v.info)
+                                                               : "<undecodable>";
+        snprintf(prefix, sizeof prefix,
+                 "%s%-8s  key 0x%" PRIx64 "  value 0x%" PRIx64 " %s  %s  ", indent,
+                 weak_status(w), w->key, w->value, label,
+                 w->has_finalizer ? "finalizer" : "no finalizer");
+    }
+    print_closure_line(c, s, w->addr, prefix);
+}
+
+static int cmd_weaks(DbgClient *c, const DbgReach *r, const Opts *o)
+{
+    DbgWeak *ws;
+    size_t n;
+    if (dbg_weaks(c, r, &ws, &n) != 0)
+        return die("weaks: %s", dbg_error(c));
+    uint64_t alive = 0, key_dead = 0, dead = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ws[i].dead)
+            dead++;
+        else if (ws[i].key_alive)
+            alive++;
+        else
+            key_dead++;
+    }
+    if (o->json) {
+        Json j;
+        json_begin(&j, stdout, c, "weaks");
+        json_open(&j, "weaks", '[');
+        for (size_t i = 0; i < n; i++)
+            json_weak(&j, c, &ws[i]);
+        json_close(&j, ']');
+        json_u64(&j, "alive", alive);
+        json_u64(&j, "key_dead", key_dead);
+        json_u64(&j, "dead", dead);
+        json_u64(&j, "total", n);
+        json_end(&j);
+        free(ws);
+        return 0;
+    }
+    Style s = {o->color, o->full};
+    for (size_t i = 0; i < n; i++)
+        print_weak(c, &s, &ws[i], "");
+    printf("%zu weak pointer%s: %" PRIu64 " alive, %" PRIu64 " with a dead key not yet "
+           "collected, %" PRIu64 " dead\n", n, n == 1 ? "" : "s", alive, key_dead, dead);
+    free(ws);
+    return 0;
+}
+
 static int cmd_roots(DbgClient *c, const Opts *o)
 {
     const DbgRoot *roots;
     size_t n;
     if (dbg_roots(c, &roots, &n) != 0)
         return die("roots: %s", dbg_error(c));
+    /* The weak pointers beside them: the collector keeps each while its
+     * key lives, through its weak list rather than as a root. */
+    DbgReach *r = dbg_reach_marks(c);
+    DbgWeak *ws = NULL;
+    size_t nw = 0;
+    if (r == NULL || dbg_weaks(c, r, &ws, &nw) != 0) {
+        dbg_reach_free(r);
+        return die("roots: %s", dbg_error(c));
+    }
     if (o->json) {
         Json j;
         json_begin(&j, stdout, c, "roots");
@@ -673,14 +769,24 @@ static int cmd_roots(DbgClient *c, const Opts *o)
             json_close(&j, '}');
         }
         json_close(&j, ']');
+        json_open(&j, "weaks", '[');
+        for (size_t i = 0; i < nw; i++)
+            json_weak(&j, c, &ws[i]);
+        json_close(&j, ']');
         json_end(&j);
-        return 0;
+    } else {
+        Style s = {false, false};
+        for (size_t i = 0; i < n; i++) {
+            print_root(&roots[i]);
+            print_closure_line(c, &s, roots[i].addr, "      ");
+        }
+        if (nw > 0)
+            printf("    weak pointers (kept while their keys live; not roots):\n");
+        for (size_t i = 0; i < nw; i++)
+            print_weak(c, &s, &ws[i], "      ");
     }
-    Style s = {false, false};
-    for (size_t i = 0; i < n; i++) {
-        print_root(&roots[i]);
-        print_closure_line(c, &s, roots[i].addr, "      ");
-    }
+    free(ws);
+    dbg_reach_free(r);
     return 0;
 }
 
@@ -865,6 +971,8 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
                                          : "duplicate copies (beyond the first) by info table");
             dbg_census_free(&cs);
         }
+    } else if (strcmp(cmd, "weaks") == 0) {
+        st = cmd_weaks(c, r, o);
     } else if (strcmp(cmd, "gml") == 0) {
         char err[1200];
         int fd = dbg_create_private(o->file, err, sizeof err);
@@ -904,7 +1012,7 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
  * ---------------------------------------------------------------------- */
 
 static const char *const commands[] = {"census", "retainers", "boundary", "dominators",
-                                       "fragmentation", "thunks",
+                                       "fragmentation", "thunks", "weaks",
                                        "duplicates", "gml", "snapshot", "roots", "tui",
                                        NULL};
 
