@@ -42,16 +42,13 @@ static bool era_overflow_reported;
 
 static void era_advance(const char *who, uint64_t by)
 {
-    if (by > UINT64_MAX - storage_current_era) {
-        if (era_overflow_reported)
-            return;
-        era_overflow_reported = true;
-        rts_error("%s: the era cannot pass %llu (era=%llu, by=%llu); it stays %llu", who,
-                  (unsigned long long)UINT64_MAX, (unsigned long long)storage_current_era,
-                  (unsigned long long)by, (unsigned long long)storage_current_era);
+    uint64_t era;
+    if (storage_advance_era(by, &era) || era_overflow_reported)
         return;
-    }
-    storage_set_era(storage_current_era + by);
+    era_overflow_reported = true;
+    rts_error("%s: the era cannot pass %llu (era=%llu, by=%llu); it stays %llu", who,
+              (unsigned long long)UINT64_MAX, (unsigned long long)era,
+              (unsigned long long)by, (unsigned long long)era);
 }
 
 StgWord incrementUserEra(StgWord by)

@@ -279,6 +279,37 @@ static void alloc_blocks_take_current_era(Capability *cap)
  * them allocates again: the world is stopped for the change (nested in a
  * GC's sync when the era advances after a GC).  Before the capabilities
  * exist (start-up) there is nothing to retire. */
+static void set_era_world_stopped(uint64_t era)
+{
+    storage_current_era = era;
+    if (era > max_era_seen)
+        max_era_seen = era;
+    for (unsigned i = 0; i < capabilities_n; i++)
+        alloc_blocks_take_current_era(&capabilities[i]);
+}
+
+bool storage_advance_era(uint64_t by, uint64_t *era_out)
+{
+    if (capability_mine() == NULL) {
+        ASSERT(capabilities_held() == 0);
+        bool ok = by <= UINT64_MAX - storage_current_era;
+        if (ok && by > 0)
+            storage_set_era(storage_current_era + by);
+        *era_out = storage_current_era;
+        return ok;
+    }
+    /* Read and changed with the world stopped: two threads advancing at
+     * once both count, and the era never goes back. */
+    while (!capability_stop_world())
+        ;
+    bool ok = by <= UINT64_MAX - storage_current_era;
+    if (ok && by > 0)
+        set_era_world_stopped(storage_current_era + by);
+    *era_out = storage_current_era;
+    capability_resume_world();
+    return ok;
+}
+
 void storage_set_era(uint64_t era)
 {
     if (era == storage_current_era)
@@ -292,11 +323,7 @@ void storage_set_era(uint64_t era)
     }
     while (!capability_stop_world())
         ;
-    storage_current_era = era;
-    if (era > max_era_seen)
-        max_era_seen = era;
-    for (unsigned i = 0; i < capabilities_n; i++)
-        alloc_blocks_take_current_era(&capabilities[i]);
+    set_era_world_stopped(era);
     capability_resume_world();
 }
 

@@ -65,6 +65,12 @@ extern uint64_t storage_current_era;
  * retires the allocation blocks of the old era (.inv.block-era). */
 void storage_set_era(uint64_t era);
 
+/* Adds by to the era, reading and changing it with the world stopped (so
+ * that increments from several threads all count), unless that would pass
+ * UINT64_MAX: then returns false and changes nothing.  *era_out receives
+ * the era afterwards. */
+bool storage_advance_era(uint64_t by, uint64_t *era_out);
+
 /* The highest era ever current this run: no block may carry a higher one. */
 uint64_t storage_max_era(void);
 

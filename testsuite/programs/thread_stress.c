@@ -4,8 +4,13 @@
  * them in a shared mutable array and reads the other threads' lists back,
  * forces one shared thunk that every thread wants at once (it must be
  * evaluated exactly once, the others blocking on its blackhole), changes
- * the era, forces collections, and suspends around sleeps.  The main
- * thread suspends while it joins the workers.  Every value is checked.
+ * the era, forces collections, and suspends around sleeps; calls back into
+ * the heap through an rts_mkFunPtr function pointer and posts eventlog
+ * markers from every thread.  Each list cell records the era before and
+ * after its allocation, and its block must carry an era between the two
+ * (an era change reaches every capability before any allocates again).
+ * The main thread suspends while it joins the workers.  Every value is
+ * checked.
  *
  *     thread_stress THREADS ROUNDS +RTS -N<n> -A8k -DS -RTS
  *
@@ -17,11 +22,24 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <strata.h>
 
+#include "EraRuns.h"
+
 STRATA_CONSTR_INFO(Cons_info, "Cons", 1, 1);   /* tail, value */
+STRATA_CONSTR_INFO(Era_info, "Era", 0, 2);     /* era before, era after */
+
+static StgClosure *id_entry(StgClosure **self, StgClosure **args)
+{
+    (void)self;
+    return args[0];
+}
+STRATA_FUN_INFO(id_info, "id", 0, 0, 1, id_entry);
+static StgClosure id_closure = {&id_info};
+static int64_t (*id_fp)(int64_t);
 STRATA_CONSTR_INFO(Box_info, "Box", 0, 1);
 
 #define LIST_LEN 300
@@ -90,6 +108,18 @@ static bool list_ok(StgClosure *c, StgWord *base_out)
     return n == LIST_LEN;
 }
 
+/* An object's block carries an era between the ones read around its
+ * allocation. */
+static void check_era(long id, long round)
+{
+    StgWord before = getUserEra();
+    StgClosure *e = strata_alloc_constr(&Era_info);
+    StgWord after = getUserEra();
+    StgWord born = (StgWord)block_era_at(Bdescr(e), e);
+    if (born < before || born > after)
+        fail("object in a block of the wrong era", id, round, born, before);
+}
+
 static void *worker(void *arg)
 {
     long id = (long)arg;
@@ -118,6 +148,16 @@ static void *worker(void *arg)
         }
         if (round % 17 == id % 17)
             incrementUserEra(1);
+        check_era(id, round);
+        if (round % 10 == 0) {
+            int64_t v = id_fp((int64_t)(id * 1000 + round));   /* a callback */
+            if (v != id * 1000 + round)
+                fail("callback through rts_mkFunPtr", id, round, (unsigned long)v,
+                     (unsigned long)(id * 1000 + round));
+            char marker[64];
+            snprintf(marker, sizeof marker, "worker %ld round %ld", id, round);
+            traceMarker(marker);
+        }
         if (round % 29 == 0)
             strata_perform_gc(round % 58 == 0);
         if (round % 13 == 0) {
@@ -143,6 +183,10 @@ int main(int argc, char **argv)
     }
     shared_array = getStablePtr(strata_alloc_mut_array((StgWord)n_threads));
     shared_thunk = getStablePtr(strata_alloc_thunk(&slow_info));
+    HsFunPtr fp = rts_mkFunPtr(&id_closure, "i64(i64)");
+    if (fp == NULL)
+        return 1;
+    memcpy(&id_fp, &fp, sizeof fp);
     pthread_t *ts = calloc((size_t)n_threads, sizeof *ts);
     /* Joining blocks: suspended, the main thread holds no capability, so
      * the workers' collections do not wait for it. */
@@ -160,6 +204,14 @@ int main(int argc, char **argv)
     for (long i = 0; i < n_threads; i++)
         if (!list_ok(strata_mut_array_read(deRefStablePtr(shared_array), (StgWord)i), &got))
             fail("final list corrupt", i, n_rounds, got, 0);
+    /* Every increment counts, whichever threads made them at once. */
+    StgWord increments = 0;
+    for (long id = 0; id < n_threads; id++)
+        for (long round = 0; round < n_rounds; round++)
+            increments += round % 17 == id % 17;
+    if (getUserEra() != 1 + increments)
+        fail("era increments lost", -1, -1, (unsigned long)getUserEra(),
+             (unsigned long)(1 + increments));
     if (atomic_load(&thunk_entries) != 1)
         fail("shared thunk evaluated more or less than once", -1, -1,
              (unsigned long)atomic_load(&thunk_entries), 1);
@@ -170,6 +222,7 @@ int main(int argc, char **argv)
                strata_n_capabilities());
     freeStablePtr(shared_array);
     freeStablePtr(shared_thunk);
+    hs_free_fun_ptr(fp);
     hs_exit();
     return bad == 0 ? 0 : 1;
 }
