@@ -547,6 +547,15 @@ static StgPtr alloc_pinned(StgWord n_words)
     if (cap->pinned_block == NULL) {
         serve_attention();
         maybe_collect_for_large();
+        /* What ran there (a finalizer, a control command) may have
+         * allocated pinned bytes itself and opened a block: use it if the
+         * object fits, never drop it. */
+        cap = capability_mine();
+        pb = cap->pinned_block;
+        if (pb != NULL && pb->free + n_words > pb->start + BLOCK_SIZE_W)
+            storage_retire_pinned_block_of(cap);
+    }
+    if (cap->pinned_block == NULL) {
         sm_lock();
         BlockDesc *bd = block_alloc_group(1);
         if (bd == NULL) {

@@ -226,6 +226,39 @@ static void test_weak_finalizer_allocates_and_makes_weaks(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* A finalizer that allocates pinned bytes runs from the pinned allocator's
+ * slow path (which serves attention requests before it opens a block): the
+ * block the finalizer opened must be used or kept, never dropped. */
+static StgStablePtr pinned_from_finalizer;
+static void pinned_finalizer(void *env)
+{
+    count_finalizer(env);
+    StgClosure *b = strata_alloc_pinned_bytes(100);
+    memset(STRATA_BYTES_PTR(b), 0x5a, 100);
+    pinned_from_finalizer = getStablePtr(b);
+}
+
+static void test_weak_finalizer_allocating_pinned_bytes_keeps_its_block(void **state)
+{
+    (void)state;
+    /* -A1m: no collection right after the finalizer (one would have
+     * retired its block and hidden the loss). */
+    harness_start("-A1m", "-DS", NULL);
+    reset_counts();
+    pinned_from_finalizer = NULL;
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_mk_weak(mk_int(1), NULL, pinned_finalizer, (void *)12);
+    for (int i = 0; i < 20000 && runs[12] == 0; i++)
+        (void)strata_alloc_pinned_bytes(2000);   /* each fills most of a block */
+    assert_int_equal(runs[12], 1);
+    strata_perform_gc(1);   /* -DS: every pinned block accounted for */
+    StgClosure *b = deRefStablePtr(pinned_from_finalizer);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(((uint8_t *)STRATA_BYTES_PTR(b))[i], 0x5a);
+    freeStablePtr(pinned_from_finalizer);
+    STRATA_ROOTS_POP(r);
+}
+
 /* A finalizer that makes its key reachable again is too late: the weak is
  * dead, deref gives NULL, and the finalizer does not run again. */
 static StgStablePtr resurrected;
@@ -383,6 +416,8 @@ int main(void)
         cmocka_unit_test_teardown(test_weak_key_reachable_only_from_own_value_is_dead, teardown),
         cmocka_unit_test_teardown(test_weak_chain, teardown),
         cmocka_unit_test_teardown(test_weak_finalizer_allocates_and_makes_weaks, teardown),
+        cmocka_unit_test_teardown(test_weak_finalizer_allocating_pinned_bytes_keeps_its_block,
+                                  teardown),
         cmocka_unit_test_teardown(test_weak_finalizer_resurrecting_key_is_too_late, teardown),
         cmocka_unit_test_teardown(test_weak_finalizer_runs_after_the_gc, teardown),
         cmocka_unit_test_teardown(test_weak_finalize_by_hand_runs_once, teardown),
