@@ -37,6 +37,10 @@ struct DbgReach {
                                   * counted over the whole heap in block order */
     AddrMap static_rank;         /* static closure -> rank + 1 */
     size_t n_heap;               /* marked heap objects: ranks below it */
+    uint64_t *block_first;       /* per block: rank of its first marked object
+                                  * (the running total for a block with none) */
+    uint64_t *static_addrs;      /* rank n_heap + i -> static closure */
+    size_t n_static;
 };
 
 bool dbg_parse_era_range(const char *s, DbgEraRange *out)
@@ -76,6 +80,8 @@ void dbg_reach_free(DbgReach *r)
             free(r->rank_base[i]);
     free(r->rank_base);
     addr_map_free(&r->static_rank);
+    free(r->block_first);
+    free(r->static_addrs);
     free(r->order);
     free(r);
 }
@@ -413,8 +419,12 @@ int dbg_reach_rank_build(DbgReach *r)
     r->rank_base = calloc(r->n_blocks ? r->n_blocks : 1, sizeof *r->rank_base);
     if (r->rank_base == NULL)
         return dbg_fail(c, "out of memory for object ranks");
+    r->block_first = malloc((r->n_blocks ? r->n_blocks : 1) * sizeof *r->block_first);
+    if (r->block_first == NULL)
+        return dbg_fail(c, "out of memory for object ranks");
     uint64_t total = 0;
     for (size_t i = 0; i < r->n_blocks; i++) {
+        r->block_first[i] = total;
         if (r->marks[i] == NULL)
             continue;
         size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
@@ -426,11 +436,85 @@ int dbg_reach_rank_build(DbgReach *r)
         }
     }
     r->n_heap = (size_t)total;
-    for (size_t i = 0; i < r->n; i++)   /* statics, in discovery order */
-        if (dbg_block_of(c, r->order[i]) == NULL &&
-            addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
+    size_t cap = 0;
+    for (size_t i = 0; i < r->n; i++) {   /* statics, in discovery order */
+        if (dbg_block_of(c, r->order[i]) != NULL)
+            continue;
+        if (r->n_static == cap) {
+            cap = cap ? 2 * cap : 64;
+            uint64_t *g = realloc(r->static_addrs, cap * sizeof *g);
+            if (g == NULL)
+                return dbg_fail(c, "out of memory for object ranks");
+            r->static_addrs = g;
+        }
+        r->static_addrs[r->n_static++] = r->order[i];
+        if (addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
             return dbg_fail(c, "out of memory for object ranks");
+    }
     return 0;
+}
+
+size_t dbg_reach_n_ranked(const DbgReach *r)
+{
+    return r->n_heap + r->n_static;
+}
+
+uint64_t dbg_reach_addr(const DbgReach *r, size_t rank)
+{
+    if (rank >= r->n_heap)
+        return rank - r->n_heap < r->n_static ? r->static_addrs[rank - r->n_heap] : 0;
+    /* The last block whose first rank is at most rank holds it (a block
+     * with no marked object shares its first rank with the next one). */
+    size_t lo = 0, hi = r->n_blocks;   /* block_first[lo] <= rank < block_first[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->block_first[mid] <= rank)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const DbgBlock *b = &r->c->blocks[lo];
+    const uint64_t *base = r->rank_base[lo], *m = r->marks[lo];
+    size_t nw = (b->used_bytes / 8 + 63) / 64 + 1, wlo = 0, whi = nw;
+    while (whi - wlo > 1) {
+        size_t mid = wlo + (whi - wlo) / 2;
+        if (base[mid] <= rank)
+            wlo = mid;
+        else
+            whi = mid;
+    }
+    uint64_t bits = m[wlo];
+    for (uint64_t k = rank - base[wlo]; k > 0; k--)
+        bits &= bits - 1;
+    return b->start + ((uint64_t)wlo * 64 + (uint64_t)__builtin_ctzll(bits)) * 8;
+}
+
+bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr)
+{
+    while (it->bits == 0) {
+        if (it->block >= r->n_blocks) {
+            size_t s = it->rank - r->n_heap;
+            if (s >= r->n_static)
+                return false;
+            *addr = r->static_addrs[s];
+            it->rank++;
+            return true;
+        }
+        const uint64_t *m = r->marks[it->block];
+        size_t nw = m == NULL ? 0 : (r->c->blocks[it->block].used_bytes / 8 + 63) / 64 + 1;
+        if (it->word < nw) {
+            it->base = it->word;
+            it->bits = m[it->word++];
+        } else {
+            it->block++;
+            it->word = 0;
+        }
+    }
+    uint64_t w = (uint64_t)it->base * 64 + (uint64_t)__builtin_ctzll(it->bits);
+    it->bits &= it->bits - 1;
+    *addr = r->c->blocks[it->block].start + w * 8;
+    it->rank++;
+    return true;
 }
 
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
