@@ -63,7 +63,9 @@ static uint32_t intersect(const uint32_t *idom, const uint32_t *po, uint32_t a, 
  * bytes are the initial value of its retained bytes; and the children
  * lists that dom_topmost walks are built there and freed after.  What the
  * tree keeps is 20 bytes a node: idom, rpo, retained bytes (64 bits) and
- * retained objects (32 bits, at most the node count). */
+ * retained objects (32 bits, at most the node count); 8 without the sums
+ * (dbg_dominators_opts), which the boundary does not read: it sums its
+ * own old-era bytes. */
 
 /* idom as dbg_graph_idom for the CSR graph *offp, *succp, which it frees
  * (and NULLs) once the predecessor lists are built.  rpo (n entries) gets
@@ -280,7 +282,8 @@ static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
             }
             if (dbg_closure(c, addr, &cl) != 0)
                 goto fail;
-            d->retained[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
+            if (d->retained != NULL)
+                d->retained[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
             if (closure_ptrs(c, &cl, &ptrs, &ptr_cap, &np) != 0)
                 goto oom;
         }
@@ -322,6 +325,11 @@ fail:
 
 DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
 {
+    return dbg_dominators_opts(c, r, true);
+}
+
+DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums)
+{
     size_t n_objs;
     dbg_reach_objects(r, &n_objs);
     if (n_objs >= NONE - 2) {
@@ -343,10 +351,10 @@ DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
     d->c = c;
     d->r = r;
     d->n = (uint32_t)n_objs + 1;
-    d->retained = calloc(d->n, sizeof *d->retained);
+    d->retained = sums ? calloc(d->n, sizeof *d->retained) : NULL;
     d->idom = malloc((size_t)d->n * sizeof *d->idom);
     d->rpo = malloc((size_t)d->n * sizeof *d->rpo);
-    if (d->retained == NULL || d->idom == NULL || d->rpo == NULL) {
+    if ((sums && d->retained == NULL) || d->idom == NULL || d->rpo == NULL) {
         dbg_fail(c, "out of memory for the dominator tree");
         goto fail;
     }
@@ -360,6 +368,8 @@ DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
         dbg_fail(c, "out of memory for the dominator tree");
         goto fail;
     }
+    if (!sums)
+        return d;
     /* Subtree sums, leaves first (retained starts as each node's own bytes). */
     d->retained_objects = malloc((size_t)d->n * sizeof *d->retained_objects);
     if (d->retained_objects == NULL) {
@@ -389,7 +399,7 @@ static uint32_t node_of(const DbgDom *d, uint64_t addr)
 uint64_t dbg_dom_retained(const DbgDom *d, uint64_t addr)
 {
     uint32_t v = node_of(d, addr);
-    return v == NONE ? 0 : d->retained[v];
+    return v == NONE || d->retained == NULL ? 0 : d->retained[v];
 }
 
 uint64_t dbg_dom_idom(const DbgDom *d, uint64_t addr)
@@ -495,6 +505,8 @@ static int retained_cmp(const void *a, const void *b)
 int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCensusBy by,
                         const DbgEraRange *eras, DbgCensus *out)
 {
+    if (d->retained == NULL)
+        return dbg_fail(c, "census: the dominator tree was built without retained sizes");
     if (dbg_census(c, r, by, eras, out) != 0)
         return -1;
     uint32_t *key = malloc((size_t)d->n * sizeof *key);
@@ -564,6 +576,8 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
     *n = 0;
     if (cap == 0)
         return 0;
+    if (d->retained == NULL)
+        return dbg_fail(c, "dominators: the tree was built without retained sizes");
     DbgDomEntry *all = malloc(((size_t)d->n ? d->n : 1) * sizeof *all);
     if (all == NULL)
         return dbg_fail(c, "out of memory");
