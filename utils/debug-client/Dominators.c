@@ -139,10 +139,14 @@ static int graph_idom(uint32_t n, uint32_t **offp, uint32_t **succp, uint32_t *i
     *offp = NULL;
     *succp = NULL;
     idom[0] = 0;
-    for (bool changed = true; changed;) {
+    /* A node with one predecessor has it as its DFS parent, set in the
+     * first pass and final: later passes skip it. */
+    for (bool changed = true, first = true; changed; first = false) {
         changed = false;
         for (uint32_t k = n_order - 1; k-- > 0;) {   /* reverse postorder, root skipped */
             uint32_t v = order[k], best = NONE;
+            if (!first && pred_off[v + 1] - pred_off[v] == 1)
+                continue;
             for (uint32_t e = pred_off[v]; e < pred_off[v + 1]; e++) {
                 uint32_t p = pred[e];
                 if (idom[p] == NONE)
