@@ -1304,6 +1304,21 @@ static void test_debug_boundary_ranks_planted_holder(void **state)
             assert_int_equal(b.groups[i].n_edges, 1);
         }
     assert_true(decoy);
+    /* The tree without retained sizes (what the boundary command builds)
+     * gives the same groups. */
+    DbgDom *lean = dbg_dominators_opts(c, r, false);
+    assert_non_null(lean);
+    DbgBoundary b2;
+    assert_int_equal(dbg_boundary(c, lean, &q, &b2), 0);
+    assert_int_equal(b2.n, b.n);
+    for (size_t i = 0; i < b.n; i++) {
+        assert_ptr_equal(b2.groups[i].holder, b.groups[i].holder);
+        assert_int_equal(b2.groups[i].retained_bytes, b.groups[i].retained_bytes);
+        assert_int_equal(b2.groups[i].retained_objects, b.groups[i].retained_objects);
+        assert_int_equal(b2.groups[i].n_edges, b.groups[i].n_edges);
+    }
+    dbg_boundary_free(&b2);
+    dbg_dom_free(lean);
     dbg_boundary_free(&b);
     /* A filter on the old objects: only the Decoy points at a Num. */
     q = (DbgQuery){.kind = DBG_MATCH_CONSTRUCTOR, .name = "Num", .eras = {true, 1, 1}};

@@ -113,5 +113,17 @@ const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, si
  * address that is not a reachable object. */
 int dbg_reach_rank_build(DbgReach *r);
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr);
+/* Ranked objects (heap and static), and the address of rank k (binary
+ * search over the blocks' first ranks, then the block's mark words; 0
+ * past the end). */
+size_t dbg_reach_n_ranked(const DbgReach *r);
+uint64_t dbg_reach_addr(const DbgReach *r, size_t rank);
+/* The reachable objects in rank order: heap objects in address order,
+ * then statics.  Start from a zeroed iterator; false when done. */
+typedef struct {
+    size_t block, word, base, rank;
+    uint64_t bits;
+} DbgRankIter;
+bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr);
 
 #endif /* STRATA_CLIENTPRIVATE_H */

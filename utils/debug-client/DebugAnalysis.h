@@ -171,6 +171,10 @@ int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32
  * is; NULL on failure. */
 typedef struct DbgDom DbgDom;
 DbgDom *dbg_dominators(DbgClient *c, DbgReach *r);
+/* The same; with sums false, without the retained sizes (12 bytes an
+ * object less): dbg_dom_retained then answers 0, and only dbg_dom_idom and
+ * dbg_boundary may be asked. */
+DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums);
 void dbg_dom_free(DbgDom *d);
 /* An object's retained bytes (0 if not reachable). */
 uint64_t dbg_dom_retained(const DbgDom *d, uint64_t addr);

@@ -48,25 +48,45 @@ static uint32_t intersect(const uint32_t *idom, const uint32_t *po, uint32_t a, 
     return a;
 }
 
-/* idom as dbg_graph_idom; rpo (if not NULL, n entries) gets the reachable
- * nodes in reverse postorder, *n_rpo how many. */
-static int graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32_t *idom,
-                      uint32_t *rpo_out, uint32_t *n_rpo)
+/* Note [Dominator memory]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * On a 1 GB heap of 33.5 M objects every byte per object is 33.5 MB, and
+ * the first version of the tree took about 85 bytes an object on top of
+ * the traversal (3.6 GB for boundary, docs/design/debugger.md).  Now:
+ * node numbers and edge offsets are 32 bits (a graph of 2^32 - 1 edges
+ * or more is refused with an error: a heap of 32 GB of pointers); the
+ * successors are one CSR pair, freed as soon as the predecessor lists
+ * (built from them, reachable nodes only) exist; the postorder is written
+ * straight into the reverse-postorder array the tree keeps; a node's
+ * address is not stored (dbg_reach_addr finds it from its rank, and the
+ * passes over every node walk the marks in rank order); a node's own
+ * bytes are the initial value of its retained bytes; and the children
+ * lists that dom_topmost walks are built there and freed after.  What the
+ * tree keeps is 20 bytes a node: idom, rpo, retained bytes (64 bits) and
+ * retained objects (32 bits, at most the node count); 8 without the sums
+ * (dbg_dominators_opts), which the boundary does not read: it sums its
+ * own old-era bytes. */
+
+/* idom as dbg_graph_idom for the CSR graph *offp, *succp, which it frees
+ * (and NULLs) once the predecessor lists are built.  rpo (n entries) gets
+ * the reachable nodes in reverse postorder, *n_rpo how many. */
+static int graph_idom(uint32_t n, uint32_t **offp, uint32_t **succp, uint32_t *idom,
+                      uint32_t *rpo, uint32_t *n_rpo)
 {
+    const uint32_t *off = *offp, *succ = *succp;
     uint32_t *po = malloc((size_t)(n ? n : 1) * sizeof *po);      /* postorder number */
-    uint32_t *order = malloc((size_t)(n ? n : 1) * sizeof *order); /* postorder */
+    uint32_t *order = rpo;   /* postorder, reversed in place at the end */
     uint32_t *stack = malloc((size_t)(n ? n : 1) * sizeof *stack);
-    uint64_t *cursor = malloc((size_t)(n ? n : 1) * sizeof *cursor);
-    uint64_t *pred_off = calloc((size_t)n + 1, sizeof *pred_off);
-    uint32_t *pred = malloc((size_t)(off[n] ? off[n] : 1) * sizeof *pred);
+    uint32_t *cursor = malloc((size_t)(n ? n : 1) * sizeof *cursor);
+    uint32_t *pred_off = NULL, *pred = NULL;
     int st = -1;
-    if (po == NULL || order == NULL || stack == NULL || cursor == NULL || pred_off == NULL ||
-        pred == NULL)
+    if (po == NULL || stack == NULL || cursor == NULL)
         goto out;
     for (uint32_t v = 0; v < n; v++) {
         idom[v] = NONE;
         po[v] = NONE;
     }
+    *n_rpo = 0;
     if (n == 0) {
         st = 0;
         goto out;
@@ -91,24 +111,43 @@ static int graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uin
         po[v] = n_order;
         order[n_order++] = v;
     }
-    /* Predecessor lists of the reachable nodes. */
+    free(stack);
+    free(cursor);
+    stack = cursor = NULL;
+    /* Predecessor lists of the reachable nodes: counts, then each list
+     * filled from its end, sources in descending order so that a list
+     * reads in ascending order. */
+    pred_off = calloc((size_t)n + 1, sizeof *pred_off);
+    if (pred_off == NULL)
+        goto out;
     for (uint32_t v = 0; v < n; v++)
         if (po[v] != NONE)
-            for (uint64_t e = off[v]; e < off[v + 1]; e++)
-                pred_off[succ[e] + 1]++;
-    for (uint32_t v = 0; v < n; v++)
-        pred_off[v + 1] += pred_off[v];
-    memcpy(cursor, pred_off, (size_t)n * sizeof *cursor);
-    for (uint32_t v = 0; v < n; v++)
+            for (uint32_t e = off[v]; e < off[v + 1]; e++)
+                pred_off[succ[e]]++;
+    for (uint32_t v = 1; v <= n; v++)
+        pred_off[v] += pred_off[v - 1];   /* pred_off[v]: end of v's list */
+    pred = malloc((size_t)(pred_off[n] ? pred_off[n] : 1) * sizeof *pred);
+    if (pred == NULL)
+        goto out;
+    for (uint32_t v = n; v-- > 0;)
         if (po[v] != NONE)
-            for (uint64_t e = off[v]; e < off[v + 1]; e++)
-                pred[cursor[succ[e]]++] = v;
+            for (uint32_t e = off[v + 1]; e-- > off[v];)
+                pred[--pred_off[succ[e]]] = v;
+    /* pred_off[v] is now the start of v's list, pred_off[n] the total. */
+    free(*offp);
+    free(*succp);
+    *offp = NULL;
+    *succp = NULL;
     idom[0] = 0;
-    for (bool changed = true; changed;) {
+    /* A node with one predecessor has it as its DFS parent, set in the
+     * first pass and final: later passes skip it. */
+    for (bool changed = true, first = true; changed; first = false) {
         changed = false;
         for (uint32_t k = n_order - 1; k-- > 0;) {   /* reverse postorder, root skipped */
             uint32_t v = order[k], best = NONE;
-            for (uint64_t e = pred_off[v]; e < pred_off[v + 1]; e++) {
+            if (!first && pred_off[v + 1] - pred_off[v] == 1)
+                continue;
+            for (uint32_t e = pred_off[v]; e < pred_off[v + 1]; e++) {
                 uint32_t p = pred[e];
                 if (idom[p] == NONE)
                     continue;   /* not processed yet */
@@ -120,15 +159,15 @@ static int graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uin
             }
         }
     }
-    if (rpo_out != NULL) {
-        for (uint32_t k = 0; k < n_order; k++)
-            rpo_out[k] = order[n_order - 1 - k];
-        *n_rpo = n_order;
+    for (uint32_t i = 0, j = n_order - 1; i < j; i++, j--) {
+        uint32_t t = order[i];
+        order[i] = order[j];
+        order[j] = t;
     }
+    *n_rpo = n_order;
     st = 0;
 out:
     free(po);
-    free(order);
     free(stack);
     free(cursor);
     free(pred_off);
@@ -138,7 +177,22 @@ out:
 
 int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32_t *idom)
 {
-    return graph_idom(n, off, succ, idom, NULL, NULL);
+    if (off[n] >= NONE)
+        return -1;
+    uint32_t *off32 = malloc(((size_t)n + 1) * sizeof *off32);
+    uint32_t *succ32 = malloc((size_t)(off[n] ? off[n] : 1) * sizeof *succ32);
+    uint32_t *rpo = malloc((size_t)(n ? n : 1) * sizeof *rpo), n_rpo;
+    int st = -1;
+    if (off32 != NULL && succ32 != NULL && rpo != NULL) {
+        for (uint32_t v = 0; v <= n; v++)
+            off32[v] = (uint32_t)off[v];
+        memcpy(succ32, succ, (size_t)off[n] * sizeof *succ32);
+        st = graph_idom(n, &off32, &succ32, idom, rpo, &n_rpo);
+    }
+    free(off32);
+    free(succ32);
+    free(rpo);
+    return st;
 }
 
 /* ----------------------------------------------------------------------
@@ -146,40 +200,37 @@ int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32
  * ---------------------------------------------------------------------- */
 
 /* Node 0 is a virtual root pointing at every root's closure; node k + 1 is
- * the reachable object of rank k (dbg_reach_rank). */
+ * the reachable object of rank k (dbg_reach_rank).  See Note [Dominator
+ * memory]. */
 struct DbgDom {
     DbgClient *c;
     DbgReach *r;
     uint32_t n;                  /* nodes, the virtual root included */
-    uint64_t *addr;              /* [n] node -> closure address (0 for node 0) */
     uint32_t *idom;              /* [n] immediate dominator (node 0: itself) */
     uint32_t *rpo;               /* [n_rpo] reverse postorder: a dominator before
                                   * everything it dominates */
     uint32_t n_rpo;
-    uint64_t *own;               /* [n] the object's bytes (0 for statics) */
     uint64_t *retained;          /* [n] bytes in its dominator subtree */
-    uint64_t *retained_objects;  /* [n] heap objects in its dominator subtree */
-    uint64_t *kid_off;           /* [n + 1] children in the dominator tree */
-    uint32_t *kids;
+    uint32_t *retained_objects;  /* [n] heap objects in its dominator subtree */
 };
 
 void dbg_dom_free(DbgDom *d)
 {
     if (d == NULL)
         return;
-    free(d->addr);
     free(d->idom);
     free(d->rpo);
-    free(d->own);
     free(d->retained);
     free(d->retained_objects);
-    free(d->kid_off);
-    free(d->kids);
     free(d);
 }
 
-/* The graph: every pointer between reachable objects, plus node 0's edges
- * to the roots' closures. */
+/* The address of node v (0 for the virtual root). */
+static uint64_t node_addr(const DbgDom *d, uint32_t v)
+{
+    return v == 0 ? 0 : dbg_reach_addr(d->r, v - 1);
+}
+
 /* The pointer fields of cl into *ptrs (grown as needed, *cap entries);
  * *n says how many.  Returns 0, or -1 when out of C heap. */
 static int closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs, size_t *cap,
@@ -197,18 +248,21 @@ static int closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs, siz
     return 0;
 }
 
-static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
+/* The graph: every pointer between reachable objects, plus node 0's edges
+ * to the roots' closures; and each node's own bytes into d->retained. */
+static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
 {
     DbgClient *c = d->c;
-    uint64_t *off = malloc(((size_t)d->n + 1) * sizeof *off);
+    uint32_t *off = malloc(((size_t)d->n + 1) * sizeof *off);
     uint32_t *succ = NULL;
     size_t n_edges = 0, cap = 0;
     uint64_t *ptrs = NULL;
     size_t ptr_cap = 0;
+    DbgRankIter it = {0};
     if (off == NULL)
         return dbg_fail(c, "out of memory for the heap graph");
     for (uint32_t v = 0; v < d->n; v++) {
-        off[v] = n_edges;
+        off[v] = (uint32_t)n_edges;
         size_t np;
         if (v == 0) {
             const DbgRoot *roots;
@@ -224,10 +278,16 @@ static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
             for (size_t i = 0; i < np; i++)
                 ptrs[i] = roots[i].kind == DEBUG_ROOT_REMEMBERED ? 0 : roots[i].addr;
         } else {
+            uint64_t addr;
             DbgClosure cl;
-            if (dbg_closure(c, d->addr[v], &cl) != 0)
+            if (!dbg_reach_next(d->r, &it, &addr)) {
+                dbg_fail(c, "dominators: fewer ranked objects than nodes (nodes=%u)", d->n);
                 goto fail;
-            d->own[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
+            }
+            if (dbg_closure(c, addr, &cl) != 0)
+                goto fail;
+            if (d->retained != NULL)
+                d->retained[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
             if (closure_ptrs(c, &cl, &ptrs, &ptr_cap, &np) != 0)
                 goto oom;
         }
@@ -236,7 +296,13 @@ static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
             if (k == SIZE_MAX)
                 continue;   /* NULL, dangling, or the remembered set */
             if (n_edges == cap) {
+                if (cap >= NONE) {
+                    dbg_fail(c, "dominators: too many pointers (edges=%zu, max=%u)", n_edges,
+                             NONE - 1);
+                    goto fail;
+                }
                 cap = cap ? 2 * cap : 4096;
+                cap = cap > NONE ? NONE : cap;
                 uint32_t *g = realloc(succ, cap * sizeof *g);
                 if (g == NULL)
                     goto oom;
@@ -245,8 +311,10 @@ static int build_graph(DbgDom *d, uint64_t **off_out, uint32_t **succ_out)
             succ[n_edges++] = (uint32_t)(k + 1);
         }
     }
-    off[d->n] = n_edges;
+    off[d->n] = (uint32_t)n_edges;
     free(ptrs);
+    if (succ == NULL && (succ = malloc(sizeof *succ)) == NULL)
+        goto oom;
     *off_out = off;
     *succ_out = succ;
     return 0;
@@ -261,14 +329,24 @@ fail:
 
 DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
 {
+    return dbg_dominators_opts(c, r, true);
+}
+
+DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums)
+{
     size_t n_objs;
-    const uint64_t *objs = dbg_reach_objects(r, &n_objs);
+    dbg_reach_objects(r, &n_objs);
     if (n_objs >= NONE - 2) {
         dbg_fail(c, "dominators: too many objects (objects=%zu, max=%u)", n_objs, NONE - 3);
         return NULL;
     }
     if (dbg_reach_rank_build(r) != 0)
         return NULL;
+    if (dbg_reach_n_ranked(r) != n_objs) {
+        dbg_fail(c, "dominators: needs the breadth-first traversal (objects=%zu, ranked=%zu)",
+                 n_objs, dbg_reach_n_ranked(r));
+        return NULL;
+    }
     DbgDom *d = calloc(1, sizeof *d);
     if (d == NULL) {
         dbg_fail(c, "out of memory");
@@ -277,57 +355,38 @@ DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
     d->c = c;
     d->r = r;
     d->n = (uint32_t)n_objs + 1;
-    d->addr = calloc(d->n, sizeof *d->addr);
+    d->retained = sums ? calloc(d->n, sizeof *d->retained) : NULL;
     d->idom = malloc((size_t)d->n * sizeof *d->idom);
     d->rpo = malloc((size_t)d->n * sizeof *d->rpo);
-    d->own = calloc(d->n, sizeof *d->own);
-    d->retained = calloc(d->n, sizeof *d->retained);
-    d->retained_objects = calloc(d->n, sizeof *d->retained_objects);
-    d->kid_off = calloc((size_t)d->n + 1, sizeof *d->kid_off);
-    d->kids = malloc((size_t)d->n * sizeof *d->kids);
-    if (d->addr == NULL || d->idom == NULL || d->rpo == NULL || d->own == NULL ||
-        d->retained == NULL || d->retained_objects == NULL || d->kid_off == NULL ||
-        d->kids == NULL) {
+    if ((sums && d->retained == NULL) || d->idom == NULL || d->rpo == NULL) {
         dbg_fail(c, "out of memory for the dominator tree");
         goto fail;
     }
-    for (size_t i = 0; i < n_objs; i++)
-        d->addr[dbg_reach_rank(r, objs[i]) + 1] = objs[i];
-    uint64_t *off = NULL;
-    uint32_t *succ = NULL;
+    uint32_t *off = NULL, *succ = NULL;
     if (build_graph(d, &off, &succ) != 0)
         goto fail;
-    int st = graph_idom(d->n, off, succ, d->idom, d->rpo, &d->n_rpo);
+    int st = graph_idom(d->n, &off, &succ, d->idom, d->rpo, &d->n_rpo);
     free(off);
     free(succ);
     if (st != 0) {
         dbg_fail(c, "out of memory for the dominator tree");
         goto fail;
     }
-    /* Subtree sums, leaves first; and the children lists. */
-    for (uint32_t v = 0; v < d->n; v++) {
-        d->retained[v] = d->own[v];
-        d->retained_objects[v] = v != 0 && d->own[v] != 0;
+    if (!sums)
+        return d;
+    /* Subtree sums, leaves first (retained starts as each node's own bytes). */
+    d->retained_objects = malloc((size_t)d->n * sizeof *d->retained_objects);
+    if (d->retained_objects == NULL) {
+        dbg_fail(c, "out of memory for the dominator tree");
+        goto fail;
     }
+    for (uint32_t v = 0; v < d->n; v++)
+        d->retained_objects[v] = v != 0 && d->retained[v] != 0;
     for (uint32_t k = d->n_rpo; k-- > 1;) {
         uint32_t v = d->rpo[k], p = d->idom[v];
         d->retained[p] += d->retained[v];
         d->retained_objects[p] += d->retained_objects[v];
-        d->kid_off[p + 1]++;
     }
-    for (uint32_t v = 0; v < d->n; v++)
-        d->kid_off[v + 1] += d->kid_off[v];
-    uint64_t *fill = malloc(((size_t)d->n + 1) * sizeof *fill);
-    if (fill == NULL) {
-        dbg_fail(c, "out of memory for the dominator tree");
-        goto fail;
-    }
-    memcpy(fill, d->kid_off, ((size_t)d->n + 1) * sizeof *fill);
-    for (uint32_t k = 1; k < d->n_rpo; k++) {
-        uint32_t v = d->rpo[k];
-        d->kids[fill[d->idom[v]]++] = v;
-    }
-    free(fill);
     return d;
 fail:
     dbg_dom_free(d);
@@ -344,13 +403,13 @@ static uint32_t node_of(const DbgDom *d, uint64_t addr)
 uint64_t dbg_dom_retained(const DbgDom *d, uint64_t addr)
 {
     uint32_t v = node_of(d, addr);
-    return v == NONE ? 0 : d->retained[v];
+    return v == NONE || d->retained == NULL ? 0 : d->retained[v];
 }
 
 uint64_t dbg_dom_idom(const DbgDom *d, uint64_t addr)
 {
     uint32_t v = node_of(d, addr);
-    return v == NONE ? 0 : d->addr[d->idom[v]];
+    return v == NONE ? 0 : node_addr(d, d->idom[v]);
 }
 
 /* ----------------------------------------------------------------------
@@ -361,41 +420,65 @@ uint64_t dbg_dom_idom(const DbgDom *d, uint64_t addr)
  * ancestors have none of the same key: the objects of a kind that are not
  * already inside the retained set of another of that kind, so that their
  * retained sizes add up without counting anything twice. */
+typedef struct {
+    uint32_t v, next;   /* a node and its next child to visit */
+} TopFrame;
+
 static int dom_topmost(const DbgDom *d, const uint32_t *key, uint32_t n_keys,
                        void (*f)(uint32_t v, uint32_t key, void *env), void *env)
 {
+    /* The children lists (CSR, 32 bits): counts, then filled from each
+     * list's end in reverse rpo so that a list reads in rpo order. */
     uint32_t *active = calloc(n_keys ? n_keys : 1, sizeof *active);
-    uint32_t *stack = malloc((size_t)d->n * sizeof *stack);
-    uint64_t *next = malloc((size_t)d->n * sizeof *next);   /* next child to visit */
-    if (active == NULL || stack == NULL || next == NULL) {
-        free(active);
-        free(stack);
-        free(next);
-        return dbg_fail(d->c, "out of memory for the dominator tree walk");
+    uint32_t *kid_off = calloc((size_t)d->n + 1, sizeof *kid_off);
+    uint32_t *kids = malloc((size_t)d->n * sizeof *kids);
+    TopFrame *stack = NULL;   /* grown: as deep as the tree */
+    size_t sp = 0, cap = 0;
+    int st = -1;
+    if (active == NULL || kid_off == NULL || kids == NULL)
+        goto out;
+    for (uint32_t k = 1; k < d->n_rpo; k++)
+        kid_off[d->idom[d->rpo[k]]]++;
+    for (uint32_t v = 1; v <= d->n; v++)
+        kid_off[v] += kid_off[v - 1];   /* kid_off[v]: end of v's list */
+    for (uint32_t k = d->n_rpo; k-- > 1;) {
+        uint32_t v = d->rpo[k];
+        kids[--kid_off[d->idom[v]]] = v;
     }
-    uint32_t sp = 0;
-    stack[sp++] = 0;
-    next[0] = d->kid_off[0];
+    /* kid_off[v] is now the start of v's list. */
+    cap = 1024;
+    if ((stack = malloc(cap * sizeof *stack)) == NULL)
+        goto out;
+    stack[sp++] = (TopFrame){0, kid_off[0]};
     while (sp > 0) {
-        uint32_t v = stack[sp - 1];
-        if (next[v] < d->kid_off[v + 1]) {
-            uint32_t w = d->kids[next[v]++];
+        uint32_t v = stack[sp - 1].v;
+        if (stack[sp - 1].next < kid_off[v + 1]) {
+            uint32_t w = kids[stack[sp - 1].next++];
             if (key[w] != NONE) {
                 if (active[key[w]]++ == 0)
                     f(w, key[w], env);
             }
-            next[w] = d->kid_off[w];
-            stack[sp++] = w;
+            if (sp == cap) {
+                void *g = realloc(stack, 2 * cap * sizeof *stack);
+                if (g == NULL)
+                    goto out;
+                stack = g;
+                cap *= 2;
+            }
+            stack[sp++] = (TopFrame){w, kid_off[w]};
             continue;
         }
         sp--;
         if (key[v] != NONE)
             active[key[v]]--;
     }
+    st = 0;
+out:
     free(active);
+    free(kid_off);
+    free(kids);
     free(stack);
-    free(next);
-    return 0;
+    return st == 0 ? 0 : dbg_fail(d->c, "out of memory for the dominator tree walk");
 }
 
 /* ----------------------------------------------------------------------
@@ -426,6 +509,8 @@ static int retained_cmp(const void *a, const void *b)
 int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCensusBy by,
                         const DbgEraRange *eras, DbgCensus *out)
 {
+    if (d->retained == NULL)
+        return dbg_fail(c, "census: the dominator tree was built without retained sizes");
     if (dbg_census(c, r, by, eras, out) != 0)
         return -1;
     uint32_t *key = malloc((size_t)d->n * sizeof *key);
@@ -440,10 +525,12 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
             goto oom;
     }
     key[0] = NONE;
-    for (uint32_t v = 1; v < d->n; v++) {
+    DbgRankIter it = {0};
+    uint64_t addr;
+    for (uint32_t v = 1; v < d->n && dbg_reach_next(r, &it, &addr); v++) {
         key[v] = NONE;
         DbgClosure cl;
-        if (dbg_closure(c, d->addr[v], &cl) != 0)
+        if (dbg_closure(c, addr, &cl) != 0)
             goto fail;
         if (!dbg_census_counts(&cl, by, eras))
             continue;
@@ -493,28 +580,35 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
     *n = 0;
     if (cap == 0)
         return 0;
+    if (d->retained == NULL)
+        return dbg_fail(c, "dominators: the tree was built without retained sizes");
     DbgDomEntry *all = malloc(((size_t)d->n ? d->n : 1) * sizeof *all);
     if (all == NULL)
         return dbg_fail(c, "out of memory");
     size_t m = 0;
-    for (uint32_t k = 1; k < d->n_rpo; k++) {
-        uint32_t v = d->rpo[k], p = d->idom[v];
+    DbgRankIter it = {0};
+    uint64_t addr;
+    for (uint32_t v = 1; v < d->n && dbg_reach_next(d->r, &it, &addr); v++) {
+        uint32_t p = d->idom[v];
+        if (p == NONE)
+            continue;   /* not reached from the virtual root */
         DbgClosure cl, pl;
-        if (dbg_closure(c, d->addr[v], &cl) != 0) {
+        if (dbg_closure(c, addr, &cl) != 0) {
             free(all);
             return -1;
         }
+        uint64_t paddr = node_addr(d, p);
         /* The head of a chain of one info table stands for the chain. */
         if (p != 0) {
-            if (dbg_closure(c, d->addr[p], &pl) != 0) {
+            if (dbg_closure(c, paddr, &pl) != 0) {
                 free(all);
                 return -1;
             }
             if (pl.info == cl.info)
                 continue;
         }
-        all[m++] = (DbgDomEntry){d->addr[v], d->retained[v], d->retained_objects[v], d->own[v],
-                                 d->addr[p]};
+        all[m++] = (DbgDomEntry){addr, d->retained[v], d->retained_objects[v],
+                                 cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0, paddr};
     }
     qsort(all, m, sizeof *all, entry_cmp);
     *n = m < cap ? m : cap;
@@ -530,7 +624,7 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
 typedef struct {
     DbgBoundary *b;
     const uint64_t *old;         /* [n] old-era bytes in the dominator subtree */
-    const uint64_t *old_objects;
+    const uint32_t *old_objects;
 } BoundaryAdd;
 
 static void add_holder(uint32_t v, uint32_t key, void *env)
@@ -564,22 +658,24 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
     uint64_t lo = q->eras.lo, hi = q->eras.hi;
     uint32_t *key = malloc((size_t)d->n * sizeof *key);
     uint64_t *old = calloc(d->n, sizeof *old);
-    uint64_t *old_objects = calloc(d->n, sizeof *old_objects);
+    uint32_t *old_objects = calloc(d->n, sizeof *old_objects);
     AddrMap groups = {0};   /* holder info table -> group + 1 */
     uint64_t *ptrs = NULL;
     size_t ptr_cap = 0, cap = 0;
     if (key == NULL || old == NULL || old_objects == NULL)
         goto oom;
     key[0] = NONE;
-    for (uint32_t v = 1; v < d->n; v++) {
+    DbgRankIter it = {0};
+    uint64_t addr;
+    for (uint32_t v = 1; v < d->n && dbg_reach_next(d->r, &it, &addr); v++) {
         key[v] = NONE;
         DbgClosure cl;
-        if (dbg_closure(c, d->addr[v], &cl) != 0)
+        if (dbg_closure(c, addr, &cl) != 0)
             goto fail;
         if (cl.block == NULL)
             continue;   /* statics have no era */
         if (cl.era >= lo && cl.era <= hi) {
-            old[v] = d->own[v];
+            old[v] = (uint64_t)cl.n_words * 8;
             old_objects[v] = 1;
         }
         if (cl.era <= hi)

@@ -15,8 +15,6 @@
 #include "DebugAnalysis.h"
 #include "strata/Debug.h"
 
-/* A parent value with this bit set is a root index, else an address. */
-#define ROOT_TAG ((uint64_t)1 << 63)
 
 struct DbgReach {
     DbgClient *c;
@@ -25,9 +23,9 @@ struct DbgReach {
     size_t n_reached;            /* objects marked (heap and static) */
     uint64_t **marks;            /* per block index, bit per word; lazily */
     AddrMap static_marks;        /* static closures reached */
-    uint64_t *parents;           /* by rank (dbg_reach_rank): parent addr, or
-                                  * ROOT_TAG | root index; see Note [Parents by
-                                  * rank, after the traversal] */
+    uint32_t *parents32;         /* by rank (dbg_reach_rank): see Note [Parents by */
+    uint64_t *parents64;         /* rank, after the traversal]; one of the two */
+    size_t n_parent_objs;        /* parent values above it are roots */
     uint64_t *order;             /* discovery order (also the BFS queue) */
     size_t n, cap;
     size_t n_blocks;
@@ -37,6 +35,10 @@ struct DbgReach {
                                   * counted over the whole heap in block order */
     AddrMap static_rank;         /* static closure -> rank + 1 */
     size_t n_heap;               /* marked heap objects: ranks below it */
+    uint64_t *block_first;       /* per block: rank of its first marked object
+                                  * (the running total for a block with none) */
+    uint64_t *static_addrs;      /* rank n_heap + i -> static closure */
+    size_t n_static;
 };
 
 bool dbg_parse_era_range(const char *s, DbgEraRange *out)
@@ -70,12 +72,15 @@ void dbg_reach_free(DbgReach *r)
         free(r->marks[i]);
     free(r->marks);
     addr_map_free(&r->static_marks);
-    free(r->parents);
+    free(r->parents32);
+    free(r->parents64);
     if (r->rank_base != NULL)
         for (size_t i = 0; i < r->n_blocks; i++)
             free(r->rank_base[i]);
     free(r->rank_base);
     addr_map_free(&r->static_rank);
+    free(r->block_first);
+    free(r->static_addrs);
     free(r->order);
     free(r);
 }
@@ -180,25 +185,50 @@ static const uint8_t seed_order[] = {DEBUG_ROOT_FRAME, DEBUG_ROOT_SAVED,
  * an object at full load and more with its slack and rehashing (1.5 GB of
  * the 2.8 GB that retainers took on a 1 GB heap, docs/design/debugger.md).
  * Once the traversal is done the marks give every object a dense rank
- * (Note [Ranks from the marks]), so the parents go in a flat array of 8
- * bytes an object, filled by one more pass: the roots in seed order, then
- * each object in discovery order, each setting the parent of the objects
- * it points to that have none yet.  The discovery order is the BFS queue,
- * so the first setter of each object is the one the traversal visited it
- * from, and the paths are the same shortest ones. */
+ * (Note [Ranks from the marks]), so the parents go in a flat array by
+ * rank, filled by one more pass: the roots in seed order, then each object
+ * in discovery order, each setting the parent of the objects it points to
+ * that have none yet.  The discovery order is the BFS queue, so the first
+ * setter of each object is the one the traversal visited it from, and the
+ * paths are the same shortest ones.
+ *
+ * A parent is stored as a number, not an address: 0 for none yet, the
+ * parent's rank + 1, or n + 1 + i for root i (n the objects ranked).  That
+ * fits 32 bits, 4 bytes an object, whenever n + 1 + the number of roots
+ * does (a heap of under 4 G objects, about 100 GB); beyond that the same
+ * numbers are kept in 64 bits.  A path is walked back through
+ * dbg_reach_addr, a binary search per step. */
+static uint64_t parent_get(const DbgReach *r, size_t t)
+{
+    return r->parents32 != NULL ? r->parents32[t] : r->parents64[t];
+}
+
+static void parent_set(DbgReach *r, size_t t, uint64_t p)
+{
+    if (r->parents32 != NULL)
+        r->parents32[t] = (uint32_t)p;
+    else
+        r->parents64[t] = p;
+}
+
 static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
 {
     if (dbg_reach_rank_build(r) != 0)
         return -1;
-    r->parents = calloc(r->n ? r->n : 1, sizeof *r->parents);   /* 0: none yet */
-    if (r->parents == NULL)
+    size_t n = dbg_reach_n_ranked(r);
+    r->n_parent_objs = n;
+    if ((uint64_t)n + 1 + n_roots <= UINT32_MAX)
+        r->parents32 = calloc(n ? n : 1, sizeof *r->parents32);   /* 0: none yet */
+    else
+        r->parents64 = calloc(n ? n : 1, sizeof *r->parents64);
+    if (r->parents32 == NULL && r->parents64 == NULL)
         return dbg_fail(c, "out of memory for retainer paths");
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++) {
             size_t t = roots[i].kind == seed_order[k] ? dbg_reach_rank(r, roots[i].addr)
                                                        : SIZE_MAX;
-            if (t != SIZE_MAX && r->parents[t] == 0)
-                r->parents[t] = ROOT_TAG | i;
+            if (t != SIZE_MAX && parent_get(r, t) == 0)
+                parent_set(r, t, (uint64_t)n + 1 + i);
         }
     uint64_t small[64], *ptrs = small;
     size_t cap = 64;
@@ -219,10 +249,14 @@ static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_
             cap = np;
             dbg_closure_ptrs(c, &cl, ptrs, cap);
         }
+        uint64_t self = 0;   /* this object's rank + 1, looked up once needed */
         for (size_t i = 0; i < np; i++) {
             size_t t = ptrs[i] != 0 ? dbg_reach_rank(r, ptrs[i]) : SIZE_MAX;
-            if (t != SIZE_MAX && r->parents[t] == 0)
-                r->parents[t] = r->order[q];
+            if (t != SIZE_MAX && parent_get(r, t) == 0) {
+                if (self == 0)
+                    self = (uint64_t)dbg_reach_rank(r, r->order[q]) + 1;
+                parent_set(r, t, self);
+            }
         }
     }
     if (ptrs != small)
@@ -362,8 +396,8 @@ int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *o
     size_t cap = 0;
     for (uint64_t a = addr;;) {
         size_t k = dbg_reach_rank(r, a);
-        uint64_t *p = k != SIZE_MAX ? &r->parents[k] : NULL;
-        if (p == NULL || *p == 0)
+        uint64_t p = k != SIZE_MAX ? parent_get(r, k) : 0;
+        if (p == 0)
             return dbg_fail(c, "0x%llx is not reachable", (unsigned long long)addr);
         if (out->n == cap) {
             cap = cap ? 2 * cap : 16;
@@ -375,11 +409,11 @@ int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *o
             out->addrs = n;
         }
         out->addrs[out->n++] = a;
-        if (*p & ROOT_TAG) {
-            out->root = (size_t)(*p & ~ROOT_TAG);
+        if (p > r->n_parent_objs) {
+            out->root = (size_t)(p - r->n_parent_objs - 1);
             return 0;
         }
-        a = *p;
+        a = dbg_reach_addr(r, (size_t)(p - 1));
     }
 }
 
@@ -413,8 +447,12 @@ int dbg_reach_rank_build(DbgReach *r)
     r->rank_base = calloc(r->n_blocks ? r->n_blocks : 1, sizeof *r->rank_base);
     if (r->rank_base == NULL)
         return dbg_fail(c, "out of memory for object ranks");
+    r->block_first = malloc((r->n_blocks ? r->n_blocks : 1) * sizeof *r->block_first);
+    if (r->block_first == NULL)
+        return dbg_fail(c, "out of memory for object ranks");
     uint64_t total = 0;
     for (size_t i = 0; i < r->n_blocks; i++) {
+        r->block_first[i] = total;
         if (r->marks[i] == NULL)
             continue;
         size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
@@ -426,11 +464,85 @@ int dbg_reach_rank_build(DbgReach *r)
         }
     }
     r->n_heap = (size_t)total;
-    for (size_t i = 0; i < r->n; i++)   /* statics, in discovery order */
-        if (dbg_block_of(c, r->order[i]) == NULL &&
-            addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
+    size_t cap = 0;
+    for (size_t i = 0; i < r->n; i++) {   /* statics, in discovery order */
+        if (dbg_block_of(c, r->order[i]) != NULL)
+            continue;
+        if (r->n_static == cap) {
+            cap = cap ? 2 * cap : 64;
+            uint64_t *g = realloc(r->static_addrs, cap * sizeof *g);
+            if (g == NULL)
+                return dbg_fail(c, "out of memory for object ranks");
+            r->static_addrs = g;
+        }
+        r->static_addrs[r->n_static++] = r->order[i];
+        if (addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
             return dbg_fail(c, "out of memory for object ranks");
+    }
     return 0;
+}
+
+size_t dbg_reach_n_ranked(const DbgReach *r)
+{
+    return r->n_heap + r->n_static;
+}
+
+uint64_t dbg_reach_addr(const DbgReach *r, size_t rank)
+{
+    if (rank >= r->n_heap)
+        return rank - r->n_heap < r->n_static ? r->static_addrs[rank - r->n_heap] : 0;
+    /* The last block whose first rank is at most rank holds it (a block
+     * with no marked object shares its first rank with the next one). */
+    size_t lo = 0, hi = r->n_blocks;   /* block_first[lo] <= rank < block_first[hi] */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->block_first[mid] <= rank)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const DbgBlock *b = &r->c->blocks[lo];
+    const uint64_t *base = r->rank_base[lo], *m = r->marks[lo];
+    size_t nw = (b->used_bytes / 8 + 63) / 64 + 1, wlo = 0, whi = nw;
+    while (whi - wlo > 1) {
+        size_t mid = wlo + (whi - wlo) / 2;
+        if (base[mid] <= rank)
+            wlo = mid;
+        else
+            whi = mid;
+    }
+    uint64_t bits = m[wlo];
+    for (uint64_t k = rank - base[wlo]; k > 0; k--)
+        bits &= bits - 1;
+    return b->start + ((uint64_t)wlo * 64 + (uint64_t)__builtin_ctzll(bits)) * 8;
+}
+
+bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr)
+{
+    while (it->bits == 0) {
+        if (it->block >= r->n_blocks) {
+            size_t s = it->rank - r->n_heap;
+            if (s >= r->n_static)
+                return false;
+            *addr = r->static_addrs[s];
+            it->rank++;
+            return true;
+        }
+        const uint64_t *m = r->marks[it->block];
+        size_t nw = m == NULL ? 0 : (r->c->blocks[it->block].used_bytes / 8 + 63) / 64 + 1;
+        if (it->word < nw) {
+            it->base = it->word;
+            it->bits = m[it->word++];
+        } else {
+            it->block++;
+            it->word = 0;
+        }
+    }
+    uint64_t w = (uint64_t)it->base * 64 + (uint64_t)__builtin_ctzll(it->bits);
+    it->bits &= it->bits - 1;
+    *addr = r->c->blocks[it->block].start + w * 8;
+    it->rank++;
+    return true;
 }
 
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)

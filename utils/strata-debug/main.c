@@ -872,7 +872,7 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
     DbgQuery q;
     if (query_from_opts(o, "boundary", &q) != 0)
         return 1;
-    DbgDom *d = dbg_dominators(c, r);
+    DbgDom *d = dbg_dominators_opts(c, r, false);   /* the boundary sums its own bytes */
     DbgBoundary b;
     if (d == NULL || dbg_boundary(c, d, &q, &b) != 0) {
         dbg_dom_free(d);
