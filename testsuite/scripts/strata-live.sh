@@ -247,6 +247,18 @@ grep -q "strata-live: waiting for $test_tmp/ev.sock to accept" unix.err && pass 
     fail "no waiting message: $(cat unix.err)"
 stop_live
 
+# A connection reset before the first byte (the program exited while
+# strata-live sat in its listen queue): the next stream is awaited, and
+# strata-live does not exit as it does for a stream that is not an eventlog.
+start_live reset --socket "$test_tmp/rs.sock"
+"$serve_log" --unix "$test_tmp/rs.sock" @reset hi.eventlog >serve.out 2>serve.err &
+serve_pid=$!
+wait_metric 'strata_heap_census_number{' "$n_hi"
+wait "$serve_pid" && pass || fail "serve_log failed: $(cat serve.err)"
+grep -q 'Connection reset by peer' reset.err && pass ||
+    fail "the reset was not reported: $(cat reset.err)"
+stop_live
+
 # --- TCP ------------------------------------------------------------------------
 "$serve_log" --tcp 0 hi.eventlog >serve.out 2>serve.err &
 serve_pid=$!

@@ -32,6 +32,7 @@ typedef struct Source {
     uint64_t offset;            /* ...and how far it has been read */
     int replaced;               /* SOURCE_FILE: the path now names another file */
     int saw_eof;                /* the stream ended (as opposed to failing) */
+    int conn_lost;              /* a socket's read failed (reset): the program went */
     int stdin_taken;            /* SOURCE_STDIN: its one stream was opened */
     unsigned backoff_ms;        /* the next wait before connecting again */
     volatile sig_atomic_t *stop;   /* set by a signal: give up waiting */

@@ -187,8 +187,9 @@ static int read_stream(Source *src, LiveState *state, int *fatal)
     if (rc < 0 && !stop_requested && !src->replaced) {
         fprintf(stderr, "%s: %s: %s\n", TOOL, evr_name(r), evr_error(r));
         /* Not an eventlog at all (no event, and not cut short): waiting
-         * for the next stream would not mend it. */
-        if (n_events == 0 && !src->saw_eof)
+         * for the next stream would not mend it.  A lost connection is not
+         * that (Note [A lost connection is not a bad stream] in Source.c). */
+        if (n_events == 0 && !src->saw_eof && !src->conn_lost)
             *fatal = 1;
     } else if (rc == 0 && n_events > 0) {
         fprintf(stderr, "%s: %s: stream ended after %" PRIu64 " events%s; serving its last "
