@@ -161,6 +161,16 @@ static int parse_options(int argc, char **argv, Options *o)
  * Reading
  * ------------------------------------------------------------------- */
 
+/* Note [A stream replaces the figures at its first event]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A new stream's figures replace the last stream's (live_state_stream_begin
+ * frees them), but only once it has yielded an event.  When a program
+ * exits, strata-live's reconnect often reaches it in its last moments and
+ * is closed unanswered (EOF or ECONNRESET at offset 0); beginning the
+ * stream at connect time would wipe the finished run's figures that
+ * strata-live promises to keep serving, and leave /metrics empty.  A
+ * connection that yields nothing changes nothing but the error count. */
+
 /* Reads one stream to its end.  Returns 1 to go on to the next stream, 0
  * to stop reading (a fatal error was reported into *fatal). */
 static int read_stream(Source *src, LiveState *state, int *fatal)
@@ -171,14 +181,14 @@ static int read_stream(Source *src, LiveState *state, int *fatal)
         *fatal = 1;
         return 0;
     }
-    pthread_mutex_lock(&state_lock);
-    live_state_stream_begin(state);
-    pthread_mutex_unlock(&state_lock);
     EvrEvent ev;
     int rc;
     uint64_t n_events = 0;
     while ((rc = evr_next(r, &ev)) == 1) {
         pthread_mutex_lock(&state_lock);
+        /* Note [A stream replaces the figures at its first event] */
+        if (n_events == 0)
+            live_state_stream_begin(state);
         live_state_add(state, &ev);
         pthread_mutex_unlock(&state_lock);
         n_events++;
