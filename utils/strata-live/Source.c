@@ -275,6 +275,23 @@ int source_open(Source *src, char *why, size_t why_len)
     return -1;
 }
 
+int source_connect(Source *src, char *why, size_t why_len)
+{
+    int gai = 0;
+    int fd = src->kind == SOURCE_SOCKET ? connect_unix(src->where)
+                                        : connect_tcp(src->host, src->port, &gai);
+    if (fd >= 0)
+        return fd;
+    if (gai != 0)
+        snprintf(why, why_len, "--tcp %s: cannot resolve %s: %s", src->where, src->host,
+                 gai_strerror(gai));
+    else
+        snprintf(why, why_len, "%s %s: cannot connect: %s",
+                 src->kind == SOURCE_SOCKET ? "--socket" : "--tcp", src->where,
+                 strerror(errno));
+    return -1;
+}
+
 void source_close(Source *src)
 {
     if (src->fd >= 0 && src->fd != STDIN_FILENO)

@@ -49,6 +49,10 @@ int source_init(Source *src, SourceKind kind, const char *where,
  * why filled for an error that waiting will not mend. */
 int source_open(Source *src, char *why, size_t why_len);
 
+/* SOURCE_SOCKET or SOURCE_TCP: one attempt to connect, no waiting (for
+ * --send).  Returns the connected descriptor, or -1 with why filled. */
+int source_connect(Source *src, char *why, size_t why_len);
+
 /* The stream's read function for evr_open_stream (ctx = the Source). */
 ptrdiff_t source_read(void *ctx, void *buf, size_t max_bytes);
 
