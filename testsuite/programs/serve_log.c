@@ -8,12 +8,19 @@
  *
  *     serve_log (--unix PATH | --tcp PORT) FILE...
  *
+ * A FILE given as @reset (Unix sockets only) sends nothing: serve_log waits
+ * for a client to be waiting in the listen queue, then closes the listening
+ * socket without accepting it -- the client's first read fails with
+ * ECONNRESET, as it does when a program exits just as a client connects --
+ * and listens again on the same path for the next FILE.
+ *
  * Prints "listening PORT" (the TCP port it got: give 0 for any free one;
  * 0 for a Unix socket) on stdout once it accepts connections.  Exits 0 after
  * the last file was sent, 1 on an error, 2 on bad usage.
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +102,19 @@ int main(int argc, char **argv)
     printf("listening %d\n", port);
     fflush(stdout);
     for (int i = 3; i < argc; i++) {
+        if (strcmp(argv[i], "@reset") == 0 && strcmp(argv[1], "--unix") == 0) {
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            while (poll(&p, 1, -1) < 0 && errno == EINTR)
+                ;
+            close(fd);
+            unlink(argv[2]);
+            if ((fd = listen_unix(argv[2])) < 0) {
+                fprintf(stderr, "serve_log: cannot listen again on %s: %s\n", argv[2],
+                        strerror(errno));
+                return 1;
+            }
+            continue;
+        }
         int client = accept(fd, NULL, NULL);
         if (client < 0) {
             fprintf(stderr, "serve_log: accept: %s\n", strerror(errno));

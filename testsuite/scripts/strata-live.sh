@@ -247,6 +247,24 @@ grep -q "strata-live: waiting for $test_tmp/ev.sock to accept" unix.err && pass 
     fail "no waiting message: $(cat unix.err)"
 stop_live
 
+# A connection reset before the first byte (the program exited while
+# strata-live sat in its listen queue): the next stream is awaited, and
+# strata-live does not exit as it does for a stream that is not an eventlog;
+# after a whole stream, the reset leaves that stream's figures served.
+start_live reset --socket "$test_tmp/rs.sock"
+"$serve_log" --unix "$test_tmp/rs.sock" @reset hi.eventlog @reset >serve.out 2>serve.err &
+serve_pid=$!
+wait_metric 'strata_heap_census_number{' "$n_hi"
+wait "$serve_pid" && pass || fail "serve_log failed: $(cat serve.err)"
+wait_metric 'strata_live_stream_errors_total{' 2
+[ "$(grep -c 'Connection reset by peer' reset.err)" -eq 2 ] && pass ||
+    fail "the resets were not reported: $(cat reset.err)"
+wait_metric 'strata_heap_census_number{' "$n_hi"
+line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
+[ "${line##* }" = "$want_hi" ] && pass || fail "after a reset: '$line', expected $want_hi"
+wait_metric 'strata_live_streams_total{' 1
+stop_live
+
 # --- TCP ------------------------------------------------------------------------
 "$serve_log" --tcp 0 hi.eventlog >serve.out 2>serve.err &
 serve_pid=$!

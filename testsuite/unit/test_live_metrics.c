@@ -202,15 +202,59 @@ static void test_live_metrics_heap_and_gc(void **state)
     assert_has_line(text, "strata_gc_pause_seconds_sum{service_name=\"my\\\"prog\"} 0.003200000");
     free(text);
 
-    /* A new stream starts from nothing but strata-live's own counters. */
+    /* A stream that sends its preamble and ends (a program's exit racing
+     * the reconnect) leaves the last figures served. */
     live_state_stream_end(&s, 1);
     live_state_stream_begin(&s);
+    ev = event(EVENT_PROGRAM_ARGS, 0);
+    ev.u.args.args = (EvrStr){ "/bin/other", 10 };
+    live_state_add(&s, &ev);
+    live_state_stream_end(&s, 0);
+    text = render(&s);
+    assert_has_line(text, "strata_heap_size_bytes{service_name=\"my\\\"prog\"} 4096");
+    assert_has_line(text, "strata_live_streams_total{service_name=\"my\\\"prog\"} 2");
+    free(text);
+
+    /* A new stream's first figure replaces them: it starts from nothing
+     * but strata-live's own counters and its own preamble. */
+    live_state_stream_begin(&s);
+    live_state_add(&s, &ev);
+    add_heap(&s, EVENT_HEAP_LIVE, 7);
     text = render(&s);
     assert_null(strstr(text, "strata_heap_size_bytes"));
-    assert_has_line(text, "strata_live_streams_total{service_name=\"unknown\"} 2");
-    assert_has_line(text, "strata_live_events_total{service_name=\"unknown\"} 10");
+    assert_has_line(text, "strata_heap_live_bytes{service_name=\"other\"} 7");
+    assert_has_line(text, "strata_live_streams_total{service_name=\"other\"} 3");
+    assert_has_line(text, "strata_live_events_total{service_name=\"other\"} 13");
     free(text);
     live_state_free(&s);
+}
+
+/* HEAP_ALLOCATED: GHC posts each capability's own total (summed); strata's
+ * runtime posts the process's total on whichever capability ran the GC. */
+static void test_live_metrics_allocated_per_runtime(void **state)
+{
+    (void)state;
+    for (int strata = 0; strata <= 1; strata++) {
+        LiveState s;
+        live_state_init(&s, "svc", 20);
+        live_state_stream_begin(&s);
+        EvrEvent ev = event(EVENT_RTS_IDENTIFIER, 0);
+        ev.u.rts_id.ident = strata ? (EvrStr){ "strata-0.1.0 rts_strata", 23 }
+                                   : (EvrStr){ "GHC-9.6.2 rts_thr", 17 };
+        live_state_add(&s, &ev);
+        const uint64_t figures[][2] = { { 0, 100 }, { 1, 250 }, { 0, 400 } };
+        for (size_t k = 0; k < 3; k++) {
+            ev = event(EVENT_HEAP_ALLOCATED, 10 + k);
+            ev.cap = (int)figures[k][0];
+            ev.u.heap.bytes = figures[k][1];
+            live_state_add(&s, &ev);
+        }
+        char *text = render(&s);
+        assert_has_line(text, strata ? "strata_heap_allocated_bytes_total{service_name=\"svc\"} 400"
+                                     : "strata_heap_allocated_bytes_total{service_name=\"svc\"} 650");
+        free(text);
+        live_state_free(&s);
+    }
 }
 
 int main(void)
@@ -220,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_live_metrics_census_top_and_other),
         cmocka_unit_test(test_live_metrics_band_named_other),
         cmocka_unit_test(test_live_metrics_heap_and_gc),
+        cmocka_unit_test(test_live_metrics_allocated_per_runtime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,12 +76,47 @@ void live_state_init(LiveState *s, const char *service_name, size_t top)
 void live_state_free(LiveState *s)
 {
     stream_free(&s->stream);
+    stream_free(&s->pending);
+}
+
+/* Note [A preamble alone replaces nothing]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A new stream replaces the last one's figures, but not while all it has
+ * sent is its preamble: the events that describe the program (capsets,
+ * capabilities, identity, IPE entries; docs/design/eventlog.md, "What a
+ * client is sent").  A program that is exiting often accepts strata-live's
+ * reconnect, sends it the header and the preamble and closes: that
+ * stream, of the run strata-live just finished reading, holds no figure,
+ * and taking it as a new run would blank /metrics, which is meant to keep
+ * the run's last figures.  So a stream's events go into pending until the
+ * first event that is not a preamble event, which makes pending the served
+ * stream; a stream that ends before that is dropped. */
+static int is_preamble(uint16_t type)
+{
+    switch (type) {
+    case EVENT_BLOCK_MARKER:
+    case EVENT_CAPSET_CREATE:
+    case EVENT_CAPSET_ASSIGN_CAP:
+    case EVENT_CAP_CREATE:
+    case EVENT_WALL_CLOCK_TIME:
+    case EVENT_OSPROCESS_PID:
+    case EVENT_OSPROCESS_PPID:
+    case EVENT_RTS_IDENTIFIER:
+    case EVENT_PROGRAM_ARGS:
+    case EVENT_HEAP_INFO_GHC:
+    case EVENT_HEAP_PROF_BEGIN:
+    case EVENT_IPE:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 void live_state_stream_begin(LiveState *s)
 {
-    stream_free(&s->stream);
-    heap_census_init(&s->stream.census);
+    stream_free(&s->pending);
+    heap_census_init(&s->pending.census);
+    s->pending_active = 1;
     s->streams++;
     s->connected = 1;
 }
@@ -89,6 +124,10 @@ void live_state_stream_begin(LiveState *s)
 void live_state_stream_end(LiveState *s, int ok)
 {
     s->connected = 0;
+    if (s->pending_active) {   /* Note [A preamble alone replaces nothing] */
+        stream_free(&s->pending);
+        s->pending_active = 0;
+    }
     if (!ok)
         s->stream_errors++;
 }
@@ -147,7 +186,13 @@ static void note_era(LiveStream *st)
 
 void live_state_add(LiveState *s, const EvrEvent *ev)
 {
-    LiveStream *st = &s->stream;
+    if (s->pending_active && !is_preamble(ev->type)) {
+        stream_free(&s->stream);
+        s->stream = s->pending;
+        memset(&s->pending, 0, sizeof s->pending);
+        s->pending_active = 0;
+    }
+    LiveStream *st = s->pending_active ? &s->pending : &s->stream;
     s->events++;
     s->bytes += ev->size_bytes;
     if (heap_census_add(&st->census, ev)) {
@@ -207,7 +252,13 @@ void live_state_add(LiveState *s, const EvrEvent *ev)
         st->blocks_size_bytes = ev->u.heap.bytes;
         break;
     case EVENT_HEAP_ALLOCATED:
-        if (ev->cap >= 0 && ev->cap < LIVE_MAX_CAPS) {
+        /* GHC posts each capability's own total, to be summed; strata's
+         * runtime posts the process's total on the capability that ran
+         * the GC, one series whichever capability carries it. */
+        if (st->rts_id != NULL && strncmp(st->rts_id, "strata", 6) == 0) {
+            st->have_allocated = 1;
+            st->allocated_bytes[0] = ev->u.heap.bytes;
+        } else if (ev->cap >= 0 && ev->cap < LIVE_MAX_CAPS) {
             st->have_allocated = 1;
             st->allocated_bytes[ev->cap] = ev->u.heap.bytes;
         } else if (ev->cap < 0) {

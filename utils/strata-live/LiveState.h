@@ -47,7 +47,9 @@ typedef struct LiveStream {
 typedef struct LiveState {
     const char *service_name;      /* --service-name, or NULL: the program's name */
     size_t top;                    /* census bands shown; the rest summed as other */
-    LiveStream stream;
+    LiveStream stream;             /* the figures served */
+    LiveStream pending;            /* a new stream's preamble, not yet served */
+    int pending_active;            /* the stream being read is still in pending */
     /* strata-live's own figures, kept across streams */
     uint64_t streams;              /* streams begun (connections, files) */
     uint64_t stream_errors;        /* streams that ended with a reader error */

@@ -215,6 +215,7 @@ int source_open(Source *src, char *why, size_t why_len)
 {
     src->replaced = 0;
     src->saw_eof = 0;
+    src->conn_lost = 0;
     src->offset = 0;
     int said_waiting = 0;
     switch (src->kind) {
@@ -274,6 +275,23 @@ int source_open(Source *src, char *why, size_t why_len)
     return -1;
 }
 
+int source_connect(Source *src, char *why, size_t why_len)
+{
+    int gai = 0;
+    int fd = src->kind == SOURCE_SOCKET ? connect_unix(src->where)
+                                        : connect_tcp(src->host, src->port, &gai);
+    if (fd >= 0)
+        return fd;
+    if (gai != 0)
+        snprintf(why, why_len, "--tcp %s: cannot resolve %s: %s", src->where, src->host,
+                 gai_strerror(gai));
+    else
+        snprintf(why, why_len, "%s %s: cannot connect: %s",
+                 src->kind == SOURCE_SOCKET ? "--socket" : "--tcp", src->where,
+                 strerror(errno));
+    return -1;
+}
+
 void source_close(Source *src)
 {
     if (src->fd >= 0 && src->fd != STDIN_FILENO)
@@ -288,6 +306,18 @@ void source_close(Source *src)
 /* ----------------------------------------------------------------------
  * Reading
  * ------------------------------------------------------------------- */
+
+/* Note [A lost connection is not a bad stream]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * strata-live gives up on a stream that yields no event and did not end
+ * cleanly: bytes that are not an eventlog will not become one by waiting.
+ * A read error on a socket is another thing.  When a program exits while
+ * strata-live's reconnect sits in its listen queue (it connects again as
+ * soon as a stream ends, so this happens at every exit that races it), the
+ * listening socket is closed with the connection never accepted, and the
+ * first read fails with ECONNRESET at offset 0.  That connection is lost,
+ * not bad: it is reported and counted as a stream error, and the next
+ * program is awaited as after any other stream. */
 
 /* 1 if src's path now names another file than the one open, or the open
  * one has shrunk below what was read. */
@@ -313,8 +343,13 @@ ptrdiff_t source_read(void *ctx, void *buf, size_t max_bytes)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0) {
+            /* A connection reset or broken is the program going away (Note
+             * [A lost connection is not a bad stream]), not a bad stream. */
+            if (src->kind == SOURCE_SOCKET || src->kind == SOURCE_TCP)
+                src->conn_lost = 1;
             return -1;
+        }
         if (src->kind != SOURCE_FILE) {
             src->saw_eof = 1;
             return 0;

@@ -32,6 +32,7 @@ typedef struct Source {
     uint64_t offset;            /* ...and how far it has been read */
     int replaced;               /* SOURCE_FILE: the path now names another file */
     int saw_eof;                /* the stream ended (as opposed to failing) */
+    int conn_lost;              /* a socket's read failed (reset): the program went */
     int stdin_taken;            /* SOURCE_STDIN: its one stream was opened */
     unsigned backoff_ms;        /* the next wait before connecting again */
     volatile sig_atomic_t *stop;   /* set by a signal: give up waiting */
@@ -47,6 +48,10 @@ int source_init(Source *src, SourceKind kind, const char *where,
  * there will be no further stream (stdin was read, or *stop), or -1 with
  * why filled for an error that waiting will not mend. */
 int source_open(Source *src, char *why, size_t why_len);
+
+/* SOURCE_SOCKET or SOURCE_TCP: one attempt to connect, no waiting (for
+ * --send).  Returns the connected descriptor, or -1 with why filled. */
+int source_connect(Source *src, char *why, size_t why_len);
 
 /* The stream's read function for evr_open_stream (ctx = the Source). */
 ptrdiff_t source_read(void *ctx, void *buf, size_t max_bytes);

@@ -14,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ControlWire.h"
 #include "Http.h"
 #include "LiveState.h"
 #include "Source.h"
@@ -28,6 +30,7 @@
 #define DEFAULT_LISTEN "127.0.0.1:9465"
 #define DEFAULT_TOP 20
 #define MAX_TOP 10000
+#define MAX_SENDS 64
 
 static volatile sig_atomic_t stop_requested;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,13 +52,33 @@ typedef struct Options {
     const char *listen;
     const char *service_name;
     size_t top;
+    int n_sends;                    /* --send: commands to send, then exit */
+    const char *send_ns[MAX_SENDS];
+    size_t send_ns_len[MAX_SENDS];
+    uint8_t send_cmd[MAX_SENDS];
+    int serving_flags;              /* --listen, --service-name or --top given */
 } Options;
+
+/* The commands --send knows by name (docs/design/eventlog.md, "Control
+ * commands"); any other is given by its number. */
+static const struct {
+    const char *ns, *name;
+    uint8_t command;
+} command_names[] = {
+    { CONTROL_NS_EVENTLOG_SOCKET, "start-heap-profiling", CONTROL_CMD_START_HEAP_PROFILING },
+    { CONTROL_NS_EVENTLOG_SOCKET, "stop-heap-profiling", CONTROL_CMD_STOP_HEAP_PROFILING },
+    { CONTROL_NS_EVENTLOG_SOCKET, "census", CONTROL_CMD_REQUEST_HEAP_CENSUS },
+    { CONTROL_NS_STRATA, "era", CONTROL_CMD_INCREMENT_ERA },
+    { CONTROL_NS_STRATA, "gc", CONTROL_CMD_MAJOR_GC },
+    { CONTROL_NS_STRATA, "flush", CONTROL_CMD_FLUSH_EVENTLOG },
+};
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: %s (--socket PATH | --tcp HOST:PORT | --file LOG | -)\n"
             "                   [--listen HOST:PORT] [--service-name NAME] [--top N]\n"
+            "       %s (--socket PATH | --tcp HOST:PORT) --send NAMESPACE:COMMAND...\n"
             "Reads a program's eventlog as it is written and serves its heap figures:\n"
             "  /metrics           Prometheus text format (heap, GC, the latest census)\n"
             "  /debug/pprof/heap  the latest census as a gzipped pprof profile\n"
@@ -67,8 +90,12 @@ static void usage(FILE *out)
             "  --service-name S   the service_name label (default: the program's name)\n"
             "  --top N            census bands shown, the rest summed as \"other\" "
             "(default %d)\n"
+            "  --send NS:CMD      send a control command to the program and exit: a number\n"
+            "                     or strata:era, strata:gc, strata:flush, eventlog-socket:census,\n"
+            "                     eventlog-socket:start-heap-profiling, "
+            "eventlog-socket:stop-heap-profiling\n"
             "See docs/strata-live.md.\n",
-            TOOL, DEFAULT_LISTEN, DEFAULT_TOP);
+            TOOL, TOOL, DEFAULT_LISTEN, DEFAULT_TOP);
 }
 
 __attribute__((format(printf, 1, 2)))
@@ -102,6 +129,44 @@ static int add_source(Options *o, SourceKind kind, const char *where)
     return 1;
 }
 
+/* Parses --send's NAMESPACE:COMMAND (the namespace ends at the last ':';
+ * the command is a number from 0 to 255 or a name in command_names). */
+static int add_send(Options *o, const char *v)
+{
+    if (o->n_sends == MAX_SENDS)
+        return usage_error("--send: at most %d commands at once", MAX_SENDS);
+    const char *colon = strrchr(v, ':');
+    if (colon == NULL || colon == v)
+        return usage_error("--send: expected NAMESPACE:COMMAND, got '%s'", v);
+    size_t ns_len = (size_t)(colon - v);
+    if (ns_len > 255)
+        return usage_error("--send: the namespace is longer than 255 bytes (bytes=%zu)",
+                           ns_len);
+    const char *c = colon + 1;
+    long command = -1;
+    if (c[0] >= '0' && c[0] <= '9' && strlen(c) <= 3) {
+        char *end;
+        command = strtol(c, &end, 10);
+        if (*end != '\0' || command > 255)
+            command = -1;
+    } else {
+        for (size_t k = 0; k < sizeof command_names / sizeof command_names[0]; k++)
+            if (strlen(command_names[k].ns) == ns_len &&
+                memcmp(command_names[k].ns, v, ns_len) == 0 &&
+                strcmp(command_names[k].name, c) == 0)
+                command = command_names[k].command;
+    }
+    if (command < 0)
+        return usage_error("--send: the command must be a number from 0 to 255 or a "
+                           "known name (strata:era, strata:gc, strata:flush, "
+                           "eventlog-socket:census, ...), not '%s'", c);
+    o->send_ns[o->n_sends] = v;
+    o->send_ns_len[o->n_sends] = ns_len;
+    o->send_cmd[o->n_sends] = (uint8_t)command;
+    o->n_sends++;
+    return -1;
+}
+
 /* Returns -1 to go on, or an exit code. */
 static int parse_options(int argc, char **argv, Options *o)
 {
@@ -121,15 +186,24 @@ static int parse_options(int argc, char **argv, Options *o)
                 return EXIT_USAGE;
             add_source(o, a[2] == 's' ? SOURCE_SOCKET : a[2] == 't' ? SOURCE_TCP : SOURCE_FILE,
                        v);
+        } else if (strcmp(a, "--send") == 0) {
+            if ((v = option_value(argc, argv, &i)) == NULL)
+                return EXIT_USAGE;
+            int rc = add_send(o, v);
+            if (rc >= 0)
+                return rc;
         } else if (strcmp(a, "--listen") == 0) {
+            o->serving_flags = 1;
             if ((o->listen = option_value(argc, argv, &i)) == NULL)
                 return EXIT_USAGE;
         } else if (strcmp(a, "--service-name") == 0) {
+            o->serving_flags = 1;
             if ((o->service_name = option_value(argc, argv, &i)) == NULL)
                 return EXIT_USAGE;
             if (o->service_name[0] == '\0')
                 return usage_error("--service-name: the name is empty");
         } else if (strcmp(a, "--top") == 0) {
+            o->serving_flags = 1;
             if ((v = option_value(argc, argv, &i)) == NULL)
                 return EXIT_USAGE;
             char *end;
@@ -154,12 +228,27 @@ static int parse_options(int argc, char **argv, Options *o)
                            "--file LOG or -");
     if (o->n_sources > 1)
         return usage_error("give one eventlog source, not %d", o->n_sources);
+    if (o->n_sends > 0 && o->kind != SOURCE_SOCKET && o->kind != SOURCE_TCP)
+        return usage_error("--send needs the program's --socket PATH or --tcp HOST:PORT");
+    if (o->n_sends > 0 && o->serving_flags)
+        return usage_error("--send serves nothing: --listen, --service-name and --top "
+                           "do not go with it");
     return -1;
 }
 
 /* ----------------------------------------------------------------------
  * Reading
  * ------------------------------------------------------------------- */
+
+/* Note [A stream replaces the figures at its first event]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A new stream's figures replace the last stream's (live_state_stream_begin
+ * frees them), but only once it has yielded an event.  When a program
+ * exits, strata-live's reconnect often reaches it in its last moments and
+ * is closed unanswered (EOF or ECONNRESET at offset 0); beginning the
+ * stream at connect time would wipe the finished run's figures that
+ * strata-live promises to keep serving, and leave /metrics empty.  A
+ * connection that yields nothing changes nothing but the error count. */
 
 /* Reads one stream to its end.  Returns 1 to go on to the next stream, 0
  * to stop reading (a fatal error was reported into *fatal). */
@@ -171,14 +260,14 @@ static int read_stream(Source *src, LiveState *state, int *fatal)
         *fatal = 1;
         return 0;
     }
-    pthread_mutex_lock(&state_lock);
-    live_state_stream_begin(state);
-    pthread_mutex_unlock(&state_lock);
     EvrEvent ev;
     int rc;
     uint64_t n_events = 0;
     while ((rc = evr_next(r, &ev)) == 1) {
         pthread_mutex_lock(&state_lock);
+        /* Note [A stream replaces the figures at its first event] */
+        if (n_events == 0)
+            live_state_stream_begin(state);
         live_state_add(state, &ev);
         pthread_mutex_unlock(&state_lock);
         n_events++;
@@ -187,8 +276,9 @@ static int read_stream(Source *src, LiveState *state, int *fatal)
     if (rc < 0 && !stop_requested && !src->replaced) {
         fprintf(stderr, "%s: %s: %s\n", TOOL, evr_name(r), evr_error(r));
         /* Not an eventlog at all (no event, and not cut short): waiting
-         * for the next stream would not mend it. */
-        if (n_events == 0 && !src->saw_eof)
+         * for the next stream would not mend it.  A lost connection is not
+         * that (Note [A lost connection is not a bad stream] in Source.c). */
+        if (n_events == 0 && !src->saw_eof && !src->conn_lost)
             *fatal = 1;
     } else if (rc == 0 && n_events > 0) {
         fprintf(stderr, "%s: %s: stream ended after %" PRIu64 " events%s; serving its last "
@@ -228,6 +318,56 @@ static int read_streams(Source *src, LiveState *state)
 }
 
 /* ----------------------------------------------------------------------
+ * --send
+ * ------------------------------------------------------------------- */
+
+/* Note [Sending a control command]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A control command is written into a connection of its own: the program
+ * takes any client's bytes as commands, and treats this one as any other
+ * client (it is sent the log's header and preamble, which are never read).
+ * The messages go out in one write, then the write side is shut down and
+ * the connection closed.  The program reads what a client wrote before it
+ * sees the end of the connection, so closing at once loses nothing; the
+ * commands then run at the program's next safe point, after --send has
+ * exited.  There is no reply in eventlog-socket's protocol, so success
+ * means "delivered to the socket", and the effect is seen in the stream
+ * (an era band, a census) or the program's +RTS -s. */
+static int send_commands(const Options *o, Source *src)
+{
+    uint8_t buf[MAX_SENDS * CONTROL_MESSAGE_MAX];
+    size_t n = 0;
+    for (int k = 0; k < o->n_sends; k++) {
+        char ns[256];
+        memcpy(ns, o->send_ns[k], o->send_ns_len[k]);
+        ns[o->send_ns_len[k]] = '\0';
+        n += control_encode(buf + n, sizeof buf - n, ns, o->send_cmd[k]);
+    }
+    char why[512];
+    int fd = source_connect(src, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "%s: %s\n", TOOL, why);
+        return EXIT_FAIL;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = send(fd, buf + done, n - done, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            fprintf(stderr, "%s: --send: writing to %s failed: %s\n", TOOL, src->where,
+                    w < 0 ? strerror(errno) : "nothing written");
+            close(fd);
+            return EXIT_FAIL;
+        }
+        done += (size_t)w;
+    }
+    shutdown(fd, SHUT_WR);
+    close(fd);
+    return EXIT_OK;
+}
+
+/* ----------------------------------------------------------------------
  * main
  * ------------------------------------------------------------------- */
 
@@ -243,6 +383,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", TOOL, why);
         return EXIT_USAGE;
     }
+    if (o.n_sends > 0)
+        return send_commands(&o, &src);
     char host[256], port[16];
     if (!source_split_host_port(o.listen, 0, host, sizeof host, port, sizeof port, why,
                                 sizeof why)) {
