@@ -18,14 +18,15 @@ for spec in "2 1" "2 2" "4 2" "4 4" "8 4"; do
     grep -q "thread_stress: ok threads=$1 rounds=60 thunk_entries=1 .* caps=$2" "$out" ||
         fail "thread_stress $1 threads -N$2: $(cat "$out")"
 done
-# traceMarker from every worker lands in its capability's buffer: 6 per
-# worker (every 10th of 60 rounds), none lost, on both capabilities.
+# traceMarker from every worker lands in the buffer of the capability it
+# holds: 6 per worker (every 10th of 60 rounds), none lost, none in the
+# global buffer.  (Which capability a worker gets depends on timing.)
 expect_status 0 "$prog/thread_stress" 4 60 +RTS -N2 -A8k -l -olstress.eventlog -RTS
 expect_status 0 "$events" show stress.eventlog
 n=$(grep -c ': User marker: "worker ' "$out")
 [ "$n" -eq 24 ] && pass || fail "thread_stress -l: $n worker markers, expected 24"
-grep -q 'cap 0: User marker: "worker ' "$out" && grep -q 'cap 1: User marker: "worker ' "$out" &&
-    pass || fail "thread_stress -l: markers not on both capabilities"
+n=$(grep -Ec 'cap [01]: User marker: "worker ' "$out")
+[ "$n" -eq 24 ] && pass || fail "thread_stress -l: $n of 24 markers in a capability's buffer"
 
 # Three generations and a larger run without the checker.
 expect_status 0 "$prog/thread_stress" 8 300 +RTS -N8 -G3 -A16k -RTS
