@@ -156,23 +156,6 @@ Capability *capability_acquire(void)
     return cap;
 }
 
-Capability *capability_acquire_timeout(uint32_t timeout_ms)
-{
-    ASSERT(my_cap == NULL);
-    OsDeadline deadline = os_deadline_after_ms(timeout_ms);
-    os_mutex_lock(&sched_lock);
-    Capability *cap;
-    while ((cap = free_capability_locked()) == NULL)
-        if (os_cond_wait_until(&sched_changed, &sched_lock, &deadline) != 0) {
-            cap = free_capability_locked();
-            break;
-        }
-    if (cap != NULL)
-        take_locked(cap);
-    os_mutex_unlock(&sched_lock);
-    return cap;
-}
-
 void capability_release(void)
 {
     Capability *cap = my_cap;
@@ -200,17 +183,6 @@ unsigned capabilities_held(void)
     return n;
 }
 
-unsigned capabilities_other_holders(long *tids, unsigned max)
-{
-    unsigned n = 0;
-    os_mutex_lock(&sched_lock);
-    for (unsigned i = 0; i < capabilities_n && n < max; i++)
-        if (capabilities[i].held && &capabilities[i] != my_cap)
-            tids[n++] = capabilities[i].holder_tid;
-    os_mutex_unlock(&sched_lock);
-    return n;
-}
-
 /* ----------------------------------------------------------------------
  * Syncs (Note [Stopping the world])
  * ---------------------------------------------------------------------- */
@@ -222,21 +194,6 @@ void capabilities_interrupt_all(void)
         if (capabilities[i].held)
             regs_hp_lim_store(capabilities[i].regs, NULL);
     os_mutex_unlock(&sched_lock);
-}
-
-bool capability_sync_pending(void)
-{
-    return atomic_load_explicit(&xsync_pending, memory_order_acquire);
-}
-
-bool capability_world_stopped_by_me(void)
-{
-    if (my_cap == NULL || !atomic_load_explicit(&xsync_pending, memory_order_relaxed))
-        return false;
-    os_mutex_lock(&sched_lock);
-    bool mine = sync_owner == my_cap;
-    os_mutex_unlock(&sched_lock);
-    return mine;
 }
 
 /* Parks my_cap until no sync is in progress; called with sched_lock held. */

@@ -63,18 +63,11 @@ void capabilities_exit(void);
  * held or a sync is in progress.  The thread must hold none. */
 Capability *capability_acquire(void);
 
-/* As capability_acquire, but gives up after timeout_ms: NULL then. */
-Capability *capability_acquire_timeout(uint32_t timeout_ms);
-
 /* Gives the calling thread's capability back (its registers are saved). */
 void capability_release(void);
 
 /* Number of capabilities held now (any thread). */
 unsigned capabilities_held(void);
-
-/* Kernel thread ids of the holders other than the caller, into tids
- * (at most max); returns how many. */
-unsigned capabilities_other_holders(long *tids, unsigned max);
 
 /* ----------------------------------------------------------------------
  * Stopping the world
@@ -95,16 +88,10 @@ void capability_resume_world(void);
  * a sync that never completes, and never resumes it. */
 bool capability_stop_world_within(uint32_t timeout_ms);
 
-/* True while the calling thread owns a sync (the world is stopped). */
-bool capability_world_stopped_by_me(void);
-
 /* The safe point: parks the calling thread's capability if another one is
  * stopping the world, until it is over.  Cheap when no sync is pending
  * (one atomic load).  Returns true if it parked. */
 bool capability_safepoint(void);
-
-/* True if a sync is being requested or is in progress (any thread). */
-bool capability_sync_pending(void);
 
 /* Forces every held capability into its allocation slow path at its next
  * allocation (hp_lim = NULL).  Any thread. */

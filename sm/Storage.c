@@ -288,43 +288,37 @@ static void set_era_world_stopped(uint64_t era)
         alloc_blocks_take_current_era(&capabilities[i]);
 }
 
+/* Sets the era (advance: adds value to it, unless that would pass
+ * UINT64_MAX) with the world stopped, so that changes from several
+ * threads all count and the era never goes back; before any capability is
+ * held (start-up) there is no world to stop. */
+static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
+{
+    bool stop = capability_mine() != NULL;
+    ASSERT(stop || capabilities_held() == 0);
+    if (stop)
+        while (!capability_stop_world())
+            ;
+    bool ok = !advance || value <= UINT64_MAX - storage_current_era;
+    uint64_t era = !ok ? storage_current_era : advance ? storage_current_era + value : value;
+    if (era != storage_current_era)
+        set_era_world_stopped(era);
+    if (era_out != NULL)
+        *era_out = storage_current_era;
+    if (stop)
+        capability_resume_world();
+    return ok;
+}
+
 bool storage_advance_era(uint64_t by, uint64_t *era_out)
 {
-    if (capability_mine() == NULL) {
-        ASSERT(capabilities_held() == 0);
-        bool ok = by <= UINT64_MAX - storage_current_era;
-        if (ok && by > 0)
-            storage_set_era(storage_current_era + by);
-        *era_out = storage_current_era;
-        return ok;
-    }
-    /* Read and changed with the world stopped: two threads advancing at
-     * once both count, and the era never goes back. */
-    while (!capability_stop_world())
-        ;
-    bool ok = by <= UINT64_MAX - storage_current_era;
-    if (ok && by > 0)
-        set_era_world_stopped(storage_current_era + by);
-    *era_out = storage_current_era;
-    capability_resume_world();
-    return ok;
+    return change_era(true, by, era_out);
 }
 
 void storage_set_era(uint64_t era)
 {
-    if (era == storage_current_era)
-        return;
-    if (capability_mine() == NULL) {
-        ASSERT(capabilities_held() == 0);
-        storage_current_era = era;
-        if (era > max_era_seen)
-            max_era_seen = era;
-        return;
-    }
-    while (!capability_stop_world())
-        ;
-    set_era_world_stopped(era);
-    capability_resume_world();
+    if (era != storage_current_era)   /* setting it again stops nothing */
+        (void)change_era(false, era, NULL);
 }
 
 uint64_t storage_max_era(void)

@@ -30,7 +30,7 @@ int ticker_add_action(double interval_secs, void (*fn)(void));
 bool ticker_attention_pending(void);
 
 /* The function a tick calls to get the mutators' attention (from the
- * ticker thread, with no lock of the caller's held); set before the first
+ * ticker thread, holding the ticker's own lock); set before the first
  * ticker_add_action. */
 void ticker_set_interrupt(void (*fn)(void));
 
