@@ -161,14 +161,17 @@ _Noreturn static void not_mutable(const char *fn, const char *want, const StgClo
 /* Note [Barriers between threads]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Threads on different capabilities may write one mutable object at once
- * (different elements of an array, or the same variable).  Each store the
- * barrier makes -- the field, the card byte, the DIRTY info pointer -- is a
- * relaxed atomic store, and the reads that decide clean or dirty are
- * relaxed atomic loads: plain moves on x86-64 and AArch64, and no data
- * race in the C sense.  Two threads that both see CLEAN both remember
- * the object; a duplicate on a mutable list is harmless.  Ordering between
- * a write and another thread's read is the program's business, as in GHC
- * (an IORef write is not a fence). */
+ * (different elements of an array, or the same variable).  The field is
+ * stored with release and read (strata_mut_array_read,
+ * STRATA_MUT_VAR_READ) with acquire, so that a thread which reads a
+ * pointer another thread published also sees the object's fields as they
+ * were initialised (GHC puts a write barrier before writeMutVar# for the
+ * same reason); both are plain moves on x86-64.  The card byte and the
+ * DIRTY info pointer are relaxed atomic stores, and the reads that decide
+ * clean or dirty relaxed loads: no data race in the C sense.  Two threads
+ * that both see CLEAN both remember the object; a duplicate on a mutable
+ * list is harmless.  Anything beyond publication (two writers, a
+ * read-modify-write) is the program's business, as an IORef's is. */
 static inline const StgInfoTable *info_relaxed(const StgClosure *c)
 {
     return __atomic_load_n(&c->info, __ATOMIC_RELAXED);
@@ -196,7 +199,7 @@ void strata_mut_var_write(StgClosure *mv, StgClosure *value)
 {
     bool clean = mut_var_is_clean("strata_mut_var_write", mv);
     StgMutVar *m = (StgMutVar *)mv;
-    __atomic_store_n(&m->var, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&m->var, value, __ATOMIC_RELEASE);
     if (clean) {
         __atomic_store_n(&m->info, &stg_MUT_VAR_DIRTY_info, __ATOMIC_RELAXED);
         mut_list_remember(mv);
@@ -218,7 +221,7 @@ void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
     if (STRATA_UNLIKELY(i >= a->ptrs))
         rts_panic("strata_mut_array_write: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
-    __atomic_store_n(&a->payload[i], value, __ATOMIC_RELAXED);
+    __atomic_store_n(&a->payload[i], value, __ATOMIC_RELEASE);
     __atomic_store_n(&mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS], (uint8_t)1,
                      __ATOMIC_RELAXED);
     if (clean) {
@@ -237,5 +240,5 @@ StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i)
         rts_panic("strata_mut_array_read: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
     }
-    return __atomic_load_n(&a->payload[i], __ATOMIC_RELAXED);
+    return __atomic_load_n(&a->payload[i], __ATOMIC_ACQUIRE);
 }

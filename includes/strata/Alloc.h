@@ -85,7 +85,7 @@ STRATA_API StgClosure *strata_alloc_pinned_bytes(StgWord n_bytes);
 /* A mutable variable holding NULL, and its barriered write. */
 STRATA_API StgClosure *strata_alloc_mut_var(void);
 STRATA_API void strata_mut_var_write(StgClosure *mv, StgClosure *value);
-#define STRATA_MUT_VAR_READ(mv) __atomic_load_n(&((StgMutVar *)(mv))->var, __ATOMIC_RELAXED)
+#define STRATA_MUT_VAR_READ(mv) __atomic_load_n(&((StgMutVar *)(mv))->var, __ATOMIC_ACQUIRE)
 
 /* A mutable array of n elements, all NULL, and its barriered write. */
 STRATA_API StgClosure *strata_alloc_mut_array(StgWord n);
