@@ -137,7 +137,9 @@ expect_stderr_contains "strata-live: --listen 127.0.0.1:$busy_port: cannot liste
 stop_live
 
 # --- a complete log, from a file ----------------------------------------------
-expect_status 0 "$ex/leak" 6 100000 +RTS -hi -l -olhi.eventlog -i0.01 -RTS
+# Long enough (~0.15 s of CPU) for several ticks, each taking a census
+# (every-tick): under the budget a loaded machine got one census only.
+expect_status 0 "$ex/leak" 20 100000 +RTS -hi -l -olhi.eventlog -i0.01 --census-gc=every-tick -RTS
 read -r n_hi want_hi < <(census_of hi.eventlog SessionEntry_con_info)
 [ "${n_hi:-0}" -ge 2 ] && [ -n "$want_hi" ] ||
     setup_fail "the leak log has no censuses with SessionEntry ($n_hi, '$want_hi')"
