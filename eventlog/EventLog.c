@@ -649,8 +649,7 @@ void eventlog_flush(void)
         os_mutex_unlock(&global_lock);
         return;
     }
-    while (!capability_stop_world())
-        ;
+    capability_stop_world_own();
     bufs_flush_all();
     capability_resume_world();
 }

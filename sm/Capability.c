@@ -293,6 +293,12 @@ static bool stop_world(const OsDeadline *deadline)
     return true;
 }
 
+void capability_stop_world_own(void)
+{
+    while (!stop_world(NULL))
+        ;
+}
+
 void capability_resume_world(void)
 {
     os_mutex_lock(&sched_lock);

@@ -82,6 +82,11 @@ unsigned capabilities_held(void);
 bool capability_stop_world(void);
 void capability_resume_world(void);
 
+/* As capability_stop_world, but parks for any other sync first and tries
+ * again until this caller owns one (a forced GC, an era change, a flush of
+ * every buffer: another sync cannot stand in for them). */
+void capability_stop_world_own(void);
+
 /* As capability_stop_world, for hs_exit when other threads would not let
  * go: gives up after timeout_ms if some held capability has not parked (its
  * thread ended, or is blocked in C), returning false; the caller then owns

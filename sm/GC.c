@@ -341,8 +341,7 @@ static void collect_with_world_stopped(bool major)
 
 void gc_collect_forced(bool major)
 {
-    while (!capability_stop_world())
-        ;
+    capability_stop_world_own();
     collect_with_world_stopped(major);
     capability_resume_world();
 }

@@ -297,8 +297,7 @@ static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
     bool stop = capability_mine() != NULL;
     ASSERT(stop || capabilities_held() == 0);
     if (stop)
-        while (!capability_stop_world())
-            ;
+        capability_stop_world_own();
     bool ok = !advance || value <= UINT64_MAX - storage_current_era;
     uint64_t era = !ok ? storage_current_era : advance ? storage_current_era + value : value;
     if (era != storage_current_era)

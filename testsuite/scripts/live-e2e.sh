@@ -24,36 +24,7 @@ cd "$test_tmp" || exit 1
 live_pid=
 prog_pid=
 
-# start_live NAME ARGS...: strata-live on any free port, stderr to NAME.err;
-# sets live_pid and url.
-start_live() {
-    local name=$1 port= i
-    shift
-    "$live" --listen 127.0.0.1:0 "$@" 2>"$name.err" >/dev/null </dev/null &
-    live_pid=$!
-    for i in $(seq 200); do
-        port=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$name.err")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || setup_fail "strata-live did not start: $(cat "$name.err")"
-    url=http://127.0.0.1:$port
-}
-
-stop_live() {
-    local st=0
-    kill -TERM "$live_pid"
-    wait "$live_pid" || st=$?
-    live_pid=
-    [ "$st" -eq 0 ] && pass || fail "strata-live exited with $st on SIGTERM"
-}
-
-# metric LINE-PREFIX [FILE]: the value of the first /metrics line (or FILE's,
-# a saved scrape) starting so.
-metric() {
-    if [ $# -gt 1 ]; then cat "$2"; else curl -sf "$url/metrics"; fi |
-        P=$1 awk 'index($0, ENVIRON["P"]) == 1 { print $NF; exit }'
-}
+. "$top_srcdir/testsuite/scripts/live-lib.sh"
 
 # wait_metric_ge LINE-PREFIX N: polls (up to 60 s) until the value is >= N.
 wait_metric_ge() {

@@ -26,36 +26,7 @@ cleanup_live() {
     live_pid=
 }
 
-# start_live NAME ARGS...: strata-live on any free port, stderr to NAME.err,
-# standard input from $live_stdin (default /dev/null); sets live_pid and url.
-start_live() {
-    local name=$1 port= i
-    shift
-    "$live" --listen 127.0.0.1:0 "$@" 2>"$name.err" >/dev/null <"${live_stdin:-/dev/null}" &
-    live_pid=$!
-    for i in $(seq 200); do
-        port=$(sed -n 's|.*serving http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$name.err")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || { cleanup_live; setup_fail "strata-live did not start: $(cat "$name.err")"; }
-    url=http://127.0.0.1:$port
-}
-
-# stop_live: SIGTERM, which must end it with status 0.
-stop_live() {
-    local st=0
-    kill -TERM "$live_pid"
-    wait "$live_pid" || st=$?
-    live_pid=
-    [ "$st" -eq 0 ] && pass || fail "strata-live exited with $st on SIGTERM"
-}
-
-# metric LINE-PREFIX: the value of the first /metrics line starting so.
-metric() {
-    # The prefix through ENVIRON: awk -v would take its backslashes as escapes.
-    curl -sf "$url/metrics" | P=$1 awk 'index($0, ENVIRON["P"]) == 1 { print $NF; exit }'
-}
+. "$top_srcdir/testsuite/scripts/live-lib.sh"
 
 # wait_metric LINE-PREFIX VALUE: polls /metrics (up to 30 s) until the line
 # has VALUE; fails, naming what it saw, if it never does.
