@@ -177,20 +177,24 @@ static inline const StgInfoTable *info_relaxed(const StgClosure *c)
     return __atomic_load_n(&c->info, __ATOMIC_RELAXED);
 }
 
+/* The info pointer is loaded once: another thread may turn CLEAN into
+ * DIRTY between two loads, and the object would then look like neither. */
 static inline bool mut_var_is_clean(const char *fn, const StgClosure *c)
 {
-    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_VAR_DIRTY_info))
+    const StgInfoTable *info = c != NULL ? info_relaxed(c) : NULL;
+    if (STRATA_LIKELY(info == &stg_MUT_VAR_DIRTY_info))
         return false;
-    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_VAR_CLEAN_info))
+    if (STRATA_LIKELY(info == &stg_MUT_VAR_CLEAN_info))
         return true;
     not_mutable(fn, "a mutable variable", c);
 }
 
 static inline bool mut_array_is_clean(const char *fn, const StgClosure *c)
 {
-    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_ARR_PTRS_DIRTY_info))
+    const StgInfoTable *info = c != NULL ? info_relaxed(c) : NULL;
+    if (STRATA_LIKELY(info == &stg_MUT_ARR_PTRS_DIRTY_info))
         return false;
-    if (STRATA_LIKELY(c != NULL && info_relaxed(c) == &stg_MUT_ARR_PTRS_CLEAN_info))
+    if (STRATA_LIKELY(info == &stg_MUT_ARR_PTRS_CLEAN_info))
         return true;
     not_mutable(fn, "a mutable array", c);
 }
