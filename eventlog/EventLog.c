@@ -28,7 +28,8 @@
 /* The event types strata emits, in the order the header declares them
  * (.inv.declared: nothing else is ever posted). */
 static const uint16_t emitted_types[] = {
-    EVENT_CREATE_THREAD, EVENT_RUN_THREAD, EVENT_STOP_THREAD, EVENT_GC_START, EVENT_GC_END, EVENT_REQUEST_SEQ_GC, EVENT_BLOCK_MARKER,
+    EVENT_CREATE_THREAD, EVENT_RUN_THREAD, EVENT_STOP_THREAD, EVENT_GC_START, EVENT_GC_END, EVENT_REQUEST_SEQ_GC, EVENT_REQUEST_PAR_GC,
+    EVENT_BLOCK_MARKER,
     EVENT_USER_MSG, EVENT_GC_IDLE, EVENT_GC_WORK, EVENT_GC_DONE,
     EVENT_CAPSET_CREATE, EVENT_CAPSET_DELETE, EVENT_CAPSET_ASSIGN_CAP,
     EVENT_CAPSET_REMOVE_CAP, EVENT_RTS_IDENTIFIER, EVENT_PROGRAM_ARGS,
@@ -741,7 +742,27 @@ static void post_gc_phase(uint16_t type)
     buf_give(b);
 }
 
+/* GC_WORK, GC_IDLE and GC_DONE go in the buffer of the capability a GC
+ * thread works for: its holder is parked, so the GC thread is the only
+ * writer (Note [GC threads are the capabilities' threads] in
+ * sm/GCThread.c). */
+static void post_gc_phase_on(uint32_t cap, uint16_t type)
+{
+    if (!class_on(EVENTLOG_CLASS_GC))
+        return;
+    if (cap >= n_cap_bufs) {
+        post_gc_phase(type);
+        return;
+    }
+    EventBuf *b = &cap_bufs[cap];
+    event_end(b, event_begin(b, type, 0));
+}
+
+void eventlog_post_gc_work_on(uint32_t cap) { post_gc_phase_on(cap, EVENT_GC_WORK); }
+void eventlog_post_gc_idle_on(uint32_t cap) { post_gc_phase_on(cap, EVENT_GC_IDLE); }
+void eventlog_post_gc_done_on(uint32_t cap) { post_gc_phase_on(cap, EVENT_GC_DONE); }
 void eventlog_post_request_seq_gc(void) { post_gc_phase(EVENT_REQUEST_SEQ_GC); }
+void eventlog_post_request_par_gc(void) { post_gc_phase(EVENT_REQUEST_PAR_GC); }
 void eventlog_post_gc_global_sync(void) { post_gc_phase(EVENT_GC_GLOBAL_SYNC); }
 void eventlog_post_gc_start(void) { post_gc_phase(EVENT_GC_START); }
 void eventlog_post_gc_work(void) { post_gc_phase(EVENT_GC_WORK); }

@@ -92,6 +92,12 @@ void eventlog_post_run_thread(uint32_t thread);
 void eventlog_post_stop_thread(uint32_t thread, uint16_t status);
 
 void eventlog_post_request_seq_gc(void);
+void eventlog_post_request_par_gc(void);
+/* GC_WORK, GC_IDLE, GC_DONE of the GC thread working for capability cap
+ * (called by that thread, with the world stopped). */
+void eventlog_post_gc_work_on(uint32_t cap);
+void eventlog_post_gc_idle_on(uint32_t cap);
+void eventlog_post_gc_done_on(uint32_t cap);
 void eventlog_post_gc_global_sync(void);
 void eventlog_post_gc_start(void);
 void eventlog_post_gc_work(void);

@@ -24,6 +24,7 @@ static const EventTypeInfo event_types[] = {
     {EVENT_GC_START, EVENT_SIZE_GC_START, "Starting GC"},
     {EVENT_GC_END, EVENT_SIZE_GC_END, "Finished GC"},
     {EVENT_REQUEST_SEQ_GC, EVENT_SIZE_REQUEST_SEQ_GC, "Request sequential GC"},
+    {EVENT_REQUEST_PAR_GC, EVENT_SIZE_REQUEST_PAR_GC, "Request parallel GC"},
     {EVENT_LOG_MSG, EVENT_SIZE_VARIABLE, "Log message"},
     {EVENT_BLOCK_MARKER, EVENT_SIZE_BLOCK_MARKER, "Block marker"},
     {EVENT_USER_MSG, EVENT_SIZE_VARIABLE, "User message"},

@@ -9,23 +9,31 @@
 #include "EventLog.h"
 #include "Stats.h"
 
-static void report_phase(GCPhase phase)
+static void report_start(unsigned gc_threads)
+{
+    stats_gc_begin();
+    if (gc_threads > 1)
+        eventlog_post_request_par_gc();
+    else
+        eventlog_post_request_seq_gc();
+    eventlog_post_gc_global_sync();
+    eventlog_post_gc_start();
+}
+
+/* Each GC thread's phases, in the buffer of the capability it works for. */
+static void report_thread_phase(unsigned cap, GCPhase phase)
 {
     switch (phase) {
     case GC_PHASE_START:
-        stats_gc_begin();
-        eventlog_post_request_seq_gc();
-        eventlog_post_gc_global_sync();
-        eventlog_post_gc_start();
         break;
     case GC_PHASE_WORK:
-        eventlog_post_gc_work();
+        eventlog_post_gc_work_on(cap);
         break;
     case GC_PHASE_IDLE:
-        eventlog_post_gc_idle();
+        eventlog_post_gc_idle_on(cap);
         break;
     case GC_PHASE_DONE:
-        eventlog_post_gc_done();
+        eventlog_post_gc_done_on(cap);
         break;
     }
 }
@@ -45,10 +53,13 @@ static void trace_gc_end(const GCDetails *d)
     eventlog_post_heap_allocated(totals.allocated_bytes);
     eventlog_post_heap_size(heap_bytes);
     eventlog_post_blocks_size(blocks_bytes);
-    /* One GC thread: it copied everything, so max = total = balanced. */
+    /* GHC's par_* fields: threads, the most one copied, the total, and
+     * the balanced figure (sm/GC.h); one thread copied it all alone. */
     eventlog_post_gc_stats_ghc((uint16_t)d->gen, d->copied_bytes, d->slop_bytes,
-                               heap_bytes > blocks_bytes ? heap_bytes - blocks_bytes : 0, 1,
-                               d->copied_bytes, d->copied_bytes, d->copied_bytes);
+                               heap_bytes > blocks_bytes ? heap_bytes - blocks_bytes : 0,
+                               d->gc_threads, d->par_max_copied_bytes, d->copied_bytes,
+                               d->gc_threads > 1 ? d->par_balanced_copied_bytes
+                                                 : d->copied_bytes);
     if (d->major) {
         eventlog_post_heap_live(d->live_bytes);
         eventlog_post_mem_return((uint32_t)(d->kept_mblocks + d->returned_mblocks),
@@ -62,4 +73,4 @@ static void report_end(const GCDetails *d)
     trace_gc_end(d);
 }
 
-const GCObserver gc_report_observer = {report_phase, report_end};
+const GCObserver gc_report_observer = {report_start, report_thread_phase, report_end};

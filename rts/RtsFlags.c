@@ -352,6 +352,41 @@ static bool parse_capabilities(RtsFlags *flags, const char *opt, char *err, size
     return true;
 }
 
+/* -qn<n>: GC threads (GHC's spelling); -qg<gen>: collect in parallel from
+ * generation gen up; -qg alone: never in parallel. */
+static bool parse_parallel_gc(RtsFlags *flags, const char *opt, char *err, size_t err_len)
+{
+    const char *arg = opt + 3;
+    uint64_t n;
+    switch (opt[2]) {
+    case 'n':
+        if (!parse_u64(arg, &n) || n < 1)
+            return flag_error(err, err_len,
+                              "-qn: bad number of GC threads '%s' (expected a whole number, "
+                              "at least 1, e.g. -qn2)", arg);
+        if (n > CAPABILITIES_MAX)
+            return flag_error(err, err_len, "-qn: at most %u GC threads (got %s)",
+                              (unsigned)CAPABILITIES_MAX, arg);
+        flags->gc_threads = (unsigned)n;
+        return true;
+    case 'g':
+        if (*arg == '\0') {
+            flags->par_gc_from_gen = PAR_GC_NEVER;
+            return true;
+        }
+        if (!parse_u64(arg, &n) || n >= PAR_GC_NEVER)
+            return flag_error(err, err_len,
+                              "-qg: bad generation '%s' (expected a generation number, e.g. "
+                              "-qg1, or -qg alone for no parallel collection)", arg);
+        flags->par_gc_from_gen = (unsigned)n;
+        return true;
+    default:
+        return flag_error(err, err_len,
+                          "unknown RTS option: %s (strata's parallel GC options are -qn<n> "
+                          "and -qg[<gen>])", opt);
+    }
+}
+
 static bool parse_factor(RtsFlags *flags, const char *opt, char *err, size_t err_len)
 {
     const char *arg = opt + 2;
@@ -702,6 +737,8 @@ bool rts_flags_parse_one(RtsFlags *flags, const char *opt, char *err, size_t err
         return parse_generations(flags, opt, err, err_len);
     case 'N':
         return parse_capabilities(flags, opt, err, err_len);
+    case 'q':
+        return parse_parallel_gc(flags, opt, err, err_len);
     case 'F':
         return parse_factor(flags, opt, err, err_len);
     case 's':
@@ -879,6 +916,8 @@ bool rts_flags_check(const RtsFlags *f)
         return false;
     if (f->capabilities < 1 || f->capabilities > CAPABILITIES_MAX)
         return false;
+    if (f->gc_threads > CAPABILITIES_MAX)
+        return false;
     if (!isfinite(f->oldgen_factor) || !(f->oldgen_factor > 0))
         return false;
     if (f->stats_per_gc && !f->stats_summary)   /* -S implies the summary */
@@ -934,6 +973,10 @@ static const char *const usage_text[] = {
     "  -G<n>    Number of generations (default: 2, at least 1)",
     "  -N[<n>]  Use <n> capabilities: threads that may mutate the heap at once",
     "           (default: 1; -N alone: one per processor)",
+    "  -qn<n>   Use <n> GC threads, at most one per capability (default: one",
+    "           per capability)",
+    "  -qg[<n>] Collect in parallel only generations <n> and older (default 0);",
+    "           -qg alone: never collect in parallel",
     "",
     "  Sizes take a suffix k, m, g, t (powers of 1024) or w (words), and may",
     "  have a fraction: -A1.5m.  -A and -M are rounded down to whole blocks.",

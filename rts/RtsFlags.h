@@ -19,6 +19,10 @@ typedef struct {
     StgWord nursery_bytes;        /* -A, default 4 MiB, at least 8 KiB */
     unsigned generations;         /* -G, default 2, at least 1 */
     unsigned capabilities;        /* -N, default 1, at most CAPABILITIES_MAX */
+    unsigned gc_threads;          /* -qn, 0 (default) = one per capability */
+    unsigned par_gc_from_gen;     /* -qg<gen>: collections of gen and older
+                                     are parallel (default 0); -qg alone:
+                                     PAR_GC_NEVER */
     double oldgen_factor;         /* -F, default 2.0, > 0 */
     StgWord max_heap_bytes;       /* -M, 0 = unlimited */
 
@@ -62,6 +66,8 @@ typedef struct {
     bool show_info;               /* --info */
 } RtsFlags;
 
+
+#define PAR_GC_NEVER 0xffffffffu
 
 extern RtsFlags rts_flags;
 

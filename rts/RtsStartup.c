@@ -266,6 +266,8 @@ void hs_init(int *argc, char ***argv)
         .max_heap_bytes = rts_flags.max_heap_bytes,
         .oldgen_factor = rts_flags.oldgen_factor,
         .capabilities = rts_flags.capabilities,
+        .gc_threads = rts_flags.gc_threads,
+        .par_gc_from_gen = rts_flags.par_gc_from_gen,
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "Capability.h"
+#include "GCThread.h"
 #include "Control.h"
 #include "EventLogSocket.h"
 #include "Messages.h"
@@ -32,6 +33,7 @@ typedef struct {
     uint64_t cpu_ns;              /* their total CPU time */
     uint64_t elapsed_ns;          /* their total elapsed time */
     uint64_t max_pause_ns;        /* the longest one, elapsed */
+    uint64_t par_collections;     /* of them, by several GC threads */
 } GenStats;
 
 typedef enum {
@@ -59,6 +61,11 @@ static struct {
     uint64_t censuses, census_cpu_ns, census_elapsed_ns, census_bytes; /* heap profiler */
     uint64_t censuses_asked;      /* stats_note_censuses_asked */
     uint64_t last_gc_elapsed_ns;  /* the most recent GC's pause */
+    /* Parallel collections: their count, copied bytes, GHC's balanced
+     * figure summed, and what each GC thread copied (all collections). */
+    uint64_t par_gcs, par_copied_bytes, par_balanced_copied_bytes;
+    unsigned max_gc_threads;
+    uint64_t thread_copied_bytes[GC_THREADS_MAX];
 
     /* Phase boundaries. */
     StatsClockReading start_init, end_init, start_exit, end_exit;
@@ -251,9 +258,20 @@ void stats_gc_end(const GCDetails *gc)
     if (gc->mem_in_use_bytes > st.max_mem_in_use_bytes)
         st.max_mem_in_use_bytes = gc->mem_in_use_bytes;
 
+    if (gc->gc_threads > st.max_gc_threads)
+        st.max_gc_threads = gc->gc_threads;
+    for (unsigned i = 0; i < gc->gc_threads && i < GC_THREADS_MAX; i++)
+        st.thread_copied_bytes[i] += gc->thread_copied_bytes[i];
+    if (gc->gc_threads > 1) {
+        st.par_gcs++;
+        st.par_copied_bytes += gc->copied_bytes;
+        st.par_balanced_copied_bytes += gc->par_balanced_copied_bytes;
+    }
+
     if (gc->gen < st.n_gens) {
         GenStats *g = &st.gens[gc->gen];
         g->collections++;
+        g->par_collections += gc->gc_threads > 1;
         g->cpu_ns += gc_cpu_ns;
         g->elapsed_ns += gc_elapsed_ns;
         if (gc_elapsed_ns > g->max_pause_ns)
@@ -344,6 +362,10 @@ void stats_get(RtsStats *out)
     out->gc_elapsed_secs = ns_to_secs(t.gc_elapsed);
     out->mut_cpu_secs = ns_to_secs(t.mut_cpu);
     out->mut_elapsed_secs = ns_to_secs(t.mut_elapsed);
+    out->par_gcs = (StgWord)st.par_gcs;
+    out->par_copied_bytes = st.par_copied_bytes;
+    out->par_balanced_copied_bytes = st.par_balanced_copied_bytes;
+    out->max_gc_threads = st.max_gc_threads;
 }
 
 /* ----------------------------------------------------------------------
@@ -437,9 +459,29 @@ static void print_generation_lines(FILE *f)
     for (unsigned g = 0; g < st.n_gens; g++) {
         const GenStats *gs = &st.gens[g];
         uint64_t avg_ns = gs->collections == 0 ? 0 : gs->elapsed_ns / gs->collections;
-        fprintf(f, "  Gen %2u     %5" PRIu64 " colls, %5d par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n",
-                g, gs->collections, 0, ns_to_secs(gs->cpu_ns), ns_to_secs(gs->elapsed_ns),
-                ns_to_secs(avg_ns), ns_to_secs(gs->max_pause_ns));
+        fprintf(f, "  Gen %2u     %5" PRIu64 " colls, %5" PRIu64 " par   %6.3fs  %6.3fs     %3.4fs    %3.4fs\n",
+                g, gs->collections, gs->par_collections, ns_to_secs(gs->cpu_ns),
+                ns_to_secs(gs->elapsed_ns), ns_to_secs(avg_ns), ns_to_secs(gs->max_pause_ns));
+    }
+    fputc('\n', f);
+}
+
+/* GHC's work-balance line (0% when one thread did all the copying of the
+ * parallel collections, 100% when each did its share), then strata's:
+ * the same as threads' worth of work, and what each GC thread copied. */
+static void print_parallel_gc_lines(FILE *f)
+{
+    if (st.par_gcs == 0 || st.par_copied_bytes == 0)
+        return;
+    double balance = (double)st.par_balanced_copied_bytes / (double)st.par_copied_bytes;
+    unsigned n = st.max_gc_threads;
+    fprintf(f, "  Parallel GC work balance: %.2f%% (serial 0%%, perfect 100%%)\n", 100 * balance);
+    fprintf(f, "  Parallel GC work balance: %.2f of %u GC threads\n",
+            1 + balance * (double)(n - 1), n);
+    char num[32];
+    for (unsigned i = 0; i < n && i < GC_THREADS_MAX; i++) {
+        format_commas(st.thread_copied_bytes[i], num, sizeof num);
+        fprintf(f, "  GC thread %2u %16s bytes copied\n", i, num);
     }
     fputc('\n', f);
 }
@@ -582,6 +624,7 @@ void stats_print_summary(FILE *f)
     print_memory_lines(f);
     print_socket_lines(f);
     print_generation_lines(f);
+    print_parallel_gc_lines(f);
     print_capability_lines(f);
     print_time_lines(f, &t);
     print_rate_lines(f, &t);

@@ -28,6 +28,10 @@ typedef struct {
     uint64_t cumulative_live_bytes; /* sum of live bytes over major GCs */
     double gc_cpu_secs, gc_elapsed_secs;
     double mut_cpu_secs, mut_elapsed_secs;
+    StgWord par_gcs;              /* collections by more than one GC thread */
+    uint64_t par_copied_bytes;    /* bytes they copied */
+    uint64_t par_balanced_copied_bytes;  /* GHC's balanced figure, summed */
+    unsigned max_gc_threads;      /* most GC threads in one collection */
 } RtsStats;
 
 void stats_init(unsigned generations);  /* at hs_init start: INIT begins */

@@ -18,46 +18,87 @@
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "os/Thread.h"
 
 /* ----------------------------------------------------------------------
  * To-space allocation
  * ---------------------------------------------------------------------- */
 
-static BlockDesc *new_todo_block(Generation *g, uint64_t era)
+/* A new to-space block of generation g and era for this GC thread, on its
+ * list of blocks opened in this collection (merged into g at the end). */
+static BlockDesc *new_todo_block(GenWorkspace *ws, Generation *g, uint64_t era)
 {
-    BlockDesc *bd = block_alloc_group(1);
-    if (bd == NULL)
-        storage_heap_overflow(BLOCK_SIZE);
+    BlockDesc *bd = gc_alloc_block();
     bd->gen = g;
     bd->gen_no = g->no;
     bd->dest_no = g->promote_to;
     bd->era = era;
     bd->n_era_runs = 0;
-    bd->flags = g->no <= gct.collected_gen ? BF_EVACUATED : 0;
+    bd->flags = g->no <= gct->collected_gen ? BF_EVACUATED : 0;
     bd->u.scan = bd->start;
-    bd->link = g->blocks;
-    g->blocks = bd;
-    g->n_blocks++;
+    bd->link = ws->blocks;
+    if (ws->blocks == NULL)
+        ws->blocks_tail = bd;
+    ws->blocks = bd;
+    ws->n_blocks++;
     return bd;
+}
+
+/* Note [Sharing work]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * A GC thread scans the blocks it fills (its scan queue: Note [Scanning
+ * what was copied] in Scav.c).  When it stops filling one -- the block is
+ * full, or its era moves to a new block -- and the block still holds
+ * unscanned words, it gives the block up onto its work-stealing deque,
+ * where any thread may take it (.inv.gc-owner).  So that idle threads need
+ * not wait for a block to fill, a copy checks every WORK_UNIT_WORDS
+ * whether some thread is idle; if one is and the block holds at least
+ * that much unscanned work, the block is given up early and the copies
+ * go on in a fresh block.  The block being scanned is never given up: its
+ * scanner finishes it.  With one GC thread nothing is given up and this
+ * costs nothing (the soft limit is the block's end). */
+#define WORK_UNIT_WORDS 128
+
+/* Gives up a block this thread no longer fills (Note [Sharing work]). */
+static void give_up_block(BlockDesc *bd)
+{
+    GCThread *t = gct;
+    if (!t->parallel || bd == t->scanning || bd->u.scan == bd->free)
+        return;
+    if (bd->flags & BF_SCANQ)
+        bd_flags_clear(bd, BF_SCANQ);   /* its scan queue entry goes stale */
+    ws_deque_push(&t->deque, bd);
+}
+
+/* Where copies into bd must stop for now: the block's end, or in a
+ * parallel GC the end of the next work unit. */
+static inline StgPtr cursor_limit(const BlockDesc *bd)
+{
+    StgPtr end = block_alloc_limit(bd);
+    if (gct->parallel && bd->free + WORK_UNIT_WORDS < end)
+        return bd->free + WORK_UNIT_WORDS;
+    return end;
 }
 
 /* Note [Where a copy goes]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
  * A copy goes to a block of its destination generation and its own era
- * (.inv.block-era).  An era gets a to-space block of its own once it has
- * copied ERA_OWN_BLOCK_WORDS into this generation in this GC (or kept
- * one from an earlier GC, for a generation not collected); until then its
- * objects go to the generation's shared block, in era runs (Note [Blocks
- * of several eras] in EraRuns.h).  So an era with much live data costs
- * what it always did, at most one partly filled block, plus the first
- * ERA_OWN_BLOCK_WORDS it copied into a shared block before it had one;
- * an era with a few objects costs a word of run record instead of a
- * block: 20,000 eras of one object each take about a megabyte, not 80.
- * The map slot of an era holds its own block or, tagged, its count of
- * words in shared blocks.  An eighth of a block is the threshold:
- * measured on era_stress (docs/design/eras.md), half a block left 13.7%
- * of the heap in shared blocks and runs at 1,000 eras, an eighth 5.2%,
- * and below the threshold an own block would be mostly empty. */
+ * (.inv.block-era), one of the copying GC thread's own (.inv.gc-owner).
+ * An era gets a to-space block of its own once it has copied
+ * ERA_OWN_BLOCK_WORDS into this generation in this GC, by this thread (or
+ * kept one from an earlier GC, for a generation not collected); until then
+ * its objects go to the thread's shared block of the generation, in era
+ * runs (Note [Blocks of several eras] in EraRuns.h).  So an era with much
+ * live data costs what it always did, at most one partly filled block per
+ * GC thread, plus the first ERA_OWN_BLOCK_WORDS it copied into a shared
+ * block before it had one; an era with a few objects costs a word of run
+ * record instead of a block: 20,000 eras of one object each take about a
+ * megabyte, not 80.  The map slot of an era holds its own block or,
+ * tagged, its count of words in shared blocks.  An eighth of a block is
+ * the threshold: measured on era_stress (docs/design/eras.md), half a
+ * block left 13.7% of the heap in shared blocks and runs at 1,000 eras,
+ * an eighth 5.2%, and below the threshold an own block would be mostly
+ * empty. */
 #define ERA_OWN_BLOCK_WORDS (BLOCK_SIZE_W / 8)
 
 static inline bool slot_is_block(StgWord v)
@@ -65,71 +106,134 @@ static inline bool slot_is_block(StgWord v)
     return v != 0 && (v & 1) == 0;
 }
 
-/* The shared block of g with room for n words of era, opened anew when
- * the current one has no room for them and their run. */
-static BlockDesc *shared_dest(Generation *g, StgWord n_words, uint64_t era)
+/* The shared block with room for n words of era, opened anew when the
+ * current one has no room for them and their run. */
+static BlockDesc *shared_dest(GenWorkspace *ws, Generation *g, StgWord n_words, uint64_t era)
 {
-    BlockDesc *bd = g->gc_shared_dest;
+    BlockDesc *bd = ws->shared_dest;
     if (bd != NULL) {
         StgWord need = n_words + (block_last_era(bd) == era ? 0 : ERA_RUN_WORDS);
         if (bd->free + need <= block_alloc_limit(bd) && block_start_era_run(bd, era))
             return bd;
+        give_up_block(bd);
     }
-    bd = new_todo_block(g, era);
-    g->gc_shared_dest = bd;
+    bd = new_todo_block(ws, g, era);
+    ws->shared_dest = bd;
     return bd;
 }
 
-/* The last-used block is not of this era or is full: find the era's own
- * block or the shared one (Note [Where a copy goes]). */
-StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era)
+/* Stops copying into bd (the era's own block or the shared one) before it
+ * is full, so that an idle thread can take it (Note [Sharing work]). */
+static void close_block_early(GenWorkspace *ws, Generation *g, BlockDesc *bd, uint64_t era)
+{
+    if (bd == ws->shared_dest) {
+        ws->shared_dest = NULL;
+    } else {
+        StgWord *slot = era_map_slot(&ws->dests, era);
+        if (*slot == (StgWord)bd)
+            *slot = (StgWord)new_todo_block(ws, g, era);
+    }
+    ws->last_dest = NULL;
+    give_up_block(bd);
+}
+
+/* The last-used block is not of this era, is full, or reached its work
+ * unit: find the era's own block or the shared one (Note [Where a copy
+ * goes]). */
+StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words, uint64_t era)
 {
     ASSERT_INTERNAL(n_words > 0 && n_words <= BLOCK_SIZE_W);
-    StgWord *slot = era_map_slot(&g->dests, era);
-    BlockDesc *bd;
+    Generation *g = &storage_gens[gen_no];
+    BlockDesc *bd = ws->last_dest;
+    if (bd != NULL && ws->last_era == era && bd->free + n_words <= block_alloc_limit(bd)) {
+        /* Only the work unit is used up. */
+        if (gc_work_wanted() && bd != gct->scanning &&
+            (StgWord)(bd->free - bd->u.scan) >= WORK_UNIT_WORDS)
+            close_block_early(ws, g, bd, era);
+        else
+            goto bump;
+    }
+    StgWord *slot = era_map_slot(&ws->dests, era);
     if (slot_is_block(*slot)) {
         bd = (BlockDesc *)*slot;
         if (bd->free + n_words > block_alloc_limit(bd)) {
-            bd = new_todo_block(g, era);
+            give_up_block(bd);
+            bd = new_todo_block(ws, g, era);
             *slot = (StgWord)bd;
         }
     } else {
         StgWord shared_words = *slot >> 1;
         if (shared_words + n_words >= ERA_OWN_BLOCK_WORDS) {
-            bd = new_todo_block(g, era);
+            bd = new_todo_block(ws, g, era);
             *slot = (StgWord)bd;
         } else {
             *slot = ((shared_words + n_words) << 1) | 1;
-            bd = shared_dest(g, n_words, era);
+            bd = shared_dest(ws, g, n_words, era);
         }
     }
-    g->gc_last_dest = bd;
-    g->gc_last_era = era;
-    g->gc_last_limit = block_alloc_limit(bd);
+bump:
+    ws->last_dest = bd;
+    ws->last_era = era;
+    ws->last_limit = cursor_limit(bd);
+    if (ws->last_limit < bd->free + n_words)
+        ws->last_limit = block_alloc_limit(bd);
     StgPtr p = bd->free;
     bd->free += n_words;
-    g->n_words += n_words;
+    ws->n_words += n_words;
     gc_note_copy_into(bd);
     return p;
+}
+
+void gc_retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
+{
+    BlockDesc *bd = Bdescr(to);
+    GenWorkspace *ws = &gct->ws[gen_no];
+    ASSERT_INTERNAL(bd->free == to + n_words);
+    bd->free = to;
+    ws->n_words -= n_words;
+    /* A run the copy started would now be empty: drop it, and make the
+     * next copy look the era up again (.inv.era-runs). */
+    if (bd->n_era_runs > 0 &&
+        era_run_offset(*block_era_run(bd, bd->n_era_runs - 1)) == (StgWord)(to - bd->start)) {
+        bd->n_era_runs--;
+        ws->last_dest = NULL;
+    }
 }
 
 /* ----------------------------------------------------------------------
  * Evacuation
  * ---------------------------------------------------------------------- */
 
+/* The from-space large-object lists, shared by the GC threads. */
+static OsMutex large_lock = OS_MUTEX_INIT;
+
+/* Keeps a large or pinned group alive: moves it to its destination
+ * generation and onto this thread's list to scan.  Under large_lock when
+ * threads run in parallel, where another may have kept it first; the
+ * generation is written before BF_EVACUATED, which readers test first. */
 static void evacuate_large(BlockDesc *bd)
 {
-    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= gct.collected_gen);
+    GCThread *t = gct;
+    if (t->parallel) {
+        os_mutex_lock(&large_lock);
+        if (bd_flags(bd) & BF_EVACUATED) {
+            os_mutex_unlock(&large_lock);
+            return;
+        }
+    }
+    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= t->collected_gen);
     Generation *from = &storage_gens[bd->gen_no];
     dbl_link_remove(bd, &from->old_large);
-    uint16_t to = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
+    uint16_t to = bd->dest_no < t->evac_gen ? t->evac_gen : bd->dest_no;
     Generation *g = &storage_gens[to];
     bd->gen = g;
-    bd->gen_no = to;
+    __atomic_store_n(&bd->gen_no, to, __ATOMIC_RELAXED);
     bd->dest_no = g->promote_to;
-    bd->flags |= BF_EVACUATED;
-    bd->link = gct.todo_large;
-    gct.todo_large = bd;
+    bd_flags_set(bd, BF_EVACUATED);
+    if (t->parallel)
+        os_mutex_unlock(&large_lock);
+    bd->link = t->todo_large;
+    t->todo_large = bd;
 }
 
 /* Large and pinned objects are relinked, indirections short-circuited
@@ -139,13 +243,17 @@ void evacuate_slow(StgClosure **p)
 {
     StgClosure *q = *p;
     BlockDesc *bd = Bdescr(q);
-    if (bd->flags & (BF_LARGE | BF_PINNED)) {
+    if (bd_flags(bd) & (BF_LARGE | BF_PINNED)) {
         evacuate_large(bd);
-        if (bd->gen_no < gct.evac_gen)
-            gct.failed_to_evac = true;
+        if (bd_gen_no(bd) < gct->evac_gen)
+            gct->failed_to_evac = true;
         return;
     }
-    const StgInfoTable *info = q->info;
+    const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
+    if ((StgWord)info & 1) {   /* another GC thread copied it meanwhile */
+        evacuate(p);
+        return;
+    }
     if (info->type == IND) {
         *p = ((StgInd *)q)->indirectee;
         evacuate(p);
@@ -155,5 +263,5 @@ void evacuate_slow(StgClosure **p)
     if (STRATA_UNLIKELY(size == 0))
         rts_panic("evacuate: object of unknown closure type (object=%p, type=%u, block=%p)",
                   (void *)q, (unsigned)info->type, (void *)bd);
-    evacuate_copy(p, q, bd, size);
+    evacuate_copy(p, q, bd, info, size);
 }

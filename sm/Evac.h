@@ -26,6 +26,7 @@
 #include "ClosureSize.h"
 #include "EraRuns.h"
 #include "GCPrivate.h"
+#include "GCThread.h"
 #include "MBlock.h"
 #include "Messages.h"
 
@@ -33,10 +34,15 @@
  * is a from-space object that is not forwarded, and is large or pinned or
  * not a constructor, function or thunk. */
 void evacuate_slow(StgClosure **p);
-StgPtr gc_alloc_for_copy_slow(Generation *g, StgWord n_words, uint64_t era);
+StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words, uint64_t era);
+
+/* Another GC thread copied the object first: takes back this thread's copy
+ * of n_words at to (its latest allocation in generation gen_no). */
+void gc_retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words);
 
 /* Puts bd on the scan queue the first time it holds unscanned words (the
- * worklist of Note [Scanning what was copied] in Scav.c). */
+ * worklist of Note [Scanning what was copied] in Scav.c).  Only the
+ * thread filling bd changes BF_SCANQ on it. */
 static inline void gc_note_copy_into(BlockDesc *bd)
 {
     if (STRATA_UNLIKELY(!(bd->flags & BF_SCANQ)))
@@ -45,39 +51,64 @@ static inline void gc_note_copy_into(BlockDesc *bd)
 
 static inline StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_t era)
 {
-    Generation *g = &storage_gens[gen_no];
-    BlockDesc *bd = g->gc_last_dest;
-    if (STRATA_LIKELY(bd != NULL && g->gc_last_era == era &&
-                      bd->free + n_words <= g->gc_last_limit)) {
+    GenWorkspace *ws = &gct->ws[gen_no];
+    BlockDesc *bd = ws->last_dest;
+    if (STRATA_LIKELY(bd != NULL && ws->last_era == era &&
+                      bd->free + n_words <= ws->last_limit)) {
         StgPtr to = bd->free;
         bd->free += n_words;
-        g->n_words += n_words;
+        ws->n_words += n_words;
         gc_note_copy_into(bd);
         return to;
     }
-    return gc_alloc_for_copy_slow(g, n_words, era);
+    return gc_alloc_for_copy_slow(ws, gen_no, n_words, era);
 }
 
-/* Copies q (size words, in from-space block bd) to a to-space block of its
- * destination generation and era, leaves a forwarding pointer, and points
- * *p at the copy. */
+/* Note [Copying in parallel]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Two GC threads may reach one object at once.  Each copies it into its
+ * own to-space, then tries to swap the object's header from the info
+ * pointer it read to a forwarding pointer to its copy; the swap that
+ * succeeds decides, and the other thread takes its copy back (it was that
+ * thread's latest allocation, so the free pointer just moves back) and
+ * follows the winner's forwarding pointer.  Copying before claiming keeps
+ * the object's header readable throughout, so no thread ever waits on
+ * another.  With one GC thread the header is simply overwritten. */
+
+/* Copies q (size words, in from-space block bd, header info) to a to-space
+ * block of its destination generation and era, leaves a forwarding
+ * pointer, and points *p at the copy (or at another thread's copy). */
 static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd,
-                                 StgWord size)
+                                 const StgInfoTable *info, StgWord size)
 {
-    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= gct.collected_gen);
-    ASSERT_EXPENSIVE(closure_sizeW(q) == size);
-    uint16_t to_gen = bd->dest_no < gct.evac_gen ? gct.evac_gen : bd->dest_no;
+    GCThread *t = gct;
+    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= t->collected_gen);
+    ASSERT_EXPENSIVE(closure_sizeW_info(q, info) == size);
+    uint16_t to_gen = bd->dest_no < t->evac_gen ? t->evac_gen : bd->dest_no;
     uint64_t era = block_era_at(bd, q);
     StgPtr to = gc_alloc_for_copy(size, to_gen, era);
     /* The copy keeps its era and lands in to-space (.inv.block-era,
      * .inv.tospace in docs/design/gc.md). */
     ASSERT_INTERNAL(block_era_at(Bdescr(to), to) == era && Bdescr(to)->gen_no == to_gen);
-    ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > gct.collected_gen);
+    ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > t->collected_gen);
     const StgWord *from = (const StgWord *)q;
-    for (StgWord i = 0; i < size; i++)
+    to[0] = (StgWord)info;
+    for (StgWord i = 1; i < size; i++)
         to[i] = from[i];
-    gct.copied_words += size;
-    q->info = (const StgInfoTable *)((StgWord)to | 1);
+    const StgInfoTable *fwd = (const StgInfoTable *)((StgWord)to | 1);
+    if (STRATA_LIKELY(!t->parallel)) {
+        q->info = fwd;
+    } else if (!__atomic_compare_exchange_n(&q->info, &info, fwd, false, __ATOMIC_RELEASE,
+                                            __ATOMIC_ACQUIRE)) {
+        /* info now holds the winner's forwarding pointer. */
+        gc_retract_copy(to_gen, to, size);
+        StgClosure *winner = (StgClosure *)((StgWord)info & ~(StgWord)1);
+        if (Bdescr(winner)->gen_no < t->evac_gen)
+            t->failed_to_evac = true;
+        *p = winner;
+        return;
+    }
+    t->copied_words += size;
     *p = (StgClosure *)to;
 }
 
@@ -87,17 +118,20 @@ static inline void evacuate(StgClosure **p)
     if (q == NULL || !heap_alloced(q))
         return;   /* unset field, or a static closure (never moves) */
     BlockDesc *bd = Bdescr(q);
-    if (bd->gen_no > gct.collected_gen || (bd->flags & BF_EVACUATED)) {
-        if (bd->gen_no < gct.evac_gen)
-            gct.failed_to_evac = true;
+    GCThread *t = gct;
+    uint16_t flags = bd_flags(bd);
+    if (bd_gen_no(bd) > t->collected_gen || (flags & BF_EVACUATED)) {
+        if (bd_gen_no(bd) < t->evac_gen)
+            t->failed_to_evac = true;
         return;
     }
-    const StgInfoTable *info = q->info;
-    if (closure_is_forwarded(q)) {
-        StgClosure *to = closure_forwardee(q);
-        ASSERT_INTERNAL(heap_alloced(to) && block_era_at(Bdescr(to), to) == block_era_at(bd, q));
-        if (Bdescr(to)->gen_no < gct.evac_gen)
-            gct.failed_to_evac = true;
+    const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
+    if ((StgWord)info & 1) {   /* forwarded (Note [Forwarding pointers]) */
+        StgClosure *to = (StgClosure *)((StgWord)info & ~(StgWord)1);
+        ASSERT_INTERNAL(heap_alloced(to));
+        ASSERT_INTERNAL(t->parallel || block_era_at(Bdescr(to), to) == block_era_at(bd, q));
+        if (Bdescr(to)->gen_no < t->evac_gen)
+            t->failed_to_evac = true;
         *p = to;
         return;
     }
@@ -106,13 +140,13 @@ static inline void evacuate(StgClosure **p)
      * CONSTR .. THUNK_0_2, with the thunks last. */
     _Static_assert(CONSTR < FUN && FUN < THUNK && THUNK_0_2 == THUNK + 5 &&
                    FUN_STATIC < THUNK, "the fast path relies on GHC's closure type order");
-    if (STRATA_UNLIKELY((bd->flags & (BF_LARGE | BF_PINNED)) || type < CONSTR ||
+    if (STRATA_UNLIKELY((flags & (BF_LARGE | BF_PINNED)) || type < CONSTR ||
                         type > THUNK_0_2)) {
         evacuate_slow(p);
         return;
     }
     StgWord size = (type >= THUNK ? THUNK_HEADER_WORDS : 1) + (StgWord)info->ptrs + info->nptrs;
-    evacuate_copy(p, q, bd, size);
+    evacuate_copy(p, q, bd, info, size);
 }
 
 #endif /* STRATA_EVAC_H */

@@ -14,6 +14,7 @@
 #include "Capability.h"
 #include "Evac.h"
 #include "GCPrivate.h"
+#include "GCThread.h"
 #include "GrowArray.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -24,8 +25,6 @@
 #include "Weak.h"
 #include "os/Clock.h"
 #include "strata/Alloc.h"
-
-GCThread gct;
 
 #define MAX_GC_HOOKS 8
 static GCHook gc_hooks[MAX_GC_HOOKS];
@@ -59,15 +58,16 @@ void gc_request_tally(LiveTally *t)
 
 void gc_push_scan_queue(BlockDesc *bd)
 {
-    if (gct.scan_queue_len == gct.scan_queue_cap) {
-        size_t cap = gct.scan_queue_cap;
-        if (GROW_ARRAY_RESERVE_MIN(gct.scan_queue, cap, gct.scan_queue_len + 1, 256) != 0)
+    GCThread *t = gct;
+    if (t->scan_queue_len == t->scan_queue_cap) {
+        size_t cap = t->scan_queue_cap;
+        if (GROW_ARRAY_RESERVE_MIN(t->scan_queue, cap, t->scan_queue_len + 1, 256) != 0)
             rts_panic("out of C heap growing the GC scan queue (entries=%lu)",
-                      (unsigned long)gct.scan_queue_len);
-        gct.scan_queue_cap = cap;
+                      (unsigned long)t->scan_queue_len);
+        t->scan_queue_cap = cap;
     }
-    bd->flags |= BF_SCANQ;
-    gct.scan_queue[gct.scan_queue_len++] = bd;
+    bd_flags_set(bd, BF_SCANQ);
+    t->scan_queue[t->scan_queue_len++] = bd;
 }
 
 /* ----------------------------------------------------------------------
@@ -82,7 +82,14 @@ static void prepare_generations(unsigned N)
     storage_retire_pinned_blocks();
     for (unsigned i = 0; i < storage_n_gens; i++) {
         Generation *g = &storage_gens[i];
-        g->gc_last_dest = NULL;
+        for (unsigned t = 0; t < gc_threads_max; t++) {
+            GenWorkspace *ws = &gc_threads[t].ws[i];
+            ws->last_dest = NULL;
+            if (i <= N) {
+                era_map_clear(&ws->dests);
+                ws->shared_dest = NULL;
+            }
+        }
         g->old_mut_list = g->mut_list;
         g->mut_list = NULL;
         if (i <= N) {
@@ -95,8 +102,6 @@ static void prepare_generations(unsigned N)
             g->large_objects = NULL;
             g->n_large_blocks = 0;
             g->n_large_words = 0;
-            era_map_clear(&g->dests);
-            g->gc_shared_dest = NULL;
         }
         /* A generation not collected keeps filling its partly used blocks
          * (its dests and shared block); each was scanned to its end by
@@ -143,36 +148,124 @@ static void update_weak_roots(void)
         weak_root_sources[i](update_weak_root, NULL);
 }
 
-/* Scavenges until nothing more is reachable, weak pointers included: a
- * weak's value becomes reachable once its key is, and may reach other
- * keys (Note [Weak pointers] in Weak.c). */
-static void scavenge_to_fixed_point(void)
-{
-    do
-        scavenge_loop();
-    while (weak_gc_traverse());
-    weak_gc_end();
-}
-
 /* A root is reachable from nothing older: it is evacuated as if from
  * generation 0, so its object stays where the policy puts it. */
 static void evacuate_root(StgClosure **slot, void *ctx)
 {
     (void)ctx;
-    gct.evac_gen = 0;
+    gct->evac_gen = 0;
     evacuate(slot);
 }
 
-static void evacuate_roots(unsigned N)
+/* Note [Roots in parallel]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The roots are cut into items -- each root source, runs of ROOT_CHUNK
+ * static roots, each block of an older generation's remembered set --
+ * and the GC threads take items in turn from a shared counter before they
+ * scan, so a minor GC's large remembered set is shared out.  A root source
+ * is one item however much it holds. */
+#define ROOT_CHUNK 256
+
+typedef struct {
+    unsigned source;             /* < n_root_sources: that source */
+    unsigned gen;                /* else a remembered-set block of gen ... */
+    BlockDesc *mut_block;        /* ... this one, or static roots [lo, hi) */
+    StgWord lo, hi;
+} RootItem;
+
+static RootItem *root_items = NULL;
+static size_t n_root_items = 0, cap_root_items = 0;
+static atomic_size_t next_root_item;
+
+static void add_root_item(RootItem item)
 {
-    gc_visit_roots(evacuate_root, NULL);
-    gct.evac_gen = 0;
-    for (StgWord i = 0; i < static_roots_count; i++) {
-        gct.failed_to_evac = false;
-        scavenge_object(static_roots[i]);
+    if (GROW_ARRAY_RESERVE_MIN(root_items, cap_root_items, n_root_items + 1, 64) != 0)
+        rts_panic("out of C heap listing the GC's roots (items=%zu)", n_root_items);
+    root_items[n_root_items++] = item;
+}
+
+static void list_root_items(unsigned N)
+{
+    n_root_items = 0;
+    for (unsigned i = 0; i < n_root_sources; i++)
+        add_root_item((RootItem){.source = i});
+    for (StgWord lo = 0; lo < static_roots_count; lo += ROOT_CHUNK) {
+        StgWord hi = lo + ROOT_CHUNK < static_roots_count ? lo + ROOT_CHUNK : static_roots_count;
+        add_root_item((RootItem){.source = UINT32_MAX, .lo = lo, .hi = hi});
     }
-    for (unsigned i = N + 1; i < storage_n_gens; i++)
-        scavenge_mut_list(&storage_gens[i]);
+    for (unsigned g = N + 1; g < storage_n_gens; g++)
+        for (BlockDesc *bd = storage_gens[g].old_mut_list; bd != NULL; bd = bd->link)
+            add_root_item((RootItem){.source = UINT32_MAX, .gen = g, .mut_block = bd});
+    atomic_store_explicit(&next_root_item, 0, memory_order_relaxed);
+}
+
+static void evacuate_root_item(const RootItem *item)
+{
+    if (item->source < n_root_sources) {
+        root_sources[item->source](evacuate_root, NULL);
+    } else if (item->mut_block != NULL) {
+        scavenge_mut_list_block(item->gen, item->mut_block);
+    } else {
+        gct->evac_gen = 0;
+        for (StgWord i = item->lo; i < item->hi; i++) {
+            gct->failed_to_evac = false;
+            scavenge_object(static_roots[i]);
+        }
+    }
+}
+
+/* Which capability GC thread i works for: thread 0 is the collector,
+ * the others take the remaining capabilities in order. */
+static unsigned collector_cap;
+
+static unsigned thread_cap(unsigned i)
+{
+    if (i == 0)
+        return collector_cap;
+    return i - 1 < collector_cap ? i - 1 : i;
+}
+
+void gc_observe_thread_phase(unsigned thread, GCPhase phase)
+{
+    if (observer != NULL && observer->thread_phase != NULL)
+        observer->thread_phase(thread_cap(thread), phase);
+}
+
+/* What each GC thread runs: first the roots, then the scan. */
+static void gc_thread_roots_and_scan(void)
+{
+    gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
+    for (;;) {
+        size_t i = atomic_fetch_add_explicit(&next_root_item, 1, memory_order_relaxed);
+        if (i >= n_root_items)
+            break;
+        evacuate_root_item(&root_items[i]);
+    }
+    scavenge_loop();
+}
+
+static void gc_thread_scan(void)
+{
+    gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
+    scavenge_loop();
+}
+
+/* Evacuates the roots and scavenges until nothing more is reachable, weak
+ * pointers included: a weak's value becomes reachable once its key is,
+ * and may reach other keys (Note [Weak pointers] in Weak.c).  The weak
+ * pointers are looked at by thread 0 alone between parallel scans. */
+static void collect_reachable(unsigned N)
+{
+    list_root_items(N);
+    gc_work_begin(gc_n_threads);
+    gc_run_threads(gc_n_threads, gc_thread_roots_and_scan);
+    while (weak_gc_traverse()) {
+        gc_work_begin(gc_n_threads);
+        gc_run_threads(gc_n_threads, gc_thread_scan);
+    }
+    weak_gc_end();
+    for (unsigned i = 0; i < gc_n_threads; i++)
+        gc_observe_thread_phase(i, GC_PHASE_DONE);
 }
 
 /* Frees from-space and the dead large objects; clears the GC flags on
@@ -216,33 +309,145 @@ static StgWord live_words_total(void)
  * The driver
  * ---------------------------------------------------------------------- */
 
-static void observe_phase(GCPhase phase)
+/* How many GC threads collect generations 0..N: -qn's, from -qg's
+ * generation up, at most one per capability. */
+static unsigned threads_for(unsigned N)
 {
-    if (observer != NULL && observer->phase != NULL)
-        observer->phase(phase);
+    if (N < storage_config.par_gc_from_gen)
+        return 1;
+    unsigned n = storage_config.gc_threads;
+    if (n == 0 || n > capabilities_n)
+        n = capabilities_n;
+    if (n > gc_threads_max)
+        n = gc_threads_max;
+    return n < 1 ? 1 : n;
 }
 
-/* Starts the collection's bookkeeping: the tally if one is due. */
-static void begin_collection(unsigned N, bool is_major)
+/* Starts the collection's bookkeeping in every GC thread that will run:
+ * the tally if one is due (thread 0 counts into the one asked for, the
+ * others into their own, merged at the end). */
+static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
 {
-    gct.collected_gen = N;
-    gct.copied_words = 0;
-    gct.todo_large = NULL;
-    gct.scan_queue_len = 0;
-    gct.tally = is_major ? tally_wanted : NULL;
-    if (gct.tally != NULL) {
+    gc_n_threads = n_threads;
+    Capability *mine = capability_mine();
+    collector_cap = mine != NULL ? mine->no : 0;
+    LiveTally *wanted = is_major ? tally_wanted : NULL;
+    if (wanted != NULL) {
         tally_wanted = NULL;
-        live_tally_reset(gct.tally);
+        live_tally_reset(wanted);
+    }
+    for (unsigned i = 0; i < gc_threads_max; i++) {
+        GCThread *t = &gc_threads[i];
+        t->parallel = n_threads > 1;
+        t->collected_gen = N;
+        t->copied_words = 0;
+        t->todo_large = NULL;
+        t->scan_queue_len = 0;
+        t->scanning = NULL;
+        t->steals = 0;
+        ws_deque_reset(&t->deque);
+        t->tally = NULL;
+        if (wanted != NULL && i < n_threads) {
+            if (i == 0) {
+                t->tally = wanted;
+            } else {
+                t->own_tally.era_lo = wanted->era_lo;
+                t->own_tally.era_hi = wanted->era_hi;
+                live_tally_reset(&t->own_tally);
+                t->tally = &t->own_tally;
+            }
+        }
+    }
+    gct = &gc_threads[0];
+}
+
+/* Adds the other GC threads' counts to thread 0's tally. */
+static void finish_tally(void)
+{
+    LiveTally *main = gc_threads[0].tally;
+    if (main == NULL)
+        return;
+    live_tally_flush(main);
+    for (unsigned i = 1; i < gc_n_threads; i++) {
+        GCThread *t = &gc_threads[i];
+        if (t->tally == NULL)
+            continue;
+        live_tally_flush(t->tally);
+        live_tally_merge(main, t->tally);
+        t->tally = NULL;
+    }
+    main->filled = true;
+    gc_threads[0].tally = NULL;
+}
+
+/* Gives each generation what the GC threads added to it (.inv.gc-owner):
+ * blocks, words, remembered objects and live large groups. */
+static void merge_workspaces(void)
+{
+    for (unsigned i = 0; i < gc_threads_max; i++) {
+        for (unsigned gno = 0; gno < storage_n_gens; gno++) {
+            Generation *g = &storage_gens[gno];
+            GenWorkspace *ws = &gc_threads[i].ws[gno];
+            if (ws->blocks != NULL) {
+                ws->blocks_tail->link = g->blocks;
+                g->blocks = ws->blocks;
+                g->n_blocks += ws->n_blocks;
+            }
+            g->n_words += ws->n_words;
+            if (ws->mut_list != NULL) {
+                BlockDesc *tail = ws->mut_list;
+                while (tail->link != NULL)
+                    tail = tail->link;
+                tail->link = g->mut_list;
+                g->mut_list = ws->mut_list;
+            }
+            for (BlockDesc *bd = ws->large_objects, *next; bd != NULL; bd = next) {
+                next = bd->link;
+                dbl_link_onto(bd, &g->large_objects);
+            }
+            g->n_large_blocks += ws->n_large_blocks;
+            g->n_large_words += ws->n_large_words;
+            ws->blocks = ws->blocks_tail = NULL;
+            ws->n_blocks = ws->n_words = 0;
+            ws->mut_list = NULL;
+            ws->large_objects = NULL;
+            ws->n_large_blocks = ws->n_large_words = 0;
+        }
     }
 }
 
-static void finish_tally(void)
+/* Each GC thread's copied bytes, and GHC's work-balance figures: the
+ * balanced figure sums, over threads, the bytes each copied up to an even
+ * share, rescaled so that a perfect split gives the total and a serial
+ * one zero. */
+static StgWord thread_copied_bytes[GC_THREADS_MAX];
+
+static void fill_thread_details(GCDetails *d)
 {
-    if (gct.tally == NULL)
+    unsigned n = gc_n_threads;
+    StgWord total = 0, max = 0;
+    for (unsigned i = 0; i < n; i++) {
+        thread_copied_bytes[i] = gc_threads[i].copied_words * WORD_SIZE;
+        total += thread_copied_bytes[i];
+        if (thread_copied_bytes[i] > max)
+            max = thread_copied_bytes[i];
+    }
+    d->gc_threads = n;
+    d->copied_bytes = total;
+    d->par_max_copied_bytes = max;
+    d->thread_copied_bytes = thread_copied_bytes;
+    if (n == 1) {
+        d->par_balanced_copied_bytes = 0;
         return;
-    live_tally_flush(gct.tally);
-    gct.tally->filled = true;
-    gct.tally = NULL;
+    }
+    /* sum of min(n * c_i, total): total when one thread did it all, n *
+     * total when each did a share. */
+    double acc = 0;
+    for (unsigned i = 0; i < n; i++) {
+        double share = (double)n * (double)thread_copied_bytes[i];
+        acc += share < (double)total ? share : (double)total;
+    }
+    d->par_balanced_copied_bytes = (StgWord)((acc - (double)total) / (double)(n - 1) + 0.5);
 }
 
 /* The figures of the collection just done, for the observer. */
@@ -250,7 +455,6 @@ static void fill_details(GCDetails *d, unsigned N, bool is_major, StgWord return
 {
     d->gen = N;
     d->major = is_major;
-    d->copied_bytes = gct.copied_words * WORD_SIZE;
     d->live_bytes = live_words_total() * WORD_SIZE;
     StgWord large_words = 0;
     for (unsigned i = 0; i < storage_n_gens; i++)
@@ -300,28 +504,33 @@ void gc_collect(bool major)
 static void collect_with_world_stopped(bool major)
 {
     uint64_t start_ns = clock_elapsed_ns();
+    /* The collecting thread's own state (its root stack pointer) becomes
+     * visible as a parked thread's is: any GC thread may visit its roots. */
+    if (capability_before_park_hook != NULL)
+        capability_before_park_hook();
     mut_list_gather();
-    observe_phase(GC_PHASE_START);
     unsigned N = policy_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
-    debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s", N, is_major ? " (major)" : "");
+    unsigned n_threads = threads_for(N);
+    if (observer != NULL && observer->start != NULL)
+        observer->start(n_threads);
+    debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s with %u thread%s", N,
+                is_major ? " (major)" : "", n_threads, n_threads == 1 ? "" : "s");
     GCDetails details = {0};
     details.allocated_bytes = account_allocation() + storage_large_alloc_bytes;
     storage_large_alloc_bytes = 0;
     if (debug_enabled(DEBUG_SANITY))
         sanity_check_heap("before GC");
 
-    begin_collection(N, is_major);
+    begin_collection(N, is_major, n_threads);
     tenure_before_gc(N);
     prepare_generations(N);
     weak_gc_begin();
-    observe_phase(GC_PHASE_WORK);
-    evacuate_roots(N);
-    scavenge_to_fixed_point();
+    collect_reachable(N);
     update_weak_roots();
     finish_tally();
-    observe_phase(GC_PHASE_IDLE);
-    observe_phase(GC_PHASE_DONE);
+    merge_workspaces();
+    fill_thread_details(&details);
     free_from_space(N);
     tenure_after_gc(N);
     storage_reset_nursery();
@@ -368,9 +577,8 @@ void gc_exit(void)
     tally_wanted = NULL;
     policy_reset();
     tenure_reset();
-    for (unsigned i = 0; i < storage_n_gens; i++)
-        era_map_free(&storage_gens[i].dests);
     weak_exit();
-    free(gct.scan_queue);
-    memset(&gct, 0, sizeof gct);
+    free(root_items);
+    root_items = NULL;
+    n_root_items = cap_root_items = 0;
 }

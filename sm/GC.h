@@ -76,6 +76,13 @@ typedef struct {
     StgWord kept_mblocks;         /* megablocks the heap holds after this GC */
     StgWord heap_blocks;          /* blocks the heap holds after this GC */
     uint64_t elapsed_ns;          /* how long the collection took (wall) */
+    unsigned gc_threads;          /* GC threads that copied (1: sequential) */
+    StgWord par_max_copied_bytes; /* the most one GC thread copied */
+    StgWord par_balanced_copied_bytes;  /* GHC's balanced figure: copied_bytes
+                                           when every thread copied its share,
+                                           0 when one thread copied it all */
+    const StgWord *thread_copied_bytes; /* [gc_threads]: each thread's bytes;
+                                           valid until the next collection */
 } GCDetails;
 
 /* The details of the most recent collection (all zero before the first). */
@@ -84,16 +91,19 @@ const GCDetails *gc_last_details(void);
 /* The phases an observer hears of, in GHC's eventlog order. */
 typedef enum {
     GC_PHASE_START,               /* before anything is collected */
-    GC_PHASE_WORK,                /* copying begins */
-    GC_PHASE_IDLE,                /* copying is done (the GC thread idles) */
-    GC_PHASE_DONE,                /* the GC thread is done */
+    GC_PHASE_WORK,                /* a GC thread starts or resumes copying */
+    GC_PHASE_IDLE,                /* a GC thread has nothing to copy */
+    GC_PHASE_DONE,                /* a GC thread is done */
 } GCPhase;
 
-/* Told of each collection (the runtime's statistics and eventlog): phase
- * at each phase, end with the details after the collection, before the
- * post-GC hooks.  Either may be NULL. */
+/* Told of each collection (the runtime's statistics and eventlog): start
+ * once, with the number of GC threads, before anything is collected;
+ * thread_phase by each GC thread, with the capability it works for
+ * (WORK, IDLE, WORK again ..., then DONE); end with the details after the
+ * collection, before the post-GC hooks.  Any may be NULL. */
 typedef struct {
-    void (*phase)(GCPhase phase);
+    void (*start)(unsigned gc_threads);
+    void (*thread_phase)(unsigned cap, GCPhase phase);
     void (*end)(const GCDetails *details);
 } GCObserver;
 

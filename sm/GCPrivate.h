@@ -1,37 +1,47 @@
 /*
- * sm/GCPrivate.h -- state shared by GC.c, Evac.c and Scav.c during one
- * collection, and nothing else.
+ * sm/GCPrivate.h -- what GC.c, GCThread.c, Evac.c, Scav.c and Weak.c share
+ * during one collection, and nothing else.
  */
 #ifndef STRATA_GCPRIVATE_H
 #define STRATA_GCPRIVATE_H
 
 #include <stdbool.h>
 
+#include "GC.h"
+#include "GCThread.h"
 #include "LiveTally.h"
 #include "Storage.h"
 
-typedef struct {
-    unsigned collected_gen;      /* N: generations 0..N are collected */
-    uint16_t evac_gen;           /* survivors go at least this old */
-    bool failed_to_evac;         /* an object stayed younger than evac_gen */
-    StgWord copied_words;        /* words copied so far */
-    BlockDesc *todo_large;       /* large groups found live, not yet scanned
-                                    (linked by ->link) */
-    BlockDesc **scan_queue;      /* full to-space blocks with unscanned words */
-    StgWord scan_queue_len, scan_queue_cap;
-    LiveTally *tally;            /* a census is due: count survivors here */
-} GCThread;
-
-extern GCThread gct;
+/* Block descriptor fields other GC threads may change while this one reads
+ * them (a live large group's generation and BF_EVACUATED, a to-space
+ * block's BF_SCANQ): relaxed atomic accesses, plain moves on x86-64. */
+static inline uint16_t bd_flags(const BlockDesc *bd)
+{
+    return __atomic_load_n(&bd->flags, __ATOMIC_ACQUIRE);
+}
+static inline uint16_t bd_gen_no(const BlockDesc *bd)
+{
+    return __atomic_load_n(&bd->gen_no, __ATOMIC_RELAXED);
+}
+static inline void bd_flags_set(BlockDesc *bd, uint16_t f)
+{
+    __atomic_fetch_or(&bd->flags, f, __ATOMIC_RELEASE);
+}
+static inline void bd_flags_clear(BlockDesc *bd, uint16_t f)
+{
+    __atomic_fetch_and(&bd->flags, (uint16_t)~f, __ATOMIC_RELAXED);
+}
 
 /* Evac.c / Evac.h: evacuate(p) and gc_alloc_for_copy are inline there. */
 
 /* Scav.c */
-void scavenge_loop(void);
+void scavenge_loop(void);                    /* until no thread has work */
 void scavenge_object(StgClosure *c);         /* fields of one object */
-void scavenge_mut_list(Generation *g);       /* g's old_mut_list */
+void scavenge_mut_list_block(unsigned gen, BlockDesc *mut_block);
+void gc_remember(unsigned gen, StgClosure *c);  /* onto this thread's list */
 
 /* GC.c */
 void gc_push_scan_queue(BlockDesc *bd);
+void gc_observe_thread_phase(unsigned thread, GCPhase phase);
 
 #endif /* STRATA_GCPRIVATE_H */

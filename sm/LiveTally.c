@@ -92,3 +92,12 @@ void live_tally_flush(LiveTally *t)
     for (size_t i = 0; i < LIVE_TALLY_SLOTS; i++)
         flush_slot(t, &t->cache[i]);
 }
+
+void live_tally_merge(LiveTally *into, const LiveTally *from)
+{
+    for (size_t i = 0; i < from->n_entries; i++) {
+        const LiveTallyEntry *e = &from->entries[i];
+        LiveTallySlot s = {e->info, e->bytes, e->objects};
+        flush_slot(into, &s);
+    }
+}

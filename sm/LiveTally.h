@@ -69,4 +69,8 @@ void live_tally_add_range(LiveTally *t, StgPtr p, StgPtr end);
 /* Moves the cached counts into the entries; called by the GC when done. */
 void live_tally_flush(LiveTally *t);
 
+/* Adds the entries of from (flushed) to into (flushed): a GC thread's
+ * counts into thread 0's.  Tables new to into come after its own. */
+void live_tally_merge(LiveTally *into, const LiveTally *from);
+
 #endif /* STRATA_LIVETALLY_H */

@@ -4,7 +4,7 @@
  * recurses on the C stack however deep the data.
  *
  * An object scanned on behalf of generation g evacuates its children into
- * g or older (eager promotion, gct.evac_gen).  If a child is already
+ * g or older (eager promotion, gct->evac_gen).  If a child is already
  * somewhere younger, the object "failed to evacuate" and goes on g's
  * mutable list, which keeps .inv.remembered (MutList.h).
  */
@@ -14,6 +14,26 @@
 #include "GCPrivate.h"
 #include "Messages.h"
 #include "MutList.h"
+#include "os/Thread.h"
+
+/* ----------------------------------------------------------------------
+ * Remembered objects
+ * ---------------------------------------------------------------------- */
+
+/* c, in generation gen, may point into a younger one: it goes on this GC
+ * thread's list for gen, merged into the generation's at the end. */
+void gc_remember(unsigned gen, StgClosure *c)
+{
+    ASSERT_INTERNAL(gen > 0 && heap_alloced(c) && Bdescr(c)->gen_no == gen);
+    GenWorkspace *ws = &gct->ws[gen];
+    BlockDesc *bd = ws->mut_list;
+    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
+        BlockDesc *nb = gc_alloc_block();
+        nb->link = bd;
+        ws->mut_list = bd = nb;
+    }
+    *bd->free++ = (StgWord)c;
+}
 
 /* ----------------------------------------------------------------------
  * One object
@@ -39,12 +59,12 @@ static bool scavenge_array_cards(StgMutArrPtrs *a, StgWord first, StgWord last, 
         StgWord hi = lo + ((StgWord)1 << MUT_ARR_PTRS_CARD_BITS);
         if (hi > a->ptrs)
             hi = a->ptrs;
-        bool saved = gct.failed_to_evac;
-        gct.failed_to_evac = false;
+        bool saved = gct->failed_to_evac;
+        gct->failed_to_evac = false;
         scavenge_ptrs(&a->payload[lo], hi - lo);
-        cards[c] = gct.failed_to_evac;
-        any |= gct.failed_to_evac;
-        gct.failed_to_evac = saved;
+        cards[c] = gct->failed_to_evac;
+        any |= gct->failed_to_evac;
+        gct->failed_to_evac = saved;
     }
     return any;
 }
@@ -52,12 +72,15 @@ static bool scavenge_array_cards(StgMutArrPtrs *a, StgWord first, StgWord last, 
 static void scavenge_array(StgMutArrPtrs *a, bool only_marked)
 {
     bool dirty = scavenge_array_cards(a, 0, mut_arr_ptrs_cards(a->ptrs), only_marked);
-    a->info = dirty ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info;
-    gct.failed_to_evac |= dirty;
+    /* Released: a duplicate remembered-set entry may be claiming it
+     * (scavenge_mut_list_block). */
+    __atomic_store_n(&a->info, dirty ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info,
+                     __ATOMIC_RELEASE);
+    gct->failed_to_evac |= dirty;
 }
 
-/* Evacuates the fields of c; sets gct.failed_to_evac if one of them stays
- * younger than gct.evac_gen.  Returns c's size in words. */
+/* Evacuates the fields of c; sets gct->failed_to_evac if one of them stays
+ * younger than gct->evac_gen.  Returns c's size in words. */
 static StgWord scavenge_fields(StgClosure *c)
 {
     const StgInfoTable *info = c->info;
@@ -84,11 +107,13 @@ static StgWord scavenge_fields(StgClosure *c)
         return closure_sizeW_info(c, info);
     case MUT_VAR_CLEAN: case MUT_VAR_DIRTY: {
         StgMutVar *m = (StgMutVar *)c;
-        bool saved = gct.failed_to_evac;
-        gct.failed_to_evac = false;
+        bool saved = gct->failed_to_evac;
+        gct->failed_to_evac = false;
         evacuate(&m->var);
-        m->info = gct.failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info;
-        gct.failed_to_evac |= saved;
+        __atomic_store_n(&m->info,
+                         gct->failed_to_evac ? &stg_MUT_VAR_DIRTY_info : &stg_MUT_VAR_CLEAN_info,
+                         __ATOMIC_RELEASE);
+        gct->failed_to_evac |= saved;
         return 2;
     }
     case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
@@ -175,8 +200,8 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
     Generation *g = &storage_gens[bd->gen_no];
     /* Only to-space is scanned: a block the GC is filling. */
     ASSERT_INTERNAL(bd->u.scan >= bd->start && bd->u.scan <= bd->free);
-    ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > gct.collected_gen);
-    gct.evac_gen = bd->gen_no;
+    ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > gct->collected_gen);
+    gct->evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
     StgPtr ahead = p;
     /* bd->free may grow while we scan: copies can land in this block. */
@@ -185,14 +210,14 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
             ahead = prefetch_children(ahead);
         StgClosure *c = (StgClosure *)p;
         ASSERT_EXPENSIVE(!closure_is_forwarded(c) && closure_sizeW(c) > 0);
-        gct.failed_to_evac = false;
+        gct->failed_to_evac = false;
         StgWord size = scavenge_fields(c);
         if (tally != NULL)
             live_tally_add(tally, c->info, size);
         p += size;
         bd->u.scan = p;
-        if (gct.failed_to_evac)
-            mut_list_record(g, c);
+        if (gct->failed_to_evac)
+            gc_remember(g->no, c);
     }
 }
 
@@ -202,16 +227,16 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
 static void scavenge_block_counting_by_object(BlockDesc *bd, LiveTally *tally)
 {
     Generation *g = &storage_gens[bd->gen_no];
-    gct.evac_gen = bd->gen_no;
+    gct->evac_gen = bd->gen_no;
     while (bd->u.scan < bd->free) {
         StgClosure *c = (StgClosure *)bd->u.scan;
-        gct.failed_to_evac = false;
+        gct->failed_to_evac = false;
         StgWord size = scavenge_fields(c);
         if (live_tally_counts_era(tally, block_era_at(bd, c)))
             live_tally_add(tally, c->info, size);
         bd->u.scan += size;
-        if (gct.failed_to_evac)
-            mut_list_record(g, c);
+        if (gct->failed_to_evac)
+            gc_remember(g->no, c);
     }
 }
 
@@ -228,50 +253,95 @@ static void scavenge_block_counting_by_object(BlockDesc *bd, LiveTally *tally)
  * block has u.scan == free (.inv.scanned). */
 static void scavenge_block(BlockDesc *bd)
 {
-    LiveTally *t = gct.tally;
-    if (STRATA_LIKELY(t == NULL))
+    GCThread *t = gct;
+    LiveTally *tally = t->tally;
+    t->scanning = bd;
+    if (STRATA_LIKELY(tally == NULL))
         scavenge_block_counting(bd, NULL);
-    else if (bd->n_era_runs != 0 || bd == storage_gens[bd->gen_no].gc_shared_dest)
-        scavenge_block_counting_by_object(bd, t);
-    else if (live_tally_counts_era(t, bd->era))
-        scavenge_block_counting(bd, t);
+    else if (bd->n_era_runs != 0 || bd == t->ws[bd->gen_no].shared_dest)
+        scavenge_block_counting_by_object(bd, tally);
+    else if (live_tally_counts_era(tally, bd->era))
+        scavenge_block_counting(bd, tally);
     else
         scavenge_block_counting(bd, NULL);
-    bd->flags &= (uint16_t)~BF_SCANQ;
+    t->scanning = NULL;
 }
 
 static void scavenge_large(BlockDesc *bd)
 {
-    Generation *g = &storage_gens[bd->gen_no];
+    GenWorkspace *ws = &gct->ws[bd->gen_no];
     if (!(bd->flags & BF_PINNED)) {   /* pinned blocks hold byte arrays only */
         StgClosure *c = (StgClosure *)bd->start;
-        gct.evac_gen = bd->gen_no;
-        gct.failed_to_evac = false;
+        gct->evac_gen = bd->gen_no;
+        gct->failed_to_evac = false;
         scavenge_fields(c);
-        if (gct.failed_to_evac)
-            mut_list_record(g, c);
+        if (gct->failed_to_evac)
+            gc_remember(bd->gen_no, c);
     }
     /* Counted after scavenging, which may clean a dirty array's header. */
-    if (gct.tally != NULL && live_tally_counts_era(gct.tally, bd->era))
-        live_tally_add_range(gct.tally, bd->start, bd->free);
-    dbl_link_onto(bd, &g->large_objects);
-    g->n_large_blocks += bd->blocks;
-    g->n_large_words += (StgWord)(bd->free - bd->start);
+    if (gct->tally != NULL && live_tally_counts_era(gct->tally, bd->era))
+        live_tally_add_range(gct->tally, bd->start, bd->free);
+    dbl_link_onto(bd, &ws->large_objects);
+    ws->n_large_blocks += bd->blocks;
+    ws->n_large_words += (StgWord)(bd->free - bd->start);
+}
+
+/* One piece of this thread's own work: a block it fills, a block it gave
+ * up and nobody took, a live large object.  False when it has none. */
+static bool scavenge_own_work(void)
+{
+    GCThread *t = gct;
+    while (t->scan_queue_len > 0) {
+        BlockDesc *bd = t->scan_queue[--t->scan_queue_len];
+        /* A block given up onto the deque left a stale entry here (Note
+         * [Sharing work] in Evac.c); it is scanned from there. */
+        if (!(bd->flags & BF_SCANQ))
+            continue;
+        scavenge_block(bd);
+        bd_flags_clear(bd, BF_SCANQ);
+        return true;
+    }
+    if (t->parallel) {
+        BlockDesc *bd = ws_deque_pop(&t->deque);
+        if (bd != NULL) {
+            scavenge_block(bd);
+            return true;
+        }
+    }
+    if (t->todo_large != NULL) {
+        BlockDesc *bd = t->todo_large;
+        t->todo_large = bd->link;
+        scavenge_large(bd);
+        return true;
+    }
+    return false;
 }
 
 /* Runs until no to-space block has unscanned words and no live large
- * object is unscanned (Note [Scanning what was copied]). */
+ * object is unscanned, on every GC thread (Note [Scanning what was
+ * copied]; Note [Ending a parallel scan] in GCThread.c). */
 void scavenge_loop(void)
 {
     for (;;) {
-        if (gct.scan_queue_len > 0) {
-            scavenge_block(gct.scan_queue[--gct.scan_queue_len]);
-        } else if (gct.todo_large != NULL) {
-            BlockDesc *bd = gct.todo_large;
-            gct.todo_large = bd->link;
-            scavenge_large(bd);
-        } else {
+        while (scavenge_own_work())
+            ;
+        if (!gct->parallel) {
+            gc_observe_thread_phase(0, GC_PHASE_IDLE);
             return;
+        }
+        BlockDesc *bd = gc_steal_block();
+        if (bd != NULL) {
+            scavenge_block(bd);
+            continue;
+        }
+        for (;;) {
+            if (!gc_work_idle_wait())
+                return;
+            bd = gc_steal_block();
+            if (bd != NULL) {
+                scavenge_block(bd);
+                break;
+            }
         }
     }
 }
@@ -280,22 +350,52 @@ void scavenge_loop(void)
  * Roots that are scanned in place
  * ---------------------------------------------------------------------- */
 
-void scavenge_mut_list(Generation *g)
+/* Note [Remembered objects in parallel]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A mutable variable or array can be on a remembered set twice (two
+ * threads' write barriers both saw it clean), and the blocks of a
+ * remembered set are handed to different GC threads.  So that one object
+ * is never scanned by two threads at once, a dirty one is claimed by
+ * turning it clean with a compare-and-swap before it is scanned; a clean
+ * one holds no pointer into a younger generation (the barrier dirties it
+ * before writing one) and is skipped.  Scanning sets the state it ends in
+ * with a release store. */
+static bool claim_dirty(StgClosure *c, const StgInfoTable *dirty, const StgInfoTable *clean)
 {
-    MUT_LIST_FOR_EACH(g->old_mut_list, c, {
-        gct.evac_gen = g->no;
-        gct.failed_to_evac = false;
-        switch (c->info->type) {
+    if (!gct->parallel)
+        return true;
+    return __atomic_compare_exchange_n(&c->info, &dirty, clean, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
+/* The objects of one block of generation gen's old remembered set: the
+ * collection hands the blocks out to its GC threads one at a time. */
+void scavenge_mut_list_block(unsigned gen, BlockDesc *mut_block)
+{
+    for (StgPtr mp = mut_block->start; mp < mut_block->free; mp++) {
+        StgClosure *c = (StgClosure *)*mp;
+        gct->evac_gen = (uint16_t)gen;
+        gct->failed_to_evac = false;
+        const StgInfoTable *info = __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
+        switch (info->type) {
         case MUT_ARR_PTRS_DIRTY:
+            if (!claim_dirty(c, &stg_MUT_ARR_PTRS_DIRTY_info, &stg_MUT_ARR_PTRS_CLEAN_info))
+                continue;
             scavenge_array((StgMutArrPtrs *)c, true);
             break;
+        case MUT_VAR_DIRTY:
+            if (!claim_dirty(c, &stg_MUT_VAR_DIRTY_info, &stg_MUT_VAR_CLEAN_info))
+                continue;
+            scavenge_fields(c);
+            break;
         case MUT_ARR_PTRS_CLEAN:
-            break;   /* cleaned by an earlier entry for the same array */
+        case MUT_VAR_CLEAN:
+            continue;   /* scanned for an earlier entry, or nothing young */
         default:
             scavenge_fields(c);
             break;
         }
-        if (gct.failed_to_evac)
-            mut_list_record(g, c);
-    });
+        if (gct->failed_to_evac)
+            gc_remember(gen, c);
+    }
 }

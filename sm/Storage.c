@@ -17,6 +17,7 @@
 #include "ClosureSize.h"
 #include "EraRuns.h"
 #include "GC.h"
+#include "GCThread.h"
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
@@ -136,6 +137,10 @@ bool storage_init(const StorageConfig *config)
     unsigned n_caps = storage_config.capabilities > 0 ? storage_config.capabilities : 1;
     if (!capabilities_init(n_caps, storage_config.nursery_bytes, storage_n_gens))
         return false;
+    unsigned n_gc = storage_config.gc_threads == 0 || storage_config.gc_threads > n_caps
+                        ? n_caps : storage_config.gc_threads;
+    if (!gc_threads_init(n_gc, storage_n_gens))
+        return false;
     storage_reset_nursery();
     return true;
 }
@@ -160,6 +165,7 @@ bool storage_nursery_create(Capability *cap, StgWord n_blocks)
 void storage_exit(void)
 {
     /* All memory goes back with the reservation. */
+    gc_threads_exit();
     mut_list_exit();
     free(storage_gens);
     storage_gens = NULL;

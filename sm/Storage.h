@@ -30,21 +30,8 @@ typedef struct Generation_ {
     StgWord max_blocks;          /* collect this generation when its
                                     blocks exceed this */
     StgWord collections;         /* times collected */
-    EraMap dests;                /* GC: era -> the era's own to-space block
-                                    (a BlockDesc *), or, while the era has
-                                    too little data for one, the words copied
-                                    into the shared block, as (words << 1) | 1
-                                    (Note [Where a copy goes] in Evac.c).  It
-                                    outlives a GC because a generation that is
-                                    not collected keeps filling its partly
-                                    used blocks in the next one */
-    BlockDesc *gc_shared_dest;   /* GC: the to-space block the small eras
-                                    share, in era runs (sm/EraRuns.h) */
-    BlockDesc *gc_last_dest;     /* GC: the block last copied into; copies
-                                    usually share an era, so this skips the
-                                    map.  Reset at the start of every GC. */
-    uint64_t gc_last_era;        /* GC: the era copied into gc_last_dest */
-    StgPtr gc_last_limit;        /* GC: where gc_last_dest's objects must end */
+    /* Where a collection's copies go is each GC thread's own
+     * (GenWorkspace in GCThread.h). */
 
     /* Valid during a GC that collects this generation only. */
     BlockDesc *old_blocks;       /* from-space small-object blocks */
@@ -86,6 +73,11 @@ typedef struct {
                                     large-object allocation that triggers
                                     a GC */
     unsigned capabilities;       /* -N: at least 1 */
+    unsigned gc_threads;         /* -qn: GC threads, at most one per
+                                    capability; 0: one per capability */
+    unsigned par_gc_from_gen;    /* -qg: collections of this generation and
+                                    older are parallel (0: all); UINT_MAX:
+                                    none */
     StgWord max_heap_bytes;      /* -M: 0 = unlimited */
     double oldgen_factor;        /* -F: an old generation's budget is its
                                     live size times this */

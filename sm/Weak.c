@@ -130,7 +130,7 @@ StgClosure *weak_gc_is_alive(StgClosure *p)
         if (!heap_alloced(p))
             return p;   /* static: never dies */
         BlockDesc *bd = Bdescr(p);
-        if (bd->gen_no > gct.collected_gen || (bd->flags & BF_EVACUATED))
+        if (bd->gen_no > gct->collected_gen || (bd->flags & BF_EVACUATED))
             return p;   /* not collected, or a live large object or a copy */
         if (closure_is_forwarded(p))
             return closure_forwardee(p);
@@ -177,11 +177,11 @@ bool weak_gc_traverse(void)
             continue;
         }
         StgClosure *wc = (StgClosure *)w;
-        gct.evac_gen = 0;
+        gct->evac_gen = 0;
         evacuate(&wc);
         w = (StgWeak *)wc;
         w->key = key;
-        gct.evac_gen = 0;
+        gct->evac_gen = 0;
         evacuate(&w->value);
         unsigned g = Bdescr(w)->gen_no;
         w->link = lists[g];

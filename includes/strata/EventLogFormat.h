@@ -32,6 +32,7 @@ enum {
     EVENT_GC_START = 9,
     EVENT_GC_END = 10,
     EVENT_REQUEST_SEQ_GC = 11,
+    EVENT_REQUEST_PAR_GC = 12,
     EVENT_LOG_MSG = 16,
     EVENT_BLOCK_MARKER = 18,
     EVENT_USER_MSG = 19,
@@ -84,6 +85,7 @@ enum {
 #define EVENT_SIZE_GC_START 0
 #define EVENT_SIZE_GC_END 0
 #define EVENT_SIZE_REQUEST_SEQ_GC 0
+#define EVENT_SIZE_REQUEST_PAR_GC 0
 #define EVENT_SIZE_BLOCK_MARKER 14      /* Word32 size, Word64 end time, Word16 cap */
 #define EVENT_SIZE_GC_IDLE 0
 #define EVENT_SIZE_GC_WORK 0

@@ -7,6 +7,7 @@
 #include "Thread.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,4 +69,9 @@ OsDeadline os_deadline_after_ms(uint32_t timeout_ms)
 bool os_mutex_trylock(OsMutex *m)
 {
     return pthread_mutex_trylock(m) == 0;
+}
+
+void os_thread_yield(void)
+{
+    (void)sched_yield();
 }

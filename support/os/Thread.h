@@ -61,6 +61,9 @@ int os_cond_wait_until(OsCond *c, OsMutex *m, const OsDeadline *deadline);
 /* Wakes every thread waiting on c. */
 void os_cond_broadcast(OsCond *c);
 
+/* Lets another runnable thread have the processor (sched_yield). */
+void os_thread_yield(void);
+
 /* The deadline timeout_ms milliseconds from now. */
 OsDeadline os_deadline_after_ms(uint32_t timeout_ms);
 

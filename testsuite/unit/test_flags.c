@@ -573,12 +573,33 @@ static void test_flags_capabilities(void **state)
                         "e.g. -N4, or -N alone for one per processor)");
 }
 
+static void test_flags_parallel_gc(void **state)
+{
+    (void)state;
+    assert_int_equal(f.gc_threads, 0);   /* one per capability */
+    assert_int_equal(f.par_gc_from_gen, 0);
+    parse_ok("-qn2");
+    assert_int_equal(f.gc_threads, 2);
+    parse_ok("-qg1");
+    assert_int_equal(f.par_gc_from_gen, 1);
+    parse_ok("-qg");
+    assert_int_equal(f.par_gc_from_gen, PAR_GC_NEVER);
+    parse_bad("-qn0", "-qn: bad number of GC threads '0' (expected a whole number, at least 1, "
+                      "e.g. -qn2)");
+    parse_bad("-qn", "-qn: bad number of GC threads '' (expected a whole number, at least 1, "
+                     "e.g. -qn2)");
+    parse_bad("-qn257", "-qn: at most 256 GC threads (got 257)");
+    parse_bad("-qgx", "-qg: bad generation 'x' (expected a generation number, e.g. -qg1, or "
+                      "-qg alone for no parallel collection)");
+}
+
 static void test_flags_unknown_and_unexpected(void **state)
 {
     (void)state;
     parse_bad("-Z", "unknown RTS option: -Z");
     parse_bad("-", "unknown RTS option: -");
-    parse_bad("-qg", "unknown RTS option: -qg");
+    parse_bad("-qa", "unknown RTS option: -qa (strata's parallel GC options are -qn<n> and "
+                     "-qg[<gen>])");
     parse_bad("foo", "unexpected RTS argument: foo");
     parse_bad("+RTS", "unexpected RTS argument: +RTS");
     parse_bad("", "unexpected RTS argument: ");
@@ -970,6 +991,7 @@ int main(void)
         T(test_flags_flush_interval_good),
         T(test_flags_flush_interval_bad),
         T(test_flags_capabilities),
+        T(test_flags_parallel_gc),
         T(test_flags_unknown_and_unexpected),
         T(test_flags_error_truncates),
         T(test_flags_parse_string),

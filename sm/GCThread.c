@@ -1,0 +1,265 @@
+/*
+ * sm/GCThread.c -- the GC threads' state, the pool of OS threads that run
+ * a parallel collection's phases, and the termination of a parallel scan
+ * (see GCThread.h).
+ *
+ * Note [GC threads are the capabilities' threads]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * GHC collects with the OS threads that run its capabilities.  strata's
+ * capabilities are held by the program's own threads, which may be few
+ * (a single-threaded program at -N4) or blocked in C where the collector
+ * cannot borrow them, so each capability but the collecting one has a GC
+ * thread of its own instead: an OS thread started at the first parallel
+ * collection, asleep between collections, that only ever runs collector
+ * code.  GC thread 0 is the thread that stopped the world; GC thread k > 0
+ * works for the k-th other capability, whose eventlog buffer it writes
+ * (its holder is parked).  -qn caps how many run.
+ */
+#include "GCThread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "BlockAlloc.h"
+#include "Capability.h"
+#include "GCPrivate.h"
+#include "Messages.h"
+#include "os/Thread.h"
+
+_Thread_local GCThread *gct __attribute__((tls_model("initial-exec"))) = NULL;
+
+GCThread *gc_threads = NULL;
+unsigned gc_threads_max = 0;
+unsigned gc_n_threads = 1;
+
+/* ----------------------------------------------------------------------
+ * State
+ * ---------------------------------------------------------------------- */
+
+bool gc_threads_init(unsigned n_threads, unsigned n_gens)
+{
+    if (n_threads < 1)
+        n_threads = 1;
+    if (n_threads > GC_THREADS_MAX)
+        n_threads = GC_THREADS_MAX;
+    gc_threads = calloc(n_threads, sizeof *gc_threads);
+    if (gc_threads == NULL) {
+        rts_error("storage: out of C heap for the GC threads (threads=%u)", n_threads);
+        return false;
+    }
+    gc_threads_max = n_threads;
+    for (unsigned i = 0; i < n_threads; i++) {
+        GCThread *t = &gc_threads[i];
+        t->index = i;
+        t->ws = calloc(n_gens, sizeof *t->ws);
+        if (t->ws == NULL || !ws_deque_init(&t->deque, 6)) {
+            rts_error("storage: out of C heap for the GC threads (threads=%u)", n_threads);
+            return false;
+        }
+        live_tally_init(&t->own_tally, 0, 0);
+    }
+    gc_n_threads = 1;
+    return true;
+}
+
+/* ----------------------------------------------------------------------
+ * The pool
+ * ---------------------------------------------------------------------- */
+
+static OsMutex pool_lock = OS_MUTEX_INIT;
+static OsCond pool_wake = OS_COND_INIT;     /* a round starts, or exit */
+static OsCond pool_done = OS_COND_INIT;     /* the last worker finished */
+static unsigned pool_round = 0;             /* under pool_lock */
+static unsigned pool_n = 0;                 /* threads in the round */
+static unsigned pool_running = 0;           /* workers still in the round */
+static void (*pool_work)(void) = NULL;
+static bool pool_exit = false;
+static OsThread *pool_os = NULL;            /* [1 .. pool_started] */
+static unsigned pool_started = 1;           /* thread 0 is the caller */
+
+static void *worker_main(void *arg)
+{
+    GCThread *self = arg;
+    gct = self;
+    unsigned seen = 0;
+    os_mutex_lock(&pool_lock);
+    for (;;) {
+        while (!pool_exit && pool_round == seen)
+            os_cond_wait(&pool_wake, &pool_lock);
+        if (pool_exit)
+            break;
+        seen = pool_round;
+        if (self->index >= pool_n)
+            continue;
+        void (*work)(void) = pool_work;
+        os_mutex_unlock(&pool_lock);
+        work();
+        os_mutex_lock(&pool_lock);
+        if (--pool_running == 0)
+            os_cond_broadcast(&pool_done);
+    }
+    os_mutex_unlock(&pool_lock);
+    return NULL;
+}
+
+/* Starts the OS threads of GC threads 1 .. n-1 not yet running; returns
+ * how many GC threads can run (fewer if the OS refuses threads). */
+static unsigned start_workers(unsigned n)
+{
+    if (pool_os == NULL) {
+        pool_os = calloc(gc_threads_max, sizeof *pool_os);
+        if (pool_os == NULL)
+            return 1;
+    }
+    while (pool_started < n) {
+        int err = os_thread_start(&pool_os[pool_started], worker_main,
+                                  &gc_threads[pool_started]);
+        if (err != 0) {
+            rts_error("gc: could not start GC thread %u (errno %d); collecting with %u",
+                     pool_started, err, pool_started);
+            break;
+        }
+        pool_started++;
+    }
+    return pool_started < n ? pool_started : n;
+}
+
+void gc_run_threads(unsigned n, void (*work)(void))
+{
+    gct = &gc_threads[0];
+    if (n > 1)
+        n = start_workers(n);
+    if (n <= 1) {
+        work();
+        return;
+    }
+    os_mutex_lock(&pool_lock);
+    pool_work = work;
+    pool_n = n;
+    pool_running = n - 1;
+    pool_round++;
+    os_cond_broadcast(&pool_wake);
+    os_mutex_unlock(&pool_lock);
+    work();
+    os_mutex_lock(&pool_lock);
+    while (pool_running > 0)
+        os_cond_wait(&pool_done, &pool_lock);
+    os_mutex_unlock(&pool_lock);
+}
+
+void gc_threads_exit(void)
+{
+    if (pool_started > 1) {
+        os_mutex_lock(&pool_lock);
+        pool_exit = true;
+        os_cond_broadcast(&pool_wake);
+        os_mutex_unlock(&pool_lock);
+        for (unsigned i = 1; i < pool_started; i++)
+            (void)os_thread_join(pool_os[i]);
+    }
+    free(pool_os);
+    pool_os = NULL;
+    pool_started = 1;
+    pool_exit = false;
+    pool_round = 0;
+    for (unsigned i = 0; i < gc_threads_max; i++) {
+        GCThread *t = &gc_threads[i];
+        if (t->ws != NULL)
+            for (unsigned g = 0; g < storage_n_gens; g++)
+                era_map_free(&t->ws[g].dests);
+        free(t->ws);
+        free(t->scan_queue);
+        ws_deque_free(&t->deque);
+        live_tally_free(&t->own_tally);
+    }
+    free(gc_threads);
+    gc_threads = NULL;
+    gc_threads_max = 0;
+    gc_n_threads = 1;
+    gct = NULL;
+}
+
+/* ----------------------------------------------------------------------
+ * Blocks
+ * ---------------------------------------------------------------------- */
+
+BlockDesc *gc_alloc_block(void)
+{
+    bool locked = gct->parallel;
+    if (locked)
+        sm_lock();
+    BlockDesc *bd = block_alloc_group(1);
+    if (locked)
+        sm_unlock();
+    if (bd == NULL)
+        storage_heap_overflow(BLOCK_SIZE);
+    return bd;
+}
+
+/* ----------------------------------------------------------------------
+ * Stealing and termination
+ * ---------------------------------------------------------------------- */
+
+static atomic_uint busy_threads;
+
+void gc_work_begin(unsigned n)
+{
+    atomic_store_explicit(&busy_threads, n, memory_order_relaxed);
+}
+
+bool gc_work_wanted(void)
+{
+    return atomic_load_explicit(&busy_threads, memory_order_relaxed) < gc_n_threads;
+}
+
+static bool any_deque_has_work(void)
+{
+    for (unsigned i = 0; i < gc_n_threads; i++)
+        if (!ws_deque_looks_empty(&gc_threads[i].deque))
+            return true;
+    return false;
+}
+
+BlockDesc *gc_steal_block(void)
+{
+    unsigned n = gc_n_threads;
+    for (unsigned k = 1; k < n; k++) {
+        GCThread *victim = &gc_threads[(gct->index + k) % n];
+        for (int tries = 0; tries < 4 && !ws_deque_looks_empty(&victim->deque); tries++) {
+            BlockDesc *bd = ws_deque_steal(&victim->deque);
+            if (bd != NULL) {
+                gct->steals++;
+                return bd;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Note [Ending a parallel scan]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * busy_threads counts the GC threads that may still create work.  A
+ * thread with nothing of its own to scan and nothing to steal leaves the
+ * count and watches the deques: when one looks non-empty it rejoins the
+ * count before trying to steal, and when the count reaches zero the scan
+ * is over.  Only a counted thread pushes work, and a thread leaves only
+ * with its own deque empty, so a count of zero means every deque is
+ * empty and stays so. */
+bool gc_work_idle_wait(void)
+{
+    gc_observe_thread_phase(gct->index, GC_PHASE_IDLE);
+    atomic_fetch_sub_explicit(&busy_threads, 1, memory_order_acq_rel);
+    for (unsigned spins = 1;; spins++) {
+        if (any_deque_has_work()) {
+            atomic_fetch_add_explicit(&busy_threads, 1, memory_order_acq_rel);
+            gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
+            return true;
+        }
+        if (atomic_load_explicit(&busy_threads, memory_order_acquire) == 0)
+            return false;
+        if (spins % 32 == 0)
+            os_thread_yield();
+        else
+            __builtin_ia32_pause();
+    }
+}

@@ -1,0 +1,106 @@
+/*
+ * sm/GCThread.h -- the collector's threads: what each one owns during a
+ * collection (its to-space cursors per generation and era, its scan
+ * queue, its work-stealing deque, its counts), and the pool of OS threads
+ * that run the parallel phases.  See docs/design/gc.md, "The parallel
+ * collector".
+ *
+ * .inv.gc-owner: during a collection every to-space block is written by
+ * one GC thread only -- the one whose cursor it is, or, once that thread
+ * has given it up onto its deque, the one that took it from there.  The
+ * shared structures (the block allocator, the from-space large-object
+ * lists) are taken under a lock; everything else a GC thread adds (blocks,
+ * remembered objects, live large objects, census counts) is its own until
+ * the collection merges it at the end, with every GC thread stopped.
+ */
+#ifndef STRATA_GCTHREAD_H
+#define STRATA_GCTHREAD_H
+
+#include <stdbool.h>
+
+#include "EraMap.h"
+#include "LiveTally.h"
+#include "Storage.h"
+#include "WSDeque.h"
+
+/* The most GC threads (-qn). */
+#define GC_THREADS_MAX 256
+
+/* What one GC thread has of one generation: where its copies go (Note
+ * [Where a copy goes] in Evac.c), and what it adds to the generation,
+ * merged at the end of the collection. */
+typedef struct {
+    EraMap dests;                /* era -> the era's own block (a BlockDesc *)
+                                    or, tagged (words << 1) | 1, what it has
+                                    copied into the shared block so far.  It
+                                    outlives a collection: a generation not
+                                    collected keeps filling its partly used
+                                    blocks in the next one */
+    BlockDesc *shared_dest;      /* the block the small eras share, in runs */
+    BlockDesc *last_dest;        /* the block last copied into (skips the map) */
+    uint64_t last_era;           /* the era copied into last_dest */
+    StgPtr last_limit;           /* where copies into last_dest must end: the
+                                    block's end, or the next work unit's */
+    /* Added in this collection, merged into the generation at its end. */
+    BlockDesc *blocks, *blocks_tail;   /* to-space blocks opened (->link) */
+    StgWord n_blocks;
+    StgWord n_words;             /* words copied into this generation */
+    BlockDesc *mut_list;         /* objects that failed to evacuate */
+    BlockDesc *large_objects;    /* live large groups scanned (->link/u.back) */
+    StgWord n_large_blocks, n_large_words;
+} GenWorkspace;
+
+typedef struct {
+    unsigned index;              /* 0: the thread that stopped the world */
+    bool parallel;               /* other GC threads run in this collection */
+    unsigned collected_gen;      /* N: generations 0..N are collected */
+    uint16_t evac_gen;           /* survivors go at least this old */
+    bool failed_to_evac;         /* an object stayed younger than evac_gen */
+    StgWord copied_words;        /* words this thread copied in this GC */
+    BlockDesc *todo_large;       /* large groups found live, not yet scanned
+                                    (linked by ->link) */
+    BlockDesc **scan_queue;      /* to-space blocks this thread is filling
+                                    that hold unscanned words (BF_SCANQ) */
+    StgWord scan_queue_len, scan_queue_cap;
+    BlockDesc *scanning;         /* the block being scanned, never given away */
+    WSDeque deque;               /* blocks given up for any thread to scan */
+    GenWorkspace *ws;            /* [storage_n_gens] */
+    LiveTally *tally;            /* a census is due: count survivors here */
+    LiveTally own_tally;         /* threads other than 0 count here */
+    uint64_t steals;             /* blocks taken from other threads */
+} GCThread;
+
+/* The calling thread's GC state, set while it collects (GHC's gct). */
+extern _Thread_local GCThread *gct __attribute__((tls_model("initial-exec")));
+
+/* The state of each GC thread (0 .. gc_threads_max - 1), kept between
+ * collections; gc_n_threads of them run in the current one. */
+extern GCThread *gc_threads;
+extern unsigned gc_threads_max;
+extern unsigned gc_n_threads;
+
+/* Sets up n_threads GC threads' state for n_gens generations; the OS
+ * threads start at the first parallel collection.  False after a message
+ * when the C heap is exhausted. */
+bool gc_threads_init(unsigned n_threads, unsigned n_gens);
+
+/* Stops and joins the OS threads and frees every GC thread's state. */
+void gc_threads_exit(void);
+
+/* Runs work on n GC threads (the caller as thread 0, with gct set) and
+ * returns when every one has returned from it.  n == 1 runs it here. */
+void gc_run_threads(unsigned n, void (*work)(void));
+
+/* A single to-space or remembered-set block for the collector: under the
+ * storage manager's lock when other GC threads run. */
+BlockDesc *gc_alloc_block(void);
+
+/* Termination of a parallel scan (Note [Sharing work] in Scav.c). */
+void gc_work_begin(unsigned n);      /* n threads busy */
+bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */
+bool gc_work_wanted(void);           /* some thread is idle */
+
+/* A block with unscanned words taken from another thread's deque, or NULL. */
+BlockDesc *gc_steal_block(void);
+
+#endif /* STRATA_GCTHREAD_H */
