@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# testsuite/scripts/bench-report.sh -- the pieces of bench/run that turn
+# runs into figures (bench/README.md): bench/lib/rts-summary.awk reads GC
+# time, bytes copied and the parallel GC's work balance from strata's and
+# GHC's `+RTS -s` summaries ("-" when missing, never a failure);
+# bench/lib/caps.sh expands a workload's caps file; bench/lib/scaling.awk
+# prints the -N scaling table with the work balance as "X of N" and the
+# figures of issue 16's targets.  Also: the benchmark copies of the
+# examples stay the same programs, and a workload run at several -N has a
+# GHC variant built with -threaded.
+set -u
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+
+lib=$top_srcdir/bench/lib
+cd "$test_tmp" || exit 1
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+    if [ "$2" = "$3" ]; then pass; else fail "$1: got '$2', expected '$3'"; fi
+}
+
+# expect_line FILE LINE: FILE has LINE as a whole line.
+expect_line() {
+    if grep -qxF -e "$2" "$1"; then
+        pass
+    else
+        fail "expected the line '$2' in $1, which holds:"
+        sed 's/^/    /' "$1" >&2
+    fi
+}
+
+# --- rts-summary.awk -------------------------------------------------------
+
+# GHC 9.0.2, -threaded, +RTS -N2 -s.
+cat >ghc-n2.txt <<'SUMMARY'
+'/tmp/ghc' '18' +RTS '-N2' '-s/tmp/s2'
+   1,631,734,312 bytes allocated in the heap
+   1,156,308,320 bytes copied during GC
+      27,849,832 bytes maximum residency (20 sample(s))
+
+                                     Tot time (elapsed)  Avg pause  Max pause
+  Gen  0       892 colls,   892 par    0.834s   0.864s     0.0010s    0.0134s
+  Gen  1        20 colls,    19 par    0.264s   0.285s     0.0142s    0.0404s
+
+  Parallel GC work balance: 67.68% (serial 0%, perfect 100%)
+
+  TASKS: 6 (1 bound, 5 peak workers (5 total), using -N2)
+
+  INIT    time    0.001s  (  0.001s elapsed)
+  MUT     time    0.710s  (  0.597s elapsed)
+  GC      time    1.098s  (  1.149s elapsed)
+  EXIT    time    0.000s  (  0.007s elapsed)
+  Total   time    1.809s  (  1.753s elapsed)
+
+  %GC     time      60.7%  (65.5% elapsed)
+SUMMARY
+expect_eq "GHC -N2 summary" "$(awk -f "$lib/rts-summary.awk" ghc-n2.txt)" \
+    "$(printf '1.149\t1156308320\t67.68')"
+
+# A summary without the work balance line (strata's serial collector, GHC
+# at -N1) and with a balance that is not a percentage: "-", not a failure.
+grep -v 'work balance' ghc-n2.txt >no-balance.txt
+expect_eq "summary without a work balance" "$(awk -f "$lib/rts-summary.awk" no-balance.txt)" \
+    "$(printf '1.149\t1156308320\t-')"
+sed 's/67.68%/NaN%/' ghc-n2.txt >nan-balance.txt
+expect_eq "summary with a work balance of NaN%" "$(awk -f "$lib/rts-summary.awk" nan-balance.txt)" \
+    "$(printf '1.149\t1156308320\t-')"
+expect_eq "empty summary" "$(awk -f "$lib/rts-summary.awk" /dev/null)" "$(printf -- '-\t-\t-')"
+
+# strata's own summary, as it is today: GC time and bytes copied must be
+# found; the balance is a percentage or "-".
+prog=$top_builddir/examples/bintrees-par
+if [ -x "$prog" ]; then
+    expect_status 0 env -u GHCRTS "$prog" 10 +RTS -N2 -sstrata-n2.txt -RTS
+    IFS=$'\t' read -r gc copied balance < <(awk -f "$lib/rts-summary.awk" strata-n2.txt)
+    if [[ $gc =~ ^[0-9]+\.[0-9]+$ ]] && [[ $copied =~ ^[0-9]+$ ]] &&
+            [[ $balance =~ ^(-|[0-9]+(\.[0-9]+)?)$ ]]; then
+        pass
+    else
+        fail "strata's +RTS -s summary read as gc='$gc' copied='$copied' balance='$balance':"
+        sed 's/^/    /' strata-n2.txt >&2
+    fi
+else
+    fail "$prog has not been built"
+fi
+
+# --- caps.sh ---------------------------------------------------------------
+
+# shellcheck source=../../bench/lib/caps.sh
+. "$lib/caps.sh"
+expect_eq "caps '1 2 auto' on 12 cores" "$(bench_caps "1 2 auto" 12)" "1 2 4 8 12"
+expect_eq "caps '1 2 auto' on 16 cores" "$(bench_caps "1 2 auto" 16)" "1 2 4 8 16"
+expect_eq "caps '1 2 auto' on 2 cores" "$(bench_caps "1 2 auto" 2)" "1 2"
+expect_eq "caps '1 2 auto' on 1 core" "$(bench_caps "1 2 auto" 1)" "1 2"
+expect_eq "caps '3 1'" "$(bench_caps "3 1" 8)" "1 3"
+expect_status 1 bench_caps "1 two" 4
+expect_stderr_contains "bench_caps: a capability count is a positive number or auto (word=two)"
+expect_status 1 bench_caps "1 0" 4
+expect_stderr_contains "(word=0)"
+expect_status 1 bench_caps "" 4
+expect_stderr_contains "bench_caps: no capability count"
+
+# --- scaling.awk -----------------------------------------------------------
+
+# workload size variant caps rep wall rss_kib gc copied balance
+tab() { local IFS=$'\t'; printf '%s\n' "$*"; }
+{
+    tab w 21 strata 1 1 4.0 20480 2.0 100000000 -
+    tab w 21 ghc 1 1 5.0 20480 2.5 200000000 -
+    tab w 21 strata 2 1 2.4 30720 1.0 100000000 80
+    tab w 21 ghc 2 1 4.0 40960 2.0 300000000 67.68
+    tab w 21 strata 2 2 2.6 30720 1.4 100000000 82
+    tab w 21 ghc 2 2 4.0 40960 2.0 300000000 67.68
+    tab w 16 strata 1 1 1.0 10240 0.5 1000000 -
+    tab w 16 strata 2 1 0.8 10240 0.5 1000000 -
+} >cdata
+awk -f "$lib/scaling.awk" cdata >report.md 2>awk-err
+expect_eq "scaling.awk's stderr" "$(cat awk-err)" ""
+expect_line report.md "| 21 | 1 | strata | 1 | 4.000 | 1.00 | — | 2.000 | 1.00 | — | 100.0 | — | — | 20.0 |"
+expect_line report.md "| 21 | 1 | ghc | 1 | 5.000 | 1.00 | 0.80 | 2.500 | 1.00 | 0.80 | 200.0 | 0.50 | — | 20.0 |"
+# Medians of two runs: wall 2.5, GC 1.2, balance 81% = 1.81 of 2.
+expect_line report.md "| 21 | 2 | strata | 2 | 2.500 | 1.60 | — | 1.200 | 1.67 | — | 100.0 | — | 81.00% (1.81 of 2) | 30.0 |"
+expect_line report.md "| 21 | 2 | ghc | 2 | 4.000 | 1.25 | 0.62 | 2.000 | 1.25 | 0.60 | 300.0 | 0.33 | 67.68% (1.68 of 2) | 40.0 |"
+# Size 16 ran without GHC and without a work balance.
+expect_line report.md "| 16 | 2 | strata | 1 | 0.800 | 1.25 | — | 0.500 | 1.00 | — | 1.0 | — | — | 10.0 |"
+expect_line report.md "| figure | target | size 21 | size 16 |"
+expect_line report.md "| strata -N2 wall / GHC -N2 wall | ≤ 0.6 | 0.62 | — |"
+expect_line report.md "| strata GC time -N2 / strata GC time -N1 | ≤ 0.6 | 0.60 | 1.00 |"
+expect_line report.md "| strata work balance at -N2 | ≥ 1.8 of 2 | 1.81 of 2 | — |"
+
+# At -N4, 50% is 1 + 0.5 * 3 = 2.50 of 4.
+tab w 18 strata 4 1 1.0 10240 0.5 1000000 50 >cdata4
+awk -f "$lib/scaling.awk" cdata4 >report4.md
+expect_line report4.md "| 18 | 4 | strata | 1 | 1.000 | — | — | 0.500 | — | — | 1.0 | — | 50.00% (2.50 of 4) | 10.0 |"
+
+# --- The workloads ---------------------------------------------------------
+
+workloads=$top_srcdir/bench/workloads
+for pair in binary-trees:bintrees binary-trees-par:bintrees-par; do
+    w=${pair%%:*} example=${pair#*:}
+    if cmp -s "$workloads/$w/strata.c" "$top_srcdir/examples/$example.c"; then
+        pass
+    else
+        fail "bench/workloads/$w/strata.c differs from examples/$example.c"
+    fi
+done
+for caps in "$workloads"/*/caps; do
+    dir=${caps%/caps}
+    [ -e "$dir/ghc.hs" ] || continue
+    if grep -qw -e -threaded "$dir/ghc-flags" 2>/dev/null; then
+        pass
+    else
+        fail "${dir#"$top_srcdir"/} runs at several -N but its ghc-flags lack -threaded"
+    fi
+done
+
+finish
