@@ -127,7 +127,11 @@ static void visit_thread(StrataThread *t, void *env)
     StgTSO *tso = t->tso;   /* re-read: evac may have moved it */
     evac((StgClosure **)&tso->stack, ctx);
     evac((StgClosure **)&tso->spare_stack, ctx);
-    for (StgStack *s = tso->stack; s != NULL; s = s->prev) {
+    /* Another GC thread may be scanning the TSO or a chunk at the same
+     * time, evacuating these same fields: read them atomically (it stores
+     * the same addresses). */
+    for (StgStack *s = __atomic_load_n(&tso->stack, __ATOMIC_RELAXED); s != NULL;
+         s = __atomic_load_n(&s->prev, __ATOMIC_RELAXED)) {
         evac((StgClosure **)&s->prev, ctx);
         for (StgPtr f = s->stack; f < s->sp;) {
             StgWord n = f[1];

@@ -23,7 +23,17 @@ DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
 # ThreadSanitizer runs the tests that start threads (capabilities, the
 # heap debugger's server, the ticker) at debug level 2.
 TSAN_CONFIG=(--enable-sanitizers=thread --enable-debug=2 --enable-werror)
-TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/eventlog-socket.sh testsuite/scripts/debug.sh testsuite/unit/test_debug testsuite/unit/test_control"
+TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/par-gc.sh testsuite/scripts/eventlog-socket.sh testsuite/scripts/debug.sh testsuite/unit/test_debug testsuite/unit/test_control"
+# The collector's tests run a second time with two capabilities and two GC
+# threads (GHCRTS, read by every strata program), so that each of them
+# exercises the parallel collector too: in the release build, and in the
+# ThreadSanitizer build, where a race fails them.
+PAR_GC_RTS="-N2 -qn2"
+PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_eras testsuite/unit/test_roots testsuite/unit/test_sanity testsuite/unit/test_census testsuite/unit/test_weak testsuite/unit/test_apply testsuite/unit/test_stable_name"
+# The scripts add gc_stress and era_stress (random mutators) and the
+# profiler's runs: under ThreadSanitizer they would take 2.5 minutes more,
+# and par-gc.sh already runs its own stress program there.
+PAR_GC_TESTS="$PAR_GC_UNIT_TESTS testsuite/scripts/programs.sh testsuite/scripts/profiling.sh"
 
 LOG_TAIL_LINES=150
 
@@ -98,6 +108,26 @@ check_build() {
     say "$dir/ done in $((SECONDS - start))s"
 }
 
+# Runs the collector's tests (TESTS) again in the built DIR under
+# GHCRTS=$PAR_GC_RTS.
+check_parallel_gc() {
+    local dir=$1 tests=$2 start=$SECONDS
+    say "testing the collector with GHCRTS='$PAR_GC_RTS' ($dir/)"
+    rm -f "$dir/test-suite.log"
+    if GHCRTS=$PAR_GC_RTS make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check TESTS="$tests"; then
+        count_results "$dir"
+    elif [ -f "$dir/test-suite.log" ]; then
+        count_results "$dir"
+        printf '\n%s: failing tests in %s/ under GHCRTS=%s, their logs:\n' "${0##*/}" "$dir" \
+            "$PAR_GC_RTS"
+        print_failed_logs "$dir"
+    else
+        echo "(the parallel-GC tests in $dir/ did not run; counting that as one failed test)"
+        total_failed=$((total_failed + 1))
+    fi
+    say "$dir/ with GHCRTS='$PAR_GC_RTS' done in $((SECONDS - start))s"
+}
+
 # Unit tests that some build skips because only another build compiles in
 # what they check (require.h's skip_in_build) must pass in one of the
 # builds "$@": lists those that did not, and under STRATA_REQUIRE counts
@@ -131,12 +161,14 @@ main() {
         total_failed=1
     else
         check_build build "${STRATA_RELEASE_CONFIG[@]}"
+        [ -d build ] && check_parallel_gc build "$PAR_GC_TESTS"
         if [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
             say "skipping the sanitizer and debug builds (STRATA_TEST_QUICK=1)"
         else
             check_build build-san "${SAN_CONFIG[@]}"
             check_build build-debug2 "${DEBUG2_CONFIG[@]}"
             CHECK_TESTS=$TSAN_TESTS check_build build-tsan "${TSAN_CONFIG[@]}"
+            [ -d build-tsan ] && check_parallel_gc build-tsan "$PAR_GC_UNIT_TESTS"
             check_every_test_ran build build-san build-debug2
         fi
     fi

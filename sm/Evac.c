@@ -241,7 +241,7 @@ static void evacuate_large(BlockDesc *bd)
  * and anything else is copied whole. */
 void evacuate_slow(StgClosure **p)
 {
-    StgClosure *q = *p;
+    StgClosure *q = slot_load(p);
     BlockDesc *bd = Bdescr(q);
     if (bd_flags(bd) & (BF_LARGE | BF_PINNED)) {
         evacuate_large(bd);
@@ -255,7 +255,7 @@ void evacuate_slow(StgClosure **p)
         return;
     }
     if (info->type == IND) {
-        *p = ((StgInd *)q)->indirectee;
+        slot_store(p, ((StgInd *)q)->indirectee);
         evacuate(p);
         return;
     }

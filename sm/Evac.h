@@ -64,6 +64,20 @@ static inline StgPtr gc_alloc_for_copy(StgWord n_words, uint16_t gen_no, uint64_
     return gc_alloc_for_copy_slow(ws, gen_no, n_words, era);
 }
 
+/* A slot may be evacuated by two GC threads at once: a remembered object
+ * listed twice, or a TSO or stack chunk that a root source visits while
+ * another thread scans it.  Both end up storing the same address (the
+ * copy's), so the slot is read and written with relaxed atomics, which
+ * are plain moves. */
+static inline StgClosure *slot_load(StgClosure **p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+static inline void slot_store(StgClosure **p, StgClosure *c)
+{
+    __atomic_store_n(p, c, __ATOMIC_RELAXED);
+}
+
 /* Note [Copying in parallel]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Two GC threads may reach one object at once.  Each copies it into its
@@ -105,16 +119,16 @@ static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc 
         StgClosure *winner = (StgClosure *)((StgWord)info & ~(StgWord)1);
         if (Bdescr(winner)->gen_no < t->evac_gen)
             t->failed_to_evac = true;
-        *p = winner;
+        slot_store(p, winner);
         return;
     }
     t->copied_words += size;
-    *p = (StgClosure *)to;
+    slot_store(p, (StgClosure *)to);
 }
 
 static inline void evacuate(StgClosure **p)
 {
-    StgClosure *q = *p;
+    StgClosure *q = slot_load(p);
     if (q == NULL || !heap_alloced(q))
         return;   /* unset field, or a static closure (never moves) */
     BlockDesc *bd = Bdescr(q);
@@ -132,7 +146,7 @@ static inline void evacuate(StgClosure **p)
         ASSERT_INTERNAL(t->parallel || block_era_at(Bdescr(to), to) == block_era_at(bd, q));
         if (Bdescr(to)->gen_no < t->evac_gen)
             t->failed_to_evac = true;
-        *p = to;
+        slot_store(p, to);
         return;
     }
     StgHalfWord type = info->type;
