@@ -184,7 +184,9 @@ bump:
     return p;
 }
 
-void gc_retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
+/* Takes back this thread's copy of n_words at to, its latest allocation
+ * in generation gen_no: another thread copied the object first. */
+static void retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
 {
     BlockDesc *bd = Bdescr(to);
     GenWorkspace *ws = &gct->ws[gen_no];
@@ -200,9 +202,92 @@ void gc_retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
     }
 }
 
+void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgPtr to,
+                    uint16_t to_gen, StgWord size)
+{
+    GCThread *t = gct;
+    const StgInfoTable *fwd = (const StgInfoTable *)((StgWord)to | 1);
+    if (__atomic_compare_exchange_n(&q->info, &info, fwd, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_ACQUIRE)) {
+        t->copied_words += size;
+        slot_store(p, (StgClosure *)to);
+        return;
+    }
+    /* info now holds the winner's forwarding pointer. */
+    retract_copy(to_gen, to, size);
+    StgClosure *winner = (StgClosure *)((StgWord)info & ~(StgWord)1);
+    if (Bdescr(winner)->gen_no < t->evac_gen)
+        t->failed_to_evac = true;
+    slot_store(p, winner);
+}
+
 /* ----------------------------------------------------------------------
  * Evacuation
  * ---------------------------------------------------------------------- */
+
+/* Copies q (size words, in from-space block bd, header info) to a to-space
+ * block of its destination generation and era, leaves a forwarding
+ * pointer, and points *p at the copy (or at another thread's copy). */
+static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd,
+                                 const StgInfoTable *info, StgWord size)
+{
+    GCThread *t = gct;
+    ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= t->collected_gen);
+    ASSERT_EXPENSIVE(closure_sizeW_info(q, info) == size);
+    uint16_t to_gen = bd->dest_no < t->evac_gen ? t->evac_gen : bd->dest_no;
+    uint64_t era = block_era_at(bd, q);
+    StgPtr to = gc_alloc_for_copy(size, to_gen, era);
+    /* The copy keeps its era and lands in to-space (.inv.block-era,
+     * .inv.tospace in docs/design/gc.md). */
+    ASSERT_INTERNAL(block_era_at(Bdescr(to), to) == era && Bdescr(to)->gen_no == to_gen);
+    ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > t->collected_gen);
+    const StgWord *from = (const StgWord *)q;
+    to[0] = (StgWord)info;
+    for (StgWord i = 1; i < size; i++)
+        to[i] = from[i];
+    if (STRATA_UNLIKELY(t->parallel)) {
+        evacuate_claim(p, q, info, to, to_gen, size);
+        return;
+    }
+    q->info = (const StgInfoTable *)((StgWord)to | 1);
+    t->copied_words += size;
+    slot_store(p, (StgClosure *)to);
+}
+
+void evacuate_heap(StgClosure **p, StgClosure *q)
+{
+    BlockDesc *bd = Bdescr(q);
+    GCThread *t = gct;
+    uint16_t flags = bd_flags(bd);
+    if (bd_gen_no(bd) > t->collected_gen || (flags & BF_EVACUATED)) {
+        if (bd_gen_no(bd) < t->evac_gen)
+            t->failed_to_evac = true;
+        return;
+    }
+    const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
+    if ((StgWord)info & 1) {   /* forwarded (Note [Forwarding pointers]) */
+        StgClosure *to = (StgClosure *)((StgWord)info & ~(StgWord)1);
+        ASSERT_INTERNAL(heap_alloced(to));
+        ASSERT_INTERNAL(t->parallel || block_era_at(Bdescr(to), to) == block_era_at(bd, q));
+        if (Bdescr(to)->gen_no < t->evac_gen)
+            t->failed_to_evac = true;
+        slot_store(p, to);
+        return;
+    }
+    StgHalfWord type = info->type;
+    /* Fixed layouts (constructors, functions, thunks, their _p_n forms) are
+     * CONSTR .. THUNK_0_2, with the thunks last. */
+    _Static_assert(CONSTR < FUN && FUN < THUNK && THUNK_0_2 == THUNK + 5 &&
+                   FUN_STATIC < THUNK, "the fast path relies on GHC's closure type order");
+    if (STRATA_UNLIKELY((flags & (BF_LARGE | BF_PINNED)) || type < CONSTR ||
+                        type > THUNK_0_2)) {
+        evacuate_slow(p);
+        return;
+    }
+    StgWord size = (type >= THUNK ? THUNK_HEADER_WORDS : 1) + (StgWord)info->ptrs + info->nptrs;
+    evacuate_copy(p, q, bd, info, size);
+}
+
 
 /* The from-space large-object lists, shared by the GC threads. */
 static OsMutex large_lock = OS_MUTEX_INIT;

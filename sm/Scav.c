@@ -198,10 +198,11 @@ static inline __attribute__((always_inline)) void
 scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
 {
     Generation *g = &storage_gens[bd->gen_no];
+    GCThread *t = gct;   /* once: the calls below could change a thread-local */
     /* Only to-space is scanned: a block the GC is filling. */
     ASSERT_INTERNAL(bd->u.scan >= bd->start && bd->u.scan <= bd->free);
-    ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > gct->collected_gen);
-    gct->evac_gen = bd->gen_no;
+    ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > t->collected_gen);
+    t->evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
     StgPtr ahead = p;
     /* bd->free may grow while we scan: copies can land in this block. */
@@ -210,13 +211,13 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
             ahead = prefetch_children(ahead);
         StgClosure *c = (StgClosure *)p;
         ASSERT_EXPENSIVE(!closure_is_forwarded(c) && closure_sizeW(c) > 0);
-        gct->failed_to_evac = false;
+        t->failed_to_evac = false;
         StgWord size = scavenge_fields(c);
         if (tally != NULL)
             live_tally_add(tally, c->info, size);
         p += size;
         bd->u.scan = p;
-        if (gct->failed_to_evac)
+        if (t->failed_to_evac)
             gc_remember(g->no, c);
     }
 }
