@@ -54,7 +54,8 @@ static BlockDesc *new_todo_block(GenWorkspace *ws, Generation *g, uint64_t era)
  * not wait for a block to fill, a copy checks every WORK_UNIT_WORDS
  * whether some thread is idle; if one is and the block holds at least
  * that much unscanned work, the block is given up early and the copies
- * go on in a fresh block.  The block being scanned is never given up: its
+ * go on in a fresh block (at most one such block waits in a thread's
+ * deque at a time).  The block being scanned is never given up: its
  * scanner finishes it.  With one GC thread nothing is given up and this
  * costs nothing (the soft limit is the block's end). */
 #define WORK_UNIT_WORDS 128
@@ -147,7 +148,7 @@ StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words
     BlockDesc *bd = ws->last_dest;
     if (bd != NULL && ws->last_era == era && bd->free + n_words <= block_alloc_limit(bd)) {
         /* Only the work unit is used up. */
-        if (gc_work_wanted() && bd != gct->scanning &&
+        if (gc_work_wanted() && bd != gct->scanning && ws_deque_looks_empty(&gct->deque) &&
             (StgWord)(bd->free - bd->u.scan) >= WORK_UNIT_WORDS)
             close_block_early(ws, g, bd, era);
         else

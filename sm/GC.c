@@ -234,6 +234,7 @@ void gc_observe_thread_phase(unsigned thread, GCPhase phase)
 /* What each GC thread runs: first the roots, then the scan. */
 static void gc_thread_roots_and_scan(void)
 {
+    gct->worked = true;
     gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
     for (;;) {
         size_t i = atomic_fetch_add_explicit(&next_root_item, 1, memory_order_relaxed);
@@ -246,6 +247,7 @@ static void gc_thread_roots_and_scan(void)
 
 static void gc_thread_scan(void)
 {
+    gct->worked = true;
     gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
     scavenge_loop();
 }
@@ -257,15 +259,16 @@ static void gc_thread_scan(void)
 static void collect_reachable(unsigned N)
 {
     list_root_items(N);
-    gc_work_begin(gc_n_threads);
+    gc_work_begin();
     gc_run_threads(gc_n_threads, gc_thread_roots_and_scan);
     while (weak_gc_traverse()) {
-        gc_work_begin(gc_n_threads);
+        gc_work_begin();
         gc_run_threads(gc_n_threads, gc_thread_scan);
     }
     weak_gc_end();
     for (unsigned i = 0; i < gc_n_threads; i++)
-        gc_observe_thread_phase(i, GC_PHASE_DONE);
+        if (gc_threads[i].worked)
+            gc_observe_thread_phase(i, GC_PHASE_DONE);
 }
 
 /* Frees from-space and the dead large objects; clears the GC flags on
@@ -320,7 +323,7 @@ static unsigned threads_for(unsigned N)
         n = capabilities_n;
     if (n > gc_threads_max)
         n = gc_threads_max;
-    return n < 1 ? 1 : n;
+    return gc_threads_available(n < 1 ? 1 : n);
 }
 
 /* Starts the collection's bookkeeping in every GC thread that will run:
@@ -345,6 +348,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
         t->scan_queue_len = 0;
         t->scanning = NULL;
         t->steals = 0;
+        t->worked = false;
         ws_deque_reset(&t->deque);
         t->tally = NULL;
         if (wanted != NULL && i < n_threads) {

@@ -68,14 +68,13 @@ bool gc_threads_init(unsigned n_threads, unsigned n_gens)
 
 static OsMutex pool_lock = OS_MUTEX_INIT;
 static OsCond pool_wake = OS_COND_INIT;     /* a round starts, or exit */
-static OsCond pool_done = OS_COND_INIT;     /* the last worker finished */
 static unsigned pool_round = 0;             /* under pool_lock */
-static unsigned pool_n = 0;                 /* threads in the round */
-static unsigned pool_running = 0;           /* workers still in the round */
 static void (*pool_work)(void) = NULL;
 static bool pool_exit = false;
 static OsThread *pool_os = NULL;            /* [1 .. pool_started] */
 static unsigned pool_started = 1;           /* thread 0 is the caller */
+
+static bool work_join(void);
 
 static void *worker_main(void *arg)
 {
@@ -89,14 +88,11 @@ static void *worker_main(void *arg)
         if (pool_exit)
             break;
         seen = pool_round;
-        if (self->index >= pool_n)
-            continue;
         void (*work)(void) = pool_work;
         os_mutex_unlock(&pool_lock);
-        work();
+        if (work_join())
+            work();
         os_mutex_lock(&pool_lock);
-        if (--pool_running == 0)
-            os_cond_broadcast(&pool_done);
     }
     os_mutex_unlock(&pool_lock);
     return NULL;
@@ -116,7 +112,7 @@ static unsigned start_workers(unsigned n)
                                   &gc_threads[pool_started]);
         if (err != 0) {
             rts_error("gc: could not start GC thread %u (errno %d); collecting with %u",
-                     pool_started, err, pool_started);
+                      pool_started, err, pool_started);
             break;
         }
         pool_started++;
@@ -124,27 +120,33 @@ static unsigned start_workers(unsigned n)
     return pool_started < n ? pool_started : n;
 }
 
+unsigned gc_threads_available(unsigned n)
+{
+    return n > 1 ? start_workers(n) : 1;
+}
+
+/* Note [Joining a parallel phase]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Thread 0 does not wait for the other GC threads to wake: it starts
+ * work at once, counted busy, and each other thread joins the phase when
+ * the OS runs it, by adding itself to the busy count -- unless the count
+ * is already zero, which means the phase is over (Note [Ending a parallel
+ * scan]) and the late thread goes back to sleep.  So on a loaded machine
+ * a collection loses parallelism, not time: nobody waits for a thread
+ * that never got a processor.  A thread that joined is idle again before
+ * the count can reach zero, so once thread 0 sees zero every GC thread's
+ * work is done and its state is thread 0's to merge. */
 void gc_run_threads(unsigned n, void (*work)(void))
 {
     gct = &gc_threads[0];
-    if (n > 1)
-        n = start_workers(n);
-    if (n <= 1) {
-        work();
-        return;
+    if (n > 1) {
+        os_mutex_lock(&pool_lock);
+        pool_work = work;
+        pool_round++;
+        os_cond_broadcast(&pool_wake);
+        os_mutex_unlock(&pool_lock);
     }
-    os_mutex_lock(&pool_lock);
-    pool_work = work;
-    pool_n = n;
-    pool_running = n - 1;
-    pool_round++;
-    os_cond_broadcast(&pool_wake);
-    os_mutex_unlock(&pool_lock);
     work();
-    os_mutex_lock(&pool_lock);
-    while (pool_running > 0)
-        os_cond_wait(&pool_done, &pool_lock);
-    os_mutex_unlock(&pool_lock);
 }
 
 void gc_threads_exit(void)
@@ -202,9 +204,23 @@ BlockDesc *gc_alloc_block(void)
 
 static atomic_uint busy_threads;
 
-void gc_work_begin(unsigned n)
+void gc_work_begin(void)
 {
-    atomic_store_explicit(&busy_threads, n, memory_order_relaxed);
+    atomic_store_explicit(&busy_threads, 1, memory_order_release);
+}
+
+/* A GC thread other than 0 joins the phase in progress, if there is one
+ * and this collection uses it (Note [Joining a parallel phase]). */
+static bool work_join(void)
+{
+    if (gct->index >= gc_n_threads)
+        return false;
+    unsigned busy = atomic_load_explicit(&busy_threads, memory_order_acquire);
+    while (busy != 0)
+        if (atomic_compare_exchange_weak_explicit(&busy_threads, &busy, busy + 1,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return true;
+    return false;
 }
 
 bool gc_work_wanted(void)

@@ -68,6 +68,7 @@ typedef struct {
     LiveTally *tally;            /* a census is due: count survivors here */
     LiveTally own_tally;         /* threads other than 0 count here */
     uint64_t steals;             /* blocks taken from other threads */
+    bool worked;                 /* joined a phase of this collection */
 } GCThread;
 
 /* The calling thread's GC state, set while it collects (GHC's gct). */
@@ -87,8 +88,14 @@ bool gc_threads_init(unsigned n_threads, unsigned n_gens);
 /* Stops and joins the OS threads and frees every GC thread's state. */
 void gc_threads_exit(void);
 
-/* Runs work on n GC threads (the caller as thread 0, with gct set) and
- * returns when every one has returned from it.  n == 1 runs it here. */
+/* How many of n GC threads can run: starts the OS threads of those not
+ * yet started (at the first parallel collection). */
+unsigned gc_threads_available(unsigned n);
+
+/* Runs work on the calling thread as GC thread 0 (gct set) and, when n >
+ * 1, wakes GC threads 1 .. n-1 to join it (Note [Joining a parallel
+ * phase]).  Returns when thread 0's work returns: work must end with a
+ * scan that ends only when no thread is busy. */
 void gc_run_threads(unsigned n, void (*work)(void));
 
 /* A single to-space or remembered-set block for the collector: under the
@@ -96,7 +103,7 @@ void gc_run_threads(unsigned n, void (*work)(void));
 BlockDesc *gc_alloc_block(void);
 
 /* Termination of a parallel scan (Note [Sharing work] in Scav.c). */
-void gc_work_begin(unsigned n);      /* n threads busy */
+void gc_work_begin(void);            /* thread 0 busy, the others may join */
 bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */
 bool gc_work_wanted(void);           /* some thread is idle */
 
