@@ -331,7 +331,7 @@ static unsigned threads_for(unsigned N)
  * others into their own, merged at the end). */
 static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
 {
-    gc_n_threads = n_threads;
+    gc_set_n_threads(n_threads);
     Capability *mine = capability_mine();
     collector_cap = mine != NULL ? mine->no : 0;
     LiveTally *wanted = is_major ? tally_wanted : NULL;

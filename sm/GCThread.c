@@ -202,35 +202,69 @@ BlockDesc *gc_alloc_block(void)
  * Stealing and termination
  * ---------------------------------------------------------------------- */
 
-static atomic_uint busy_threads;
+/* The current phase and how many GC threads are busy in it, in one word
+ * (phase << 32 | busy), so that joining a phase, leaving it and seeing it
+ * end are single atomic operations on one thing (Note [Joining a parallel
+ * phase], Note [Ending a parallel scan]). */
+static _Atomic uint64_t phase_word;
+static uint32_t phase_counter;          /* thread 0's */
+
+static inline uint32_t word_phase(uint64_t w)
+{
+    return (uint32_t)(w >> 32);
+}
+static inline uint32_t word_busy(uint64_t w)
+{
+    return (uint32_t)w;
+}
+
+/* GC threads in this collection; read by threads that may be looking at
+ * a phase that has just ended while thread 0 starts the next collection. */
+static unsigned n_threads_now(void)
+{
+    return __atomic_load_n(&gc_n_threads, __ATOMIC_RELAXED);
+}
+
+void gc_set_n_threads(unsigned n)
+{
+    __atomic_store_n(&gc_n_threads, n, __ATOMIC_RELAXED);
+}
 
 void gc_work_begin(void)
 {
-    atomic_store_explicit(&busy_threads, 1, memory_order_release);
+    phase_counter++;
+    gc_threads[0].phase = phase_counter;
+    atomic_store_explicit(&phase_word, (uint64_t)phase_counter << 32 | 1, memory_order_release);
 }
 
 /* A GC thread other than 0 joins the phase in progress, if there is one
  * and this collection uses it (Note [Joining a parallel phase]). */
 static bool work_join(void)
 {
-    if (gct->index >= gc_n_threads)
-        return false;
-    unsigned busy = atomic_load_explicit(&busy_threads, memory_order_acquire);
-    while (busy != 0)
-        if (atomic_compare_exchange_weak_explicit(&busy_threads, &busy, busy + 1,
-                                                  memory_order_acq_rel, memory_order_acquire))
-            return true;
+    uint64_t w = atomic_load_explicit(&phase_word, memory_order_acquire);
+    for (;;) {
+        if (word_busy(w) == 0)
+            return false;
+        if (atomic_compare_exchange_weak_explicit(&phase_word, &w, w + 1, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            break;
+    }
+    gct->phase = word_phase(w);
+    if (gct->index < n_threads_now())
+        return true;
+    atomic_fetch_sub_explicit(&phase_word, 1, memory_order_acq_rel);
     return false;
 }
 
 bool gc_work_wanted(void)
 {
-    return atomic_load_explicit(&busy_threads, memory_order_relaxed) < gc_n_threads;
+    return word_busy(atomic_load_explicit(&phase_word, memory_order_relaxed)) < gc_n_threads;
 }
 
 static bool any_deque_has_work(void)
 {
-    for (unsigned i = 0; i < gc_n_threads; i++)
+    unsigned n = n_threads_now();
+    for (unsigned i = 0; i < n; i++)
         if (!ws_deque_looks_empty(&gc_threads[i].deque))
             return true;
     return false;
@@ -254,25 +288,28 @@ BlockDesc *gc_steal_block(void)
 
 /* Note [Ending a parallel scan]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * busy_threads counts the GC threads that may still create work.  A
- * thread with nothing of its own to scan and nothing to steal leaves the
- * count and watches the deques: when one looks non-empty it rejoins the
- * count before trying to steal, and when the count reaches zero the scan
- * is over.  Only a counted thread pushes work, and a thread leaves only
+ * The busy count of the phase counts the GC threads that may still
+ * create work.  A thread with nothing of its own to scan and nothing to
+ * steal leaves the count and watches the deques: when one looks non-empty
+ * it rejoins the count before trying to steal, and when the count reaches
+ * zero (or another phase has begun) the scan is over for it.  Only a counted thread pushes work, and a thread leaves only
  * with its own deque empty, so a count of zero means every deque is
  * empty and stays so. */
 bool gc_work_idle_wait(void)
 {
+    uint32_t mine = gct->phase;
     gc_observe_thread_phase(gct->index, GC_PHASE_IDLE);
-    atomic_fetch_sub_explicit(&busy_threads, 1, memory_order_acq_rel);
+    atomic_fetch_sub_explicit(&phase_word, 1, memory_order_acq_rel);
     for (unsigned spins = 1;; spins++) {
-        if (any_deque_has_work()) {
-            atomic_fetch_add_explicit(&busy_threads, 1, memory_order_acq_rel);
+        uint64_t w = atomic_load_explicit(&phase_word, memory_order_acquire);
+        if (word_phase(w) != mine || word_busy(w) == 0)
+            return false;
+        if (any_deque_has_work() &&
+            atomic_compare_exchange_strong_explicit(&phase_word, &w, w + 1, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
             gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
             return true;
         }
-        if (atomic_load_explicit(&busy_threads, memory_order_acquire) == 0)
-            return false;
         if (spins % 32 == 0)
             os_thread_yield();
         else

@@ -69,6 +69,7 @@ typedef struct {
     LiveTally own_tally;         /* threads other than 0 count here */
     uint64_t steals;             /* blocks taken from other threads */
     bool worked;                 /* joined a phase of this collection */
+    uint32_t phase;              /* the phase it joined last */
 } GCThread;
 
 /* The calling thread's GC state, set while it collects (GHC's gct). */
@@ -103,7 +104,8 @@ void gc_run_threads(unsigned n, void (*work)(void));
 BlockDesc *gc_alloc_block(void);
 
 /* Termination of a parallel scan (Note [Sharing work] in Scav.c). */
-void gc_work_begin(void);            /* thread 0 busy, the others may join */
+void gc_work_begin(void);            /* a phase: thread 0 busy, others may join */
+void gc_set_n_threads(unsigned n);   /* GC threads in this collection */
 bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */
 bool gc_work_wanted(void);           /* some thread is idle */
 
