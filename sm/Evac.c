@@ -204,9 +204,10 @@ static void retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
 }
 
 void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgPtr to,
-                    uint16_t to_gen, StgWord size)
+                    StgWord size)
 {
     GCThread *t = gct;
+    uint16_t to_gen = Bdescr(to)->gen_no;
     const StgInfoTable *fwd = (const StgInfoTable *)((StgWord)to | 1);
     if (__atomic_compare_exchange_n(&q->info, &info, fwd, false, __ATOMIC_RELEASE,
                                     __ATOMIC_ACQUIRE)) {
@@ -228,9 +229,12 @@ void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, Stg
 
 /* Copies q (size words, in from-space block bd, header info) to a to-space
  * block of its destination generation and era, leaves a forwarding
- * pointer, and points *p at the copy (or at another thread's copy). */
-static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd,
-                                 const StgInfoTable *info, StgWord size)
+ * pointer, and points *p at the copy (or at another thread's copy).
+ * Inlined: out of line, reached by a tail call, it cost lists 300000 2%
+ * more instructions (callgrind). */
+static inline __attribute__((always_inline)) void
+evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd, const StgInfoTable *info,
+              StgWord size)
 {
     GCThread *t = gct;
     ASSERT_INTERNAL(!(bd->flags & BF_EVACUATED) && bd->gen_no <= t->collected_gen);
@@ -247,7 +251,7 @@ static inline void evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc 
     for (StgWord i = 1; i < size; i++)
         to[i] = from[i];
     if (STRATA_UNLIKELY(t->parallel)) {
-        evacuate_claim(p, q, info, to, to_gen, size);
+        evacuate_claim(p, q, info, to, size);
         return;
     }
     q->info = (const StgInfoTable *)((StgWord)to | 1);

@@ -8,17 +8,21 @@
  * from-space (an old generation in a minor GC, or already copied to
  * to-space); a forwarding pointer; or a small constructor, function or
  * thunk to copy into the current to-space block of its generation and
- * era.  Those are handled here, inline, with the size computed from the
- * info table's layout and the words copied by a loop.  Everything else --
- * large and pinned objects, indirections to short-circuit, blackholes,
- * arrays, stacks, an era or generation needing a new to-space block --
- * goes to the out-of-line slow paths in Evac.c, which keep the general
- * rules.  perf on bintrees showed evacuate's time going to its prologue
- * and epilogue, the size switch's indirect jump and a memcpy call; this
- * fast path cut GC time on bintrees 20 by 15% (3.53 s -> 3.01 s).  Forcing
- * it inline into every caller (always_inline) measured no better, so the
- * compiler decides; what remains is mostly the cache miss on each
- * from-space object.
+ * era.  The first is tested here, inline in the scanning loops (so the
+ * leaves of a tree, which point at static closures, cost no call); the
+ * others in evacuate_heap and evacuate_copy (Evac.c), with the size
+ * computed from the info table's layout and the words copied by a loop.
+ * Everything else -- large and pinned objects, indirections to
+ * short-circuit, blackholes, arrays, stacks, an era or generation needing
+ * a new to-space block, the claim when other GC threads run -- goes to
+ * the slow paths, which keep the general rules.  perf on bintrees showed
+ * evacuate's time going to its prologue and epilogue, the size switch's
+ * indirect jump and a memcpy call; the fast path cut GC time on bintrees
+ * 20 by 15% (3.53 s -> 3.01 s).  Splitting off the NULL/static test took
+ * back most of what the parallel collector had added to one thread's
+ * collections (callgrind, bintrees 16: 1,164.6M instructions -> 1,143.9M,
+ * against 1,134.3M before it).  What remains is mostly the cache miss on
+ * each from-space object.
  */
 #ifndef STRATA_EVAC_H
 #define STRATA_EVAC_H
@@ -40,7 +44,7 @@ StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words
  * parallel]): claims q for the copy at to, or takes the copy back and
  * follows the winner's. */
 void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgPtr to,
-                    uint16_t to_gen, StgWord size);
+                    StgWord size);
 
 /* Puts bd on the scan queue the first time it holds unscanned words (the
  * worklist of Note [Scanning what was copied] in Scav.c).  Only the

@@ -83,7 +83,7 @@ static void prepare_generations(unsigned N)
     for (unsigned i = 0; i < storage_n_gens; i++) {
         Generation *g = &storage_gens[i];
         for (unsigned t = 0; t < gc_threads_max; t++) {
-            GenWorkspace *ws = &gc_threads[t].ws[i];
+            GenWorkspace *ws = &gc_threads[t]->ws[i];
             ws->last_dest = NULL;
             if (i <= N) {
                 era_map_clear(&ws->dests);
@@ -267,7 +267,7 @@ static void collect_reachable(unsigned N)
     }
     weak_gc_end();
     for (unsigned i = 0; i < gc_n_threads; i++)
-        if (gc_threads[i].worked)
+        if (gc_threads[i]->worked)
             gc_observe_thread_phase(i, GC_PHASE_DONE);
 }
 
@@ -340,7 +340,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
         live_tally_reset(wanted);
     }
     for (unsigned i = 0; i < gc_threads_max; i++) {
-        GCThread *t = &gc_threads[i];
+        GCThread *t = gc_threads[i];
         t->parallel = n_threads > 1;
         t->collected_gen = N;
         t->copied_words = 0;
@@ -362,18 +362,18 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
             }
         }
     }
-    gct = &gc_threads[0];
+    gct = gc_threads[0];
 }
 
 /* Adds the other GC threads' counts to thread 0's tally. */
 static void finish_tally(void)
 {
-    LiveTally *main = gc_threads[0].tally;
+    LiveTally *main = gc_threads[0]->tally;
     if (main == NULL)
         return;
     live_tally_flush(main);
     for (unsigned i = 1; i < gc_n_threads; i++) {
-        GCThread *t = &gc_threads[i];
+        GCThread *t = gc_threads[i];
         if (t->tally == NULL)
             continue;
         live_tally_flush(t->tally);
@@ -381,7 +381,7 @@ static void finish_tally(void)
         t->tally = NULL;
     }
     main->filled = true;
-    gc_threads[0].tally = NULL;
+    gc_threads[0]->tally = NULL;
 }
 
 /* Gives each generation what the GC threads added to it (.inv.gc-owner):
@@ -391,7 +391,7 @@ static void merge_workspaces(void)
     for (unsigned i = 0; i < gc_threads_max; i++) {
         for (unsigned gno = 0; gno < storage_n_gens; gno++) {
             Generation *g = &storage_gens[gno];
-            GenWorkspace *ws = &gc_threads[i].ws[gno];
+            GenWorkspace *ws = &gc_threads[i]->ws[gno];
             if (ws->blocks != NULL) {
                 ws->blocks_tail->link = g->blocks;
                 g->blocks = ws->blocks;
@@ -431,7 +431,7 @@ static void fill_thread_details(GCDetails *d)
     unsigned n = gc_n_threads;
     StgWord total = 0, max = 0;
     for (unsigned i = 0; i < n; i++) {
-        thread_copied_bytes[i] = gc_threads[i].copied_words * WORD_SIZE;
+        thread_copied_bytes[i] = gc_threads[i]->copied_words * WORD_SIZE;
         total += thread_copied_bytes[i];
         if (thread_copied_bytes[i] > max)
             max = thread_copied_bytes[i];

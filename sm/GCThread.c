@@ -28,7 +28,7 @@
 
 _Thread_local GCThread *gct __attribute__((tls_model("initial-exec"))) = NULL;
 
-GCThread *gc_threads = NULL;
+GCThread **gc_threads = NULL;
 unsigned gc_threads_max = 0;
 unsigned gc_n_threads = 1;
 
@@ -49,13 +49,13 @@ bool gc_threads_init(unsigned n_threads, unsigned n_gens)
     }
     gc_threads_max = n_threads;
     for (unsigned i = 0; i < n_threads; i++) {
-        GCThread *t = &gc_threads[i];
-        t->index = i;
-        t->ws = calloc(n_gens, sizeof *t->ws);
-        if (t->ws == NULL || !ws_deque_init(&t->deque, 6)) {
+        GCThread *t = calloc(1, sizeof *t + n_gens * sizeof t->ws[0]);
+        gc_threads[i] = t;
+        if (t == NULL || !ws_deque_init(&t->deque, 6)) {
             rts_error("storage: out of C heap for the GC threads (threads=%u)", n_threads);
             return false;
         }
+        t->index = i;
         live_tally_init(&t->own_tally, 0, 0);
     }
     gc_n_threads = 1;
@@ -109,7 +109,7 @@ static unsigned start_workers(unsigned n)
     }
     while (pool_started < n) {
         int err = os_thread_start(&pool_os[pool_started], worker_main,
-                                  &gc_threads[pool_started]);
+                                  gc_threads[pool_started]);
         if (err != 0) {
             rts_error("gc: could not start GC thread %u (errno %d); collecting with %u",
                       pool_started, err, pool_started);
@@ -138,7 +138,7 @@ unsigned gc_threads_available(unsigned n)
  * work is done and its state is thread 0's to merge. */
 void gc_run_threads(unsigned n, void (*work)(void))
 {
-    gct = &gc_threads[0];
+    gct = gc_threads[0];
     if (n > 1) {
         os_mutex_lock(&pool_lock);
         pool_work = work;
@@ -165,14 +165,16 @@ void gc_threads_exit(void)
     pool_exit = false;
     pool_round = 0;
     for (unsigned i = 0; i < gc_threads_max; i++) {
-        GCThread *t = &gc_threads[i];
-        if (t->ws != NULL)
-            for (unsigned g = 0; g < storage_n_gens; g++)
-                era_map_free(&t->ws[g].dests);
-        free(t->ws);
+        GCThread *t = gc_threads[i];
+        if (t == NULL)
+            continue;   /* gc_threads_init ran out of C heap */
+        for (unsigned g = 0; g < storage_n_gens; g++)
+            era_map_free(&t->ws[g].dests);
         free(t->scan_queue);
-        ws_deque_free(&t->deque);
+        if (atomic_load_explicit(&t->deque.array, memory_order_relaxed) != NULL)
+            ws_deque_free(&t->deque);
         live_tally_free(&t->own_tally);
+        free(t);
     }
     free(gc_threads);
     gc_threads = NULL;
@@ -233,7 +235,7 @@ void gc_set_n_threads(unsigned n)
 void gc_work_begin(void)
 {
     phase_counter++;
-    gc_threads[0].phase = phase_counter;
+    gc_threads[0]->phase = phase_counter;
     atomic_store_explicit(&phase_word, (uint64_t)phase_counter << 32 | 1, memory_order_release);
 }
 
@@ -265,7 +267,7 @@ static bool any_deque_has_work(void)
 {
     unsigned n = n_threads_now();
     for (unsigned i = 0; i < n; i++)
-        if (!ws_deque_looks_empty(&gc_threads[i].deque))
+        if (!ws_deque_looks_empty(&gc_threads[i]->deque))
             return true;
     return false;
 }
@@ -274,7 +276,7 @@ BlockDesc *gc_steal_block(void)
 {
     unsigned n = gc_n_threads;
     for (unsigned k = 1; k < n; k++) {
-        GCThread *victim = &gc_threads[(gct->index + k) % n];
+        GCThread *victim = gc_threads[(gct->index + k) % n];
         for (int tries = 0; tries < 4 && !ws_deque_looks_empty(&victim->deque); tries++) {
             BlockDesc *bd = ws_deque_steal(&victim->deque);
             if (bd != NULL) {

@@ -64,12 +64,14 @@ typedef struct {
     StgWord scan_queue_len, scan_queue_cap;
     BlockDesc *scanning;         /* the block being scanned, never given away */
     WSDeque deque;               /* blocks given up for any thread to scan */
-    GenWorkspace *ws;            /* [storage_n_gens] */
     LiveTally *tally;            /* a census is due: count survivors here */
     LiveTally own_tally;         /* threads other than 0 count here */
     uint64_t steals;             /* blocks taken from other threads */
     bool worked;                 /* joined a phase of this collection */
     uint32_t phase;              /* the phase it joined last */
+    GenWorkspace ws[];           /* [storage_n_gens], in the same allocation:
+                                    the copy path finds its cursor without
+                                    loading a pointer first */
 } GCThread;
 
 /* The calling thread's GC state, set while it collects (GHC's gct). */
@@ -77,7 +79,7 @@ extern _Thread_local GCThread *gct __attribute__((tls_model("initial-exec")));
 
 /* The state of each GC thread (0 .. gc_threads_max - 1), kept between
  * collections; gc_n_threads of them run in the current one. */
-extern GCThread *gc_threads;
+extern GCThread **gc_threads;
 extern unsigned gc_threads_max;
 extern unsigned gc_n_threads;
 

@@ -39,7 +39,7 @@ void gc_remember(unsigned gen, StgClosure *c)
  * One object
  * ---------------------------------------------------------------------- */
 
-static void scavenge_ptrs(StgClosure **ptrs, StgWord n)
+static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptrs, StgWord n)
 {
     for (StgWord i = 0; i < n; i++)
         evacuate(&ptrs[i]);
