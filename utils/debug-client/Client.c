@@ -693,7 +693,7 @@ int dbg_load_all(DbgClient *c)
 
 const DbgBlock *dbg_block_of(DbgClient *c, uint64_t addr)
 {
-    return block_index_find(&c->block_index, c->blocks, c->n_blocks, addr);
+    return block_of(c, addr);
 }
 
 const uint8_t *dbg_block_data(DbgClient *c, const DbgBlock *b)

@@ -15,7 +15,28 @@ typedef struct {
     size_t cap, n;               /* cap is a power of two (or 0) */
 } AddrMap;
 
-uint64_t *addr_map_get(const AddrMap *m, uint64_t key);   /* NULL if absent */
+static inline size_t addr_map_slot(uint64_t key, size_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (size_t)key & (cap - 1);
+}
+
+/* NULL if absent.  Inline: the decoder asks it for every closure's info
+ * table and the block index for every pointer followed. */
+static inline uint64_t *addr_map_get(const AddrMap *m, uint64_t key)
+{
+    if (m->cap == 0 || key == 0)
+        return NULL;
+    for (size_t i = addr_map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key)
+            return &m->vals[i];
+        if (m->keys[i] == 0)
+            return NULL;
+    }
+}
+
 int addr_map_put(AddrMap *m, uint64_t key, uint64_t val);  /* -1: no memory */
 void addr_map_free(AddrMap *m);
 
@@ -23,7 +44,12 @@ void addr_map_free(AddrMap *m);
  * table of 4 KB pages per megablock where a block starts. */
 typedef struct {
     bool on;                     /* false: every lookup binary-searches */
+    uint64_t lo, hi;             /* lowest start, highest end of a non-empty block */
     AddrMap mblocks;             /* megablock number + 1 -> index in tables */
+    uint32_t *flat;              /* or [n_flat] by megablock number - flat_base:
+                                  * index in tables or UINT32_MAX (see the Note) */
+    uint64_t flat_base;
+    size_t n_flat;
     uint32_t (*tables)[256];     /* [n_tables] per page: the first block that
                                   * reaches into it, or UINT32_MAX */
     uint64_t *mblock_of;         /* [n_tables] megablock number, ascending */
@@ -33,10 +59,37 @@ typedef struct {
 /* Builds the index of bs[0 .. n) (sorted by start, disjoint, as
  * dbg_parse_blocks leaves them); -1 on out of memory. */
 int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n);
+/* The binary search the index stands in for. */
+const DbgBlock *block_index_search(const DbgBlock *bs, size_t n, uint64_t addr);
 /* The block of bs whose used area holds addr, or NULL: the same answer as
- * a binary search over bs. */
-const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs, size_t n,
-                                 uint64_t addr);
+ * a binary search over bs.  Inline: every pointer followed asks it. */
+static inline const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs,
+                                               size_t n, uint64_t addr)
+{
+    if (!ix->on)
+        return block_index_search(bs, n, addr);
+    if (addr < ix->lo || addr >= ix->hi)
+        return NULL;   /* no block reaches there: a static closure, say */
+    uint64_t mb = addr >> 20;
+    size_t k;
+    if (ix->flat != NULL) {
+        if (mb - ix->flat_base >= ix->n_flat || ix->flat[mb - ix->flat_base] == UINT32_MAX)
+            return block_index_search(bs, n, addr);
+        k = ix->flat[mb - ix->flat_base];
+    } else {
+        const uint64_t *v = addr_map_get(&ix->mblocks, mb + 1);
+        if (v == NULL)
+            return block_index_search(bs, n, addr);
+        k = (size_t)*v;
+    }
+    uint32_t i = ix->tables[k][(addr >> 12) & 255];
+    if (i == UINT32_MAX)
+        return NULL;
+    while (i + 1 < n && bs[i + 1].start <= addr)
+        i++;
+    const DbgBlock *b = &bs[i];
+    return addr >= b->start && addr < b->start + b->used_bytes ? b : NULL;
+}
 void block_index_free(BlockIndex *ix);
 /* Every table entry recomputed from its definition: 0 if right, else -1. */
 int block_index_check(const BlockIndex *ix, const DbgBlock *bs, size_t n);
@@ -77,6 +130,22 @@ struct DbgClient {
 
     DebugBuf resp;               /* last response payload */
 };
+
+/* dbg_block_of and dbg_info without the calls, for the traversals. */
+static inline const DbgBlock *block_of(const DbgClient *c, uint64_t addr)
+{
+    return block_index_find(&c->block_index, c->blocks, c->n_blocks, addr);
+}
+
+static inline const DbgInfo *info_of(DbgClient *c, uint64_t addr)
+{
+    const uint64_t *v = addr_map_get(&c->infos, addr);
+    return v != NULL ? (const DbgInfo *)(uintptr_t)*v : dbg_info(c, addr);
+}
+
+/* dbg_closure for an addr known to lie in block b's used area (word
+ * aligned). */
+int dbg_closure_in(DbgClient *c, const DbgBlock *b, uint64_t addr, DbgClosure *out);
 
 int dbg_fail(DbgClient *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

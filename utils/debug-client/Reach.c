@@ -104,7 +104,7 @@ uint64_t dbg_reach_dangling(const DbgReach *r)
 /* The mark word and bit of addr, or NULL for a static closure. */
 static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *bit, int *err)
 {
-    const DbgBlock *b = dbg_block_of(c, addr);
+    const DbgBlock *b = block_of(c, addr);
     if (b == NULL)
         return NULL;
     size_t i = (size_t)(b - c->blocks);
@@ -122,7 +122,7 @@ static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *b
 
 bool dbg_reach_has(const DbgReach *r, uint64_t addr)
 {
-    const DbgBlock *b = dbg_block_of(r->c, addr);
+    const DbgBlock *b = block_of(r->c, addr);
     if (b == NULL)
         return addr_map_get(&r->static_marks, addr) != NULL;
     const uint64_t *m = r->marks[b - r->c->blocks];
@@ -336,7 +336,7 @@ int dbg_reach_for_each_heap(DbgClient *c, const DbgReach *r,
             for (uint64_t bits = m[k]; bits != 0; bits &= bits - 1) {
                 uint64_t w = (uint64_t)k * 64 + (uint64_t)__builtin_ctzll(bits);
                 DbgClosure cl;
-                if (dbg_closure(c, c->blocks[i].start + w * 8, &cl) != 0)
+                if (dbg_closure_in(c, &c->blocks[i], c->blocks[i].start + w * 8, &cl) != 0)
                     return -1;
                 int st = f(c, &cl, env);
                 if (st != 0)
@@ -547,7 +547,7 @@ bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr)
 
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
 {
-    const DbgBlock *b = dbg_block_of(r->c, addr);
+    const DbgBlock *b = block_of(r->c, addr);
     if (b == NULL) {
         uint64_t *v = addr_map_get(&r->static_rank, addr);
         return v != NULL ? (size_t)(*v - 1) : SIZE_MAX;
