@@ -118,6 +118,7 @@ struct DbgClient {
     size_t *chunk_bytes;         /* [n_chunks] their sizes */
     size_t n_chunks, cap_chunks;
     size_t chunk_used;           /* bytes handed out of the last chunk */
+    size_t chunk_populated;      /* bytes of it faulted in ahead (madvise) */
 
     DbgRoot *roots;
     size_t n_roots;
