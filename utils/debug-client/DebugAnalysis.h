@@ -137,6 +137,13 @@ typedef struct {
 } DbgQuery;
 
 bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl);
+/* Retainer paths and the first limit heap objects matching q in
+ * breadth-first order (dbg_reach_found), what dbg_reach and dbg_search
+ * give, without keeping the discovery order (Note [Paths without the
+ * order] in Reach.c): dbg_reach_objects gives nothing.  q is read during
+ * the call only. */
+DbgReach *dbg_reach_search(DbgClient *c, const DbgQuery *q, size_t limit);
+const uint64_t *dbg_reach_found(const DbgReach *r, size_t *n);
 /* Reachable heap objects matching q, in discovery order, at most cap. */
 int dbg_search(DbgClient *c, const DbgReach *r, const DbgQuery *q, uint64_t *out, size_t cap,
                size_t *n);

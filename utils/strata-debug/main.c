@@ -509,53 +509,48 @@ static void json_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const
     json_end(&j);
 }
 
-static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
+/* The retainers command's query from its options; non-zero (said) if bad. */
+static int retainers_query(const Opts *o, DbgQuery *q)
 {
-    DbgQuery q = {0};
+    *q = (DbgQuery){0};
     if (o->constructor != NULL) {
-        q.kind = DBG_MATCH_CONSTRUCTOR;
-        q.name = o->constructor;
+        q->kind = DBG_MATCH_CONSTRUCTOR;
+        q->name = o->constructor;
     } else if (o->info != NULL) {
         char *end;
-        q.kind = DBG_MATCH_INFO;
-        q.info = strtoull(o->info, &end, 0);
-        if (*end != '\0' || q.info == 0)
+        q->kind = DBG_MATCH_INFO;
+        q->info = strtoull(o->info, &end, 0);
+        if (*end != '\0' || q->info == 0)
             return die("retainers: --info expects an address like 0x4a3f20, got '%s'",
                        o->info);
     } else {
-        q.kind = DBG_MATCH_TYPE;
-        q.name = o->type;
+        q->kind = DBG_MATCH_TYPE;
+        q->name = o->type;
     }
     if (o->era != NULL)
-        dbg_parse_era_range(o->era, &q.eras);
+        dbg_parse_era_range(o->era, &q->eras);
+    return 0;
+}
+
+/* r is a dbg_reach_search traversal for q: it found the matches. */
+static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const DbgQuery *q)
+{
     size_t limit = (size_t)o->limit, n;
-    uint64_t *found = malloc(limit * sizeof *found);
-    if (found == NULL)
-        return die("out of memory");
-    if (dbg_search(c, r, &q, found, limit, &n) != 0) {
-        free(found);
-        return die("retainers: %s", dbg_error(c));
-    }
-    if (n == 0 && q.kind == DBG_MATCH_CONSTRUCTOR) {
-        free(found);
-        return unknown_constructor(c, r, q.name, o);
-    }
+    const uint64_t *found = dbg_reach_found(r, &n);
+    if (n == 0 && q->kind == DBG_MATCH_CONSTRUCTOR)
+        return unknown_constructor(c, r, q->name, o);
     if (o->json) {
         json_retainers(c, r, o, found, n, limit);
-        free(found);
         return 0;
     }
     Style s = {o->color, o->full};
     for (size_t i = 0; i < n; i++) {
         printf("match %zu:\n", i + 1);
-        if (print_path(c, r, &s, found[i]) != 0) {
-            free(found);
+        if (print_path(c, r, &s, found[i]) != 0)
             return die("retainers: %s", dbg_error(c));
-        }
     }
     printf("%zu match%s shown (limit %zu; one path per object)\n", n, n == 1 ? "" : "es",
            limit);
-    free(found);
     return 0;
 }
 
@@ -939,11 +934,18 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     if (strcmp(cmd, "roots") == 0)
         return cmd_roots(c, o);
     double t0 = now_s();
-    bool paths = strcmp(cmd, "retainers") == 0 ||
-                 (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
-    /* A plain census needs only the marks (Note [Marks only] in Reach.c). */
+    bool paths = strcmp(cmd, "fragmentation") == 0 && o->retainers > 0;
+    /* A plain census needs only the marks (Note [Marks only] in Reach.c),
+     * retainers the paths and its matches but not the order (Note [Paths
+     * without the order]). */
     bool marks = strcmp(cmd, "census") == 0 && !o->retained;
-    DbgReach *r = marks ? dbg_reach_marks(c) : dbg_reach_opts(c, paths);
+    DbgQuery q;
+    bool retainers = strcmp(cmd, "retainers") == 0;
+    if (retainers && retainers_query(o, &q) != 0)
+        return 1;
+    DbgReach *r = marks ? dbg_reach_marks(c)
+                  : retainers ? dbg_reach_search(c, &q, (size_t)o->limit)
+                              : dbg_reach_opts(c, paths);
     if (r == NULL)
         return die("%s: %s", cmd, dbg_error(c));
     double t1 = now_s();
@@ -951,7 +953,7 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     if (strcmp(cmd, "census") == 0) {
         st = cmd_census(c, r, o);
     } else if (strcmp(cmd, "retainers") == 0) {
-        st = cmd_retainers(c, r, o);
+        st = cmd_retainers(c, r, o, &q);
     } else if (strcmp(cmd, "boundary") == 0) {
         st = cmd_boundary(c, r, o);
     } else if (strcmp(cmd, "dominators") == 0) {
