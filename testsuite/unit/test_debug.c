@@ -1380,6 +1380,38 @@ static void test_debug_boundary_ranks_planted_holder(void **state)
     }
     dbg_boundary_free(&b2);
     dbg_dom_free(lean);
+    /* From a marks-only traversal, building the tree itself
+     * (dbg_boundary_reach): the same groups, in the same order. */
+    DbgReach *marks = dbg_reach_marks(c);
+    assert_non_null(marks);
+    assert_int_equal(dbg_boundary_reach(c, marks, &q, &b2), 0);
+    assert_int_equal(b2.n, b.n);
+    for (size_t i = 0; i < b.n; i++) {
+        assert_ptr_equal(b2.groups[i].holder, b.groups[i].holder);
+        assert_int_equal(b2.groups[i].retained_bytes, b.groups[i].retained_bytes);
+        assert_int_equal(b2.groups[i].retained_objects, b.groups[i].retained_objects);
+        assert_int_equal(b2.groups[i].n_edges, b.groups[i].n_edges);
+        assert_int_equal(b2.groups[i].n_holders, b.groups[i].n_holders);
+        assert_int_equal(b2.groups[i].example_holder, b.groups[i].example_holder);
+        assert_int_equal(b2.groups[i].example_target, b.groups[i].example_target);
+    }
+    dbg_boundary_free(&b2);
+    /* Nothing of a later era points into era 2 (the newest holds the
+     * holders): the tree is skipped, and the answer is as empty as the
+     * tree's. */
+    DbgQuery newest = {.kind = DBG_MATCH_ANY, .eras = {true, 2, 2}};
+    assert_int_equal(dbg_boundary(c, d, &newest, &b2), 0);
+    assert_int_equal(b2.n, 0);
+    dbg_boundary_free(&b2);
+    assert_int_equal(dbg_boundary_reach(c, marks, &newest, &b2), 0);
+    assert_int_equal(b2.n, 0);
+    assert_null(b2.groups);
+    dbg_boundary_free(&b2);
+    newest.eras = (DbgEraRange){true, 1, UINT64_MAX};
+    assert_int_equal(dbg_boundary_reach(c, marks, &newest, &b2), 0);
+    assert_int_equal(b2.n, 0);
+    dbg_boundary_free(&b2);
+    dbg_reach_free(marks);
     dbg_boundary_free(&b);
     /* A filter on the old objects: only the Decoy points at a Num. */
     q = (DbgQuery){.kind = DBG_MATCH_CONSTRUCTOR, .name = "Num", .eras = {true, 1, 1}};

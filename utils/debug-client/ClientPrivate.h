@@ -177,6 +177,12 @@ uint64_t dbg_label_hash(const char *s);
 bool dbg_census_counts(const DbgClosure *cl, DbgCensusBy by, const DbgEraRange *eras);
 const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len);
 
+/* dbg_reach_for_each_heap over the blocks of era min_era or later only
+ * (a block's objects share its era). */
+int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_era,
+                                 int (*f)(DbgClient *c, const DbgClosure *cl, void *env),
+                                 void *env);
+
 /* Dense numbering of a traversal's reachable objects, 0 .. n-1 (heap
  * objects in address order, then statics); see Note [Ranks from the marks]
  * in Reach.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an

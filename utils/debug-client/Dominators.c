@@ -334,8 +334,7 @@ DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
 
 DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums)
 {
-    size_t n_objs;
-    dbg_reach_objects(r, &n_objs);
+    size_t n_objs = dbg_reach_count(r);
     if (n_objs >= NONE - 2) {
         dbg_fail(c, "dominators: too many objects (objects=%zu, max=%u)", n_objs, NONE - 3);
         return NULL;
@@ -343,7 +342,7 @@ DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums)
     if (dbg_reach_rank_build(r) != 0)
         return NULL;
     if (dbg_reach_n_ranked(r) != n_objs) {
-        dbg_fail(c, "dominators: needs the breadth-first traversal (objects=%zu, ranked=%zu)",
+        dbg_fail(c, "dominators: objects reached and ranked differ (objects=%zu, ranked=%zu)",
                  n_objs, dbg_reach_n_ranked(r));
         return NULL;
     }
@@ -744,4 +743,61 @@ fail:
     addr_map_free(&groups);
     dbg_boundary_free(out);
     return -1;
+}
+
+/* Note [A boundary without holders]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The dominator tree is most of the boundary's time and memory (Note
+ * [Dominator memory]), and it only ranks holders: with none, the answer
+ * is empty whatever the tree.  So dbg_boundary_reach first looks for one
+ * holder, over the blocks of later eras only (a block's objects share
+ * its era), stopping at the first; only then builds the tree.  A heap
+ * whose later eras hold nothing old (one era, or the question asked about
+ * the newest eras) is answered in one pass over its newer blocks. */
+
+typedef struct {
+    const DbgReach *r;
+    const DbgQuery *q;
+    uint64_t *ptrs;
+    size_t cap;
+} HolderFind;
+
+/* 1 when cl is a holder (a later era's object pointing at a reachable
+ * object that q matches), 0 when not, -1 on an error. */
+static int find_holder(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    HolderFind *h = env;
+    size_t np;
+    if (closure_ptrs(c, cl, &h->ptrs, &h->cap, &np) != 0)
+        return dbg_fail(c, "out of memory for the era boundary");
+    for (size_t i = 0; i < np; i++) {
+        DbgClosure t;
+        if (dbg_reach_rank(h->r, h->ptrs[i]) != SIZE_MAX && dbg_closure(c, h->ptrs[i], &t) == 0 &&
+            dbg_query_matches(h->q, &t))
+            return 1;
+    }
+    return 0;
+}
+
+int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!q->eras.on)
+        return dbg_fail(c, "boundary: an era range is required");
+    if (dbg_reach_rank_build(r) != 0)
+        return -1;
+    int st = 0;
+    if (q->eras.hi < UINT64_MAX) {   /* else no era is later */
+        HolderFind h = {r, q, NULL, 0};
+        st = dbg_reach_for_each_heap_from(c, r, q->eras.hi + 1, find_holder, &h);
+        free(h.ptrs);
+    }
+    if (st <= 0)
+        return st;   /* no holder (an empty answer), or an error */
+    DbgDom *d = dbg_dominators_opts(c, r, false);   /* the boundary sums its own bytes */
+    if (d == NULL)
+        return -1;
+    st = dbg_boundary(c, d, q, out);
+    dbg_dom_free(d);
+    return st;
 }

@@ -674,9 +674,16 @@ DbgReach *dbg_reach_marks(DbgClient *c)
 int dbg_reach_for_each_heap(DbgClient *c, const DbgReach *r,
                             int (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env)
 {
+    return dbg_reach_for_each_heap_from(c, r, 0, f, env);
+}
+
+int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_era,
+                                 int (*f)(DbgClient *c, const DbgClosure *cl, void *env),
+                                 void *env)
+{
     for (size_t i = 0; i < r->n_blocks; i++) {
         const uint64_t *m = r->marks[i];
-        if (m == NULL)
+        if (m == NULL || c->blocks[i].era < min_era)
             continue;
         size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
         for (size_t k = 0; k < nw; k++)

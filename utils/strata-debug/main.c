@@ -867,12 +867,9 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
     DbgQuery q;
     if (query_from_opts(o, "boundary", &q) != 0)
         return 1;
-    DbgDom *d = dbg_dominators_opts(c, r, false);   /* the boundary sums its own bytes */
     DbgBoundary b;
-    if (d == NULL || dbg_boundary(c, d, &q, &b) != 0) {
-        dbg_dom_free(d);
+    if (dbg_boundary_reach(c, r, &q, &b) != 0)
         return die("boundary: %s", dbg_error(c));
-    }
     size_t shown = b.n < (size_t)o->limit ? b.n : (size_t)o->limit;
     if (o->json) {
         Json j;
@@ -900,7 +897,6 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
         json_close(&j, ']');
         json_end(&j);
         dbg_boundary_free(&b);
-        dbg_dom_free(d);
         return 0;
     }
     printf("holders of eras %" PRIu64 "-%" PRIu64 " from later eras, by the old bytes only "
@@ -925,7 +921,6 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
     printf("%zu holder kind%s shown of %zu (limit %ld)\n", shown, shown == 1 ? "" : "s", b.n,
            o->limit);
     dbg_boundary_free(&b);
-    dbg_dom_free(d);
     return 0;
 }
 
@@ -935,10 +930,12 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         return cmd_roots(c, o);
     double t0 = now_s();
     bool paths = strcmp(cmd, "fragmentation") == 0 && o->retainers > 0;
-    /* A plain census needs only the marks (Note [Marks only] in Reach.c),
-     * retainers the paths and its matches but not the order (Note [Paths
-     * without the order]). */
-    bool marks = strcmp(cmd, "census") == 0 && !o->retained;
+    /* A census, the dominator tree and the boundary need only the marks
+     * and the ranks (Note [Marks only] in Reach.c), retainers the paths
+     * and its matches but not the order (Note [Paths without the
+     * order]). */
+    bool marks = strcmp(cmd, "census") == 0 || strcmp(cmd, "boundary") == 0 ||
+                 strcmp(cmd, "dominators") == 0;
     DbgQuery q;
     bool retainers = strcmp(cmd, "retainers") == 0;
     if (retainers && retainers_query(o, &q) != 0)
