@@ -30,6 +30,7 @@ struct DbgReach {
     size_t n, cap;
     struct MarkItem *stack;      /* marks only: the depth-first stack */
     size_t n_stack, cap_stack;
+    uint64_t last_static;        /* a static closure marked already, or 0 */
     DbgQuery query;              /* dbg_reach_search: what to look for, */
     size_t limit;                /* how many at most, */
     uint64_t *found;             /* and what was found, in breadth-first order */
@@ -216,8 +217,12 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
             __builtin_prefetch(it.words);
         }
     } else {
-        if (addr_map_get(&r->static_marks, addr) != NULL)
+        /* The static marked last: many objects point at one (every leaf
+         * of a tree at its empty constructor), so ask the map less. */
+        if (addr == r->last_static || addr_map_get(&r->static_marks, addr) != NULL) {
+            r->last_static = addr;
             return 0;
+        }
         DbgClosure cl;
         if (dbg_closure(c, addr, &cl) != 0) {   /* not a static closure */
             r->dangling++;
@@ -225,6 +230,7 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
         }
         if (addr_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
+        r->last_static = addr;
     }
     r->n_reached++;
     if (r->n_stack == r->cap_stack) {
