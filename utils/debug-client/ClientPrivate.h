@@ -63,27 +63,39 @@ int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n);
 const DbgBlock *block_index_search(const DbgBlock *bs, size_t n, uint64_t addr);
 /* The block of bs whose used area holds addr, or NULL: the same answer as
  * a binary search over bs.  Inline: every pointer followed asks it. */
-static inline const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs,
-                                               size_t n, uint64_t addr)
+/* The first step of block_index_find: 1 with *i the page table's entry
+ * for addr (UINT32_MAX: in no block), -1 when addr is in no block for
+ * sure, 0 when only the binary search can tell. */
+static inline int block_index_entry(const BlockIndex *ix, uint64_t addr, uint32_t *i)
 {
     if (!ix->on)
-        return block_index_search(bs, n, addr);
+        return 0;
     if (addr < ix->lo || addr >= ix->hi)
-        return NULL;   /* no block reaches there: a static closure, say */
+        return -1;   /* no block reaches there: a static closure, say */
     uint64_t mb = addr >> 20;
     size_t k;
     if (ix->flat != NULL) {
         if (mb - ix->flat_base >= ix->n_flat || ix->flat[mb - ix->flat_base] == UINT32_MAX)
-            return block_index_search(bs, n, addr);
+            return 0;
         k = ix->flat[mb - ix->flat_base];
     } else {
         const uint64_t *v = addr_map_get(&ix->mblocks, mb + 1);
         if (v == NULL)
-            return block_index_search(bs, n, addr);
+            return 0;
         k = (size_t)*v;
     }
-    uint32_t i = ix->tables[k][(addr >> 12) & 255];
-    if (i == UINT32_MAX)
+    *i = ix->tables[k][(addr >> 12) & 255];
+    return 1;
+}
+
+static inline const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs,
+                                               size_t n, uint64_t addr)
+{
+    uint32_t i;
+    int e = block_index_entry(ix, addr, &i);
+    if (e == 0)
+        return block_index_search(bs, n, addr);
+    if (e < 0 || i == UINT32_MAX)
         return NULL;
     while (i + 1 < n && bs[i + 1].start <= addr)
         i++;
