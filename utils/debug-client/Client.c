@@ -510,6 +510,8 @@ void dbg_free_state(DbgClient *c)
         if (c->infos.keys[i] != 0)
             free_info((DbgInfo *)(uintptr_t)c->infos.vals[i]);
     addr_map_free(&c->infos);
+    c->last_info_addr = 0;
+    c->last_info = NULL;
     for (size_t i = 0; i < c->statics.cap; i++)
         if (c->statics.keys[i] != 0) {
             StaticObj *s = (StaticObj *)(uintptr_t)c->statics.vals[i];

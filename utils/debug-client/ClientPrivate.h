@@ -138,6 +138,8 @@ struct DbgClient {
     AddrMap named_statics;       /* static closure -> index + 1 of the root naming it */
 
     AddrMap infos;               /* addr -> DbgInfo * */
+    uint64_t last_info_addr;     /* the info table info_of found last */
+    const DbgInfo *last_info;
     AddrMap statics;             /* addr -> StaticObj * */
     AddrMap bad_statics;         /* addresses the stub refused */
 
@@ -152,8 +154,15 @@ static inline const DbgBlock *block_of(const DbgClient *c, uint64_t addr)
 
 static inline const DbgInfo *info_of(DbgClient *c, uint64_t addr)
 {
+    if (addr == c->last_info_addr && c->last_info != NULL)
+        return c->last_info;   /* neighbours share tables: no probe */
     const uint64_t *v = addr_map_get(&c->infos, addr);
-    return v != NULL ? (const DbgInfo *)(uintptr_t)*v : dbg_info(c, addr);
+    const DbgInfo *in = v != NULL ? (const DbgInfo *)(uintptr_t)*v : dbg_info(c, addr);
+    if (in != NULL) {
+        c->last_info_addr = addr;
+        c->last_info = in;
+    }
+    return in;
 }
 
 /* dbg_closure for an addr known to lie in block b's used area (word

@@ -1,12 +1,14 @@
 /*
- * utils/debug-client/Reach.c -- reachability from the roots, breadth
- * first, recording one parent per object (its retainer path), and search
+ * utils/debug-client/Reach.c -- reachability from the roots: breadth
+ * first, recording one parent per object (its retainer path), or marks
+ * only, depth first (Note [Marks only]), or marks and then parents and
+ * matches without the order (Note [Paths without the order]); and search
  * (with the constructor names nearest to one that matched nothing).
- * Marks live in one bitmap per block (a bit per word), so a heap of N
- * bytes needs N/64 bytes of marks; parents in an array by dense rank.  Also the dense
- * numbering of reachable objects that the dominator tree uses (Note
- * [Ranks from the marks]) and the folding of a path into runs of one
- * info table.
+ * Marks are a bitmap per block (a bit per word), so a heap of N bytes
+ * needs N/64 bytes of marks; parents an array by dense rank.  Also the
+ * dense numbering of reachable objects that the dominator tree uses
+ * (Note [Ranks from the marks]) and the folding of a path into runs of
+ * one info table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -716,12 +718,14 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
  * the listing commands print in; a census needs neither, only the marks.
  * Keeping the order costs 8 bytes an object (270 MB for the 1 GB heap of
  * docs/design/debugger.md, a third of its live bytes), so a census
- * traverses depth first with the queue used as a stack, which stays as
- * deep as the heap's widest pending fan-out (a few hundred entries for a
- * tree) instead of growing to every object, and then reads the objects
- * back in address order from the marks (dbg_reach_for_each_heap).  The
- * set marked is the same, and so is the dangling count: each reached
- * object's fields are visited once either way. */
+ * traverses depth first with a stack, which stays as deep as the heap's
+ * widest pending fan-out (a few hundred entries for a tree) instead of
+ * growing to every object, and then reads the objects back in address
+ * order from the marks (dbg_reach_for_each_heap).  The set marked is the
+ * same, and so is the dangling count: each reached object's fields are
+ * visited once either way.  The dominator tree, the boundary and the
+ * retainers' paths (Note [Paths without the order]) start from these
+ * marks too. */
 DbgReach *dbg_reach_marks(DbgClient *c)
 {
     return reach(c, false, true);
