@@ -174,8 +174,9 @@ int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32
 /* The dominator tree of the reachable heap, with a virtual root holding
  * every root's closure.  An object's retained size is its own bytes plus
  * those of every object it dominates: what would be freed if it died.
- * Static closures count 0 bytes (they are not in the heap).  Valid while r
- * is; NULL on failure. */
+ * Static closures count 0 bytes (they are not in the heap).  r may come
+ * from any traversal (the marks of dbg_reach_marks are enough).  Valid
+ * while r is; NULL on failure. */
 typedef struct DbgDom DbgDom;
 DbgDom *dbg_dominators(DbgClient *c, DbgReach *r);
 /* The same; with sums false, without the retained sizes (12 bytes an
