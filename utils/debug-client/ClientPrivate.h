@@ -222,5 +222,13 @@ typedef struct {
     uint64_t bits;
 } DbgRankIter;
 bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr);
+/* dbg_closure of the object dbg_reach_next just gave, without looking
+ * its block up again: the iterator is in it (a static past the blocks). */
+static inline int dbg_reach_closure(DbgClient *c, const DbgRankIter *it, uint64_t addr,
+                                    DbgClosure *out)
+{
+    return it->block < c->n_blocks ? dbg_closure_in(c, &c->blocks[it->block], addr, out)
+                                   : dbg_closure(c, addr, out);
+}
 
 #endif /* STRATA_CLIENTPRIVATE_H */

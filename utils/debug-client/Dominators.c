@@ -330,7 +330,7 @@ static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
                 dbg_fail(c, "dominators: fewer ranked objects than nodes (nodes=%u)", d->n);
                 goto fail;
             }
-            if (dbg_closure(c, addr, &cl) != 0)
+            if (dbg_reach_closure(c, &it, addr, &cl) != 0)
                 goto fail;
             if (d->retained != NULL)
                 d->retained[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
@@ -578,7 +578,7 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
     for (uint32_t v = 1; v < d->n && dbg_reach_next(r, &it, &addr); v++) {
         key[v] = NONE;
         DbgClosure cl;
-        if (dbg_closure(c, addr, &cl) != 0)
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0)
             goto fail;
         if (!dbg_census_counts(&cl, by, eras))
             continue;
@@ -641,7 +641,7 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
         if (p == NONE)
             continue;   /* not reached from the virtual root */
         DbgClosure cl, pl;
-        if (dbg_closure(c, addr, &cl) != 0) {
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0) {
             free(all);
             return -1;
         }
@@ -718,7 +718,7 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
     for (uint32_t v = 1; v < d->n && dbg_reach_next(d->r, &it, &addr); v++) {
         key[v] = NONE;
         DbgClosure cl;
-        if (dbg_closure(c, addr, &cl) != 0)
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0)
             goto fail;
         if (cl.block == NULL)
             continue;   /* statics have no era */
