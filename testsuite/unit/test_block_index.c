@@ -159,6 +159,31 @@ static void test_block_index_matches_search_on_random_layouts(void **state)
     free(bs);
 }
 
+/* Megablocks close together are found through the flat array; two heaps
+ * a terabyte apart through the map (the flat array would span 10^6
+ * megablocks): the same answers either way. */
+static void test_block_index_far_regions_use_the_map(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    DbgBlock bs[N];
+    for (size_t i = 0; i < N; i++) {
+        uint64_t base = i < N / 2 ? HEAP : HEAP + ((uint64_t)1 << 40);
+        bs[i] = (DbgBlock){.start = base + (i % (N / 2)) * 8 * KB, .used_bytes = 4 * KB - 8 * i,
+                           .n_blocks = 1};
+    }
+    BlockIndex ix = {0};
+    assert_int_equal(block_index_build(&ix, bs, N), 0);
+    assert_true(ix.on);
+    assert_null(ix.flat);
+    block_index_free(&ix);
+    check_layout(bs, N, true);
+    assert_int_equal(block_index_build(&ix, bs, N / 2), 0);   /* the first heap alone */
+    assert_non_null(ix.flat);
+    block_index_free(&ix);
+    check_layout(bs, N / 2, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_block_index_finds_large_objects_spanning_megablocks),
         cmocka_unit_test(test_block_index_sparse_layout_falls_back),
         cmocka_unit_test(test_block_index_matches_search_on_random_layouts),
+        cmocka_unit_test(test_block_index_far_regions_use_the_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1241,6 +1241,67 @@ static void test_debug_retained_sizes_match_brute_force(void **state)
     assert_int_equal(child_finish(&ch), 0);
 }
 
+/* dbg_reach_search (parents without the discovery order, Note [Paths
+ * without the order] in Reach.c) finds what dbg_reach and dbg_search
+ * find, in the same order, with the same retainer paths: on the random
+ * graph (cycles, shared children, nulls) and on the shapes heap (lists,
+ * a tree, a ring through a MUT_VAR), every object and a narrower query. */
+static void expect_search_equal(DbgClient *c, const DbgQuery *q, size_t limit)
+{
+    DbgReach *full = dbg_reach(c);
+    assert_non_null(full);
+    uint64_t *want = malloc(limit * sizeof *want);
+    assert_non_null(want);
+    size_t n_want;
+    assert_int_equal(dbg_search(c, full, q, want, limit, &n_want), 0);
+    DbgReach *r = dbg_reach_search(c, q, limit);
+    assert_non_null(r);
+    size_t n;
+    const uint64_t *got = dbg_reach_found(r, &n);
+    size_t n_order;
+    dbg_reach_objects(r, &n_order);
+    assert_int_equal(n_order, 0);   /* no order kept */
+    assert_int_equal(n, n_want);
+    assert_true(n > 0 || q->kind != DBG_MATCH_ANY);
+    assert_int_equal(dbg_reach_count(r), dbg_reach_count(full));
+    assert_int_equal(dbg_reach_dangling(r), dbg_reach_dangling(full));
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(got[i], want[i]);
+        DbgPath a, b;
+        assert_int_equal(dbg_retainer_path(c, full, want[i], &a), 0);
+        assert_int_equal(dbg_retainer_path(c, r, got[i], &b), 0);
+        assert_int_equal(a.n, b.n);
+        assert_int_equal(a.root, b.root);
+        assert_memory_equal(a.addrs, b.addrs, a.n * sizeof *a.addrs);
+        dbg_path_free(&a);
+        dbg_path_free(&b);
+    }
+    free(want);
+    dbg_reach_free(r);
+    dbg_reach_free(full);
+}
+
+static void test_debug_search_paths_equal_full_traversal(void **state)
+{
+    (void)state;
+    const char *flags[2] = {"-A16k", "-A64k"};
+    void (*bodies[2])(void) = {random_heap_body, shapes_body};
+    for (int k = 0; k < 2; k++) {
+        Child ch = child_start(bodies[k], flags[k]);
+        char line[64];
+        child_read_line(&ch, line, sizeof line);
+        DbgClient *c = connect_paused(&ch);
+        expect_search_equal(c, &(DbgQuery){.kind = DBG_MATCH_ANY}, 1u << 20);
+        expect_search_equal(c, &(DbgQuery){.kind = DBG_MATCH_TYPE, .name = "MUT_VAR_DIRTY"}, 3);
+        expect_search_equal(c, &(DbgQuery){.kind = DBG_MATCH_TYPE, .name = "MUT_ARR_PTRS_DIRTY"},
+                            40);
+        expect_search_equal(c, &(DbgQuery){.kind = DBG_MATCH_CONSTRUCTOR, .name = "Ring"}, 7);
+        expect_search_equal(c, &(DbgQuery){.kind = DBG_MATCH_CONSTRUCTOR, .name = "Blue"}, 100);
+        dbg_close(c);
+        assert_int_equal(child_finish(&ch), 0);
+    }
+}
+
 /* ----------------------------------------------------------------------
  * The era boundary finds a planted holder of an old era
  * ---------------------------------------------------------------------- */
@@ -1319,6 +1380,38 @@ static void test_debug_boundary_ranks_planted_holder(void **state)
     }
     dbg_boundary_free(&b2);
     dbg_dom_free(lean);
+    /* From a marks-only traversal, building the tree itself
+     * (dbg_boundary_reach): the same groups, in the same order. */
+    DbgReach *marks = dbg_reach_marks(c);
+    assert_non_null(marks);
+    assert_int_equal(dbg_boundary_reach(c, marks, &q, &b2), 0);
+    assert_int_equal(b2.n, b.n);
+    for (size_t i = 0; i < b.n; i++) {
+        assert_ptr_equal(b2.groups[i].holder, b.groups[i].holder);
+        assert_int_equal(b2.groups[i].retained_bytes, b.groups[i].retained_bytes);
+        assert_int_equal(b2.groups[i].retained_objects, b.groups[i].retained_objects);
+        assert_int_equal(b2.groups[i].n_edges, b.groups[i].n_edges);
+        assert_int_equal(b2.groups[i].n_holders, b.groups[i].n_holders);
+        assert_int_equal(b2.groups[i].example_holder, b.groups[i].example_holder);
+        assert_int_equal(b2.groups[i].example_target, b.groups[i].example_target);
+    }
+    dbg_boundary_free(&b2);
+    /* Nothing of a later era points into era 2 (the newest holds the
+     * holders): the tree is skipped, and the answer is as empty as the
+     * tree's. */
+    DbgQuery newest = {.kind = DBG_MATCH_ANY, .eras = {true, 2, 2}};
+    assert_int_equal(dbg_boundary(c, d, &newest, &b2), 0);
+    assert_int_equal(b2.n, 0);
+    dbg_boundary_free(&b2);
+    assert_int_equal(dbg_boundary_reach(c, marks, &newest, &b2), 0);
+    assert_int_equal(b2.n, 0);
+    assert_null(b2.groups);
+    dbg_boundary_free(&b2);
+    newest.eras = (DbgEraRange){true, 1, UINT64_MAX};
+    assert_int_equal(dbg_boundary_reach(c, marks, &newest, &b2), 0);
+    assert_int_equal(b2.n, 0);
+    dbg_boundary_free(&b2);
+    dbg_reach_free(marks);
     dbg_boundary_free(&b);
     /* A filter on the old objects: only the Decoy points at a Num. */
     q = (DbgQuery){.kind = DBG_MATCH_CONSTRUCTOR, .name = "Num", .eras = {true, 1, 1}};
@@ -1632,6 +1725,7 @@ int main(void)
         cmocka_unit_test(test_debug_path_runs_lists_trees_cycles),
         cmocka_unit_test(test_debug_dominators_match_brute_force),
         cmocka_unit_test(test_debug_retained_sizes_match_brute_force),
+        cmocka_unit_test(test_debug_search_paths_equal_full_traversal),
         cmocka_unit_test(test_debug_boundary_ranks_planted_holder),
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
         cmocka_unit_test(test_debug_weaks_with_key_liveness),

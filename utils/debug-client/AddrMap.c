@@ -6,26 +6,6 @@
 
 #include "ClientPrivate.h"
 
-static size_t slot_of(uint64_t key, size_t cap)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    return (size_t)key & (cap - 1);
-}
-
-uint64_t *addr_map_get(const AddrMap *m, uint64_t key)
-{
-    if (m->cap == 0 || key == 0)
-        return NULL;
-    for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == key)
-            return &m->vals[i];
-        if (m->keys[i] == 0)
-            return NULL;
-    }
-}
-
 static int grow(AddrMap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 64;
@@ -38,7 +18,7 @@ static int grow(AddrMap *m)
     for (size_t i = 0; i < m->cap; i++) {
         if (m->keys[i] == 0)
             continue;
-        size_t j = slot_of(m->keys[i], cap);
+        size_t j = addr_map_slot(m->keys[i], cap);
         while (keys[j] != 0)
             j = (j + 1) & (cap - 1);
         keys[j] = m->keys[i];
@@ -58,7 +38,7 @@ int addr_map_put(AddrMap *m, uint64_t key, uint64_t val)
         return -1;
     if ((m->n + 1) * 4 > m->cap * 3 && grow(m) != 0)
         return -1;
-    size_t i = slot_of(key, m->cap);
+    size_t i = addr_map_slot(key, m->cap);
     while (m->keys[i] != 0 && m->keys[i] != key)
         i = (i + 1) & (m->cap - 1);
     if (m->keys[i] == 0)

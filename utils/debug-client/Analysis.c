@@ -136,6 +136,7 @@ typedef struct {
     const DbgEraRange *eras;
     AddrMap by_key;              /* info table address, or era + 1 -> bucket + 1 */
     uint8_t *pinned_done;        /* [n_blocks] pinned blocks counted whole */
+    uint64_t last_key, last_bucket;   /* the previous object's: neighbours often share it */
 } CensusWalk;
 
 const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len)
@@ -159,8 +160,11 @@ static int census_count(DbgClient *c, CensusWalk *w, const DbgClosure *cl)
 {
     uint64_t key = w->by == DBG_BY_ERA ? cl->era + 1 : cl->info->addr;
     uint64_t bytes = (uint64_t)cl->n_words * 8;
-    const uint64_t *v = key != 0 ? addr_map_get(&w->by_key, key) : NULL;
+    const uint64_t *v = key == 0 ? NULL
+                      : key == w->last_key ? &w->last_bucket : addr_map_get(&w->by_key, key);
     if (v != NULL) {
+        w->last_key = key;
+        w->last_bucket = *v;
         DbgBucket *k = &w->b->out->buckets[*v - 1];
         k->bytes += bytes;
         k->objects++;
@@ -213,7 +217,7 @@ int dbg_census(DbgClient *c, const DbgReach *r, DbgCensusBy by, const DbgEraRang
 {
     memset(out, 0, sizeof *out);
     Buckets b = {out, {0}, 0};
-    CensusWalk w = {&b, by, eras, {0}, calloc(c->n_blocks ? c->n_blocks : 1, 1)};
+    CensusWalk w = {&b, by, eras, {0}, calloc(c->n_blocks ? c->n_blocks : 1, 1), 0, 0};
     if (w.pinned_done == NULL)
         return dbg_fail(c, "out of memory");
     /* Address order: the sums do not depend on it, and the block copies

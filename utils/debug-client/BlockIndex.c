@@ -32,6 +32,12 @@
  * spanning megablocks) falls back to the binary search, which is always
  * right.  The pages and megablocks here are the index's own granules: the
  * answer does not depend on the target's real block size, only the speed.
+ * Two shortcuts before any of that: an address below the lowest block or
+ * at or past the highest block's end (a static closure: every leaf of a
+ * tree points at one) is in no block, and where the megablocks with
+ * tables lie close together (span under 4 per table plus 4096, as one
+ * heap's do) a flat array by megablock number finds the table instead of
+ * the hash map (4 bytes a megablock of the span).
  * Rejected: a hash map from page to block (a lookup per page, 16 bytes
  * per page); one flat table over the address range (the heap's
  * megablocks are spread over terabytes of address space). */
@@ -41,6 +47,7 @@ typedef uint32_t PageTable[1u << (MBLOCK_SHIFT - PAGE_SHIFT)];
 void block_index_free(BlockIndex *ix)
 {
     addr_map_free(&ix->mblocks);
+    free(ix->flat);
     free(ix->tables);
     free(ix->mblock_of);
     *ix = (BlockIndex){0};
@@ -102,6 +109,33 @@ int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n)
                     tables[k][p] = (uint32_t)i;
         }
     }
+    /* Megablocks that are close together (one heap's mappings) are found
+     * by subtraction instead of hashing. */
+    if (u > 0 && mb[u - 1] - mb[0] < 4 * (uint64_t)u + 4096) {
+        size_t span = (size_t)(mb[u - 1] - mb[0]) + 1;
+        uint32_t *flat = malloc(span * sizeof *flat);
+        if (flat == NULL) {
+            free(tables);
+            free(mb);
+            addr_map_free(&ix->mblocks);
+            return -1;
+        }
+        for (size_t k = 0; k < span; k++)
+            flat[k] = NONE;
+        for (size_t k = 0; k < u; k++)
+            flat[mb[k] - mb[0]] = (uint32_t)k;
+        ix->flat = flat;
+        ix->flat_base = mb[0];
+        ix->n_flat = span;
+    }
+    ix->lo = UINT64_MAX;
+    ix->hi = 0;
+    for (size_t i = 0; i < n; i++)
+        if (bs[i].used_bytes > 0) {
+            ix->lo = bs[i].start < ix->lo ? bs[i].start : ix->lo;
+            ix->hi = bs[i].start + bs[i].used_bytes > ix->hi ? bs[i].start + bs[i].used_bytes
+                                                              : ix->hi;
+        }
     ix->tables = tables;
     ix->mblock_of = mb;
     ix->n_tables = u;
@@ -109,8 +143,7 @@ int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n)
     return 0;
 }
 
-/* The binary search the index stands in for. */
-static const DbgBlock *search(const DbgBlock *bs, size_t n, uint64_t addr)
+const DbgBlock *block_index_search(const DbgBlock *bs, size_t n, uint64_t addr)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -126,34 +159,29 @@ static const DbgBlock *search(const DbgBlock *bs, size_t n, uint64_t addr)
     return addr < b->start + b->used_bytes ? b : NULL;
 }
 
-const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs, size_t n,
-                                 uint64_t addr)
-{
-    if (!ix->on)
-        return search(bs, n, addr);
-    const uint64_t *k = addr_map_get(&ix->mblocks, (addr >> MBLOCK_SHIFT) + 1);
-    if (k == NULL)
-        return search(bs, n, addr);
-    uint32_t i = ix->tables[*k][(addr >> PAGE_SHIFT) & ((1u << (MBLOCK_SHIFT - PAGE_SHIFT)) - 1)];
-    if (i == NONE)
-        return NULL;
-    while (i + 1 < n && bs[i + 1].start <= addr)
-        i++;
-    const DbgBlock *b = &bs[i];
-    return addr >= b->start && addr < b->start + b->used_bytes ? b : NULL;
-}
-
 /* Recomputes every table entry from the definition in Note [Block index]
  * (a linear scan per page): 0 if all agree, else -1.  For tests. */
 int block_index_check(const BlockIndex *ix, const DbgBlock *bs, size_t n)
 {
     if (!ix->on)
         return ix->n_tables == 0 && ix->tables == NULL ? 0 : -1;
+    size_t n_flat_used = 0;
+    for (size_t k = 0; k < ix->n_flat; k++)
+        n_flat_used += ix->flat[k] != NONE;
+    if (ix->flat != NULL && n_flat_used != ix->n_tables)
+        return -1;
+    for (size_t i = 0; i < n; i++)   /* every non-empty block inside [lo, hi) */
+        if (bs[i].used_bytes > 0 &&
+            (bs[i].start < ix->lo || bs[i].start + bs[i].used_bytes > ix->hi))
+            return -1;
     for (size_t k = 0; k < ix->n_tables; k++) {
         if (k > 0 && ix->mblock_of[k] <= ix->mblock_of[k - 1])
             return -1;
         const uint64_t *v = addr_map_get(&ix->mblocks, ix->mblock_of[k] + 1);
         if (v == NULL || *v != k)
+            return -1;
+        if (ix->flat != NULL && (ix->mblock_of[k] - ix->flat_base >= ix->n_flat ||
+                                 ix->flat[ix->mblock_of[k] - ix->flat_base] != k))
             return -1;
         for (uint64_t p = 0; p < 1u << (MBLOCK_SHIFT - PAGE_SHIFT); p++) {
             uint64_t lo = (ix->mblock_of[k] << MBLOCK_SHIFT) + (p << PAGE_SHIFT);

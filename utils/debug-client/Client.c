@@ -145,6 +145,7 @@ static DebugCursor resp_cursor(DbgClient *c)
  * memory on such faults it tripled the load's system time. */
 
 #define CHUNK_BYTES ((size_t)64 << 20)
+#define POPULATE_STEP ((size_t)2 << 20)
 
 uint8_t *dbg_block_space(DbgClient *c, uint64_t len)
 {
@@ -172,8 +173,22 @@ uint8_t *dbg_block_space(DbgClient *c, uint64_t len)
         c->chunks[c->n_chunks] = p;
         c->chunk_bytes[c->n_chunks++] = bytes;
         c->chunk_used = 0;
+        c->chunk_populated = 0;
     }
     uint8_t *p = c->chunks[c->n_chunks - 1] + c->chunk_used;
+#ifdef MADV_POPULATE_WRITE
+    /* Fault the pages in ahead, a few megabytes in one call, rather than
+     * one page fault per 4 KB as the copies land. */
+    size_t ahead = c->chunk_used + need;
+    if (ahead > c->chunk_populated) {
+        size_t to = (ahead + POPULATE_STEP - 1) / POPULATE_STEP * POPULATE_STEP;
+        if (to > c->chunk_bytes[c->n_chunks - 1])
+            to = c->chunk_bytes[c->n_chunks - 1];
+        (void)madvise(c->chunks[c->n_chunks - 1] + c->chunk_populated,
+                      to - c->chunk_populated, MADV_POPULATE_WRITE);   /* a hint: errors are harmless */
+        c->chunk_populated = to;
+    }
+#endif
     c->chunk_used += need;
     return p;
 }
@@ -186,7 +201,7 @@ void dbg_drop_blocks(DbgClient *c)
     free(c->chunk_bytes);
     c->chunks = NULL;
     c->chunk_bytes = NULL;
-    c->n_chunks = c->cap_chunks = c->chunk_used = 0;
+    c->n_chunks = c->cap_chunks = c->chunk_used = c->chunk_populated = 0;
     block_index_free(&c->block_index);
     free(c->blocks);
     free(c->block_data);
@@ -495,6 +510,8 @@ void dbg_free_state(DbgClient *c)
         if (c->infos.keys[i] != 0)
             free_info((DbgInfo *)(uintptr_t)c->infos.vals[i]);
     addr_map_free(&c->infos);
+    c->last_info_addr = 0;
+    c->last_info = NULL;
     for (size_t i = 0; i < c->statics.cap; i++)
         if (c->statics.keys[i] != 0) {
             StaticObj *s = (StaticObj *)(uintptr_t)c->statics.vals[i];
@@ -693,7 +710,7 @@ int dbg_load_all(DbgClient *c)
 
 const DbgBlock *dbg_block_of(DbgClient *c, uint64_t addr)
 {
-    return block_index_find(&c->block_index, c->blocks, c->n_blocks, addr);
+    return block_of(c, addr);
 }
 
 const uint8_t *dbg_block_data(DbgClient *c, const DbgBlock *b)

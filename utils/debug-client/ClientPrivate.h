@@ -15,7 +15,28 @@ typedef struct {
     size_t cap, n;               /* cap is a power of two (or 0) */
 } AddrMap;
 
-uint64_t *addr_map_get(const AddrMap *m, uint64_t key);   /* NULL if absent */
+static inline size_t addr_map_slot(uint64_t key, size_t cap)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    return (size_t)key & (cap - 1);
+}
+
+/* NULL if absent.  Inline: the decoder asks it for every closure's info
+ * table and the block index for every pointer followed. */
+static inline uint64_t *addr_map_get(const AddrMap *m, uint64_t key)
+{
+    if (m->cap == 0 || key == 0)
+        return NULL;
+    for (size_t i = addr_map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key)
+            return &m->vals[i];
+        if (m->keys[i] == 0)
+            return NULL;
+    }
+}
+
 int addr_map_put(AddrMap *m, uint64_t key, uint64_t val);  /* -1: no memory */
 void addr_map_free(AddrMap *m);
 
@@ -23,7 +44,12 @@ void addr_map_free(AddrMap *m);
  * table of 4 KB pages per megablock where a block starts. */
 typedef struct {
     bool on;                     /* false: every lookup binary-searches */
+    uint64_t lo, hi;             /* lowest start, highest end of a non-empty block */
     AddrMap mblocks;             /* megablock number + 1 -> index in tables */
+    uint32_t *flat;              /* or [n_flat] by megablock number - flat_base:
+                                  * index in tables or UINT32_MAX (see the Note) */
+    uint64_t flat_base;
+    size_t n_flat;
     uint32_t (*tables)[256];     /* [n_tables] per page: the first block that
                                   * reaches into it, or UINT32_MAX */
     uint64_t *mblock_of;         /* [n_tables] megablock number, ascending */
@@ -33,10 +59,49 @@ typedef struct {
 /* Builds the index of bs[0 .. n) (sorted by start, disjoint, as
  * dbg_parse_blocks leaves them); -1 on out of memory. */
 int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n);
+/* The binary search the index stands in for. */
+const DbgBlock *block_index_search(const DbgBlock *bs, size_t n, uint64_t addr);
 /* The block of bs whose used area holds addr, or NULL: the same answer as
- * a binary search over bs. */
-const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs, size_t n,
-                                 uint64_t addr);
+ * a binary search over bs.  Inline: every pointer followed asks it. */
+/* The first step of block_index_find: 1 with *i the page table's entry
+ * for addr (UINT32_MAX: in no block), -1 when addr is in no block for
+ * sure, 0 when only the binary search can tell. */
+static inline int block_index_entry(const BlockIndex *ix, uint64_t addr, uint32_t *i)
+{
+    if (!ix->on)
+        return 0;
+    if (addr < ix->lo || addr >= ix->hi)
+        return -1;   /* no block reaches there: a static closure, say */
+    uint64_t mb = addr >> 20;
+    size_t k;
+    if (ix->flat != NULL) {
+        if (mb - ix->flat_base >= ix->n_flat || ix->flat[mb - ix->flat_base] == UINT32_MAX)
+            return 0;
+        k = ix->flat[mb - ix->flat_base];
+    } else {
+        const uint64_t *v = addr_map_get(&ix->mblocks, mb + 1);
+        if (v == NULL)
+            return 0;
+        k = (size_t)*v;
+    }
+    *i = ix->tables[k][(addr >> 12) & 255];
+    return 1;
+}
+
+static inline const DbgBlock *block_index_find(const BlockIndex *ix, const DbgBlock *bs,
+                                               size_t n, uint64_t addr)
+{
+    uint32_t i;
+    int e = block_index_entry(ix, addr, &i);
+    if (e == 0)
+        return block_index_search(bs, n, addr);
+    if (e < 0 || i == UINT32_MAX)
+        return NULL;
+    while (i + 1 < n && bs[i + 1].start <= addr)
+        i++;
+    const DbgBlock *b = &bs[i];
+    return addr >= b->start && addr < b->start + b->used_bytes ? b : NULL;
+}
 void block_index_free(BlockIndex *ix);
 /* Every table entry recomputed from its definition: 0 if right, else -1. */
 int block_index_check(const BlockIndex *ix, const DbgBlock *bs, size_t n);
@@ -65,6 +130,7 @@ struct DbgClient {
     size_t *chunk_bytes;         /* [n_chunks] their sizes */
     size_t n_chunks, cap_chunks;
     size_t chunk_used;           /* bytes handed out of the last chunk */
+    size_t chunk_populated;      /* bytes of it faulted in ahead (madvise) */
 
     DbgRoot *roots;
     size_t n_roots;
@@ -72,11 +138,36 @@ struct DbgClient {
     AddrMap named_statics;       /* static closure -> index + 1 of the root naming it */
 
     AddrMap infos;               /* addr -> DbgInfo * */
+    uint64_t last_info_addr;     /* the info table info_of found last */
+    const DbgInfo *last_info;
     AddrMap statics;             /* addr -> StaticObj * */
     AddrMap bad_statics;         /* addresses the stub refused */
 
     DebugBuf resp;               /* last response payload */
 };
+
+/* dbg_block_of and dbg_info without the calls, for the traversals. */
+static inline const DbgBlock *block_of(const DbgClient *c, uint64_t addr)
+{
+    return block_index_find(&c->block_index, c->blocks, c->n_blocks, addr);
+}
+
+static inline const DbgInfo *info_of(DbgClient *c, uint64_t addr)
+{
+    if (addr == c->last_info_addr && c->last_info != NULL)
+        return c->last_info;   /* neighbours share tables: no probe */
+    const uint64_t *v = addr_map_get(&c->infos, addr);
+    const DbgInfo *in = v != NULL ? (const DbgInfo *)(uintptr_t)*v : dbg_info(c, addr);
+    if (in != NULL) {
+        c->last_info_addr = addr;
+        c->last_info = in;
+    }
+    return in;
+}
+
+/* dbg_closure for an addr known to lie in block b's used area (word
+ * aligned). */
+int dbg_closure_in(DbgClient *c, const DbgBlock *b, uint64_t addr, DbgClosure *out);
 
 int dbg_fail(DbgClient *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -107,6 +198,12 @@ uint64_t dbg_label_hash(const char *s);
 bool dbg_census_counts(const DbgClosure *cl, DbgCensusBy by, const DbgEraRange *eras);
 const char *dbg_census_label(const DbgClosure *cl, DbgCensusBy by, char *buf, size_t len);
 
+/* dbg_reach_for_each_heap over the blocks of era min_era or later only
+ * (a block's objects share its era). */
+int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_era,
+                                 int (*f)(DbgClient *c, const DbgClosure *cl, void *env),
+                                 void *env);
+
 /* Dense numbering of a traversal's reachable objects, 0 .. n-1 (heap
  * objects in address order, then statics); see Note [Ranks from the marks]
  * in Reach.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an
@@ -125,5 +222,13 @@ typedef struct {
     uint64_t bits;
 } DbgRankIter;
 bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr);
+/* dbg_closure of the object dbg_reach_next just gave, without looking
+ * its block up again: the iterator is in it (a static past the blocks). */
+static inline int dbg_reach_closure(DbgClient *c, const DbgRankIter *it, uint64_t addr,
+                                    DbgClosure *out)
+{
+    return it->block < c->n_blocks ? dbg_closure_in(c, &c->blocks[it->block], addr, out)
+                                   : dbg_closure(c, addr, out);
+}
 
 #endif /* STRATA_CLIENTPRIVATE_H */

@@ -137,6 +137,13 @@ typedef struct {
 } DbgQuery;
 
 bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl);
+/* Retainer paths and the first limit heap objects matching q in
+ * breadth-first order (dbg_reach_found), what dbg_reach and dbg_search
+ * give, without keeping the discovery order (Note [Paths without the
+ * order] in Reach.c): dbg_reach_objects gives nothing.  q is read during
+ * the call only. */
+DbgReach *dbg_reach_search(DbgClient *c, const DbgQuery *q, size_t limit);
+const uint64_t *dbg_reach_found(const DbgReach *r, size_t *n);
 /* Reachable heap objects matching q, in discovery order, at most cap. */
 int dbg_search(DbgClient *c, const DbgReach *r, const DbgQuery *q, uint64_t *out, size_t cap,
                size_t *n);
@@ -167,8 +174,9 @@ int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32
 /* The dominator tree of the reachable heap, with a virtual root holding
  * every root's closure.  An object's retained size is its own bytes plus
  * those of every object it dominates: what would be freed if it died.
- * Static closures count 0 bytes (they are not in the heap).  Valid while r
- * is; NULL on failure. */
+ * Static closures count 0 bytes (they are not in the heap).  r may come
+ * from any traversal (the marks of dbg_reach_marks are enough).  Valid
+ * while r is; NULL on failure. */
 typedef struct DbgDom DbgDom;
 DbgDom *dbg_dominators(DbgClient *c, DbgReach *r);
 /* The same; with sums false, without the retained sizes (12 bytes an
@@ -220,6 +228,10 @@ typedef struct {
     size_t n;
 } DbgBoundary;
 int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out);
+/* The same from a traversal (any: dbg_reach_marks is enough), building
+ * the dominator tree only if some holder exists (Note [A boundary without
+ * holders] in Dominators.c). */
+int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary *out);
 void dbg_boundary_free(DbgBoundary *b);
 
 /* ----- Fragmentation ----- */

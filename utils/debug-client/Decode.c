@@ -118,7 +118,7 @@ static int decode_at(DbgClient *c, uint64_t addr, const uint64_t *w, uint64_t av
 {
     if (avail == 0 || w[0] == 0)
         return dbg_fail(c, "no closure at 0x%llx", (unsigned long long)addr);
-    const DbgInfo *info = dbg_info(c, w[0]);
+    const DbgInfo *info = info_of(c, w[0]);
     if (info == NULL)
         return dbg_fail(c, "closure 0x%llx: bad info pointer 0x%llx (%s)",
                         (unsigned long long)addr, (unsigned long long)w[0], c->err);
@@ -131,6 +131,16 @@ static int decode_at(DbgClient *c, uint64_t addr, const uint64_t *w, uint64_t av
     return 0;
 }
 
+int dbg_closure_in(DbgClient *c, const DbgBlock *b, uint64_t addr, DbgClosure *out)
+{
+    const uint8_t *data = b->data != NULL ? b->data : dbg_block_data(c, b);
+    if (data == NULL)
+        return -1;
+    uint64_t off = addr - b->start;
+    return decode_at(c, addr, (const uint64_t *)(const void *)(data + off),
+                     (b->used_bytes - off) / 8, b, out);
+}
+
 int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out)
 {
     if (addr % 8 != 0)
@@ -141,9 +151,9 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out)
         if (dbg_blocks(c, &bs, &n) != 0)
             return -1;
     }
-    const DbgBlock *b = dbg_block_of(c, addr);
+    const DbgBlock *b = block_of(c, addr);
     if (b != NULL) {
-        const uint8_t *data = dbg_block_data(c, b);
+        const uint8_t *data = b->data != NULL ? b->data : dbg_block_data(c, b);
         if (data == NULL)
             return -1;
         uint64_t off = addr - b->start;
@@ -246,6 +256,24 @@ static void collect_ptr(void *env, uint64_t i)
 
 size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap)
 {
+    uint32_t t = cl->info->type;
+    if ((t >= CONSTR && t <= FUN_STATIC) || (t >= THUNK && t <= THUNK_STATIC)) {
+        /* The common layouts, without a call per field: the same fields
+         * as for_each_ptr_word's. */
+        uint64_t first = t >= THUNK ? THUNK_HEADER_WORDS : 1, count = cl->info->ptrs;
+        if (first + count > cl->n_words)
+            count = cl->n_words > first ? cl->n_words - first : 0;
+        size_t n = 0;
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t p = cl->words[first + i];
+            if (p == 0)
+                continue;
+            if (n < cap)
+                out[n] = p;
+            n++;
+        }
+        return n;
+    }
     PtrCollect p = {cl->words, out, cap, 0};
     for_each_ptr_word(c, cl, collect_ptr, &p);
     return p.n;

@@ -48,6 +48,40 @@ static uint32_t intersect(const uint32_t *idom, const uint32_t *po, uint32_t a, 
     return a;
 }
 
+/* Note [Stamped intersections]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A node with many predecessors (a static every leaf of a tree points
+ * at, a shared constructor) costs one intersect per predecessor per
+ * pass, each walking up the tree from the predecessor to the meeting
+ * point: tens of steps for each of millions of leaves, most of the
+ * dominators' time on the 1 GB heap of docs/design/debugger.md.  While
+ * one node's predecessors are folded, every node the walks pass is
+ * stamped with a number of that fold: such a node lies below the
+ * meeting point found so far (walks only go up to it, and the meeting
+ * point only moves up), so a later walk that reaches a stamped node can
+ * stop there with the current meeting point as the answer.  Each fold
+ * then walks each tree node once at most.  Folds of a few predecessors
+ * use the plain walk. */
+#define STAMP_MIN_PREDS 8
+
+static uint32_t intersect_stamped(const uint32_t *idom, const uint32_t *po, uint32_t *stamp,
+                                  uint32_t token, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        while (po[a] < po[b]) {
+            if (stamp[a] == token)
+                return b;   /* a is below b already */
+            stamp[a] = token;
+            a = idom[a];
+        }
+        while (po[b] < po[a]) {
+            stamp[b] = token;
+            b = idom[b];
+        }
+    }
+    return a;
+}
+
 /* Note [Dominator memory]
  * ~~~~~~~~~~~~~~~~~~~~~~~
  * On a 1 GB heap of 33.5 M objects every byte per object is 33.5 MB, and
@@ -139,19 +173,30 @@ static int graph_idom(uint32_t n, uint32_t **offp, uint32_t **succp, uint32_t *i
     *offp = NULL;
     *succp = NULL;
     idom[0] = 0;
+    uint32_t *stamp = calloc((size_t)n, sizeof *stamp), token = 0;
+    if (stamp == NULL)
+        goto out;
     /* A node with one predecessor has it as its DFS parent, set in the
      * first pass and final: later passes skip it. */
     for (bool changed = true, first = true; changed; first = false) {
         changed = false;
         for (uint32_t k = n_order - 1; k-- > 0;) {   /* reverse postorder, root skipped */
             uint32_t v = order[k], best = NONE;
-            if (!first && pred_off[v + 1] - pred_off[v] == 1)
+            uint32_t n_pred = pred_off[v + 1] - pred_off[v];
+            if (!first && n_pred == 1)
                 continue;
+            bool stamped = n_pred >= STAMP_MIN_PREDS;
+            if (stamped && ++token == 0) {   /* wrapped: old stamps would match */
+                memset(stamp, 0, (size_t)n * sizeof *stamp);
+                token = 1;
+            }
             for (uint32_t e = pred_off[v]; e < pred_off[v + 1]; e++) {
                 uint32_t p = pred[e];
                 if (idom[p] == NONE)
                     continue;   /* not processed yet */
-                best = best == NONE ? p : intersect(idom, po, p, best);
+                best = best == NONE ? p
+                       : stamped ? intersect_stamped(idom, po, stamp, token, p, best)
+                                 : intersect(idom, po, p, best);
             }
             if (best != idom[v]) {
                 idom[v] = best;
@@ -159,6 +204,7 @@ static int graph_idom(uint32_t n, uint32_t **offp, uint32_t **succp, uint32_t *i
             }
         }
     }
+    free(stamp);
     for (uint32_t i = 0, j = n_order - 1; i < j; i++, j--) {
         uint32_t t = order[i];
         order[i] = order[j];
@@ -284,7 +330,7 @@ static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
                 dbg_fail(c, "dominators: fewer ranked objects than nodes (nodes=%u)", d->n);
                 goto fail;
             }
-            if (dbg_closure(c, addr, &cl) != 0)
+            if (dbg_reach_closure(c, &it, addr, &cl) != 0)
                 goto fail;
             if (d->retained != NULL)
                 d->retained[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
@@ -292,9 +338,12 @@ static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
                 goto oom;
         }
         for (size_t i = 0; i < np; i++) {
-            size_t k = ptrs[i] != 0 ? dbg_reach_rank(d->r, ptrs[i]) : SIZE_MAX;
+            /* A pointer repeated in the next field (both of a leaf's
+             * fields at one static, say) adds nothing to dominance. */
+            size_t k = ptrs[i] != 0 && (i == 0 || ptrs[i] != ptrs[i - 1])
+                           ? dbg_reach_rank(d->r, ptrs[i]) : SIZE_MAX;
             if (k == SIZE_MAX)
-                continue;   /* NULL, dangling, or the remembered set */
+                continue;   /* NULL, dangling, the remembered set, or a repeat */
             if (n_edges == cap) {
                 if (cap >= NONE) {
                     dbg_fail(c, "dominators: too many pointers (edges=%zu, max=%u)", n_edges,
@@ -334,8 +383,7 @@ DbgDom *dbg_dominators(DbgClient *c, DbgReach *r)
 
 DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums)
 {
-    size_t n_objs;
-    dbg_reach_objects(r, &n_objs);
+    size_t n_objs = dbg_reach_count(r);
     if (n_objs >= NONE - 2) {
         dbg_fail(c, "dominators: too many objects (objects=%zu, max=%u)", n_objs, NONE - 3);
         return NULL;
@@ -343,7 +391,7 @@ DbgDom *dbg_dominators_opts(DbgClient *c, DbgReach *r, bool sums)
     if (dbg_reach_rank_build(r) != 0)
         return NULL;
     if (dbg_reach_n_ranked(r) != n_objs) {
-        dbg_fail(c, "dominators: needs the breadth-first traversal (objects=%zu, ranked=%zu)",
+        dbg_fail(c, "dominators: objects reached and ranked differ (objects=%zu, ranked=%zu)",
                  n_objs, dbg_reach_n_ranked(r));
         return NULL;
     }
@@ -530,7 +578,7 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
     for (uint32_t v = 1; v < d->n && dbg_reach_next(r, &it, &addr); v++) {
         key[v] = NONE;
         DbgClosure cl;
-        if (dbg_closure(c, addr, &cl) != 0)
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0)
             goto fail;
         if (!dbg_census_counts(&cl, by, eras))
             continue;
@@ -593,7 +641,7 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
         if (p == NONE)
             continue;   /* not reached from the virtual root */
         DbgClosure cl, pl;
-        if (dbg_closure(c, addr, &cl) != 0) {
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0) {
             free(all);
             return -1;
         }
@@ -670,7 +718,7 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
     for (uint32_t v = 1; v < d->n && dbg_reach_next(d->r, &it, &addr); v++) {
         key[v] = NONE;
         DbgClosure cl;
-        if (dbg_closure(c, addr, &cl) != 0)
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0)
             goto fail;
         if (cl.block == NULL)
             continue;   /* statics have no era */
@@ -744,4 +792,61 @@ fail:
     addr_map_free(&groups);
     dbg_boundary_free(out);
     return -1;
+}
+
+/* Note [A boundary without holders]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The dominator tree is most of the boundary's time and memory (Note
+ * [Dominator memory]), and it only ranks holders: with none, the answer
+ * is empty whatever the tree.  So dbg_boundary_reach first looks for one
+ * holder, over the blocks of later eras only (a block's objects share
+ * its era), stopping at the first; only then builds the tree.  A heap
+ * whose later eras hold nothing old (one era, or the question asked about
+ * the newest eras) is answered in one pass over its newer blocks. */
+
+typedef struct {
+    const DbgReach *r;
+    const DbgQuery *q;
+    uint64_t *ptrs;
+    size_t cap;
+} HolderFind;
+
+/* 1 when cl is a holder (a later era's object pointing at a reachable
+ * object that q matches), 0 when not, -1 on an error. */
+static int find_holder(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    HolderFind *h = env;
+    size_t np;
+    if (closure_ptrs(c, cl, &h->ptrs, &h->cap, &np) != 0)
+        return dbg_fail(c, "out of memory for the era boundary");
+    for (size_t i = 0; i < np; i++) {
+        DbgClosure t;
+        if (dbg_reach_rank(h->r, h->ptrs[i]) != SIZE_MAX && dbg_closure(c, h->ptrs[i], &t) == 0 &&
+            dbg_query_matches(h->q, &t))
+            return 1;
+    }
+    return 0;
+}
+
+int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!q->eras.on)
+        return dbg_fail(c, "boundary: an era range is required");
+    if (dbg_reach_rank_build(r) != 0)
+        return -1;
+    int st = 0;
+    if (q->eras.hi < UINT64_MAX) {   /* else no era is later */
+        HolderFind h = {r, q, NULL, 0};
+        st = dbg_reach_for_each_heap_from(c, r, q->eras.hi + 1, find_holder, &h);
+        free(h.ptrs);
+    }
+    if (st <= 0)
+        return st;   /* no holder (an empty answer), or an error */
+    DbgDom *d = dbg_dominators_opts(c, r, false);   /* the boundary sums its own bytes */
+    if (d == NULL)
+        return -1;
+    st = dbg_boundary(c, d, q, out);
+    dbg_dom_free(d);
+    return st;
 }

@@ -1,12 +1,14 @@
 /*
- * utils/debug-client/Reach.c -- reachability from the roots, breadth
- * first, recording one parent per object (its retainer path), and search
+ * utils/debug-client/Reach.c -- reachability from the roots: breadth
+ * first, recording one parent per object (its retainer path), or marks
+ * only, depth first (Note [Marks only]), or marks and then parents and
+ * matches without the order (Note [Paths without the order]); and search
  * (with the constructor names nearest to one that matched nothing).
- * Marks live in one bitmap per block (a bit per word), so a heap of N
- * bytes needs N/64 bytes of marks; parents in an array by dense rank.  Also the dense
- * numbering of reachable objects that the dominator tree uses (Note
- * [Ranks from the marks]) and the folding of a path into runs of one
- * info table.
+ * Marks are a bitmap per block (a bit per word), so a heap of N bytes
+ * needs N/64 bytes of marks; parents an array by dense rank.  Also the
+ * dense numbering of reachable objects that the dominator tree uses
+ * (Note [Ranks from the marks]) and the folding of a path into runs of
+ * one info table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,22 @@
 #include "DebugAnalysis.h"
 #include "strata/Debug.h"
 
+
+/* Set bits of x.  Without the popcnt instruction (the build's baseline
+ * x86-64 lacks it) __builtin_popcountll is a call into libgcc, made for
+ * every rank asked (2 % of a boundary); this is the same in a dozen
+ * inline instructions. */
+static inline uint64_t popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return popcount64(x);
+#else
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (x * 0x0101010101010101ull) >> 56;
+#endif
+}
 
 struct DbgReach {
     DbgClient *c;
@@ -28,6 +46,15 @@ struct DbgReach {
     size_t n_parent_objs;        /* parent values above it are roots */
     uint64_t *order;             /* discovery order (also the BFS queue) */
     size_t n, cap;
+    struct MarkItem *stack;      /* marks only: the depth-first stack */
+    size_t n_stack, cap_stack;
+    uint64_t last_static;        /* a static closure marked already, or 0 */
+    struct HotBlock *hot;        /* marks only: see Note [Hot block records] */
+    uint64_t *mark_space;        /* marks only: every block's marks, in one */
+    DbgQuery query;              /* dbg_reach_search: what to look for, */
+    size_t limit;                /* how many at most, */
+    uint64_t *found;             /* and what was found, in breadth-first order */
+    size_t n_found;
     size_t n_blocks;
     uint64_t dangling;
     /* Dense numbering (dbg_reach_rank), built on first use: */
@@ -68,8 +95,9 @@ void dbg_reach_free(DbgReach *r)
 {
     if (r == NULL)
         return;
-    for (size_t i = 0; i < r->n_blocks; i++)
-        free(r->marks[i]);
+    if (r->mark_space == NULL)
+        for (size_t i = 0; i < r->n_blocks; i++)
+            free(r->marks[i]);
     free(r->marks);
     addr_map_free(&r->static_marks);
     free(r->parents32);
@@ -82,6 +110,10 @@ void dbg_reach_free(DbgReach *r)
     free(r->block_first);
     free(r->static_addrs);
     free(r->order);
+    free(r->stack);
+    free(r->found);
+    free(r->hot);
+    free(r->mark_space);
     free(r);
 }
 
@@ -104,7 +136,7 @@ uint64_t dbg_reach_dangling(const DbgReach *r)
 /* The mark word and bit of addr, or NULL for a static closure. */
 static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *bit, int *err)
 {
-    const DbgBlock *b = dbg_block_of(c, addr);
+    const DbgBlock *b = block_of(c, addr);
     if (b == NULL)
         return NULL;
     size_t i = (size_t)(b - c->blocks);
@@ -122,7 +154,7 @@ static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *b
 
 bool dbg_reach_has(const DbgReach *r, uint64_t addr)
 {
-    const DbgBlock *b = dbg_block_of(r->c, addr);
+    const DbgBlock *b = block_of(r->c, addr);
     if (b == NULL)
         return addr_map_get(&r->static_marks, addr) != NULL;
     const uint64_t *m = r->marks[b - r->c->blocks];
@@ -168,6 +200,177 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
         r->cap = cap;
     }
     r->order[r->n++] = addr;
+    return 0;
+}
+
+/* An object waiting to be scanned by the marks-only traversal: its
+ * block (NO_BLOCK for a static closure) and where its words are. */
+#define NO_BLOCK SIZE_MAX
+typedef struct MarkItem {
+    uint64_t addr;
+    size_t block;
+    const uint64_t *words;
+} MarkItem;
+
+/* Note [Hot block records]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Marking an object reached by a pointer needs its block's start, end,
+ * contents and mark words: in DbgBlock (48 bytes, with fields only the
+ * commands read) and in the marks' pointer array, two cache misses per
+ * pointer on a heap of a quarter of a million blocks.  The marks-only
+ * traversal keeps them together in a record of 32 bytes per block, found
+ * with the block index's page table, and all blocks' mark words in one
+ * allocation (untouched pages of it cost nothing): one miss.  A block's
+ * entry in r->marks is set when its first object is marked, so "no marks"
+ * still means "no live object" to everything after the traversal. */
+typedef struct HotBlock {
+    uint64_t start, end;
+    uint64_t *marks;
+    const uint8_t *data;
+} HotBlock;
+
+static int hot_blocks_build(DbgClient *c, DbgReach *r)
+{
+    size_t words = 0;
+    for (size_t i = 0; i < r->n_blocks; i++)
+        words += (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
+    r->hot = malloc((r->n_blocks ? r->n_blocks : 1) * sizeof *r->hot);
+    r->mark_space = calloc(words ? words : 1, sizeof *r->mark_space);
+    if (r->hot == NULL || r->mark_space == NULL)
+        return dbg_fail(c, "out of memory for marks");
+    words = 0;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const DbgBlock *b = &c->blocks[i];
+        r->hot[i] = (HotBlock){b->start, b->start + b->used_bytes, r->mark_space + words,
+                               b->data};
+        words += (b->used_bytes / 8 + 63) / 64 + 1;
+    }
+    return 0;
+}
+
+/* visit for the marks-only traversal: pushes addr on the stack the first
+ * time, with what scanning it needs, and asks for its words' cache line. */
+static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
+{
+    if (addr == 0 || addr % 8 != 0) {
+        r->dangling++;
+        return 0;
+    }
+    MarkItem it = {addr, NO_BLOCK, NULL};
+    /* block_of's answer, from the hot records where the page table has one. */
+    size_t i = NO_BLOCK;
+    uint32_t e;
+    int k = block_index_entry(&c->block_index, addr, &e);
+    if (k > 0 && e != UINT32_MAX) {
+        while (e + 1 < r->n_blocks && r->hot[e + 1].start <= addr)
+            e++;
+        if (addr >= r->hot[e].start && addr < r->hot[e].end)
+            i = e;
+    } else if (k == 0) {
+        const DbgBlock *b = block_of(c, addr);
+        if (b != NULL)
+            i = (size_t)(b - c->blocks);
+    }
+    if (i != NO_BLOCK) {
+        const HotBlock *h = &r->hot[i];
+        uint64_t *m = h->marks;
+        uint64_t w = (addr - h->start) / 8, bit = (uint64_t)1 << (w % 64);
+        if (m[w / 64] & bit)
+            return 0;
+        m[w / 64] |= bit;
+        r->marks[i] = m;
+        it.block = i;
+        if (h->data != NULL) {
+            it.words = (const uint64_t *)(const void *)(h->data + (addr - h->start));
+            __builtin_prefetch(it.words);
+        }
+    } else {
+        /* The static marked last: many objects point at one (every leaf
+         * of a tree at its empty constructor), so ask the map less. */
+        if (addr == r->last_static || addr_map_get(&r->static_marks, addr) != NULL) {
+            r->last_static = addr;
+            return 0;
+        }
+        DbgClosure cl;
+        if (dbg_closure(c, addr, &cl) != 0) {   /* not a static closure */
+            r->dangling++;
+            return 0;
+        }
+        if (addr_map_put(&r->static_marks, addr, 1) != 0)
+            return dbg_fail(c, "out of memory for marks");
+        r->last_static = addr;
+    }
+    r->n_reached++;
+    if (r->n_stack == r->cap_stack) {
+        size_t cap = r->cap_stack ? 2 * r->cap_stack : 4096;
+        MarkItem *g = realloc(r->stack, cap * sizeof *g);
+        if (g == NULL)
+            return dbg_fail(c, "out of memory for the traversal");
+        r->stack = g;
+        r->cap_stack = cap;
+    }
+    r->stack[r->n_stack++] = it;
+    return 0;
+}
+
+static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
+{
+    DbgClosure cl;
+    if ((it->block != NO_BLOCK ? dbg_closure_in(c, &c->blocks[it->block], it->addr, &cl)
+                               : dbg_closure(c, it->addr, &cl)) != 0)
+        return -1;
+    uint64_t ptrs[64];
+    size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
+    if (np <= 64) {
+        for (size_t i = 0; i < np; i++)
+            if (visit_dfs(c, r, ptrs[i]) != 0)
+                return -1;
+        return 0;
+    }
+    uint64_t *all = malloc(np * sizeof *all);
+    if (all == NULL)
+        return dbg_fail(c, "out of memory");
+    dbg_closure_ptrs(c, &cl, all, np);
+    for (size_t i = 0; i < np; i++)
+        if (visit_dfs(c, r, all[i]) != 0) {
+            free(all);
+            return -1;
+        }
+    free(all);
+    return 0;
+}
+
+/* Note [Prefetching the marks-only traversal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Depth first, each object popped is one pushed a moment ago, somewhere
+ * else in a heap far bigger than the caches: the traversal waits on
+ * memory at every object (most of a census's time on the 1 GB heap of
+ * docs/design/debugger.md).  So objects pass from the stack through a
+ * small first-in first-out window before they are scanned, and their
+ * words are prefetched as they enter it: a dozen misses are under way at
+ * once instead of one.  The order changes, the marks and the dangling
+ * count do not (every reached object is scanned once either way). */
+#define PREFETCH_WINDOW 16
+
+static int traverse_marks_only(DbgClient *c, DbgReach *r)
+{
+    MarkItem win[PREFETCH_WINDOW];
+    size_t head = 0, n_win = 0;
+    while (r->n_stack > 0 || n_win > 0) {
+        while (n_win < PREFETCH_WINDOW && r->n_stack > 0) {
+            MarkItem *it = &win[(head + n_win++) % PREFETCH_WINDOW];
+            *it = r->stack[--r->n_stack];
+            if (it->words != NULL) {
+                __builtin_prefetch(it->words);
+                __builtin_prefetch(&c->blocks[it->block]);
+            }
+        }
+        MarkItem it = win[head];
+        head = (head + 1) % PREFETCH_WINDOW;
+        n_win--;
+        if (scan_item(c, r, &it) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -268,6 +471,226 @@ fail:
     return -1;
 }
 
+static DbgReach *reach(DbgClient *c, bool paths, bool marks_only);
+
+/* Note [Paths without the order]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The retainers command needs the parents, and the first matches in
+ * breadth-first order, but not the order itself: kept whole it is 8 bytes
+ * an object (a third of the live bytes of a heap of small objects), the
+ * biggest thing after the heap.  So dbg_reach_search marks first (depth
+ * first, Note [Marks only]), ranks the objects (Note [Ranks from the
+ * marks]) and then runs the breadth-first traversal once more with the
+ * parents as its visited set: an object is discovered when its parent is
+ * still 0, as it was when its mark was clear, so the queue holds the same
+ * objects in the same order and every object gets the same first parent
+ * as in Note [Parents by rank, after the traversal].  Matches are taken
+ * as objects leave the queue, which is dbg_search's order.  The queue
+ * keeps only the frontier, and each address as the difference from the
+ * previous one, in words, zigzag and varint coded: objects found together
+ * lie together, so an entry is a byte or two instead of 8 (a binary
+ * tree's widest level, half its objects, is in the queue at once).
+ * Chunks are freed as they are read. */
+typedef struct QChunk {
+    struct QChunk *next;
+    size_t len;
+    uint8_t bytes[];
+} QChunk;
+
+#define QCHUNK_BYTES ((size_t)1 << 20)
+
+typedef struct {
+    QChunk *head, *tail;
+    size_t pos;                  /* read position in head */
+    uint64_t last_in, last_out;  /* the addresses the differences are from */
+} AddrQueue;
+
+static int queue_push(AddrQueue *q, uint64_t addr)
+{
+    if (q->tail == NULL || q->tail->len + 10 > QCHUNK_BYTES) {
+        QChunk *k = malloc(sizeof *k + QCHUNK_BYTES);
+        if (k == NULL)
+            return -1;
+        k->next = NULL;
+        k->len = 0;
+        if (q->tail != NULL)
+            q->tail->next = k;
+        else
+            q->head = k;
+        q->tail = k;
+    }
+    int64_t words = (int64_t)(addr - q->last_in) / 8;
+    uint64_t z = ((uint64_t)words << 1) ^ (uint64_t)(words >> 63);
+    q->last_in = addr;
+    uint8_t *out = q->tail->bytes + q->tail->len;
+    size_t n = 0;
+    while (z >= 0x80) {
+        out[n++] = (uint8_t)(z | 0x80);
+        z >>= 7;
+    }
+    out[n++] = (uint8_t)z;
+    q->tail->len += n;
+    return 0;
+}
+
+static bool queue_pop(AddrQueue *q, uint64_t *addr)
+{
+    if (q->head == NULL)
+        return false;
+    if (q->pos == q->head->len) {
+        if (q->head->next == NULL)
+            return false;
+        QChunk *next = q->head->next;
+        free(q->head);
+        q->head = next;
+        q->pos = 0;
+    }
+    uint64_t z = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        uint8_t b = q->head->bytes[q->pos++];
+        z |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80)
+            break;
+    }
+    int64_t words = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+    q->last_out += (uint64_t)words * 8;
+    *addr = q->last_out;
+    return true;
+}
+
+static void queue_free(AddrQueue *q)
+{
+    while (q->head != NULL) {
+        QChunk *next = q->head->next;
+        free(q->head);
+        q->head = next;
+    }
+    q->tail = NULL;
+}
+
+/* The rank of a marked heap object at addr in block i (b). */
+static size_t rank_in(const DbgReach *r, size_t i, const DbgBlock *b, uint64_t addr)
+{
+    uint64_t w = (addr - b->start) / 8;
+    uint64_t below = r->marks[i][w / 64] & (((uint64_t)1 << (w % 64)) - 1);
+    return (size_t)(r->rank_base[i][w / 64] + popcount64(below));
+}
+
+/* The breadth-first pass of Note [Paths without the order], after the
+ * marks: parents, and the matches of r->query.  Objects go from the queue
+ * through a prefetch window as in Note [Prefetching the marks-only
+ * traversal], which keeps their order. */
+static int search_paths(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
+{
+    if (dbg_reach_rank_build(r) != 0)
+        return -1;
+    size_t n = dbg_reach_n_ranked(r);
+    r->n_parent_objs = n;
+    if ((uint64_t)n + 1 + n_roots <= UINT32_MAX)
+        r->parents32 = calloc(n ? n : 1, sizeof *r->parents32);   /* 0: none yet */
+    else
+        r->parents64 = calloc(n ? n : 1, sizeof *r->parents64);
+    if (r->parents32 == NULL && r->parents64 == NULL)
+        return dbg_fail(c, "out of memory for retainer paths");
+    if (r->limit > 0 && (r->found = malloc(r->limit * sizeof *r->found)) == NULL)
+        return dbg_fail(c, "out of memory");
+    AddrQueue q = {0};
+    uint64_t small[64], *ptrs = small;
+    size_t cap = 64;
+    for (size_t k = 0; k < sizeof seed_order; k++)
+        for (size_t i = 0; i < n_roots; i++) {
+            size_t t = roots[i].kind == seed_order[k] ? dbg_reach_rank(r, roots[i].addr)
+                                                       : SIZE_MAX;
+            if (t != SIZE_MAX && parent_get(r, t) == 0) {
+                parent_set(r, t, (uint64_t)n + 1 + i);
+                if (queue_push(&q, roots[i].addr) != 0)
+                    goto oom;
+            }
+        }
+    MarkItem win[PREFETCH_WINDOW];
+    size_t head = 0, n_win = 0;
+    for (;;) {
+        uint64_t a;
+        while (n_win < PREFETCH_WINDOW && queue_pop(&q, &a)) {
+            MarkItem *it = &win[(head + n_win++) % PREFETCH_WINDOW];
+            const DbgBlock *b = block_of(c, a);
+            *it = (MarkItem){a, b != NULL ? (size_t)(b - c->blocks) : NO_BLOCK, NULL};
+            if (b != NULL && b->data != NULL) {
+                it->words = (const uint64_t *)(const void *)(b->data + (a - b->start));
+                __builtin_prefetch(it->words);
+            }
+        }
+        if (n_win == 0)
+            break;
+        MarkItem it = win[head];
+        head = (head + 1) % PREFETCH_WINDOW;
+        n_win--;
+        DbgClosure cl;
+        const DbgBlock *b = it.block != NO_BLOCK ? &c->blocks[it.block] : NULL;
+        if ((b != NULL ? dbg_closure_in(c, b, it.addr, &cl) : dbg_closure(c, it.addr, &cl)) != 0)
+            goto fail;
+        if (r->n_found < r->limit && dbg_query_matches(&r->query, &cl))
+            r->found[r->n_found++] = it.addr;
+        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
+        if (np > cap) {
+            uint64_t *g = malloc(np * sizeof *g);
+            if (g == NULL)
+                goto oom;
+            if (ptrs != small)
+                free(ptrs);
+            ptrs = g;
+            cap = np;
+            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        }
+        uint64_t self = 0;   /* this object's rank + 1, looked up once needed */
+        for (size_t i = 0; i < np; i++) {
+            size_t t = dbg_reach_rank(r, ptrs[i]);
+            if (t == SIZE_MAX || parent_get(r, t) != 0)
+                continue;
+            if (self == 0)
+                self = (uint64_t)(b != NULL ? rank_in(r, it.block, b, it.addr)
+                                            : dbg_reach_rank(r, it.addr)) + 1;
+            parent_set(r, t, self);
+            if (queue_push(&q, ptrs[i]) != 0)
+                goto oom;
+        }
+    }
+    if (ptrs != small)
+        free(ptrs);
+    queue_free(&q);
+    return 0;
+oom:
+    dbg_fail(c, "out of memory for the traversal");
+fail:
+    if (ptrs != small)
+        free(ptrs);
+    queue_free(&q);
+    return -1;
+}
+
+DbgReach *dbg_reach_search(DbgClient *c, const DbgQuery *q, size_t limit)
+{
+    DbgReach *r = reach(c, false, true);
+    if (r == NULL)
+        return NULL;
+    r->paths = true;
+    r->query = *q;
+    r->limit = limit;
+    const DbgRoot *roots;
+    size_t n_roots;
+    if (dbg_roots(c, &roots, &n_roots) != 0 || search_paths(c, r, roots, n_roots) != 0) {
+        dbg_reach_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+const uint64_t *dbg_reach_found(const DbgReach *r, size_t *n)
+{
+    *n = r->n_found;
+    return r->found;
+}
+
 /* Visits every pointer field of the object at addr. */
 static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
 {
@@ -295,8 +718,6 @@ static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
     return 0;
 }
 
-static DbgReach *reach(DbgClient *c, bool paths, bool marks_only);
-
 DbgReach *dbg_reach(DbgClient *c)
 {
     return reach(c, true, false);
@@ -313,12 +734,14 @@ DbgReach *dbg_reach_opts(DbgClient *c, bool paths)
  * the listing commands print in; a census needs neither, only the marks.
  * Keeping the order costs 8 bytes an object (270 MB for the 1 GB heap of
  * docs/design/debugger.md, a third of its live bytes), so a census
- * traverses depth first with the queue used as a stack, which stays as
- * deep as the heap's widest pending fan-out (a few hundred entries for a
- * tree) instead of growing to every object, and then reads the objects
- * back in address order from the marks (dbg_reach_for_each_heap).  The
- * set marked is the same, and so is the dangling count: each reached
- * object's fields are visited once either way. */
+ * traverses depth first with a stack, which stays as deep as the heap's
+ * widest pending fan-out (a few hundred entries for a tree) instead of
+ * growing to every object, and then reads the objects back in address
+ * order from the marks (dbg_reach_for_each_heap).  The set marked is the
+ * same, and so is the dangling count: each reached object's fields are
+ * visited once either way.  The dominator tree, the boundary and the
+ * retainers' paths (Note [Paths without the order]) start from these
+ * marks too. */
 DbgReach *dbg_reach_marks(DbgClient *c)
 {
     return reach(c, false, true);
@@ -327,16 +750,23 @@ DbgReach *dbg_reach_marks(DbgClient *c)
 int dbg_reach_for_each_heap(DbgClient *c, const DbgReach *r,
                             int (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env)
 {
+    return dbg_reach_for_each_heap_from(c, r, 0, f, env);
+}
+
+int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_era,
+                                 int (*f)(DbgClient *c, const DbgClosure *cl, void *env),
+                                 void *env)
+{
     for (size_t i = 0; i < r->n_blocks; i++) {
         const uint64_t *m = r->marks[i];
-        if (m == NULL)
+        if (m == NULL || c->blocks[i].era < min_era)
             continue;
         size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
         for (size_t k = 0; k < nw; k++)
             for (uint64_t bits = m[k]; bits != 0; bits &= bits - 1) {
                 uint64_t w = (uint64_t)k * 64 + (uint64_t)__builtin_ctzll(bits);
                 DbgClosure cl;
-                if (dbg_closure(c, c->blocks[i].start + w * 8, &cl) != 0)
+                if (dbg_closure_in(c, &c->blocks[i], c->blocks[i].start + w * 8, &cl) != 0)
                     return -1;
                 int st = f(c, &cl, env);
                 if (st != 0)
@@ -365,16 +795,19 @@ static DbgReach *reach(DbgClient *c, bool paths, bool marks_only)
     r->c = c;
     r->paths = paths;
     r->marks_only = marks_only;
+    if (marks_only && hot_blocks_build(c, r) != 0)
+        goto fail;
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++)
             if (roots[i].kind == seed_order[k] &&
-                visit(c, r, roots[i].addr) != 0)
+                (marks_only ? visit_dfs(c, r, roots[i].addr) : visit(c, r, roots[i].addr)) != 0)
                 goto fail;
     if (marks_only) {
-        /* Depth first: the queue is a stack, popped as it is worked. */
-        while (r->n > 0)
-            if (scan(c, r, r->order[--r->n]) != 0)
-                goto fail;
+        /* Depth first (Note [Marks only]), through a prefetch window. */
+        if (traverse_marks_only(c, r) != 0)
+            goto fail;
+        free(r->hot);   /* the marks stay in r->mark_space */
+        r->hot = NULL;
     } else {
         for (size_t q = 0; q < r->n; q++)
             if (scan(c, r, r->order[q]) != 0)
@@ -439,6 +872,30 @@ void dbg_path_free(DbgPath *p)
  * ranks [0, n_heap) in address order; the few static closures come after,
  * from a small map. */
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The statics of a traversal that kept no order take ranks first + 0, 1,
+ * ... in address order. */
+static int rank_statics_by_address(DbgReach *r, uint64_t first)
+{
+    size_t n = r->static_marks.n;
+    r->static_addrs = malloc((n ? n : 1) * sizeof *r->static_addrs);
+    if (r->static_addrs == NULL)
+        return dbg_fail(r->c, "out of memory for object ranks");
+    for (size_t i = 0; i < r->static_marks.cap; i++)
+        if (r->static_marks.keys[i] != 0)
+            r->static_addrs[r->n_static++] = r->static_marks.keys[i];
+    qsort(r->static_addrs, r->n_static, sizeof *r->static_addrs, cmp_u64);
+    for (size_t i = 0; i < r->n_static; i++)
+        if (addr_map_put(&r->static_rank, r->static_addrs[i], first + i + 1) != 0)
+            return dbg_fail(r->c, "out of memory for object ranks");
+    return 0;
+}
+
 int dbg_reach_rank_build(DbgReach *r)
 {
     if (r->rank_base != NULL)
@@ -460,10 +917,12 @@ int dbg_reach_rank_build(DbgReach *r)
             return dbg_fail(c, "out of memory for object ranks");
         for (size_t k = 0; k < nw; k++) {
             r->rank_base[i][k] = total;
-            total += (uint64_t)__builtin_popcountll(r->marks[i][k]);
+            total += popcount64(r->marks[i][k]);
         }
     }
     r->n_heap = (size_t)total;
+    if (r->marks_only)   /* no order: statics by address */
+        return rank_statics_by_address(r, total);
     size_t cap = 0;
     for (size_t i = 0; i < r->n; i++) {   /* statics, in discovery order */
         if (dbg_block_of(c, r->order[i]) != NULL)
@@ -547,7 +1006,7 @@ bool dbg_reach_next(const DbgReach *r, DbgRankIter *it, uint64_t *addr)
 
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
 {
-    const DbgBlock *b = dbg_block_of(r->c, addr);
+    const DbgBlock *b = block_of(r->c, addr);
     if (b == NULL) {
         uint64_t *v = addr_map_get(&r->static_rank, addr);
         return v != NULL ? (size_t)(*v - 1) : SIZE_MAX;
@@ -558,7 +1017,7 @@ size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
     if (addr % 8 != 0 || m == NULL || (m[w / 64] >> (w % 64) & 1) == 0)
         return SIZE_MAX;
     uint64_t below = m[w / 64] & (((uint64_t)1 << (w % 64)) - 1);
-    return (size_t)(r->rank_base[i][w / 64] + (uint64_t)__builtin_popcountll(below));
+    return (size_t)(r->rank_base[i][w / 64] + popcount64(below));
 }
 
 /* ----------------------------------------------------------------------
@@ -682,56 +1141,59 @@ static int name_match_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+typedef struct {
+    AddrMap seen;                /* info tables already looked at */
+    const char *name;
+    DbgNameMatch *all;
+    size_t n_all, cap_all;
+} NamesNear;
+
+static int name_near(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    NamesNear *w = env;
+    const DbgInfo *in = cl->info;
+    if (!dbg_type_is_constr(in->type) || addr_map_get(&w->seen, in->addr) != NULL)
+        return 0;
+    if (addr_map_put(&w->seen, in->addr, 1) != 0)
+        return dbg_fail(c, "out of memory");
+    /* A query matches the table's name or its closure description. */
+    const char *names[2] = {in->name, in->closure_desc};
+    for (int k = 0; k < 2; k++) {
+        if (names[k][0] == '\0' || (k == 1 && strcmp(names[1], names[0]) == 0))
+            continue;
+        if (w->n_all == w->cap_all) {
+            size_t ncap = w->cap_all ? 2 * w->cap_all : 64;
+            DbgNameMatch *g = realloc(w->all, ncap * sizeof *g);
+            if (g == NULL)
+                return dbg_fail(c, "out of memory");
+            w->all = g;
+            w->cap_all = ncap;
+        }
+        w->all[w->n_all++] = (DbgNameMatch){names[k], edit_distance(w->name, names[k])};
+    }
+    return 0;
+}
+
+/* Over the heap objects in address order: the answer is a set of names,
+ * sorted, so any order of the objects gives it, and traversals that kept
+ * no order (dbg_reach_search) have this one. */
 int dbg_constructor_names_near(DbgClient *c, const DbgReach *r, const char *name,
                                DbgNameMatch *out, size_t cap, size_t *n)
 {
     *n = 0;
-    AddrMap seen = {0};          /* info tables already looked at */
-    DbgNameMatch *all = NULL;
-    size_t n_all = 0, cap_all = 0;
-    int st = 0;
-    for (size_t i = 0; i < r->n && st == 0; i++) {
-        DbgClosure cl;
-        if ((st = dbg_closure(c, r->order[i], &cl)) != 0)
-            break;
-        const DbgInfo *in = cl.info;
-        if (cl.block == NULL || !dbg_type_is_constr(in->type) ||
-            addr_map_get(&seen, in->addr) != NULL)
-            continue;
-        if (addr_map_put(&seen, in->addr, 1) != 0) {
-            st = dbg_fail(c, "out of memory");
-            break;
-        }
-        /* A query matches the table's name or its closure description. */
-        const char *names[2] = {in->name, in->closure_desc};
-        for (int k = 0; k < 2; k++) {
-            if (names[k][0] == '\0' || (k == 1 && strcmp(names[1], names[0]) == 0))
-                continue;
-            if (n_all == cap_all) {
-                size_t ncap = cap_all ? 2 * cap_all : 64;
-                DbgNameMatch *g = realloc(all, ncap * sizeof *g);
-                if (g == NULL) {
-                    st = dbg_fail(c, "out of memory");
-                    break;
-                }
-                all = g;
-                cap_all = ncap;
-            }
-            all[n_all++] = (DbgNameMatch){names[k], edit_distance(name, names[k])};
-        }
-    }
-    addr_map_free(&seen);
-    if (st == 0 && n_all > 0) {
-        qsort(all, n_all, sizeof *all, name_match_cmp);
+    NamesNear w = {{0}, name, NULL, 0, 0};
+    int st = dbg_reach_for_each_heap(c, r, name_near, &w) != 0 ? -1 : 0;
+    addr_map_free(&w.seen);
+    if (st == 0 && w.n_all > 0) {
+        qsort(w.all, w.n_all, sizeof *w.all, name_match_cmp);
         size_t u = 0;   /* two tables may share a name: keep one */
-        for (size_t i = 0; i < n_all; i++)
-            if (u == 0 || strcmp(all[u - 1].name, all[i].name) != 0)
-                all[u++] = all[i];
-        n_all = u;
-        for (size_t i = 0; i < n_all && i < cap; i++)
-            out[i] = all[i];
-        *n = n_all;
+        for (size_t i = 0; i < w.n_all; i++)
+            if (u == 0 || strcmp(w.all[u - 1].name, w.all[i].name) != 0)
+                w.all[u++] = w.all[i];
+        for (size_t i = 0; i < u && i < cap; i++)
+            out[i] = w.all[i];
+        *n = u;
     }
-    free(all);
+    free(w.all);
     return st;
 }

@@ -509,53 +509,48 @@ static void json_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const
     json_end(&j);
 }
 
-static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o)
+/* The retainers command's query from its options; non-zero (said) if bad. */
+static int retainers_query(const Opts *o, DbgQuery *q)
 {
-    DbgQuery q = {0};
+    *q = (DbgQuery){0};
     if (o->constructor != NULL) {
-        q.kind = DBG_MATCH_CONSTRUCTOR;
-        q.name = o->constructor;
+        q->kind = DBG_MATCH_CONSTRUCTOR;
+        q->name = o->constructor;
     } else if (o->info != NULL) {
         char *end;
-        q.kind = DBG_MATCH_INFO;
-        q.info = strtoull(o->info, &end, 0);
-        if (*end != '\0' || q.info == 0)
+        q->kind = DBG_MATCH_INFO;
+        q->info = strtoull(o->info, &end, 0);
+        if (*end != '\0' || q->info == 0)
             return die("retainers: --info expects an address like 0x4a3f20, got '%s'",
                        o->info);
     } else {
-        q.kind = DBG_MATCH_TYPE;
-        q.name = o->type;
+        q->kind = DBG_MATCH_TYPE;
+        q->name = o->type;
     }
     if (o->era != NULL)
-        dbg_parse_era_range(o->era, &q.eras);
+        dbg_parse_era_range(o->era, &q->eras);
+    return 0;
+}
+
+/* r is a dbg_reach_search traversal for q: it found the matches. */
+static int cmd_retainers(DbgClient *c, const DbgReach *r, const Opts *o, const DbgQuery *q)
+{
     size_t limit = (size_t)o->limit, n;
-    uint64_t *found = malloc(limit * sizeof *found);
-    if (found == NULL)
-        return die("out of memory");
-    if (dbg_search(c, r, &q, found, limit, &n) != 0) {
-        free(found);
-        return die("retainers: %s", dbg_error(c));
-    }
-    if (n == 0 && q.kind == DBG_MATCH_CONSTRUCTOR) {
-        free(found);
-        return unknown_constructor(c, r, q.name, o);
-    }
+    const uint64_t *found = dbg_reach_found(r, &n);
+    if (n == 0 && q->kind == DBG_MATCH_CONSTRUCTOR)
+        return unknown_constructor(c, r, q->name, o);
     if (o->json) {
         json_retainers(c, r, o, found, n, limit);
-        free(found);
         return 0;
     }
     Style s = {o->color, o->full};
     for (size_t i = 0; i < n; i++) {
         printf("match %zu:\n", i + 1);
-        if (print_path(c, r, &s, found[i]) != 0) {
-            free(found);
+        if (print_path(c, r, &s, found[i]) != 0)
             return die("retainers: %s", dbg_error(c));
-        }
     }
     printf("%zu match%s shown (limit %zu; one path per object)\n", n, n == 1 ? "" : "es",
            limit);
-    free(found);
     return 0;
 }
 
@@ -872,12 +867,9 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
     DbgQuery q;
     if (query_from_opts(o, "boundary", &q) != 0)
         return 1;
-    DbgDom *d = dbg_dominators_opts(c, r, false);   /* the boundary sums its own bytes */
     DbgBoundary b;
-    if (d == NULL || dbg_boundary(c, d, &q, &b) != 0) {
-        dbg_dom_free(d);
+    if (dbg_boundary_reach(c, r, &q, &b) != 0)
         return die("boundary: %s", dbg_error(c));
-    }
     size_t shown = b.n < (size_t)o->limit ? b.n : (size_t)o->limit;
     if (o->json) {
         Json j;
@@ -905,7 +897,6 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
         json_close(&j, ']');
         json_end(&j);
         dbg_boundary_free(&b);
-        dbg_dom_free(d);
         return 0;
     }
     printf("holders of eras %" PRIu64 "-%" PRIu64 " from later eras, by the old bytes only "
@@ -930,7 +921,6 @@ static int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o)
     printf("%zu holder kind%s shown of %zu (limit %ld)\n", shown, shown == 1 ? "" : "s", b.n,
            o->limit);
     dbg_boundary_free(&b);
-    dbg_dom_free(d);
     return 0;
 }
 
@@ -939,11 +929,20 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     if (strcmp(cmd, "roots") == 0)
         return cmd_roots(c, o);
     double t0 = now_s();
-    bool paths = strcmp(cmd, "retainers") == 0 ||
-                 (strcmp(cmd, "fragmentation") == 0 && o->retainers > 0);
-    /* A plain census needs only the marks (Note [Marks only] in Reach.c). */
-    bool marks = strcmp(cmd, "census") == 0 && !o->retained;
-    DbgReach *r = marks ? dbg_reach_marks(c) : dbg_reach_opts(c, paths);
+    bool paths = strcmp(cmd, "fragmentation") == 0 && o->retainers > 0;
+    /* A census, the dominator tree and the boundary need only the marks
+     * and the ranks (Note [Marks only] in Reach.c), retainers the paths
+     * and its matches but not the order (Note [Paths without the
+     * order]). */
+    bool marks = strcmp(cmd, "census") == 0 || strcmp(cmd, "boundary") == 0 ||
+                 strcmp(cmd, "dominators") == 0;
+    DbgQuery q;
+    bool retainers = strcmp(cmd, "retainers") == 0;
+    if (retainers && retainers_query(o, &q) != 0)
+        return 1;
+    DbgReach *r = marks ? dbg_reach_marks(c)
+                  : retainers ? dbg_reach_search(c, &q, (size_t)o->limit)
+                              : dbg_reach_opts(c, paths);
     if (r == NULL)
         return die("%s: %s", cmd, dbg_error(c));
     double t1 = now_s();
@@ -951,7 +950,7 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     if (strcmp(cmd, "census") == 0) {
         st = cmd_census(c, r, o);
     } else if (strcmp(cmd, "retainers") == 0) {
-        st = cmd_retainers(c, r, o);
+        st = cmd_retainers(c, r, o, &q);
     } else if (strcmp(cmd, "boundary") == 0) {
         st = cmd_boundary(c, r, o);
     } else if (strcmp(cmd, "dominators") == 0) {
