@@ -57,7 +57,10 @@ static BlockDesc *new_todo_block(GenWorkspace *ws, Generation *g, uint64_t era)
  * go on in a fresh block (at most one such block waits in a thread's
  * deque at a time).  The block being scanned is never given up: its
  * scanner finishes it.  With one GC thread nothing is given up and this
- * costs nothing (the soft limit is the block's end). */
+ * costs nothing (the soft limit is the block's end).  A large object found
+ * live goes onto the deque of the thread that found it too, so the large
+ * objects of a collection are shared out (each is scanned whole by one
+ * thread). */
 #define WORK_UNIT_WORDS 128
 
 /* Gives up a block this thread no longer fills (Note [Sharing work]). */
@@ -320,8 +323,12 @@ static void evacuate_large(BlockDesc *bd)
     __atomic_store_n(&bd->gen_no, to, __ATOMIC_RELAXED);
     bd->dest_no = g->promote_to;
     bd_flags_set(bd, BF_EVACUATED);
-    if (t->parallel)
+    if (t->parallel) {
         os_mutex_unlock(&large_lock);
+        /* Any GC thread may scan it (Note [Sharing work]). */
+        ws_deque_push(&t->deque, bd);
+        return;
+    }
     bd->link = t->todo_large;
     t->todo_large = bd;
 }

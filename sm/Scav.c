@@ -287,6 +287,16 @@ static void scavenge_large(BlockDesc *bd)
     ws->n_large_words += (StgWord)(bd->free - bd->start);
 }
 
+/* A block from a deque: a to-space block its filler gave up, or a live
+ * large or pinned group. */
+static void scavenge_given_up(BlockDesc *bd)
+{
+    if (bd_flags(bd) & (BF_LARGE | BF_PINNED))
+        scavenge_large(bd);
+    else
+        scavenge_block(bd);
+}
+
 /* One piece of this thread's own work: a block it fills, a block it gave
  * up and nobody took, a live large object.  False when it has none. */
 static bool scavenge_own_work(void)
@@ -305,7 +315,7 @@ static bool scavenge_own_work(void)
     if (t->parallel) {
         BlockDesc *bd = ws_deque_pop(&t->deque);
         if (bd != NULL) {
-            scavenge_block(bd);
+            scavenge_given_up(bd);
             return true;
         }
     }
@@ -332,7 +342,7 @@ void scavenge_loop(void)
         }
         BlockDesc *bd = gc_steal_block();
         if (bd != NULL) {
-            scavenge_block(bd);
+            scavenge_given_up(bd);
             continue;
         }
         for (;;) {
@@ -340,7 +350,7 @@ void scavenge_loop(void)
                 return;
             bd = gc_steal_block();
             if (bd != NULL) {
-                scavenge_block(bd);
+                scavenge_given_up(bd);
                 break;
             }
         }
