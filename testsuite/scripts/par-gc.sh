@@ -23,14 +23,14 @@ stress_ok() {   # THREADS NODES RTS-FLAGS...
 }
 
 # Threads x capabilities x GC threads, tiny nursery, sanity checks on.
-stress_ok 2 20000 -N2 -qn2 -A8k -DS
-stress_ok 4 10000 -N4 -qn4 -A8k -DS
-stress_ok 4 10000 -N4 -qn3 -A8k -DS -G3
-stress_ok 1 20000 -N2 -A8k -DS
+stress_ok 2 10000 -N2 -qn2 -A8k -DS
+stress_ok 4 5000 -N4 -qn4 -A8k -DS
+stress_ok 4 5000 -N4 -qn3 -A8k -DS -G3
+stress_ok 1 10000 -N2 -A8k -DS
 # A census at every tick: the tally each GC thread counted, merged, must
 # equal the heap walk (-DS checks it).
-stress_ok 3 10000 -N3 -A8k -DS -hT -i0.002
-stress_ok 2 10000 -N2 -A8k -DS -he -i0.002
+stress_ok 3 5000 -N3 -A8k -DS -hT -i0.002
+stress_ok 2 5000 -N2 -A8k -DS -he -i0.002
 
 # -qg1: minor collections sequential, major ones parallel; -qg: none.
 expect_status 0 "$prog/par_gc_stress" 2 20000 +RTS -N2 -A8k -qg1 -s -RTS
