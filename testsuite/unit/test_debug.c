@@ -1430,6 +1430,163 @@ static void test_debug_boundary_ranks_planted_holder(void **state)
 }
 
 /* ----------------------------------------------------------------------
+ * The boundary without the dominator tree: shared old objects, and a
+ * holder reachable only through another
+ * ---------------------------------------------------------------------- */
+
+STRATA_CONSTR_INFO(HolderA_info, "HolderA", 4, 0);
+STRATA_CONSTR_INFO(HolderB_info, "HolderB", 2, 0);
+STRATA_CONSTR_INFO(Inner_info, "Inner", 4, 0);
+
+/* n Leaky nodes of the current era in front of the list in *slot (a root). */
+static void leaky_list(StgClosure **slot, int n)
+{
+    for (int i = 0; i < n; i++) {
+        StgClosure *l = strata_alloc_constr(&Leaky_info);
+        STRATA_FIELD(l, 0) = *slot;
+        STRATA_FIELD(l, 1) = NULL;
+        STRATA_WORD(l, 2) = (StgWord)i;
+        *slot = l;
+    }
+}
+
+/* Era 1: a list of 20 (A's and B's), 10 more in front of it (A's alone),
+ * 30 (B's), 7 (both HolderA objects'), 4 Nums (Inner's).  Era 3: the
+ * Inner, holding the Nums, made before the era-2 holders so that nothing
+ * old is written to.  Era 2: A = HolderA{the 10, the 20, the Inner, the
+ * 7}, B = HolderB{the 20, the 30}, A2 = HolderA{the 7}.  Only A, B and
+ * A2 are roots: the Inner is reached only through A. */
+static void shared_holders_body(void)
+{
+    STRATA_ROOTS(r, 8);
+    setUserEra(1);
+    leaky_list(&r[1], 20);
+    r[0] = r[1];
+    leaky_list(&r[0], 10);
+    leaky_list(&r[2], 30);
+    leaky_list(&r[3], 7);
+    for (int i = 4; i < 8; i++) {
+        r[i] = strata_alloc_constr(&Num_info);
+        STRATA_WORD(r[i], 0) = (StgWord)i;
+    }
+    setUserEra(3);
+    StgClosure *inner = strata_alloc_constr(&Inner_info);
+    for (int i = 0; i < 4; i++)
+        STRATA_FIELD(inner, i) = r[4 + i];
+    r[4] = inner;
+    setUserEra(2);
+    StgClosure *a = strata_alloc_constr(&HolderA_info);
+    STRATA_FIELD(a, 0) = r[0];
+    STRATA_FIELD(a, 1) = r[1];
+    STRATA_FIELD(a, 2) = r[4];
+    STRATA_FIELD(a, 3) = r[3];
+    r[5] = a;
+    StgClosure *b = strata_alloc_constr(&HolderB_info);
+    STRATA_FIELD(b, 0) = r[1];
+    STRATA_FIELD(b, 1) = r[2];
+    r[6] = b;
+    StgClosure *a2 = strata_alloc_constr(&HolderA_info);
+    for (int i = 0; i < 4; i++)
+        STRATA_FIELD(a2, i) = i == 0 ? r[3] : NULL;
+    r[7] = a2;
+    for (int i = 0; i < 5; i++)
+        r[i] = NULL;
+    strata_perform_gc(1);
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* dbg_boundary_reach (labels, or the tree when a holder hides behind
+ * another) against dbg_boundary over the whole tree: every field. */
+static void expect_boundary_as_the_tree(DbgClient *c, DbgReach *marks, const DbgDom *d,
+                                        const DbgQuery *q, DbgBoundary *b)
+{
+    DbgBoundary t;
+    assert_int_equal(dbg_boundary(c, d, q, &t), 0);
+    assert_int_equal(dbg_boundary_reach(c, marks, q, b), 0);
+    assert_int_equal(b->n, t.n);
+    for (size_t i = 0; i < t.n; i++) {
+        const DbgBoundaryGroup *x = &b->groups[i], *y = &t.groups[i];
+        assert_ptr_equal(x->holder, y->holder);
+        assert_int_equal(x->retained_bytes, y->retained_bytes);
+        assert_int_equal(x->retained_objects, y->retained_objects);
+        assert_int_equal(x->n_edges, y->n_edges);
+        assert_int_equal(x->n_holders, y->n_holders);
+        assert_int_equal(x->example_holder, y->example_holder);
+        assert_int_equal(x->example_target, y->example_target);
+        assert_int_equal(x->era_lo, y->era_lo);
+        assert_int_equal(x->era_hi, y->era_hi);
+        assert_int_equal(x->target_era_lo, y->target_era_lo);
+        assert_int_equal(x->target_era_hi, y->target_era_hi);
+    }
+    dbg_boundary_free(&t);
+}
+
+static const DbgBoundaryGroup *group_named(const DbgBoundary *b, const char *name)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (strcmp(b->groups[i].holder->name, name) == 0)
+            return &b->groups[i];
+    fail_msg("boundary: no group %s", name);
+    return NULL;
+}
+
+static void test_debug_boundary_without_the_tree_matches_it(void **state)
+{
+    (void)state;
+    Child ch = child_start(shared_holders_body, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgDom *d = dbg_dominators(c, r);
+    assert_non_null(d);
+    DbgReach *marks = dbg_reach_marks(c);
+    assert_non_null(marks);
+    /* Only Leaky targets: the Inner is no holder, every holder is reached
+     * from a root (the labels answer).  A alone keeps its 10 Leaky and,
+     * through the Inner, the 4 Nums; the 20 are shared with B, the 7 with
+     * A2 (one group, but neither object keeps them alone). */
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky", .eras = {true, 1, 1}};
+    DbgBoundary b;
+    expect_boundary_as_the_tree(c, marks, d, &q, &b);
+    assert_int_equal(b.n, 2);
+    assert_string_equal(b.groups[0].holder->name, "HolderB");
+    assert_int_equal(b.groups[0].retained_bytes, 30 * 4 * 8);
+    assert_int_equal(b.groups[0].retained_objects, 30);
+    const DbgBoundaryGroup *g = group_named(&b, "HolderA");
+    assert_int_equal(g->retained_bytes, 10 * 4 * 8 + 4 * 2 * 8);
+    assert_int_equal(g->retained_objects, 14);
+    assert_int_equal(g->n_holders, 2);
+    assert_int_equal(g->n_edges, 4);
+    dbg_boundary_free(&b);
+    /* Any old target: the Inner holds the Nums and is reached only through
+     * A (the tree answers), and A's group still counts them. */
+    q = (DbgQuery){.kind = DBG_MATCH_ANY, .eras = {true, 1, 1}};
+    expect_boundary_as_the_tree(c, marks, d, &q, &b);
+    assert_int_equal(b.n, 3);
+    assert_int_equal(group_named(&b, "HolderA")->retained_bytes, 10 * 4 * 8 + 4 * 2 * 8);
+    assert_int_equal(group_named(&b, "HolderB")->retained_bytes, 30 * 4 * 8);
+    assert_int_equal(group_named(&b, "Inner")->retained_bytes, 4 * 2 * 8);
+    assert_int_equal(group_named(&b, "Inner")->n_edges, 4);
+    dbg_boundary_free(&b);
+    /* Eras 1-2 (the holders of era 2 are old now): only the Inner holds
+     * anything old, all of it its own. */
+    q.eras = (DbgEraRange){true, 1, 2};
+    expect_boundary_as_the_tree(c, marks, d, &q, &b);
+    assert_int_equal(b.n, 1);
+    assert_int_equal(b.groups[0].retained_bytes, 4 * 2 * 8);
+    dbg_boundary_free(&b);
+    dbg_reach_free(marks);
+    dbg_dom_free(d);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
  * Snapshots: the same analyses as live
  * ---------------------------------------------------------------------- */
 
@@ -1727,6 +1884,7 @@ int main(void)
         cmocka_unit_test(test_debug_retained_sizes_match_brute_force),
         cmocka_unit_test(test_debug_search_paths_equal_full_traversal),
         cmocka_unit_test(test_debug_boundary_ranks_planted_holder),
+        cmocka_unit_test(test_debug_boundary_without_the_tree_matches_it),
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
         cmocka_unit_test(test_debug_weaks_with_key_liveness),
     };

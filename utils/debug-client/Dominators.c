@@ -698,6 +698,68 @@ void dbg_boundary_free(DbgBoundary *b)
     memset(b, 0, sizeof *b);
 }
 
+/* What dbg_boundary and dbg_boundary_reach share: the groups, built in
+ * rank order so that each group's example is the first holder of its info
+ * table. */
+typedef struct {
+    uint64_t *ptrs;
+    size_t ptr_cap;
+    AddrMap groups;   /* holder info table -> group + 1 */
+    size_t cap;       /* of out->groups */
+} EdgeScan;
+
+static void edge_scan_free(EdgeScan *e)
+{
+    free(e->ptrs);
+    addr_map_free(&e->groups);
+}
+
+/* Adds cl's pointers at reachable objects that q matches to cl's group in
+ * out (created on the first); *group is set to that group, or left as it
+ * is when cl points at none.  cl is of an era above q's.  0, or -1 when
+ * out of C heap. */
+static int holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, const DbgClosure *cl,
+                        EdgeScan *e, DbgBoundary *out, uint32_t *group)
+{
+    size_t np;
+    if (closure_ptrs(c, cl, &e->ptrs, &e->ptr_cap, &np) != 0)
+        return -1;
+    for (size_t i = 0; i < np; i++) {
+        DbgClosure t;
+        if (dbg_reach_rank(r, e->ptrs[i]) == SIZE_MAX || dbg_closure(c, e->ptrs[i], &t) != 0 ||
+            !dbg_query_matches(q, &t))
+            continue;
+        uint64_t *gi = addr_map_get(&e->groups, cl->info->addr);
+        if (gi == NULL) {
+            if (out->n == e->cap) {
+                e->cap = e->cap ? 2 * e->cap : 16;
+                DbgBoundaryGroup *g = realloc(out->groups, e->cap * sizeof *g);
+                if (g == NULL)
+                    return -1;
+                out->groups = g;
+            }
+            out->groups[out->n] = (DbgBoundaryGroup){
+                .holder = cl->info, .example_holder = cl->addr, .example_target = t.addr,
+                .era_lo = cl->era, .era_hi = cl->era, .target_era_lo = t.era,
+                .target_era_hi = t.era};
+            if (addr_map_put(&e->groups, cl->info->addr, ++out->n) != 0)
+                return -1;
+            gi = addr_map_get(&e->groups, cl->info->addr);
+        }
+        DbgBoundaryGroup *g = &out->groups[*gi - 1];
+        g->n_edges++;
+        if (*group == NONE) {
+            *group = (uint32_t)(*gi - 1);
+            g->n_holders++;
+            g->era_lo = cl->era < g->era_lo ? cl->era : g->era_lo;
+            g->era_hi = cl->era > g->era_hi ? cl->era : g->era_hi;
+        }
+        g->target_era_lo = t.era < g->target_era_lo ? t.era : g->target_era_lo;
+        g->target_era_hi = t.era > g->target_era_hi ? t.era : g->target_era_hi;
+    }
+    return 0;
+}
+
 int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out)
 {
     memset(out, 0, sizeof *out);
@@ -707,9 +769,7 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
     uint32_t *key = malloc((size_t)d->n * sizeof *key);
     uint64_t *old = calloc(d->n, sizeof *old);
     uint32_t *old_objects = calloc(d->n, sizeof *old_objects);
-    AddrMap groups = {0};   /* holder info table -> group + 1 */
-    uint64_t *ptrs = NULL;
-    size_t ptr_cap = 0, cap = 0;
+    EdgeScan e = {0};
     if (key == NULL || old == NULL || old_objects == NULL)
         goto oom;
     key[0] = NONE;
@@ -728,42 +788,8 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
         }
         if (cl.era <= hi)
             continue;   /* a holder is of a later era */
-        size_t np;
-        if (closure_ptrs(c, &cl, &ptrs, &ptr_cap, &np) != 0)
+        if (holder_edges(c, d->r, q, &cl, &e, out, &key[v]) != 0)
             goto oom;
-        for (size_t i = 0; i < np; i++) {
-            DbgClosure t;
-            if (node_of(d, ptrs[i]) == NONE || dbg_closure(c, ptrs[i], &t) != 0 ||
-                !dbg_query_matches(q, &t))
-                continue;
-            uint64_t *gi = addr_map_get(&groups, cl.info->addr);
-            if (gi == NULL) {
-                if (out->n == cap) {
-                    cap = cap ? 2 * cap : 16;
-                    DbgBoundaryGroup *g = realloc(out->groups, cap * sizeof *g);
-                    if (g == NULL)
-                        goto oom;
-                    out->groups = g;
-                }
-                out->groups[out->n] = (DbgBoundaryGroup){
-                    .holder = cl.info, .example_holder = cl.addr, .example_target = t.addr,
-                    .era_lo = cl.era, .era_hi = cl.era, .target_era_lo = t.era,
-                    .target_era_hi = t.era};
-                if (addr_map_put(&groups, cl.info->addr, ++out->n) != 0)
-                    goto oom;
-                gi = addr_map_get(&groups, cl.info->addr);
-            }
-            DbgBoundaryGroup *g = &out->groups[*gi - 1];
-            g->n_edges++;
-            if (key[v] == NONE) {
-                key[v] = (uint32_t)(*gi - 1);
-                g->n_holders++;
-                g->era_lo = cl.era < g->era_lo ? cl.era : g->era_lo;
-                g->era_hi = cl.era > g->era_hi ? cl.era : g->era_hi;
-            }
-            g->target_era_lo = t.era < g->target_era_lo ? t.era : g->target_era_lo;
-            g->target_era_hi = t.era > g->target_era_hi ? t.era : g->target_era_hi;
-        }
     }
     /* Old bytes per dominator subtree, leaves first. */
     for (uint32_t k = d->n_rpo; k-- > 1;) {
@@ -779,8 +805,7 @@ int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *
     free(key);
     free(old);
     free(old_objects);
-    free(ptrs);
-    addr_map_free(&groups);
+    edge_scan_free(&e);
     return 0;
 oom:
     dbg_fail(c, "out of memory for the era boundary");
@@ -788,8 +813,7 @@ fail:
     free(key);
     free(old);
     free(old_objects);
-    free(ptrs);
-    addr_map_free(&groups);
+    edge_scan_free(&e);
     dbg_boundary_free(out);
     return -1;
 }
@@ -798,34 +822,224 @@ fail:
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The dominator tree is most of the boundary's time and memory (Note
  * [Dominator memory]), and it only ranks holders: with none, the answer
- * is empty whatever the tree.  So dbg_boundary_reach first looks for one
- * holder, over the blocks of later eras only (a block's objects share
- * its era), stopping at the first; only then builds the tree.  A heap
- * whose later eras hold nothing old (one era, or the question asked about
- * the newest eras) is answered in one pass over its newer blocks. */
+ * is empty whatever the tree.  So dbg_boundary_reach first finds the
+ * holders, over the blocks of later eras only (a block's objects share
+ * its era); a heap whose later eras hold nothing old (one era, or the
+ * question asked about the newest eras) is answered in one pass over its
+ * newer blocks. */
+
+/* Note [A boundary without the dominator tree]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The boundary needs, of the dominator tree, only which holders dominate
+ * each old object; the whole tree costs about 32 bytes an object at its
+ * peak (2.3x the live heap on docs/design/debugger.md's 1 GB heap, against
+ * a target of 1.3x).  Two traversals over a label per object (4 bytes)
+ * answer it in the common case:
+ *
+ * 1. From the roots, not going past a holder: what it marks is reachable
+ *    without any holder, so no holder dominates it; the holders it reaches
+ *    are *root holders*.  Everything else (call it S) is reached only
+ *    through holders.
+ * 2. If every holder is a root holder, no holder dominates another, and
+ *    an object of S is dominated by holder h exactly when every path to it
+ *    leaves the holders last at h: a path's part after its last holder
+ *    lies in S (an object the first traversal marked leads only to marked
+ *    ones, or to holders).  So from each holder in turn, S is walked,
+ *    labelling what it reaches with the holder, or with "several" where
+ *    another holder got there first.  A walk stops where the label does
+ *    not change (what lies below is labelled so already), so each object
+ *    is walked at most twice.  An old object's bytes go to its label's
+ *    group when the label is one holder.
+ *
+ * A holder reached only through other holders (a holder some other holder
+ * may dominate) falls back to the tree (dbg_boundary), which gives the
+ * same answers (test_debug_boundary_without_the_tree_matches_it); so do
+ * `dominators` and `census --retained`, which need every object's
+ * retained size.  Rejected: the dominator tree of S alone (S is half the
+ * heap where one holder keeps half of it: 16 bytes an object of S at
+ * least is still over the target); a reachability test per holder (one
+ * traversal of S each). */
+
+#define LBL_NONE UINT32_MAX          /* not reached yet */
+#define LBL_FREE (UINT32_MAX - 1)    /* reached from the roots without a holder */
+#define LBL_HOLDER (UINT32_MAX - 2)  /* a holder not reached so yet */
+#define LBL_ROOT (UINT32_MAX - 3)    /* a holder reached so: a root holder */
+#define LBL_MULTI (UINT32_MAX - 4)   /* reached from several holders */
+#define LBL_MAX_HOLDERS (UINT32_MAX - 5)
+
+typedef struct {
+    uint64_t *a;
+    size_t n, cap;
+} AddrStack;
+
+static int stack_push(AddrStack *s, uint64_t a)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        uint64_t *g = realloc(s->a, cap * sizeof *g);
+        if (g == NULL)
+            return -1;
+        s->a = g;
+        s->cap = cap;
+    }
+    s->a[s->n++] = a;
+    return 0;
+}
 
 typedef struct {
     const DbgReach *r;
     const DbgQuery *q;
-    uint64_t *ptrs;
-    size_t cap;
-} HolderFind;
+    EdgeScan e;
+    DbgBoundary *out;
+    uint64_t *addr;     /* holders in rank order */
+    uint32_t *group;    /* and their groups */
+    size_t n, cap;
+} HolderScan;
 
-/* 1 when cl is a holder (a later era's object pointing at a reachable
- * object that q matches), 0 when not, -1 on an error. */
-static int find_holder(DbgClient *c, const DbgClosure *cl, void *env)
+static int scan_holder(DbgClient *c, const DbgClosure *cl, void *env)
 {
-    HolderFind *h = env;
-    size_t np;
-    if (closure_ptrs(c, cl, &h->ptrs, &h->cap, &np) != 0)
+    HolderScan *h = env;
+    uint32_t g = NONE;
+    if (holder_edges(c, h->r, h->q, cl, &h->e, h->out, &g) != 0)
         return dbg_fail(c, "out of memory for the era boundary");
-    for (size_t i = 0; i < np; i++) {
-        DbgClosure t;
-        if (dbg_reach_rank(h->r, h->ptrs[i]) != SIZE_MAX && dbg_closure(c, h->ptrs[i], &t) == 0 &&
-            dbg_query_matches(h->q, &t))
-            return 1;
+    if (g == NONE)
+        return 0;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        uint64_t *a = realloc(h->addr, cap * sizeof *a);
+        if (a != NULL)
+            h->addr = a;
+        uint32_t *k = realloc(h->group, cap * sizeof *k);
+        if (k != NULL)
+            h->group = k;
+        if (a == NULL || k == NULL)
+            return dbg_fail(c, "out of memory for the era boundary");
+        h->cap = cap;
+    }
+    h->addr[h->n] = cl->addr;
+    h->group[h->n++] = g;
+    return 0;
+}
+
+/* A label's step as a walk reaches its object, carrying a holder's index
+ * (or nothing): true when the label changed and the walk goes on below. */
+typedef bool (*LabelStep)(uint32_t *label, uint32_t carry);
+
+static bool step_free(uint32_t *label, uint32_t carry)
+{
+    (void)carry;
+    if (*label == LBL_HOLDER)
+        *label = LBL_ROOT;   /* a root holder: not gone past */
+    else if (*label == LBL_NONE) {
+        *label = LBL_FREE;
+        return true;
+    }
+    return false;
+}
+
+static bool step_held(uint32_t *label, uint32_t carry)
+{
+    if (*label == LBL_NONE) {
+        *label = carry;
+        return true;
+    }
+    if (*label < LBL_MAX_HOLDERS && *label != carry) {
+        *label = LBL_MULTI;
+        return true;
+    }
+    return false;   /* its own already, several already, free, or a holder */
+}
+
+/* Pops s until empty, pushing what each object points at whose label
+ * step changes. */
+static int walk(DbgClient *c, const DbgReach *r, uint32_t *label, AddrStack *s, EdgeScan *e,
+                LabelStep step, uint32_t carry)
+{
+    while (s->n > 0) {
+        uint64_t a = s->a[--s->n];
+        DbgClosure cl;
+        size_t np;
+        if (dbg_closure(c, a, &cl) != 0)
+            return -1;
+        if (closure_ptrs(c, &cl, &e->ptrs, &e->ptr_cap, &np) != 0)
+            return dbg_fail(c, "out of memory for the era boundary");
+        for (size_t i = 0; i < np; i++) {
+            size_t k = e->ptrs[i] != 0 ? dbg_reach_rank(r, e->ptrs[i]) : SIZE_MAX;
+            if (k != SIZE_MAX && step(&label[k], carry) && stack_push(s, e->ptrs[i]) != 0)
+                return dbg_fail(c, "out of memory for the era boundary");
+        }
     }
     return 0;
+}
+
+/* Note [A boundary without the dominator tree]: 1 when it answered into
+ * h->out, 0 when some holder is reached only through others (the caller
+ * builds the tree), -1 on an error. */
+static int boundary_by_labels(DbgClient *c, const DbgReach *r, HolderScan *h)
+{
+    size_t n = dbg_reach_n_ranked(r);
+    uint32_t *label = malloc((n ? n : 1) * sizeof *label);
+    AddrStack s = {0};
+    int st = -1;
+    if (label == NULL) {
+        dbg_fail(c, "out of memory for the era boundary");
+        goto out;
+    }
+    for (size_t k = 0; k < n; k++)
+        label[k] = LBL_NONE;
+    for (size_t i = 0; i < h->n; i++)
+        label[dbg_reach_rank(r, h->addr[i])] = LBL_HOLDER;
+    /* 1. From the roots, not past a holder. */
+    const DbgRoot *roots;
+    size_t n_roots;
+    if (dbg_roots(c, &roots, &n_roots) != 0)
+        goto out;
+    for (size_t i = 0; i < n_roots; i++) {
+        if (roots[i].kind == DEBUG_ROOT_REMEMBERED || roots[i].addr == 0)
+            continue;
+        size_t k = dbg_reach_rank(r, roots[i].addr);
+        if (k != SIZE_MAX && step_free(&label[k], 0) && stack_push(&s, roots[i].addr) != 0) {
+            dbg_fail(c, "out of memory for the era boundary");
+            goto out;
+        }
+        if (walk(c, r, label, &s, &h->e, step_free, 0) != 0)
+            goto out;
+    }
+    for (size_t i = 0; i < h->n; i++)
+        if (label[dbg_reach_rank(r, h->addr[i])] != LBL_ROOT) {
+            st = 0;   /* reached only through holders: the tree decides */
+            goto out;
+        }
+    /* 2. From each holder, what only holders reach. */
+    for (size_t i = 0; i < h->n; i++) {
+        if (stack_push(&s, h->addr[i]) != 0) {
+            dbg_fail(c, "out of memory for the era boundary");
+            goto out;
+        }
+        if (walk(c, r, label, &s, &h->e, step_held, (uint32_t)i) != 0)
+            goto out;
+    }
+    /* An old object labelled with one holder is that holder's alone. */
+    DbgRankIter it = {0};
+    uint64_t addr;
+    uint64_t lo = h->q->eras.lo, hi = h->q->eras.hi;
+    for (size_t k = 0; k < n && dbg_reach_next(r, &it, &addr); k++) {
+        if (label[k] >= LBL_MAX_HOLDERS)
+            continue;
+        DbgClosure cl;
+        if (dbg_reach_closure(c, &it, addr, &cl) != 0)
+            goto out;
+        if (cl.block == NULL || cl.era < lo || cl.era > hi)
+            continue;
+        DbgBoundaryGroup *g = &h->out->groups[h->group[label[k]]];
+        g->retained_bytes += (uint64_t)cl.n_words * 8;
+        g->retained_objects++;
+    }
+    st = 1;
+out:
+    free(label);
+    free(s.a);
+    return st;
 }
 
 int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary *out)
@@ -835,14 +1049,29 @@ int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary
         return dbg_fail(c, "boundary: an era range is required");
     if (dbg_reach_rank_build(r) != 0)
         return -1;
-    int st = 0;
-    if (q->eras.hi < UINT64_MAX) {   /* else no era is later */
-        HolderFind h = {r, q, NULL, 0};
-        st = dbg_reach_for_each_heap_from(c, r, q->eras.hi + 1, find_holder, &h);
-        free(h.ptrs);
+    if (q->eras.hi == UINT64_MAX)
+        return 0;   /* no era is later: no holder */
+    if (dbg_reach_n_ranked(r) >= LBL_MAX_HOLDERS) {
+        return dbg_fail(c, "boundary: too many objects (objects=%zu, max=%u)",
+                        dbg_reach_n_ranked(r), LBL_MAX_HOLDERS - 1);
     }
-    if (st <= 0)
-        return st;   /* no holder (an empty answer), or an error */
+    HolderScan h = {.r = r, .q = q, .out = out};
+    int st = dbg_reach_for_each_heap_from(c, r, q->eras.hi + 1, scan_holder, &h);
+    if (st == 0 && h.n > 0)
+        st = boundary_by_labels(c, r, &h);
+    else if (st == 0)
+        st = 1;   /* no holder: an empty answer */
+    free(h.addr);
+    free(h.group);
+    edge_scan_free(&h.e);
+    if (st == 1) {
+        if (out->n > 1)
+            qsort(out->groups, out->n, sizeof *out->groups, group_cmp);
+        return 0;
+    }
+    dbg_boundary_free(out);
+    if (st < 0)
+        return -1;
     DbgDom *d = dbg_dominators_opts(c, r, false);   /* the boundary sums its own bytes */
     if (d == NULL)
         return -1;
