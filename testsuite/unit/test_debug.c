@@ -1434,9 +1434,9 @@ static void test_debug_boundary_ranks_planted_holder(void **state)
  * holder reachable only through another
  * ---------------------------------------------------------------------- */
 
-STRATA_CONSTR_INFO(HolderA_info, "HolderA", 4, 0);
-STRATA_CONSTR_INFO(HolderB_info, "HolderB", 2, 0);
-STRATA_CONSTR_INFO(Inner_info, "Inner", 4, 0);
+STRATA_CONSTR_INFO(HolderA_info, "HolderA", 6, 0);
+STRATA_CONSTR_INFO(HolderB_info, "HolderB", 3, 0);
+STRATA_CONSTR_INFO(Inner_info, "Inner", 5, 0);
 
 /* n Leaky nodes of the current era in front of the list in *slot (a root). */
 static void leaky_list(StgClosure **slot, int n)
@@ -1450,46 +1450,46 @@ static void leaky_list(StgClosure **slot, int n)
     }
 }
 
-/* Era 1: a list of 20 (A's and B's), 10 more in front of it (A's alone),
- * 30 (B's), 7 (both HolderA objects'), 4 Nums (Inner's).  Era 3: the
- * Inner, holding the Nums, made before the era-2 holders so that nothing
- * old is written to.  Era 2: A = HolderA{the 10, the 20, the Inner, the
- * 7}, B = HolderB{the 20, the 30}, A2 = HolderA{the 7}.  Only A, B and
- * A2 are roots: the Inner is reached only through A. */
+/* A constructor of the current era with the given fields (roots). */
+static StgClosure *with_fields(const StgInfoTable *info, StgClosure *const *f, int n)
+{
+    StgClosure *x = strata_alloc_constr(info);
+    for (int i = 0; i < n; i++)
+        STRATA_FIELD(x, i) = f[i];
+    return x;
+}
+
+/* Era 1: lists of Leaky: 20 (A's and B's), 10 in front of them (A's
+ * alone), 30 (B's), 7 (A's and A2's), 5 (Inner's and D's); Nums: 4
+ * (Inner's), 2 (Inner2's).  Era 3 (made before era 2, so that nothing old
+ * is written to): Inner{the 4 Nums, the 5}, D{the 5}, Inner2{the 2
+ * Nums}, all with Inner's info table.  Era 2: A = HolderA{the 10, the
+ * 20, Inner, the 7, Inner2, D}, B = HolderB{the 20, the 30, Inner2},
+ * A2 = HolderA{the 7}.  Only A, B and A2 are roots: Inner and D are
+ * reached only through A, Inner2 through A and B. */
 static void shared_holders_body(void)
 {
-    STRATA_ROOTS(r, 8);
+    STRATA_ROOTS(r, 16);
     setUserEra(1);
     leaky_list(&r[1], 20);
     r[0] = r[1];
     leaky_list(&r[0], 10);
     leaky_list(&r[2], 30);
     leaky_list(&r[3], 7);
-    for (int i = 4; i < 8; i++) {
+    leaky_list(&r[4], 5);
+    for (int i = 5; i < 11; i++) {
         r[i] = strata_alloc_constr(&Num_info);
         STRATA_WORD(r[i], 0) = (StgWord)i;
     }
     setUserEra(3);
-    StgClosure *inner = strata_alloc_constr(&Inner_info);
-    for (int i = 0; i < 4; i++)
-        STRATA_FIELD(inner, i) = r[4 + i];
-    r[4] = inner;
+    r[11] = with_fields(&Inner_info, (StgClosure *[]){r[5], r[6], r[7], r[8], r[4]}, 5);
+    r[12] = with_fields(&Inner_info, (StgClosure *[]){r[4], NULL, NULL, NULL, NULL}, 5);
+    r[13] = with_fields(&Inner_info, (StgClosure *[]){r[9], r[10], NULL, NULL, NULL}, 5);
     setUserEra(2);
-    StgClosure *a = strata_alloc_constr(&HolderA_info);
-    STRATA_FIELD(a, 0) = r[0];
-    STRATA_FIELD(a, 1) = r[1];
-    STRATA_FIELD(a, 2) = r[4];
-    STRATA_FIELD(a, 3) = r[3];
-    r[5] = a;
-    StgClosure *b = strata_alloc_constr(&HolderB_info);
-    STRATA_FIELD(b, 0) = r[1];
-    STRATA_FIELD(b, 1) = r[2];
-    r[6] = b;
-    StgClosure *a2 = strata_alloc_constr(&HolderA_info);
-    for (int i = 0; i < 4; i++)
-        STRATA_FIELD(a2, i) = i == 0 ? r[3] : NULL;
-    r[7] = a2;
-    for (int i = 0; i < 5; i++)
+    r[14] = with_fields(&HolderA_info, (StgClosure *[]){r[0], r[1], r[11], r[3], r[13], r[12]}, 6);
+    r[15] = with_fields(&HolderB_info, (StgClosure *[]){r[1], r[2], r[13]}, 3);
+    r[0] = with_fields(&HolderA_info, (StgClosure *[]){r[3], NULL, NULL, NULL, NULL, NULL}, 6);
+    for (int i = 1; i < 14; i++)
         r[i] = NULL;
     strata_perform_gc(1);
     child_report("END\n");
@@ -1497,14 +1497,15 @@ static void shared_holders_body(void)
     STRATA_ROOTS_POP(r);
 }
 
-/* dbg_boundary_reach (labels, or the tree when a holder hides behind
- * another) against dbg_boundary over the whole tree: every field. */
+/* dbg_boundary_reach (by labels, Note [A boundary without the dominator
+ * tree]) against dbg_boundary over the whole tree: every field. */
 static void expect_boundary_as_the_tree(DbgClient *c, DbgReach *marks, const DbgDom *d,
                                         const DbgQuery *q, DbgBoundary *b)
 {
     DbgBoundary t;
     assert_int_equal(dbg_boundary(c, d, q, &t), 0);
     assert_int_equal(dbg_boundary_reach(c, marks, q, b), 0);
+    assert_false(b->by_tree);   /* the labels answered */
     assert_int_equal(b->n, t.n);
     for (size_t i = 0; i < t.n; i++) {
         const DbgBoundaryGroup *x = &b->groups[i], *y = &t.groups[i];
@@ -1545,39 +1546,44 @@ static void test_debug_boundary_without_the_tree_matches_it(void **state)
     assert_non_null(d);
     DbgReach *marks = dbg_reach_marks(c);
     assert_non_null(marks);
-    /* Only Leaky targets: the Inner is no holder, every holder is reached
-     * from a root (the labels answer).  A alone keeps its 10 Leaky and,
-     * through the Inner, the 4 Nums; the 20 are shared with B, the 7 with
-     * A2 (one group, but neither object keeps them alone). */
+    /* Leaky targets: A, B, A2 are reached from the roots, Inner and D
+     * (holding the 5) only through A.  A keeps its 10, through Inner the
+     * 4 Nums, and the 5 (Inner and D share them, both below A); the 20
+     * are shared with B, the 7 with A2 (one group, but neither keeps them
+     * alone), Inner2's Nums with B. */
     DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky", .eras = {true, 1, 1}};
     DbgBoundary b;
     expect_boundary_as_the_tree(c, marks, d, &q, &b);
-    assert_int_equal(b.n, 2);
+    assert_int_equal(b.n, 3);
     assert_string_equal(b.groups[0].holder->name, "HolderB");
     assert_int_equal(b.groups[0].retained_bytes, 30 * 4 * 8);
     assert_int_equal(b.groups[0].retained_objects, 30);
     const DbgBoundaryGroup *g = group_named(&b, "HolderA");
-    assert_int_equal(g->retained_bytes, 10 * 4 * 8 + 4 * 2 * 8);
-    assert_int_equal(g->retained_objects, 14);
+    assert_int_equal(g->retained_bytes, (10 + 5) * 4 * 8 + 4 * 2 * 8);
+    assert_int_equal(g->retained_objects, 19);
     assert_int_equal(g->n_holders, 2);
     assert_int_equal(g->n_edges, 4);
+    g = group_named(&b, "Inner");
+    assert_int_equal(g->retained_bytes, 4 * 2 * 8);
+    assert_int_equal(g->n_holders, 2);
     dbg_boundary_free(&b);
-    /* Any old target: the Inner holds the Nums and is reached only through
-     * A (the tree answers), and A's group still counts them. */
+    /* Any old target: Inner2 holds its Nums too (it is reached through A
+     * and B, so neither keeps them). */
     q = (DbgQuery){.kind = DBG_MATCH_ANY, .eras = {true, 1, 1}};
     expect_boundary_as_the_tree(c, marks, d, &q, &b);
     assert_int_equal(b.n, 3);
-    assert_int_equal(group_named(&b, "HolderA")->retained_bytes, 10 * 4 * 8 + 4 * 2 * 8);
+    assert_int_equal(group_named(&b, "HolderA")->retained_bytes, (10 + 5) * 4 * 8 + 4 * 2 * 8);
     assert_int_equal(group_named(&b, "HolderB")->retained_bytes, 30 * 4 * 8);
-    assert_int_equal(group_named(&b, "Inner")->retained_bytes, 4 * 2 * 8);
-    assert_int_equal(group_named(&b, "Inner")->n_edges, 4);
+    assert_int_equal(group_named(&b, "Inner")->retained_bytes, 6 * 2 * 8);
+    assert_int_equal(group_named(&b, "Inner")->n_holders, 3);
     dbg_boundary_free(&b);
-    /* Eras 1-2 (the holders of era 2 are old now): only the Inner holds
-     * anything old, all of it its own. */
+    /* Eras 1-2 (A, B, A2 are old now): every holder (Inner, D, Inner2) is
+     * reached from a root, and the 5 are shared by Inner and D. */
     q.eras = (DbgEraRange){true, 1, 2};
     expect_boundary_as_the_tree(c, marks, d, &q, &b);
     assert_int_equal(b.n, 1);
-    assert_int_equal(b.groups[0].retained_bytes, 4 * 2 * 8);
+    assert_int_equal(b.groups[0].retained_bytes, 6 * 2 * 8);
+    assert_int_equal(b.groups[0].retained_objects, 6);
     dbg_boundary_free(&b);
     dbg_reach_free(marks);
     dbg_dom_free(d);

@@ -226,6 +226,7 @@ typedef struct {
 typedef struct {
     DbgBoundaryGroup *groups;    /* by retained bytes, largest first */
     size_t n;
+    bool by_tree;                /* dbg_boundary_reach built the dominator tree */
 } DbgBoundary;
 int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out);
 /* The same answer from a traversal (any: dbg_reach_marks is enough),

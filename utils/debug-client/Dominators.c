@@ -921,38 +921,116 @@ static int scan_holder(DbgClient *c, const DbgClosure *cl, void *env)
     return 0;
 }
 
-/* A label's step as a walk reaches its object, carrying a holder's index
- * (or nothing): true when the label changed and the walk goes on below. */
-typedef bool (*LabelStep)(uint32_t *label, uint32_t carry);
-
-static bool step_free(uint32_t *label, uint32_t carry)
+/* The holders' index by address (they are in rank order, which is address
+ * order among heap objects), or NONE. */
+static uint32_t holder_index(const HolderScan *h, uint64_t addr)
 {
+    size_t lo = 0, hi = h->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->addr[mid] < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < h->n && h->addr[lo] == addr ? (uint32_t)lo : NONE;
+}
+
+/* The walks' state.  Holder-tree nodes: 0 the virtual root, i + 1 holder i. */
+typedef struct {
+    const HolderScan *h;
+    uint32_t *label;              /* [ranked objects] */
+    size_t work, max_work;        /* objects expanded; past max_work: the tree */
+    /* The holder graph, while it is found: */
+    uint32_t *edge_stamp;         /* [holders] the last walk that reached it */
+    uint32_t *succ;
+    size_t n_succ, cap_succ;
+    /* The holders' dominator tree, once known: */
+    const uint32_t *idom, *depth;
+} Labels;
+
+#define WALK_TOO_LONG (-2)
+
+static uint32_t holder_lca(const Labels *L, uint32_t a, uint32_t b)
+{
+    while (a != b) {
+        if (L->depth[a] >= L->depth[b])
+            a = L->idom[a];
+        else
+            b = L->idom[b];
+    }
+    return a;
+}
+
+/* A walk's step as it reaches the object of rank k at addr, carrying a
+ * holder-tree node: 1 when the walk goes on below it, 0 when not, -1 when
+ * out of C heap, WALK_TOO_LONG past the work allowed. */
+typedef int (*LabelStep)(Labels *L, size_t k, uint64_t addr, uint32_t carry);
+
+/* From the roots: mark, stop at holders (root holders). */
+static int step_free(Labels *L, size_t k, uint64_t addr, uint32_t carry)
+{
+    (void)addr;
     (void)carry;
-    if (*label == LBL_HOLDER)
-        *label = LBL_ROOT;   /* a root holder: not gone past */
-    else if (*label == LBL_NONE) {
-        *label = LBL_FREE;
-        return true;
+    uint32_t *l = &L->label[k];
+    if (*l == LBL_HOLDER)
+        *l = LBL_ROOT;
+    else if (*l == LBL_NONE) {
+        *l = LBL_FREE;
+        return 1;
     }
-    return false;
+    return 0;
 }
 
-static bool step_held(uint32_t *label, uint32_t carry)
+/* From holder carry - 1, finding the holders it reaches last (the holder
+ * graph's edges); each walk visits its objects once (the label stamped). */
+static int step_edges(Labels *L, size_t k, uint64_t addr, uint32_t carry)
 {
-    if (*label == LBL_NONE) {
-        *label = carry;
-        return true;
+    uint32_t *l = &L->label[k];
+    if (*l == LBL_FREE || *l == carry)
+        return 0;
+    if (*l == LBL_HOLDER || *l == LBL_ROOT) {
+        uint32_t g = holder_index(L->h, addr);
+        if (g == NONE || g + 1 == carry || L->edge_stamp[g] == carry)
+            return 0;
+        L->edge_stamp[g] = carry;
+        if (L->n_succ == L->cap_succ) {
+            size_t cap = L->cap_succ ? 2 * L->cap_succ : 256;
+            uint32_t *s = cap < NONE ? realloc(L->succ, cap * sizeof *s) : NULL;
+            if (s == NULL)
+                return -1;
+            L->succ = s;
+            L->cap_succ = cap;
+        }
+        L->succ[L->n_succ++] = g + 1;
+        return 0;
     }
-    if (*label < LBL_MAX_HOLDERS && *label != carry) {
-        *label = LBL_MULTI;
-        return true;
-    }
-    return false;   /* its own already, several already, free, or a holder */
+    if (++L->work > L->max_work)
+        return WALK_TOO_LONG;
+    *l = carry;
+    return 1;
 }
 
-/* Pops s until empty, pushing what each object points at whose label
- * step changes. */
-static int walk(DbgClient *c, const DbgReach *r, uint32_t *label, AddrStack *s, EdgeScan *e,
+/* From holder carry - 1, with the holders' tree known: an object's label
+ * becomes the nearest common dominator of the holders that reach it last
+ * (0: none dominates it). */
+static int step_held(Labels *L, size_t k, uint64_t addr, uint32_t carry)
+{
+    (void)addr;
+    uint32_t *l = &L->label[k];
+    if (*l == LBL_FREE || *l == LBL_HOLDER || *l == LBL_ROOT)
+        return 0;
+    uint32_t m = *l == LBL_NONE ? carry : holder_lca(L, *l, carry);
+    if (m == *l)
+        return 0;   /* so below it already */
+    if (++L->work > L->max_work)
+        return WALK_TOO_LONG;
+    *l = m;
+    return 1;
+}
+
+/* Pops s until empty, stepping into what each object points at. */
+static int walk(DbgClient *c, const DbgReach *r, Labels *L, AddrStack *s, EdgeScan *e,
                 LabelStep step, uint32_t carry)
 {
     while (s->n > 0) {
@@ -965,30 +1043,63 @@ static int walk(DbgClient *c, const DbgReach *r, uint32_t *label, AddrStack *s, 
             return dbg_fail(c, "out of memory for the era boundary");
         for (size_t i = 0; i < np; i++) {
             size_t k = e->ptrs[i] != 0 ? dbg_reach_rank(r, e->ptrs[i]) : SIZE_MAX;
-            if (k != SIZE_MAX && step(&label[k], carry) && stack_push(s, e->ptrs[i]) != 0)
+            if (k == SIZE_MAX)
+                continue;
+            int st = step(L, k, e->ptrs[i], carry);
+            if (st == 1 && stack_push(s, e->ptrs[i]) != 0)
+                st = -1;
+            if (st == -1)
                 return dbg_fail(c, "out of memory for the era boundary");
+            if (st == WALK_TOO_LONG)
+                return st;
         }
     }
     return 0;
 }
 
+/* One walk from each holder. */
+static int walk_holders(DbgClient *c, const DbgReach *r, Labels *L, AddrStack *s, EdgeScan *e,
+                        LabelStep step, size_t *off)
+{
+    for (size_t i = 0; i < L->h->n; i++) {
+        if (stack_push(s, L->h->addr[i]) != 0)
+            return dbg_fail(c, "out of memory for the era boundary");
+        int st = walk(c, r, L, s, e, step, (uint32_t)i + 1);
+        if (st != 0)
+            return st;
+        if (off != NULL)
+            off[i + 2] = L->n_succ;
+    }
+    return 0;
+}
+
 /* Note [A boundary without the dominator tree]: 1 when it answered into
- * h->out, 0 when some holder is reached only through others (the caller
- * builds the tree), -1 on an error. */
+ * h->out, 0 when the walks grew too long (the caller builds the tree),
+ * -1 on an error. */
 static int boundary_by_labels(DbgClient *c, const DbgReach *r, HolderScan *h)
 {
     size_t n = dbg_reach_n_ranked(r);
-    uint32_t *label = malloc((n ? n : 1) * sizeof *label);
+    uint32_t nh = (uint32_t)h->n + 1;   /* holder-tree nodes */
+    Labels L = {.h = h, .max_work = 4 * n + 4096};
     AddrStack s = {0};
+    uint32_t *off = NULL, *idom = NULL, *rpo = NULL, *depth = NULL, *key = NULL, *objs = NULL;
+    uint64_t *bytes = NULL;
     int st = -1;
-    if (label == NULL) {
+    L.label = malloc((n ? n : 1) * sizeof *L.label);
+    L.edge_stamp = calloc(nh, sizeof *L.edge_stamp);
+    off = calloc((size_t)nh + 1, sizeof *off);
+    idom = malloc((size_t)nh * sizeof *idom);
+    rpo = malloc((size_t)nh * sizeof *rpo);
+    depth = malloc((size_t)nh * sizeof *depth);
+    if (L.label == NULL || L.edge_stamp == NULL || off == NULL || idom == NULL || rpo == NULL ||
+        depth == NULL) {
         dbg_fail(c, "out of memory for the era boundary");
         goto out;
     }
     for (size_t k = 0; k < n; k++)
-        label[k] = LBL_NONE;
+        L.label[k] = LBL_NONE;
     for (size_t i = 0; i < h->n; i++)
-        label[dbg_reach_rank(r, h->addr[i])] = LBL_HOLDER;
+        L.label[dbg_reach_rank(r, h->addr[i])] = LBL_HOLDER;
     /* 1. From the roots, not past a holder. */
     const DbgRoot *roots;
     size_t n_roots;
@@ -998,47 +1109,140 @@ static int boundary_by_labels(DbgClient *c, const DbgReach *r, HolderScan *h)
         if (roots[i].kind == DEBUG_ROOT_REMEMBERED || roots[i].addr == 0)
             continue;
         size_t k = dbg_reach_rank(r, roots[i].addr);
-        if (k != SIZE_MAX && step_free(&label[k], 0) && stack_push(&s, roots[i].addr) != 0) {
+        if (k != SIZE_MAX && step_free(&L, k, roots[i].addr, 0) == 1 &&
+            stack_push(&s, roots[i].addr) != 0) {
             dbg_fail(c, "out of memory for the era boundary");
             goto out;
         }
-        if (walk(c, r, label, &s, &h->e, step_free, 0) != 0)
+        if (walk(c, r, &L, &s, &h->e, step_free, 0) != 0)
             goto out;
     }
+    /* 2. The holders' dominator tree: the virtual root points at the root
+     * holders, each holder at the holders it reaches last.  With every
+     * holder a root holder it is flat, and needs no walk. */
+    bool flat = true;
     for (size_t i = 0; i < h->n; i++)
-        if (label[dbg_reach_rank(r, h->addr[i])] != LBL_ROOT) {
-            st = 0;   /* reached only through holders: the tree decides */
-            goto out;
+        if (L.label[dbg_reach_rank(r, h->addr[i])] != LBL_ROOT)
+            flat = false;
+    if (flat) {
+        for (uint32_t v = 0; v < nh; v++) {
+            idom[v] = 0;
+            rpo[v] = v;
+            depth[v] = v != 0;
         }
-    /* 2. From each holder, what only holders reach. */
-    for (size_t i = 0; i < h->n; i++) {
-        if (stack_push(&s, h->addr[i]) != 0) {
+    } else {
+        for (size_t i = 0; i < h->n; i++)
+            if (L.label[dbg_reach_rank(r, h->addr[i])] == LBL_ROOT) {
+                if (L.n_succ == L.cap_succ) {
+                    size_t cap = L.cap_succ ? 2 * L.cap_succ : 256;
+                    uint32_t *g = realloc(L.succ, cap * sizeof *g);
+                    if (g == NULL) {
+                        dbg_fail(c, "out of memory for the era boundary");
+                        goto out;
+                    }
+                    L.succ = g;
+                    L.cap_succ = cap;
+                }
+                L.succ[L.n_succ++] = (uint32_t)i + 1;
+            }
+        off[1] = (uint32_t)L.n_succ;
+        size_t *offs = calloc((size_t)nh + 1, sizeof *offs);
+        if (offs == NULL) {
             dbg_fail(c, "out of memory for the era boundary");
             goto out;
         }
-        if (walk(c, r, label, &s, &h->e, step_held, (uint32_t)i) != 0)
+        offs[1] = L.n_succ;
+        int w = walk_holders(c, r, &L, &s, &h->e, step_edges, offs);
+        for (uint32_t v = 0; v <= nh; v++)
+            off[v] = (uint32_t)offs[v];
+        free(offs);
+        if (w != 0) {
+            st = w == WALK_TOO_LONG ? 0 : -1;
             goto out;
+        }
+        if (L.succ == NULL && (L.succ = malloc(sizeof *L.succ)) == NULL) {
+            dbg_fail(c, "out of memory for the era boundary");
+            goto out;
+        }
+        uint32_t n_rpo;
+        uint32_t *succ = L.succ;
+        L.succ = NULL;
+        if (graph_idom(nh, &off, &succ, idom, rpo, &n_rpo) != 0) {
+            free(succ);
+            dbg_fail(c, "out of memory for the era boundary");
+            goto out;
+        }
+        free(succ);
+        if (n_rpo != nh) {
+            st = 0;   /* a holder no walk reached: cannot be, but the tree knows */
+            goto out;
+        }
+        depth[0] = 0;
+        for (uint32_t k = 1; k < nh; k++)
+            depth[rpo[k]] = depth[idom[rpo[k]]] + 1;
+        for (size_t k = 0; k < n; k++)
+            if (L.label[k] < LBL_MAX_HOLDERS)
+                L.label[k] = LBL_NONE;   /* the stamps of the edge walks */
+        L.work = 0;
     }
-    /* An old object labelled with one holder is that holder's alone. */
+    L.idom = idom;
+    L.depth = depth;
+    /* 3. From each holder, what only holders reach, labelled. */
+    int w = walk_holders(c, r, &L, &s, &h->e, step_held, NULL);
+    if (w != 0) {
+        st = w == WALK_TOO_LONG ? 0 : -1;
+        goto out;
+    }
+    /* 4. An old object counts for its label's holder, and so for every
+     * holder dominating that one: sums over the holders' tree, then each
+     * group's topmost holders, as dbg_boundary does over the whole tree. */
+    bytes = calloc(nh, sizeof *bytes);
+    objs = calloc(nh, sizeof *objs);
+    key = malloc((size_t)nh * sizeof *key);
+    if (bytes == NULL || objs == NULL || key == NULL) {
+        dbg_fail(c, "out of memory for the era boundary");
+        goto out;
+    }
     DbgRankIter it = {0};
     uint64_t addr;
     uint64_t lo = h->q->eras.lo, hi = h->q->eras.hi;
     for (size_t k = 0; k < n && dbg_reach_next(r, &it, &addr); k++) {
-        if (label[k] >= LBL_MAX_HOLDERS)
+        if (L.label[k] >= LBL_MAX_HOLDERS || L.label[k] == 0)
             continue;
         DbgClosure cl;
         if (dbg_reach_closure(c, &it, addr, &cl) != 0)
             goto out;
         if (cl.block == NULL || cl.era < lo || cl.era > hi)
             continue;
-        DbgBoundaryGroup *g = &h->out->groups[h->group[label[k]]];
-        g->retained_bytes += (uint64_t)cl.n_words * 8;
-        g->retained_objects++;
+        bytes[L.label[k]] += (uint64_t)cl.n_words * 8;
+        objs[L.label[k]]++;
     }
+    free(L.label);
+    L.label = NULL;
+    for (uint32_t k = nh; k-- > 1;) {
+        bytes[idom[rpo[k]]] += bytes[rpo[k]];
+        objs[idom[rpo[k]]] += objs[rpo[k]];
+    }
+    key[0] = NONE;
+    for (uint32_t v = 1; v < nh; v++)
+        key[v] = h->group[v - 1];
+    DbgDom tree = {.c = c, .n = nh, .idom = idom, .rpo = rpo, .n_rpo = nh};
+    BoundaryAdd add = {h->out, bytes, objs};
+    if (dom_topmost(&tree, key, (uint32_t)h->out->n, add_holder, &add) != 0)
+        goto out;
     st = 1;
 out:
-    free(label);
+    free(L.label);
+    free(L.edge_stamp);
+    free(L.succ);
     free(s.a);
+    free(off);
+    free(idom);
+    free(rpo);
+    free(depth);
+    free(key);
+    free(bytes);
+    free(objs);
     return st;
 }
 
@@ -1076,6 +1280,7 @@ int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary
     if (d == NULL)
         return -1;
     st = dbg_boundary(c, d, q, out);
+    out->by_tree = st == 0;
     dbg_dom_free(d);
     return st;
 }
