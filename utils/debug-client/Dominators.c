@@ -833,38 +833,50 @@ fail:
  * The boundary needs, of the dominator tree, only which holders dominate
  * each old object; the whole tree costs about 32 bytes an object at its
  * peak (2.3x the live heap on docs/design/debugger.md's 1 GB heap, against
- * a target of 1.3x).  Two traversals over a label per object (4 bytes)
- * answer it in the common case:
+ * a target of 1.3x).  Walks over a label per object (4 bytes, by rank)
+ * and the dominator tree of the holders alone answer it:
  *
  * 1. From the roots, not going past a holder: what it marks is reachable
- *    without any holder, so no holder dominates it; the holders it reaches
- *    are *root holders*.  Everything else (call it S) is reached only
- *    through holders.
- * 2. If every holder is a root holder, no holder dominates another, and
- *    an object of S is dominated by holder h exactly when every path to it
- *    leaves the holders last at h: a path's part after its last holder
- *    lies in S (an object the first traversal marked leads only to marked
- *    ones, or to holders).  So from each holder in turn, S is walked,
- *    labelling what it reaches with the holder, or with "several" where
- *    another holder got there first.  A walk stops where the label does
- *    not change (what lies below is labelled so already), so each object
- *    is walked at most twice.  An old object's bytes go to its label's
- *    group when the label is one holder.
+ *    without any holder, so no holder dominates it, and it leads only to
+ *    marked objects or holders.  The holders it reaches are *root
+ *    holders*.  Everything else (S) is reached only through holders, and
+ *    a path's part after its last holder lies in S.
+ * 2. The holders' dominator tree: the graph whose nodes are a virtual
+ *    root and the holders, with an edge from the root to each root holder
+ *    and from holder h to each holder h reaches through S alone (one walk
+ *    from each holder, each object visited once a walk), by
+ *    Cooper-Harvey-Kennedy.  Every path of the heap to a holder passes
+ *    the holders of some path of this graph, and back, so a holder
+ *    dominates another here exactly when it does in the heap.  With every
+ *    holder a root holder the tree is flat and needs no walk.
+ * 3. Holder g dominates an object x of S exactly when g dominates (or is)
+ *    every holder from which x is reached through S alone (every path to
+ *    x leaves the holders last at one of them).  So one walk from each
+ *    holder sets each object's label to the nearest common dominator, in
+ *    the holders' tree, of the holders that reached it so far (the
+ *    virtual root: none dominates it).  A walk stops where the label does
+ *    not change: everything below was reached by the same holders at
+ *    least, so its label is that one's or above it already.  A label only
+ *    moves up, so an object is walked at most once a level.
+ * 4. An old object's bytes go to its label's holder; sums over the
+ *    holders' tree, then each group's topmost holders (dom_topmost), as
+ *    dbg_boundary does over the whole tree.
  *
- * A holder reached only through other holders (a holder some other holder
- * may dominate) falls back to the tree (dbg_boundary), which gives the
- * same answers (test_debug_boundary_without_the_tree_matches_it); so do
- * `dominators` and `census --retained`, which need every object's
- * retained size.  Rejected: the dominator tree of S alone (S is half the
- * heap where one holder keeps half of it: 16 bytes an object of S at
- * least is still over the target); a reachability test per holder (one
- * traversal of S each). */
+ * Walks of more than 4 visits an object (many holders reaching one large
+ * part of the heap, each walking it whole in step 2) give up for the
+ * whole tree (dbg_boundary), which gives the same answers
+ * (test_debug_boundary_without_the_tree_matches_it); so do `dominators`
+ * and `census --retained`, which need every object's retained size.
+ * Rejected: the dominator tree of S alone (S is half the heap where one
+ * holder keeps half of it: 16 bytes an object of S at least is still over
+ * the target); a reachability test per holder (one walk of S each, and
+ * it says what a holder's removal frees, not what it dominates when
+ * holders share). */
 
 #define LBL_NONE UINT32_MAX          /* not reached yet */
 #define LBL_FREE (UINT32_MAX - 1)    /* reached from the roots without a holder */
 #define LBL_HOLDER (UINT32_MAX - 2)  /* a holder not reached so yet */
 #define LBL_ROOT (UINT32_MAX - 3)    /* a holder reached so: a root holder */
-#define LBL_MULTI (UINT32_MAX - 4)   /* reached from several holders */
 #define LBL_MAX_HOLDERS (UINT32_MAX - 5)
 
 typedef struct {
@@ -1145,7 +1157,6 @@ static int boundary_by_labels(DbgClient *c, const DbgReach *r, HolderScan *h)
                 }
                 L.succ[L.n_succ++] = (uint32_t)i + 1;
             }
-        off[1] = (uint32_t)L.n_succ;
         size_t *offs = calloc((size_t)nh + 1, sizeof *offs);
         if (offs == NULL) {
             dbg_fail(c, "out of memory for the era boundary");
