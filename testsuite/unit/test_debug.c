@@ -1430,6 +1430,169 @@ static void test_debug_boundary_ranks_planted_holder(void **state)
 }
 
 /* ----------------------------------------------------------------------
+ * The boundary without the dominator tree: shared old objects, and a
+ * holder reachable only through another
+ * ---------------------------------------------------------------------- */
+
+STRATA_CONSTR_INFO(HolderA_info, "HolderA", 6, 0);
+STRATA_CONSTR_INFO(HolderB_info, "HolderB", 3, 0);
+STRATA_CONSTR_INFO(Inner_info, "Inner", 5, 0);
+
+/* n Leaky nodes of the current era in front of the list in *slot (a root). */
+static void leaky_list(StgClosure **slot, int n)
+{
+    for (int i = 0; i < n; i++) {
+        StgClosure *l = strata_alloc_constr(&Leaky_info);
+        STRATA_FIELD(l, 0) = *slot;
+        STRATA_FIELD(l, 1) = NULL;
+        STRATA_WORD(l, 2) = (StgWord)i;
+        *slot = l;
+    }
+}
+
+/* A constructor of the current era with the given fields (roots). */
+static StgClosure *with_fields(const StgInfoTable *info, StgClosure *const *f, int n)
+{
+    StgClosure *x = strata_alloc_constr(info);
+    for (int i = 0; i < n; i++)
+        STRATA_FIELD(x, i) = f[i];
+    return x;
+}
+
+/* Era 1: lists of Leaky: 20 (A's and B's), 10 in front of them (A's
+ * alone), 30 (B's), 7 (A's and A2's), 5 (Inner's and D's); Nums: 4
+ * (Inner's), 2 (Inner2's).  Era 3 (made before era 2, so that nothing old
+ * is written to): Inner{the 4 Nums, the 5}, D{the 5}, Inner2{the 2
+ * Nums}, all with Inner's info table.  Era 2: A = HolderA{the 10, the
+ * 20, Inner, the 7, Inner2, D}, B = HolderB{the 20, the 30, Inner2},
+ * A2 = HolderA{the 7}.  Only A, B and A2 are roots: Inner and D are
+ * reached only through A, Inner2 through A and B. */
+static void shared_holders_body(void)
+{
+    STRATA_ROOTS(r, 16);
+    setUserEra(1);
+    leaky_list(&r[1], 20);
+    r[0] = r[1];
+    leaky_list(&r[0], 10);
+    leaky_list(&r[2], 30);
+    leaky_list(&r[3], 7);
+    leaky_list(&r[4], 5);
+    for (int i = 5; i < 11; i++) {
+        r[i] = strata_alloc_constr(&Num_info);
+        STRATA_WORD(r[i], 0) = (StgWord)i;
+    }
+    setUserEra(3);
+    r[11] = with_fields(&Inner_info, (StgClosure *[]){r[5], r[6], r[7], r[8], r[4]}, 5);
+    r[12] = with_fields(&Inner_info, (StgClosure *[]){r[4], NULL, NULL, NULL, NULL}, 5);
+    r[13] = with_fields(&Inner_info, (StgClosure *[]){r[9], r[10], NULL, NULL, NULL}, 5);
+    setUserEra(2);
+    r[14] = with_fields(&HolderA_info, (StgClosure *[]){r[0], r[1], r[11], r[3], r[13], r[12]}, 6);
+    r[15] = with_fields(&HolderB_info, (StgClosure *[]){r[1], r[2], r[13]}, 3);
+    r[0] = with_fields(&HolderA_info, (StgClosure *[]){r[3], NULL, NULL, NULL, NULL, NULL}, 6);
+    for (int i = 1; i < 14; i++)
+        r[i] = NULL;
+    strata_perform_gc(1);
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* dbg_boundary_reach (by labels, Note [A boundary without the dominator
+ * tree]) against dbg_boundary over the whole tree: every field. */
+static void expect_boundary_as_the_tree(DbgClient *c, DbgReach *marks, const DbgDom *d,
+                                        const DbgQuery *q, DbgBoundary *b)
+{
+    DbgBoundary t;
+    assert_int_equal(dbg_boundary(c, d, q, &t), 0);
+    assert_int_equal(dbg_boundary_reach(c, marks, q, b), 0);
+    assert_false(b->by_tree);   /* the labels answered */
+    assert_int_equal(b->n, t.n);
+    for (size_t i = 0; i < t.n; i++) {
+        const DbgBoundaryGroup *x = &b->groups[i], *y = &t.groups[i];
+        assert_ptr_equal(x->holder, y->holder);
+        assert_int_equal(x->retained_bytes, y->retained_bytes);
+        assert_int_equal(x->retained_objects, y->retained_objects);
+        assert_int_equal(x->n_edges, y->n_edges);
+        assert_int_equal(x->n_holders, y->n_holders);
+        assert_int_equal(x->example_holder, y->example_holder);
+        assert_int_equal(x->example_target, y->example_target);
+        assert_int_equal(x->era_lo, y->era_lo);
+        assert_int_equal(x->era_hi, y->era_hi);
+        assert_int_equal(x->target_era_lo, y->target_era_lo);
+        assert_int_equal(x->target_era_hi, y->target_era_hi);
+    }
+    dbg_boundary_free(&t);
+}
+
+static const DbgBoundaryGroup *group_named(const DbgBoundary *b, const char *name)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (strcmp(b->groups[i].holder->name, name) == 0)
+            return &b->groups[i];
+    fail_msg("boundary: no group %s", name);
+    return NULL;
+}
+
+static void test_debug_boundary_without_the_tree_matches_it(void **state)
+{
+    (void)state;
+    Child ch = child_start(shared_holders_body, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgReach *r = dbg_reach(c);
+    assert_non_null(r);
+    DbgDom *d = dbg_dominators(c, r);
+    assert_non_null(d);
+    DbgReach *marks = dbg_reach_marks(c);
+    assert_non_null(marks);
+    /* Leaky targets: A, B, A2 are reached from the roots, Inner and D
+     * (holding the 5) only through A.  A keeps its 10, through Inner the
+     * 4 Nums, and the 5 (Inner and D share them, both below A); the 20
+     * are shared with B, the 7 with A2 (one group, but neither keeps them
+     * alone), Inner2's Nums with B. */
+    DbgQuery q = {.kind = DBG_MATCH_CONSTRUCTOR, .name = "Leaky", .eras = {true, 1, 1}};
+    DbgBoundary b;
+    expect_boundary_as_the_tree(c, marks, d, &q, &b);
+    assert_int_equal(b.n, 3);
+    assert_string_equal(b.groups[0].holder->name, "HolderB");
+    assert_int_equal(b.groups[0].retained_bytes, 30 * 4 * 8);
+    assert_int_equal(b.groups[0].retained_objects, 30);
+    const DbgBoundaryGroup *g = group_named(&b, "HolderA");
+    assert_int_equal(g->retained_bytes, (10 + 5) * 4 * 8 + 4 * 2 * 8);
+    assert_int_equal(g->retained_objects, 19);
+    assert_int_equal(g->n_holders, 2);
+    assert_int_equal(g->n_edges, 4);
+    g = group_named(&b, "Inner");
+    assert_int_equal(g->retained_bytes, 4 * 2 * 8);
+    assert_int_equal(g->n_holders, 2);
+    dbg_boundary_free(&b);
+    /* Any old target: Inner2 holds its Nums too (it is reached through A
+     * and B, so neither keeps them). */
+    q = (DbgQuery){.kind = DBG_MATCH_ANY, .eras = {true, 1, 1}};
+    expect_boundary_as_the_tree(c, marks, d, &q, &b);
+    assert_int_equal(b.n, 3);
+    assert_int_equal(group_named(&b, "HolderA")->retained_bytes, (10 + 5) * 4 * 8 + 4 * 2 * 8);
+    assert_int_equal(group_named(&b, "HolderB")->retained_bytes, 30 * 4 * 8);
+    assert_int_equal(group_named(&b, "Inner")->retained_bytes, 6 * 2 * 8);
+    assert_int_equal(group_named(&b, "Inner")->n_holders, 3);
+    dbg_boundary_free(&b);
+    /* Eras 1-2 (A, B, A2 are old now): every holder (Inner, D, Inner2) is
+     * reached from a root, and the 5 are shared by Inner and D. */
+    q.eras = (DbgEraRange){true, 1, 2};
+    expect_boundary_as_the_tree(c, marks, d, &q, &b);
+    assert_int_equal(b.n, 1);
+    assert_int_equal(b.groups[0].retained_bytes, 6 * 2 * 8);
+    assert_int_equal(b.groups[0].retained_objects, 6);
+    dbg_boundary_free(&b);
+    dbg_reach_free(marks);
+    dbg_dom_free(d);
+    dbg_reach_free(r);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
+/* ----------------------------------------------------------------------
  * Snapshots: the same analyses as live
  * ---------------------------------------------------------------------- */
 
@@ -1727,6 +1890,7 @@ int main(void)
         cmocka_unit_test(test_debug_retained_sizes_match_brute_force),
         cmocka_unit_test(test_debug_search_paths_equal_full_traversal),
         cmocka_unit_test(test_debug_boundary_ranks_planted_holder),
+        cmocka_unit_test(test_debug_boundary_without_the_tree_matches_it),
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
         cmocka_unit_test(test_debug_weaks_with_key_liveness),
     };

@@ -226,11 +226,13 @@ typedef struct {
 typedef struct {
     DbgBoundaryGroup *groups;    /* by retained bytes, largest first */
     size_t n;
+    bool by_tree;                /* dbg_boundary_reach built the dominator tree */
 } DbgBoundary;
 int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out);
-/* The same from a traversal (any: dbg_reach_marks is enough), building
- * the dominator tree only if some holder exists (Note [A boundary without
- * holders] in Dominators.c). */
+/* The same answer from a traversal (any: dbg_reach_marks is enough),
+ * without the dominator tree unless a holder is reached only through
+ * other holders (Notes [A boundary without holders] and [A boundary
+ * without the dominator tree] in Dominators.c). */
 int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary *out);
 void dbg_boundary_free(DbgBoundary *b);
 
