@@ -108,6 +108,9 @@ cmp -s w.eventlog w-file.eventlog && pass ||
 
 # --- TCP, from the flag and from the environment ---------------------------
 tcp_run() {
+    # The last run's files go first: its "ready" line and port would
+    # otherwise be read before this run's redirections empty them.
+    rm -f tcp.out tcp.err
     "$target" until-stop 60 "$@" >tcp.out 2>tcp.err &
     prog=$!
     wait_for_line tcp.out ready || setup_fail "live_target did not start: $(cat tcp.err)"
