@@ -27,20 +27,24 @@ static WordMap static_roots_set;
  * Mutable lists
  * ---------------------------------------------------------------------- */
 
+/* A block for a remembered set, under the storage manager's lock (other
+ * capabilities may be allocating blocks). */
+static BlockDesc *new_mut_block(void)
+{
+    sm_lock();
+    BlockDesc *nb = block_alloc_group(1);
+    sm_unlock();
+    if (nb == NULL)
+        storage_heap_overflow(BLOCK_SIZE);
+    return nb;
+}
+
 void mut_list_record(Generation *g, StgClosure *p)
 {
     /* Only old objects are remembered, on their own generation's list
      * (.inv.remembered). */
     ASSERT_INTERNAL(g->no > 0 && heap_alloced(p) && Bdescr(p)->gen_no == g->no);
-    BlockDesc *bd = g->mut_list;
-    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
-        BlockDesc *nb = block_alloc_group(1);
-        if (nb == NULL)
-            storage_heap_overflow(BLOCK_SIZE);
-        nb->link = bd;
-        g->mut_list = bd = nb;
-    }
-    *bd->free++ = (StgWord)p;
+    mut_chain_append(&g->mut_list, p, new_mut_block);
 }
 
 /* The write barrier's record, on the calling thread's capability: each
@@ -48,17 +52,7 @@ void mut_list_record(Generation *g, StgClosure *p)
  * (gathered into the generations' lists at the next sync). */
 static void cap_mut_list_record(Capability *cap, Generation *g, StgClosure *p)
 {
-    BlockDesc *bd = cap->mut_lists[g->no];
-    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
-        sm_lock();
-        BlockDesc *nb = block_alloc_group(1);
-        sm_unlock();
-        if (nb == NULL)
-            storage_heap_overflow(BLOCK_SIZE);
-        nb->link = bd;
-        cap->mut_lists[g->no] = bd = nb;
-    }
-    *bd->free++ = (StgWord)p;
+    mut_chain_append(&cap->mut_lists[g->no], p, new_mut_block);
 }
 
 void mut_list_gather(void)

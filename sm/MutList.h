@@ -14,7 +14,22 @@
 
 #include "Storage.h"
 
-/* Appends p to g's mutable list (the collector, or the world stopped). */
+/* Appends p to a chain of remembered-set blocks (newest first); when the
+ * first block is full, new_block gives a fresh one (it never returns
+ * NULL).  The one append the write barrier, the collector's threads and
+ * mut_list_record share. */
+static inline void mut_chain_append(BlockDesc **chain, StgClosure *p, BlockDesc *(*new_block)(void))
+{
+    BlockDesc *bd = *chain;
+    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
+        BlockDesc *nb = new_block();
+        nb->link = bd;
+        *chain = bd = nb;
+    }
+    *bd->free++ = (StgWord)p;
+}
+
+/* Appends p to g's mutable list (the world stopped). */
 void mut_list_record(Generation *g, StgClosure *p);
 
 /* Moves what every capability's write barrier remembered onto the

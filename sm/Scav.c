@@ -25,14 +25,7 @@
 void gc_remember(unsigned gen, StgClosure *c)
 {
     ASSERT_INTERNAL(gen > 0 && heap_alloced(c) && Bdescr(c)->gen_no == gen);
-    GenWorkspace *ws = &gct->ws[gen];
-    BlockDesc *bd = ws->mut_list;
-    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
-        BlockDesc *nb = gc_alloc_block();
-        nb->link = bd;
-        ws->mut_list = bd = nb;
-    }
-    *bd->free++ = (StgWord)c;
+    mut_chain_append(&gct->ws[gen].mut_list, c, gc_alloc_block);
 }
 
 /* ----------------------------------------------------------------------
