@@ -21,6 +21,10 @@
 #   no-end.eventlog      one event and no data end marker
 #   bad-order.eventlog   a block whose timestamps go backwards (check passes and counts it,
 #                        as GHC 9.0 writes such logs)
+#   ghc-nested-block.eventlog, strata-nested-block.eventlog
+#                        a block inside a block, as GHC 9.10's non-threaded
+#                        RTS now and then writes one: check counts it in a
+#                        GHC log and fails a strata one
 #   bad-utf8.eventlog    a user message with a Latin-1 byte (ghc-events rejects the log;
 #                        check must say where)
 import os
@@ -190,6 +194,14 @@ def bad_utf8():
     ]) + data_end())
 
 
+def nested_block(ident):
+    ids = [9, 10, 18, 29]
+    return (header(ids) + event(29, 50, u32(0) + ident.encode())
+            + block(0, 100, 300, [event(9, 110),
+                                  block(0xffff, 120, 130, [event(10, 125)])])
+            + data_end())
+
+
 LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
@@ -197,6 +209,8 @@ LOGS = {
     "no-end.eventlog": no_end,
     "bad-order.eventlog": bad_order,
     "bad-utf8.eventlog": bad_utf8,
+    "ghc-nested-block.eventlog": lambda: nested_block("GHC-9.10.3 rts_v"),
+    "strata-nested-block.eventlog": lambda: nested_block("strata-0.1 rts_v"),
 }
 
 if __name__ == "__main__":

@@ -23,13 +23,15 @@ sort_bands() {
     LC_ALL=C sort -t "$(printf '\t')" -k2
 }
 
-# last_census LOG: the number of censuses and "LABEL BYTES" of the last one.
+# last_census LOG: the number of censuses, then "LABEL BYTES" of the
+# largest band of the last one (a band strata-live's --top always shows).
 last_census() {
     "$events" show "$1" | awk '
-        /: Start of heap profile sample: / { n++; split("", v) }
+        /: Start of heap profile sample: / { n++; top_l = ""; top_b = -1 }
         /: Heap profile string sample: / {
             b = $0; sub(/.*profile 0, /, "", b); sub(/ bytes.*/, "", b)
-            l = $0; sub(/^[^"]*"/, "", l); sub(/"$/, "", l); v[l] = b; last_l = l }
-        END { print n; if (last_l != "") print last_l, v[last_l] }'
+            l = $0; sub(/^[^"]*"/, "", l); sub(/"$/, "", l)
+            if (b + 0 > top_b) { top_b = b + 0; top_l = l } }
+        END { print n; if (top_l != "") print top_l, top_b }'
 }
 

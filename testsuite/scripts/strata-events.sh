@@ -47,6 +47,19 @@ expect_stderr_contains "strata-events: no-end.eventlog: warning: offset 74: no d
 # One Latin-1 byte in a user message: ghc-events rejects the log, so check
 # must fail and name the event, its offset and time, and the field.
 golden 1 bad-utf8.check.reference check bad-utf8.eventlog
+# A block inside a block: counted in a GHC log (ghc-events reads past it),
+# a failure in a strata log (strata's writer frames exactly).
+golden 0 ghc-nested-block.check.reference check ghc-nested-block.eventlog
+golden 1 strata-nested-block.check.reference check strata-nested-block.eventlog
+# summary --top N: N buckets in each ranking, 0 = all; a bad N is usage.
+expect_status 0 "$tool" summary --top 1 heap-hT.eventlog
+[ "$(grep -c '^ *[0-9]*\. ' "$out")" -eq 2 ] && pass || fail "summary --top 1: $(cat "$out")"
+expect_status 0 "$tool" summary --top 0 heap-hT.eventlog
+[ "$(grep -c '^ *[0-9]*\. ' "$out")" -gt 2 ] && pass || fail "summary --top 0: $(cat "$out")"
+expect_status 2 "$tool" summary --top -1 heap-hT.eventlog
+expect_stderr_contains "strata-events: --top takes a number of buckets (0 = all), not: -1"
+expect_status 2 "$tool" summary --top
+expect_stderr_contains "strata-events: --top needs a number of buckets N (0 = all)"
 
 if command -v python3 >/dev/null; then
     for log in heap-hT ghc92-ipe; do

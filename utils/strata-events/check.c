@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tool.h"
 
@@ -25,7 +26,12 @@
  *   - a block marker's size is at least the marker itself (24 bytes), the
  *     block ends exactly at an event boundary, at or before the data end
  *     (or just after the data-end marker, which GHC writes into its last
- *     block), and blocks do not nest;
+ *     block), and blocks do not nest.  A strata log (its RTS identifier
+ *     starts "strata-") fails on any of these: strata's writer frames
+ *     exactly.  Another log only has them counted on the OK line, since
+ *     ghc-events reads past them (they only blur which capability wrote
+ *     an event), and GHC 9.10's non-threaded RTS, flushing on a timer,
+ *     now and then writes a block inside another;
  *   - timestamps within a block are counted when they decrease (from the
  *     marker's own timestamp on) and reported, but do not fail the check:
  *     GHC 9.0's own logs have a few (a GC_END stamped before the event
@@ -46,7 +52,33 @@ typedef struct CheckState {
     uint64_t last_time_ns;     /* latest timestamp in the current block */
     uint64_t n_backwards;      /* timestamps earlier than the one before */
     uint64_t first_backwards;  /* offset of the first such event */
+    int strict_blocks;         /* a strata log: block framing must be exact */
+    uint64_t n_irregular;      /* block framing slips tolerated (a GHC log) */
+    uint64_t first_irregular;  /* offset of the first */
+    char irregular[160];       /* what the first was */
 } CheckState;
+
+/* A block framing problem: fatal in a strata log, counted in another
+ * (ghc-events reads past it; only capability attribution suffers).
+ * Returns 0 (after printing) when fatal.  See Note [What check checks]. */
+__attribute__((format(printf, 3, 4)))
+static int block_irregular(CheckState *s, uint64_t offset, const char *fmt, ...)
+{
+    char what[sizeof s->irregular];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (s->strict_blocks) {
+        printf("%s: offset %" PRIu64 ": %s\n", s->path, offset, what);
+        return 0;
+    }
+    if (s->n_irregular++ == 0) {
+        s->first_irregular = offset;
+        memcpy(s->irregular, what, sizeof what);
+    }
+    return 1;
+}
 
 /* Prints "<file>: offset N: <problem>" and returns 0. */
 __attribute__((format(printf, 3, 4)))
@@ -78,19 +110,26 @@ static int check_event(CheckState *s, const EventLogReader *r, const EvrEvent *e
                           evr_type(r, ev->type)->description, ev->type, ev->time_ns,
                           bad.value, bad.byte);
     }
+    if (ev->type == EVENT_RTS_IDENTIFIER && ev->decoded && s->n_events <= 64)
+        s->strict_blocks = ev->u.rts_id.ident.len >= 7 &&
+                           memcmp(ev->u.rts_id.ident.ptr, "strata-", 7) == 0;
     int in_block = ev->offset < s->block_end;
-    if (in_block && ev->offset + ev->size_bytes > s->block_end)
-        return check_fail(s, ev->offset, "event (type %u, %" PRIu32 " bytes) runs past the end "
-                          "of its block (block at offset %" PRIu64 " ends at offset %" PRIu64 ")",
-                          ev->type, ev->size_bytes, s->block_start, s->block_end);
+    if (in_block && ev->offset + ev->size_bytes > s->block_end &&
+        !block_irregular(s, ev->offset, "event (type %u, %" PRIu32 " bytes) runs past the end "
+                         "of its block (block at offset %" PRIu64 " ends at offset %" PRIu64 ")",
+                         ev->type, ev->size_bytes, s->block_start, s->block_end))
+        return 0;
     if (ev->type == EVENT_BLOCK_MARKER && ev->decoded) {
-        if (in_block)
-            return check_fail(s, ev->offset, "block marker inside the block at offset %" PRIu64
-                              " (which ends at offset %" PRIu64 ")", s->block_start,
-                              s->block_end);
-        if (ev->u.block.block_bytes < BLOCK_MARKER_BYTES)
-            return check_fail(s, ev->offset, "block size too small (size=%" PRIu32
-                              ", at least %d)", ev->u.block.block_bytes, BLOCK_MARKER_BYTES);
+        if (in_block && !block_irregular(s, ev->offset, "block marker inside the block at offset "
+                                         "%" PRIu64 " (which ends at offset %" PRIu64 ")",
+                                         s->block_start, s->block_end))
+            return 0;
+        if (ev->u.block.block_bytes < BLOCK_MARKER_BYTES) {
+            s->block_end = 0;
+            return block_irregular(s, ev->offset, "block size too small (size=%" PRIu32
+                                   ", at least %d)", ev->u.block.block_bytes,
+                                   BLOCK_MARKER_BYTES);
+        }
         s->n_blocks++;
         s->block_start = ev->offset;
         s->block_end = ev->offset + ev->u.block.block_bytes;
@@ -118,10 +157,11 @@ static int check_end(CheckState *s, const EventLogReader *r, FILE *f)
     /* GHC posts the data-end marker into its last buffer before flushing
      * it, so its last block counts the marker's two bytes: tolerated, as
      * ghc-events tolerates it.  See Note [What check checks]. */
-    if (s->block_end > data_end && s->block_end != end)
-        return check_fail(s, s->block_start, "block runs past the data end marker (ends at "
-                          "offset %" PRIu64 ", data end at offset %" PRIu64 ")", s->block_end,
-                          data_end);
+    if (s->block_end > data_end && s->block_end != end &&
+        !block_irregular(s, s->block_start, "block runs past the data end marker (ends at "
+                         "offset %" PRIu64 ", data end at offset %" PRIu64 ")", s->block_end,
+                         data_end))
+        return 0;
     if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
         long size = ftell(f);
         if (size >= 0 && (uint64_t)size > end)
@@ -156,6 +196,10 @@ int tool_check(const char *path)
         if (s.n_backwards > 0)
             printf("; %" PRIu64 " timestamp(s) earlier than the event before in their block "
                    "(first at offset %" PRIu64 ")", s.n_backwards, s.first_backwards);
+        if (s.n_irregular > 0)
+            printf("; %" PRIu64 " block framing slip(s) that ghc-events reads past, which "
+                   "only blur which capability wrote an event (first at offset %" PRIu64
+                   ": %s)", s.n_irregular, s.first_irregular, s.irregular);
         putchar('\n');
     }
     tool_close(r, f);

@@ -2,13 +2,16 @@
 -- golden eventlogs (scripts/ghc-goldens.sh): a session cache that grows
 -- for three phases, each marked, while short-lived work comes and goes.
 -- Built with -finfo-table-map -fdistinct-constructor-tables for -hi and
--- -hT, and with -prof for -he, -hc, -hy and -hd.
+-- -hT, and with -prof for -he, -hc, -hy and -hd.  The argument is the
+-- number of phases (3 for the goldens; interop-sid.sh runs more, so that
+-- strata-live follows the log while it is written).
 module Main (main) where
 
 import Control.Monad (foldM, forM_)
 import Data.IORef
 import qualified Data.Map.Strict as M
 import Debug.Trace (traceMarkerIO)
+import System.Environment (getArgs)
 import System.Mem (performMajorGC)
 
 data Session = Session !Int ![Int] !String
@@ -31,7 +34,11 @@ phase cache p = do
 
 main :: IO ()
 main = do
+  args <- getArgs
+  let phases = case args of
+        [n] -> read n
+        _ -> 3
   cache <- newIORef M.empty
-  mapM_ (phase cache) [1 .. 3]
+  mapM_ (phase cache) [1 .. phases]
   m <- readIORef cache
   print (M.size m, M.foldl' (\acc (Session k xs _) -> acc + k + length xs) 0 m)

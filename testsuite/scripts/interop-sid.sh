@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# testsuite/scripts/interop-sid.sh -- the newest GHC and ghc-events (Debian
+# sid's GHC 9.10.3 and ghc-events 0.20, from the chroot scripts/ghc-sid.sh
+# makes; .ci/run makes it) against strata:
+#   - ghc-events 0.20 parses strata's logs of every heap profile mode,
+#     -he included (0.17 cannot read it), with the checks of
+#     GhcEventsCheck.hs, and reads the same censuses and band peaks as
+#     strata-events summary (HeapBands.hs);
+#   - it still reads the committed GHC 9.10 goldens as their
+#     .bands.reference files say (scripts/ghc-goldens.sh wrote them);
+#   - strata-live --file follows a GHC 9.10.3 program's log while the
+#     program writes it (--eventlog-flush-interval=0.1) and ends on the
+#     same last census as the finished file.
+# The checkers are built in the chroot, statically, and kept there by the
+# hash of their sources, so the three builds of the suite build them once.
+# Without the chroot it skips, naming ghc-sid (a failure under
+# STRATA_REQUIRE=all, as in CI).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+sid=$top_srcdir/scripts/ghc-sid.sh
+root=$("$sid" path 2>/dev/null) ||
+    skip ghc-sid "the GHC 9.10 chroot is not made (scripts/ghc-sid.sh ensure, as root): ghc-events 0.20 did not read strata's logs"
+[ "$(id -u)" -eq 0 ] ||
+    skip ghc-sid "running in the sid chroot needs root: ghc-events 0.20 did not read strata's logs"
+
+ex=$top_builddir/examples
+events=$top_builddir/utils/strata-events/strata-events
+live=$top_builddir/utils/strata-live/strata-live
+golden=$top_srcdir/testsuite/golden
+. "$top_srcdir/testsuite/scripts/live-lib.sh"
+. "$top_srcdir/testsuite/scripts/bands-lib.sh"
+cd "$test_tmp" || exit 1
+
+# Builds (once per source version) the checkers and the GHC program.
+sources=("$top_srcdir/testsuite/interop/GhcEventsCheck.hs" "$top_srcdir/testsuite/interop/HeapBands.hs"
+    "$golden/ghc910/Sessions.hs")
+key=$(cat "${sources[@]}" | sha256sum | cut -c1-16)
+bin=$root/work/strata-interop-$key
+if [ ! -x "$bin/sessions-ipe" ]; then
+    stage=$root/work/strata-interop-$key.$$
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    cp "${sources[@]}" "$stage/"
+    rel=${stage#"$root/work/"}
+    "$sid" run sh -c "cd $rel &&
+        ghc -O -v0 -optl-static -package ghc-events -outputdir c.d GhcEventsCheck.hs -o ghc-events-check &&
+        ghc -O -v0 -optl-static -package ghc-events -outputdir b.d HeapBands.hs -o heap-bands &&
+        ghc -O -v0 -optl-static -rtsopts -threaded -finfo-table-map -fdistinct-constructor-tables \
+            -outputdir s.d Sessions.hs -o sessions-ipe" >build.log 2>&1 &&
+        mv -T "$stage" "$bin" 2>/dev/null || true
+    rm -rf "$stage"
+    [ -x "$bin/sessions-ipe" ] || setup_fail "building the checkers in the sid chroot failed: $(grep -v 'statically linked\|garbage collection\|in function\|^(.text' build.log | head -n 20)"
+fi
+checker=$bin/ghc-events-check
+bands=$bin/heap-bands
+"$sid" version >versions
+grep -qx '0\.20\..*' versions && pass || fail "the chroot's ghc-events is not 0.20: $(cat versions)"
+
+# agree NAME LOG: ghc-events 0.20 parses LOG, and reads strata-events
+# summary's censuses and band peaks.
+agree() {
+    expect_status 0 "$checker" "$2"
+    grep -q 'ghc-events OK' "$out" || fail "$1: $(cat "$out" "$err")"
+    "$bands" "$2" | sort_bands >"$1.ghc" 2>"$1.ghc.err" || fail "$1: heap-bands: $(cat "$1.ghc.err")"
+    summary_bands "$2" >"$1.strata"
+    if cmp -s "$1.ghc" "$1.strata"; then
+        pass
+    else
+        fail "$1: ghc-events 0.20 and strata-events summary disagree:"
+        diff "$1.ghc" "$1.strata" | head -n 10 >&2
+    fi
+}
+
+# ---- strata's logs of every mode through ghc-events 0.20 ---------------------
+for mode in hT hi he hd hy hm; do
+    expect_status 0 "$ex/leak" 4 100000 +RTS -$mode -l -i0.02 -ollog-$mode.eventlog -RTS
+    agree "log-$mode" "log-$mode.eventlog"
+done
+expect_status 0 "$checker" log-he.eventlog
+grep -q 'HeapProfBreakdownEra' "$out" && pass || fail "-he log: $(cat "$out")"
+expect_status 0 "$ex/leak" 4 100000 +RTS -he --automatic-era-increment -l -i0.02 -olauto.eventlog -RTS
+agree auto-era auto.eventlog
+n_eras=$(($(wc -l <auto-era.ghc) - 1))
+[ "$n_eras" -ge 3 ] && pass || fail "-he --automatic-era-increment: ghc-events read $n_eras era bands"
+expect_status 0 "$ex/thunk-leak" 2 +RTS -hi -l -i0.02 -olthunk.eventlog -RTS
+agree thunk-leak thunk.eventlog
+expect_status 0 "$ex/threads" 4 5000 +RTS -N2 -hi -l -i0.01 -A64k -olthreads.eventlog -RTS
+agree threads-N2 threads.eventlog
+
+# ---- the committed GHC 9.10 goldens, read again -------------------------------
+for log in "$golden"/ghc910-*.eventlog; do
+    name=${log##*/}
+    name=${name%.eventlog}
+    # Not GhcEventsCheck: GHC's -hi labels include closures of libraries
+    # built without -finfo-table-map, which have no IPE event.
+    "$bands" "$log" >"$name.raw" 2>"$name.err" || fail "$name: ghc-events 0.20: $(cat "$name.err")"
+    sort_bands <"$name.raw" >"$name.ghc"
+    cmp -s "$name.ghc" "$golden/$name.bands.reference" && pass ||
+        fail "$name: ghc-events 0.20 no longer reads what $name.bands.reference says: $(diff "$golden/$name.bands.reference" "$name.ghc" | head -n 5)"
+done
+
+# ---- strata-live --file following a GHC 9.10.3 program -------------------------
+# The program is built -threaded: GHC 9.10.3's non-threaded RTS flushes on
+# its timer in the middle of writing an event now and then (about one run
+# in twenty here under load), and then neither ghc-events nor strata can
+# read the log past that point.
+if command -v curl >/dev/null; then
+    "$bin/sessions-ipe" 30 +RTS -hi -l -i0.05 --eventlog-flush-interval=0.1 -olfollow.eventlog -RTS \
+        >follow.out 2>follow.prog.err &
+    prog_pid=$!
+    for _ in $(seq 100); do [ -s follow.eventlog ] && break; sleep 0.05; done
+    start_live follow --file follow.eventlog
+    running=no
+    for _ in $(seq 100); do
+        [ "$(metric 'strata_heap_census_number{')" -ge 1 ] 2>/dev/null && break
+        sleep 0.05
+    done
+    kill -0 "$prog_pid" 2>/dev/null && running=yes
+    wait "$prog_pid" && pass || fail "the GHC program failed: $(cat follow.prog.err)"
+    [ "$running" = yes ] && pass || fail "the GHC program ended before strata-live read its first census"
+    for _ in $(seq 300); do grep -q 'stream ended after' follow.err && break; sleep 0.1; done
+    grep -q 'stream ended after' follow.err || fail "strata-live did not see the log end: $(cat follow.err)"
+    { read -r n_file; read -r label bytes; } < <(last_census follow.eventlog)
+    [ "$(metric 'strata_heap_census_number{')" = "$n_file" ] && pass ||
+        fail "strata-live ended on census $(metric 'strata_heap_census_number{'), the file has $n_file"
+    curl -sf "$url/metrics" >follow.metrics
+    grep -q "^strata_heap_census_bytes{.*=\"$label\".*} $bytes\$" follow.metrics && pass ||
+        fail "/metrics lacks the last census's band $label = $bytes"
+    echo "strata-live followed $n_file censuses of a GHC 9.10.3 program's log"
+    stop_live
+else
+    skip_part curl "curl is not installed: strata-live did not follow a GHC 9.10 program"
+fi
+
+finish
