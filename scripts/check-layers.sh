@@ -7,14 +7,15 @@
 #
 # A folder's layer and what it may include:
 #   includes/                   the public API          -> nothing
-#   support/, support/os/       messages, containers, OS -> includes
-#   wire/                       formats shared with tools -> includes
-#   sm/                         the storage manager      -> support, wire
+#   base/                       containers for everyone  -> includes
+#   support/, support/os/       messages, OS calls       -> includes, base
+#   wire/                       formats shared with tools -> includes, base
+#   sm/                         the storage manager      -> base, support, wire
 #   eventlog/ (writer)          the eventlog writer      -> sm and below
 #   profiling/                  the heap profiler        -> eventlog and below
 #   rts/, rts/ffi/, rts/debug/  the runtime's services   -> profiling and below
-#   eventlog/ (reader)          the tools' reader        -> includes
-#   utils/...                   the tools                -> includes, wire,
+#   eventlog/ (reader)          the tools' reader        -> includes, base
+#   utils/...                   the tools                -> includes, base, wire,
 #                                                           the reader, utils/
 # Tests, examples and benchmarks may include anything and are not read.
 #
@@ -37,6 +38,7 @@ layer_of() {
     local f=$1 base=${1##*/}
     case $f in
     includes/*) echo includes ;;
+    base/*) echo base ;;
     support/*) echo support ;;
     wire/*) echo wire ;;
     sm/*) echo sm ;;
@@ -62,14 +64,15 @@ layer_of() {
 allowed() {
     case $1 in
     includes) echo "includes" ;;
-    support) echo "includes support" ;;
-    wire) echo "includes wire" ;;
-    sm) echo "includes support wire sm" ;;
-    eventlog) echo "includes support wire sm eventlog" ;;
-    profiling) echo "includes support wire sm eventlog profiling" ;;
-    rts) echo "includes support wire sm eventlog profiling rts" ;;
-    reader) echo "includes reader" ;;
-    utils) echo "includes wire reader utils" ;;
+    base) echo "includes base" ;;
+    support) echo "includes base support" ;;
+    wire) echo "includes base wire" ;;
+    sm) echo "includes base support wire sm" ;;
+    eventlog) echo "includes base support wire sm eventlog" ;;
+    profiling) echo "includes base support wire sm eventlog profiling" ;;
+    rts) echo "includes base support wire sm eventlog profiling rts" ;;
+    reader) echo "includes base reader" ;;
+    utils) echo "includes base wire reader utils" ;;
     esac
 }
 
@@ -86,7 +89,7 @@ while IFS= read -r h; do
     utils/strata-debug/tui/*) header_path["tui/$base"]=$h; header_path[$base]=$h ;;
     *) header_path[$base]=$h ;;
     esac
-done < <(find includes support wire sm eventlog profiling rts utils -name '*.h' \
+done < <(find includes base support wire sm eventlog profiling rts utils -name '*.h' \
     -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 # os_header NAME: true if <NAME> declares OS calls (see above).
@@ -139,7 +142,7 @@ while IFS= read -r f; do
             ;;
         esac
     done <"$f"
-done < <(find support wire sm eventlog profiling rts utils includes \
+done < <(find base support wire sm eventlog profiling rts utils includes \
     \( -name '*.c' -o -name '*.h' \) -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 if [ "$violations" -gt 0 ]; then

@@ -562,14 +562,14 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
     if (dbg_census(c, r, by, eras, out) != 0)
         return -1;
     uint32_t *key = malloc((size_t)d->n * sizeof *key);
-    AddrMap index = {0};   /* label hash -> bucket + 1 (labels are distinct) */
+    WordMap index = {0};   /* label hash -> bucket + 1 (labels are distinct) */
     if (key == NULL)
         goto oom;
     for (size_t i = 0; i < out->n; i++) {
         uint64_t h = dbg_label_hash(out->buckets[i].label);
-        while (addr_map_get(&index, h) != NULL)
+        while (word_map_get(&index, h) != NULL)
             h += 2;
-        if (addr_map_put(&index, h, i + 1) != 0)
+        if (word_map_put(&index, h, i + 1) != 0)
             goto oom;
     }
     key[0] = NONE;
@@ -585,7 +585,7 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
         char buf[32];
         const char *label = dbg_census_label(&cl, by, buf, sizeof buf);
         for (uint64_t h = dbg_label_hash(label);; h += 2) {
-            uint64_t *b = addr_map_get(&index, h);
+            uint64_t *b = word_map_get(&index, h);
             if (b == NULL)
                 break;
             if (strcmp(out->buckets[*b - 1].label, label) == 0) {
@@ -600,13 +600,13 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
     if (out->n > 1)
         qsort(out->buckets, out->n, sizeof *out->buckets, retained_cmp);
     free(key);
-    addr_map_free(&index);
+    word_map_free(&index);
     return 0;
 oom:
     dbg_fail(c, "out of memory for the retained census");
 fail:
     free(key);
-    addr_map_free(&index);
+    word_map_free(&index);
     dbg_census_free(out);
     return -1;
 }
@@ -704,14 +704,14 @@ void dbg_boundary_free(DbgBoundary *b)
 typedef struct {
     uint64_t *ptrs;
     size_t ptr_cap;
-    AddrMap groups;   /* holder info table -> group + 1 */
+    WordMap groups;   /* holder info table -> group + 1 */
     size_t cap;       /* of out->groups */
 } EdgeScan;
 
 static void edge_scan_free(EdgeScan *e)
 {
     free(e->ptrs);
-    addr_map_free(&e->groups);
+    word_map_free(&e->groups);
 }
 
 /* Adds cl's pointers at reachable objects that q matches to cl's group in
@@ -729,7 +729,7 @@ static int holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, cons
         if (dbg_reach_rank(r, e->ptrs[i]) == SIZE_MAX || dbg_closure(c, e->ptrs[i], &t) != 0 ||
             !dbg_query_matches(q, &t))
             continue;
-        uint64_t *gi = addr_map_get(&e->groups, cl->info->addr);
+        uint64_t *gi = word_map_get(&e->groups, cl->info->addr);
         if (gi == NULL) {
             if (out->n == e->cap) {
                 e->cap = e->cap ? 2 * e->cap : 16;
@@ -742,9 +742,9 @@ static int holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, cons
                 .holder = cl->info, .example_holder = cl->addr, .example_target = t.addr,
                 .era_lo = cl->era, .era_hi = cl->era, .target_era_lo = t.era,
                 .target_era_hi = t.era};
-            if (addr_map_put(&e->groups, cl->info->addr, ++out->n) != 0)
+            if (word_map_put(&e->groups, cl->info->addr, ++out->n) != 0)
                 return -1;
-            gi = addr_map_get(&e->groups, cl->info->addr);
+            gi = word_map_get(&e->groups, cl->info->addr);
         }
         DbgBoundaryGroup *g = &out->groups[*gi - 1];
         g->n_edges++;

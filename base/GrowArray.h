@@ -1,8 +1,8 @@
 /*
- * support/GrowArray.h -- the one way strata grows a C array: capacity
- * doubles (from a minimum) until it holds what is needed, with the size
- * arithmetic checked.  Replaces the hand-written "double with realloc"
- * blocks that each module used to carry.
+ * base/GrowArray.h -- the one way strata, runtime and tools alike, grows a
+ * C array: capacity doubles (from a minimum) until it holds what is needed,
+ * with the size arithmetic checked.  Replaces the hand-written "double
+ * with realloc" blocks that each module used to carry.
  */
 #ifndef STRATA_GROWARRAY_H
 #define STRATA_GROWARRAY_H
