@@ -48,7 +48,7 @@ debug-request)
     incs=(rts/debug wire base) max_len=4096 keep_len=4096 ;;
 hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/strata-html/profile.c utils/strata-html/series.c
-        utils/strata-html/from_hp.c utils/strata-html/progress.c eventlog/LabelIndex.c
+        utils/strata-html/from_hp.c utils/strata-html/progress.c
         eventlog/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
     incs=(utils/strata-html eventlog base) max_len=16384 keep_len=4096 ;;
 snapshot)

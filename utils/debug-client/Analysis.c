@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "DebugAnalysis.h"
 #include "strata/ClosureTypes.h"
 #include "strata/Debug.h"
@@ -52,14 +53,8 @@ static int bucket_add_at(DbgClient *c, Buckets *b, const char *label, uint64_t b
             goto total;
         }
     }
-    if (b->out->n == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 64;
-        DbgBucket *nb = realloc(b->out->buckets, cap * sizeof *nb);
-        if (nb == NULL)
-            return dbg_fail(c, "out of memory for census buckets");
-        b->out->buckets = nb;
-        b->cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(b->out->buckets, b->cap, b->out->n + 1, 64) != 0)
+        return dbg_fail(c, "out of memory for census buckets");
     char *copy = strdup(label);
     if (copy == NULL || word_map_put(&b->by_label, h, b->out->n + 1) != 0) {
         free(copy);
@@ -495,15 +490,9 @@ static bool collect_weak(DbgClient *c, const DbgClosure *cl, void *env)
     WeakCollect *w = env;
     if (cl->info->type != WEAK || cl->n_words < 4)
         return true;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        DbgWeak *nw = realloc(w->weaks, cap * sizeof *nw);
-        if (nw == NULL) {
-            w->oom = true;
-            return false;
-        }
-        w->weaks = nw;
-        w->cap = cap;
+    if (GROW_ARRAY_RESERVE(w->weaks, w->cap, w->n + 1) != 0) {
+        w->oom = true;
+        return false;
     }
     DbgWeak *o = &w->weaks[w->n++];
     memset(o, 0, sizeof *o);

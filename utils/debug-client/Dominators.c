@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "DebugAnalysis.h"
 #include "strata/Debug.h"
 
@@ -506,13 +507,8 @@ static int dom_topmost(const DbgDom *d, const uint32_t *key, uint32_t n_keys,
                 if (active[key[w]]++ == 0)
                     f(w, key[w], env);
             }
-            if (sp == cap) {
-                void *g = realloc(stack, 2 * cap * sizeof *stack);
-                if (g == NULL)
-                    goto out;
-                stack = g;
-                cap *= 2;
-            }
+            if (GROW_ARRAY_RESERVE(stack, cap, sp + 1) != 0)
+                goto out;
             stack[sp++] = (TopFrame){w, kid_off[w]};
             continue;
         }
@@ -731,13 +727,8 @@ static int holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, cons
             continue;
         uint64_t *gi = word_map_get(&e->groups, cl->info->addr);
         if (gi == NULL) {
-            if (out->n == e->cap) {
-                e->cap = e->cap ? 2 * e->cap : 16;
-                DbgBoundaryGroup *g = realloc(out->groups, e->cap * sizeof *g);
-                if (g == NULL)
-                    return -1;
-                out->groups = g;
-            }
+            if (GROW_ARRAY_RESERVE(out->groups, e->cap, out->n + 1) != 0)
+                return -1;
             out->groups[out->n] = (DbgBoundaryGroup){
                 .holder = cl->info, .example_holder = cl->addr, .example_target = t.addr,
                 .era_lo = cl->era, .era_hi = cl->era, .target_era_lo = t.era,
@@ -886,14 +877,8 @@ typedef struct {
 
 static int stack_push(AddrStack *s, uint64_t a)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 4096;
-        uint64_t *g = realloc(s->a, cap * sizeof *g);
-        if (g == NULL)
-            return -1;
-        s->a = g;
-        s->cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(s->a, s->cap, s->n + 1, 4096) != 0)
+        return -1;
     s->a[s->n++] = a;
     return 0;
 }
@@ -916,18 +901,12 @@ static int scan_holder(DbgClient *c, const DbgClosure *cl, void *env)
         return dbg_fail(c, "out of memory for the era boundary");
     if (g == NONE)
         return 0;
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        uint64_t *a = realloc(h->addr, cap * sizeof *a);
-        if (a != NULL)
-            h->addr = a;
-        uint32_t *k = realloc(h->group, cap * sizeof *k);
-        if (k != NULL)
-            h->group = k;
-        if (a == NULL || k == NULL)
-            return dbg_fail(c, "out of memory for the era boundary");
-        h->cap = cap;
-    }
+    /* Two arrays of one capacity: each grows from h->cap to the same size. */
+    size_t cap_addr = h->cap, cap_group = h->cap;
+    if (GROW_ARRAY_RESERVE_MIN(h->addr, cap_addr, h->n + 1, 64) != 0 ||
+        GROW_ARRAY_RESERVE_MIN(h->group, cap_group, h->n + 1, 64) != 0)
+        return dbg_fail(c, "out of memory for the era boundary");
+    h->cap = cap_group;
     h->addr[h->n] = cl->addr;
     h->group[h->n++] = g;
     return 0;
@@ -1145,15 +1124,9 @@ static int boundary_by_labels(DbgClient *c, const DbgReach *r, HolderScan *h)
     } else {
         for (size_t i = 0; i < h->n; i++)
             if (L.label[dbg_reach_rank(r, h->addr[i])] == LBL_ROOT) {
-                if (L.n_succ == L.cap_succ) {
-                    size_t cap = L.cap_succ ? 2 * L.cap_succ : 256;
-                    uint32_t *g = realloc(L.succ, cap * sizeof *g);
-                    if (g == NULL) {
-                        dbg_fail(c, "out of memory for the era boundary");
-                        goto out;
-                    }
-                    L.succ = g;
-                    L.cap_succ = cap;
+                if (GROW_ARRAY_RESERVE_MIN(L.succ, L.cap_succ, L.n_succ + 1, 256) != 0) {
+                    dbg_fail(c, "out of memory for the era boundary");
+                    goto out;
                 }
                 L.succ[L.n_succ++] = (uint32_t)i + 1;
             }
