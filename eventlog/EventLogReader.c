@@ -521,11 +521,11 @@ static void event_decode(EvrEvent *ev, int variable)
         break;
     case EVENT_HEAP_PROF_SAMPLE_BEGIN:
     case EVENT_HEAP_PROF_SAMPLE_END:
-        ev->u.sample.era = cursor_u64(&c);
+        ev->u.sample.census = cursor_u64(&c);
         ev->u.sample.sample_time_ns = ev->time_ns;
         break;
     case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        ev->u.sample.era = cursor_u64(&c);
+        ev->u.sample.census = cursor_u64(&c);
         ev->u.sample.sample_time_ns = cursor_u64(&c);
         break;
     case EVENT_HEAP_PROF_SAMPLE_STRING:
@@ -700,6 +700,61 @@ static void event_attribute_cap(EventLogReader *r, EvrEvent *ev)
     }
 }
 
+/* Note [GHC's IPE length]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * GHC 9.10 declares each IPE event one byte longer than it writes: its
+ * length counts a NUL after the source file name, but it joins file and
+ * span with ':' and writes one NUL, after the span.  ghc-events reads the
+ * IPE fields from the stream and never looks at the length, so it reads
+ * these logs; a reader that trusts the length takes the next event's first
+ * byte as the last payload byte and then reads a type like 0xa900.
+ *
+ * So for an IPE event, where the fields (a Word64 and six NUL-terminated
+ * strings) end exactly one byte before the declared end, the reader asks
+ * which end the next event starts at: the field end or the declared end.
+ * The field end wins when an event (a declared type, or the data-end
+ * marker) starts there and none starts at the declared end.  Everything
+ * else is read by the declared length, as every other event is, so a
+ * field that a later GHC appends is skipped, and a GHC that fixes its
+ * length is read as it is.  EvrEvent.declared_payload_bytes keeps the
+ * length as written; `strata-events show` prints both.
+ */
+
+/* True if the two bytes at data[i] begin an event: a declared type or the
+ * data-end marker. */
+static int starts_event(const EventLogReader *r, size_t i)
+{
+    uint16_t type = load_be16(r->data + i);
+    return type == EVENT_DATA_END || evr_type(r, type) != NULL;
+}
+
+/* Where the IPE event at r->pos (head_bytes of header, declared_bytes of
+ * payload, all in the buffer) is GHC 9.10's: see Note [GHC's IPE length]. */
+static int ipe_length_overstated(EventLogReader *r, size_t head_bytes, size_t declared_bytes)
+{
+    const uint8_t *payload = r->data + r->pos + head_bytes;
+    size_t fields = 8;
+    if (declared_bytes < fields + 6 + 1)
+        return 0;
+    for (int i = 0; i < 6; i++) {
+        const uint8_t *nul = memchr(payload + fields, 0, declared_bytes - fields);
+        if (nul == NULL)
+            return 0;
+        fields = (size_t)(nul - payload) + 1;
+    }
+    if (fields + 1 != declared_bytes)
+        return 0;
+    /* The look-ahead: two bytes past the declared end, if the input has them. */
+    size_t end = head_bytes + declared_bytes;
+    size_t have = reader_fill(r, end + 2);
+    if (have < end + 1)
+        return 0;
+    size_t field_end = r->pos + end - 1;
+    if (!starts_event(r, field_end))
+        return 0;
+    return have < end + 2 || !starts_event(r, field_end + 1);
+}
+
 int evr_next(EventLogReader *r, EvrEvent *out)
 {
     if (r->state == STATE_END)
@@ -752,8 +807,14 @@ int evr_next(EventLogReader *r, EvrEvent *out)
     out->type = type;
     out->time_ns = load_be64(p + 2);
     out->offset = at;
-    out->size_bytes = (uint32_t)(head_bytes + payload_bytes);
     out->payload = p + head_bytes;
+    out->declared_payload_bytes = (uint32_t)payload_bytes;
+    if (type == EVENT_IPE && variable && ipe_length_overstated(r, head_bytes, payload_bytes)) {
+        payload_bytes--;
+        p = r->data + r->pos;   /* the look-ahead may have moved the bytes */
+        out->payload = p + head_bytes;
+    }
+    out->size_bytes = (uint32_t)(head_bytes + payload_bytes);
     out->payload_bytes = (uint32_t)payload_bytes;
     r->pos += head_bytes + payload_bytes;
     event_decode(out, variable);

@@ -58,6 +58,9 @@ typedef struct EvrEvent {
     uint32_t size_bytes;       /* whole event on the wire: header, length, payload */
     const uint8_t *payload;    /* payload bytes (valid until the next evr_next) */
     uint32_t payload_bytes;    /* payload length (excludes the Word16 length field) */
+    uint32_t declared_payload_bytes;  /* the length the event declares: payload_bytes,
+                                  or one more for GHC 9.10's IPE events (Note [GHC's
+                                  IPE length] in EventLogReader.c) */
     int decoded;               /* 1: `u` holds this type's fields */
     const char *malformed;     /* non-NULL: a type we decode whose payload does
                                   not match its layout (static string, why) */
@@ -96,7 +99,8 @@ typedef struct EvrEvent {
                                        descr, cost centre, CCS, retainer, biography */
         } prof_begin;
         struct {               /* HEAP_PROF_SAMPLE_BEGIN/END, HEAP_BIO_PROF_SAMPLE_BEGIN */
-            uint64_t era;
+            uint64_t census;        /* GHC's census counter (its LDV "era", not a -he
+                                       era): 0 but under -hb; strata writes 0 */
             uint64_t sample_time_ns;   /* BIO begin only; else the event's time */
         } sample;
         struct {               /* HEAP_PROF_SAMPLE_STRING */

@@ -600,6 +600,100 @@ static void test_eventlog_reader_malformed_payloads(void **state)
     log_free(&l);
 }
 
+/* An IPE event as GHC 9.10 writes it: the length field says `declared`,
+ * the payload has n bytes. */
+static void put_ipe_declaring(Log *l, uint64_t t, const char *payload, uint16_t n,
+                              uint16_t declared)
+{
+    put16(l, EVENT_IPE);
+    put64(l, t);
+    put16(l, declared);
+    log_put(l, payload, n);
+}
+
+/* Note [GHC's IPE length] in EventLogReader.c: GHC 9.10's IPE events
+ * declare one byte more than they hold.  The reader reads them as
+ * written, in a block, back to back, and as the last event before the
+ * data end; an IPE whose extra byte is a real field (the next event starts
+ * at the declared end) is read by its declared length. */
+static void test_eventlog_reader_ghc910_ipe_length(void **state)
+{
+    (void)state;
+    static const char ipe[] = "\0\0\0\0\0\x40\x90\xa0sat_info\0" "17\0String\0f\0Main\0"
+                              "S.hs:17:1-61\0";
+    static const char ipe7[] = "\0\0\0\0\0\x40\x90\xb0t\0" "21\0ty\0lab\0Mod\0src\0";
+    uint16_t n = sizeof ipe - 1, n7 = sizeof ipe7 - 1;
+    /* Type 0 declared, as in GHC's logs: then the seventh field's NUL and
+     * the next IPE's first byte look like an event too, and the declared
+     * end must win. */
+    TypeDecl types[N_STD_TYPES + 1];
+    memcpy(types, std_types, sizeof std_types);
+    types[N_STD_TYPES] = (TypeDecl){EVENT_CREATE_THREAD, 4, "Create thread"};
+    Log l = {0};
+    put_header(&l, types, N_STD_TYPES + 1);
+    size_t g = block_begin(&l, 10, EVENT_CAP_GLOBAL);
+    put_ipe_declaring(&l, 11, ipe, n, n + 1);
+    put_ipe_declaring(&l, 12, ipe, n, n + 1);
+    put_ipe_declaring(&l, 13, ipe, n, n);
+    /* A seventh field of one byte (an empty string): written in full. */
+    put_ipe_declaring(&l, 14, ipe7, n7, n7 + 1);
+    put8(&l, 0);
+    put_ipe_declaring(&l, 15, ipe, n, n + 1);
+    block_end(&l, g);
+    put_fixed(&l, EVENT_GC_START, 16);
+    put_ipe_declaring(&l, 17, ipe, n, n + 1);
+    put16(&l, EVENT_DATA_END);
+
+    for (int via_file = 0; via_file < 2; via_file++) {
+        FILE *f = NULL;
+        EventLogReader *r;
+        if (via_file) {
+            f = fmemopen(l.bytes, l.len, "rb");
+            assert_non_null(f);
+            r = evr_open_file(f, "test");
+        } else {
+            r = open_mem(&l);
+        }
+        EvrEvent ev;
+        assert_int_equal(evr_next(r, &ev), 1);   /* the block marker */
+        static const struct { uint64_t time; uint32_t bytes, declared; int cap; } want[] = {
+            {11, 0, 1, -1}, {12, 0, 1, -1}, {13, 0, 0, -1}, {14, 1, 1, -1}, {15, 0, 1, -1},
+        };
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            assert_int_equal(evr_next(r, &ev), 1);
+            assert_int_equal(ev.type, EVENT_IPE);
+            assert_int_equal(ev.time_ns, want[i].time);
+            int seventh = want[i].time == 14;
+            assert_int_equal(ev.payload_bytes, (seventh ? n7 : n) + want[i].bytes);
+            assert_int_equal(ev.declared_payload_bytes, (seventh ? n7 : n) + want[i].declared);
+            assert_int_equal(ev.size_bytes, EVENT_HEADER_BYTES + 2 + ev.payload_bytes);
+            if (seventh) {
+                /* ghc-events would misparse the extra field: check says so. */
+                assert_string_equal(ev.malformed, "trailing bytes after the event's fields");
+                continue;
+            }
+            assert_null(ev.malformed);
+            assert_true(ev.decoded);
+            assert_int_equal(ev.u.ipe.info, 0x4090a0);
+            assert_int_equal(ev.u.ipe.srcloc.len, strlen("S.hs:17:1-61"));
+            assert_memory_equal(ev.u.ipe.srcloc.ptr, "S.hs:17:1-61", ev.u.ipe.srcloc.len);
+        }
+        assert_int_equal(evr_next(r, &ev), 1);
+        assert_int_equal(ev.type, EVENT_GC_START);
+        assert_int_equal(ev.cap, -1);
+        assert_int_equal(evr_next(r, &ev), 1);
+        assert_int_equal(ev.type, EVENT_IPE);
+        assert_int_equal(ev.payload_bytes, n);
+        assert_int_equal(evr_next(r, &ev), 0);
+        assert_true(evr_saw_data_end(r));
+        assert_int_equal(evr_offset(r), l.len);
+        close_checked(r);
+        if (f != NULL)
+            fclose(f);
+    }
+    log_free(&l);
+}
+
 /* String fields must be UTF-8 as ghc-events decodes it: the reader
  * reads such events, and evr_find_invalid_utf8 names the field, the byte
  * and where it is. */
@@ -928,6 +1022,7 @@ int main(void)
         cmocka_unit_test(test_eventlog_reader_duplicate_type),
         cmocka_unit_test(test_eventlog_reader_oversize_lengths),
         cmocka_unit_test(test_eventlog_reader_malformed_payloads),
+        cmocka_unit_test(test_eventlog_reader_ghc910_ipe_length),
         cmocka_unit_test(test_eventlog_reader_invalid_utf8),
         cmocka_unit_test(test_eventlog_reader_truncation_every_offset),
         cmocka_unit_test(test_eventlog_reader_file_matches_memory),

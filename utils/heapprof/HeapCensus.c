@@ -96,7 +96,7 @@ int heap_census_add(HeapCensus *hc, const EvrEvent *ev)
         hc->open = 1;
         hc->n_censuses++;
         hc->next.number = hc->n_censuses;
-        hc->next.counter = ev->u.sample.era;
+        hc->next.counter = ev->u.sample.census;
         hc->next.time_ns = ev->u.sample.sample_time_ns;
         return 0;
     case EVENT_HEAP_PROF_SAMPLE_STRING:

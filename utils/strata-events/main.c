@@ -125,8 +125,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: %s show FILE            print every event, one per line\n"
             "       %s check FILE           check the log's framing; exit 1 on a problem\n"
-            "       %s summary FILE [--json]\n"
-            "                                  program, heap profile, top buckets, maxima\n"
+            "       %s summary FILE [--json] [--top N]\n"
+            "                                  program, heap profile, top N buckets (10;\n"
+            "                                  0 = all), maxima\n"
             "       %s pprof FILE [-o OUT] [--sample N | --last]\n"
             "                                  one census as a gzipped pprof profile\n"
             "FILE may be - for standard input.  See docs/strata-events.md.\n",
@@ -138,6 +139,20 @@ static int usage_error(const char *what, const char *arg)
     fprintf(stderr, "%s: %s%s%s\n", TOOL_NAME, what, arg ? ": " : "", arg ? arg : "");
     usage(stderr);
     return TOOL_EXIT_USAGE;
+}
+
+/* A count: decimal, from 0, at most 1e9. */
+static int parse_count(const char *s, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v > 1000000000ull)
+        return 0;
+    *out = v;
+    return 1;
 }
 
 /* A census number: decimal, from 1. */
@@ -165,11 +180,17 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     const char *file = NULL, *out_path = NULL, *sample_arg = NULL;
     int json = 0, pprof = strcmp(cmd, "pprof") == 0;
-    uint64_t sample = 0;
+    uint64_t sample = 0, top = TOOL_SUMMARY_TOP;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0 && strcmp(cmd, "summary") == 0)
             json = 1;
+        else if (strcmp(a, "--top") == 0 && strcmp(cmd, "summary") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("--top needs a number of buckets N (0 = all)", NULL);
+            if (!parse_count(argv[++i], &top))
+                return usage_error("--top takes a number of buckets (0 = all), not", argv[i]);
+        }
         else if (pprof && strcmp(a, "-o") == 0) {
             if (i + 1 >= argc)
                 return usage_error("-o needs a FILE", NULL);
@@ -207,5 +228,5 @@ int main(int argc, char **argv)
         return tool_check(file);
     if (pprof)
         return tool_pprof(file, out_path, sample);
-    return tool_summary(file, json);
+    return tool_summary(file, json, (size_t)top);
 }

@@ -105,10 +105,10 @@ static void show_fields(FILE *out, const EvrEvent *ev)
         break;
     case EVENT_HEAP_PROF_SAMPLE_BEGIN:
     case EVENT_HEAP_PROF_SAMPLE_END:
-        fprintf(out, "era %" PRIu64, ev->u.sample.era);
+        fprintf(out, "census counter %" PRIu64, ev->u.sample.census);
         break;
     case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        fprintf(out, "era %" PRIu64 ", sample time %" PRIu64 " ns", ev->u.sample.era,
+        fprintf(out, "census counter %" PRIu64 ", sample time %" PRIu64 " ns", ev->u.sample.census,
                 ev->u.sample.sample_time_ns);
         break;
     case EVENT_HEAP_PROF_SAMPLE_STRING:
@@ -145,6 +145,9 @@ static void show_fields(FILE *out, const EvrEvent *ev)
         show_str(out, ev->u.ipe.module);
         fputs(", srcloc ", out);
         show_str(out, ev->u.ipe.srcloc);
+        if (ev->declared_payload_bytes != ev->payload_bytes)
+            fprintf(out, " (declares %" PRIu32 " bytes, has %" PRIu32 ")",
+                    ev->declared_payload_bytes, ev->payload_bytes);
         break;
     default:
         break;

@@ -19,7 +19,6 @@
 #include "LabelIndex.h"
 #include "tool.h"
 
-#define SUMMARY_TOP 10
 
 /* Note [Integrated size]
  * ~~~~~~~~~~~~~~~~~~~~~~
@@ -413,14 +412,15 @@ static int by_area(const void *pa, const void *pb)
     return label_cmp(a, b);
 }
 
-/* The top SUMMARY_TOP buckets under cmp, into top[]; returns how many. */
+/* The top `limit` buckets under cmp (all of them for 0), into top[];
+ * returns how many. */
 static size_t rank_buckets(const Summary *s, int (*cmp)(const void *, const void *),
-                           const Bucket **top, const Bucket **scratch)
+                           size_t limit, const Bucket **top, const Bucket **scratch)
 {
     for (size_t i = 0; i < s->n_buckets; i++)
         scratch[i] = &s->buckets[i];
     qsort(scratch, s->n_buckets, sizeof *scratch, cmp);
-    size_t n = s->n_buckets < SUMMARY_TOP ? s->n_buckets : SUMMARY_TOP;
+    size_t n = limit == 0 || s->n_buckets < limit ? s->n_buckets : limit;
     memcpy(top, scratch, n * sizeof *top);
     return n;
 }
@@ -673,7 +673,7 @@ static void summary_print_json(const Summary *s, const char *path, const Bucket 
  * The command
  * ------------------------------------------------------------------- */
 
-int tool_summary(const char *path, int json)
+int tool_summary(const char *path, int json, size_t top)
 {
     FILE *f;
     EventLogReader *r = tool_open(path, &f);
@@ -686,29 +686,34 @@ int tool_summary(const char *path, int json)
     while ((rc = evr_next(r, &ev)) == 1 && !s.out_of_memory)
         summary_add(&s, &ev);
     int status = TOOL_EXIT_OK;
-    const Bucket **scratch = NULL, *peak[SUMMARY_TOP], *area[SUMMARY_TOP];
+    const Bucket **scratch = NULL, **peak = NULL, **area = NULL;
     if (rc < 0) {
         tool_report_error(r);
         status = TOOL_EXIT_FAIL;
         goto done;
     }
     sample_close(&s);
-    scratch = malloc((s.n_buckets ? s.n_buckets : 1) * sizeof *scratch);
-    if (s.out_of_memory || scratch == NULL) {
+    size_t n_alloc = s.n_buckets ? s.n_buckets : 1;
+    scratch = malloc(n_alloc * sizeof *scratch);
+    peak = malloc(n_alloc * sizeof *peak);
+    area = malloc(n_alloc * sizeof *area);
+    if (s.out_of_memory || scratch == NULL || peak == NULL || area == NULL) {
         fprintf(stderr, "%s: %s: out of memory (buckets=%zu, ipes=%zu)\n", TOOL_NAME, path,
                 s.n_buckets, s.ipes.n_ipes);
         status = TOOL_EXIT_FAIL;
         goto done;
     }
     tool_warn_no_data_end(r);
-    size_t n_peak = rank_buckets(&s, by_peak, peak, scratch);
-    size_t n_area = rank_buckets(&s, by_area, area, scratch);
+    size_t n_peak = rank_buckets(&s, by_peak, top, peak, scratch);
+    size_t n_area = rank_buckets(&s, by_area, top, area, scratch);
     if (json)
         summary_print_json(&s, path, peak, n_peak, area, n_area);
     else
         summary_print_text(&s, path, peak, n_peak, area, n_area);
 done:
     free(scratch);
+    free(peak);
+    free(area);
     summary_free(&s);
     tool_close(r, f);
     return status;

@@ -22,7 +22,9 @@
 /* The commands; each returns an exit code. */
 int tool_show(const char *path);
 int tool_check(const char *path);
-int tool_summary(const char *path, int json);
+/* top: buckets in each ranking (TOOL_SUMMARY_TOP by default; 0 = all). */
+#define TOOL_SUMMARY_TOP 10
+int tool_summary(const char *path, int json, size_t top);
 /* One census (number `sample`, 1-based; 0 = the last) as a gzipped pprof
  * profile written to out_path (NULL or "-": stdout). */
 int tool_pprof(const char *path, const char *out_path, uint64_t sample);
