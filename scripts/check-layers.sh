@@ -11,10 +11,10 @@
 #   support/, support/os/       messages, OS calls       -> includes, base
 #   wire/                       formats shared with tools -> includes, base
 #   sm/                         the storage manager      -> base, support, wire
-#   eventlog/ (writer)          the eventlog writer      -> sm and below
+#   eventlog/                   the eventlog writer      -> sm and below
 #   profiling/                  the heap profiler        -> eventlog and below
 #   rts/, rts/ffi/, rts/debug/  the runtime's services   -> profiling and below
-#   eventlog/ (reader)          the tools' reader        -> includes, base
+#   reader/                     the tools' reader        -> includes, base
 #   utils/...                   the tools                -> includes, base, wire,
 #                                                           the reader, utils/
 # Tests, examples and benchmarks may include anything and are not read.
@@ -30,29 +30,17 @@ set -euo pipefail
 src=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$src"
 
-# The eventlog reader's headers: a library of its own inside eventlog/.
-reader_headers=" EventLogReader.h IpeTable.h LabelIndex.h "
-
 # layer_of FILE: the layer name of a source or header file.
 layer_of() {
-    local f=$1 base=${1##*/}
+    local f=$1
     case $f in
     includes/*) echo includes ;;
     base/*) echo base ;;
     support/*) echo support ;;
     wire/*) echo wire ;;
     sm/*) echo sm ;;
-    eventlog/*)
-        case $reader_headers in
-        *" $base "*) echo reader ;;
-        *)
-            case $base in
-            EventLogReader.c | IpeTable.c | LabelIndex.c) echo reader ;;
-            *) echo eventlog ;;
-            esac
-            ;;
-        esac
-        ;;
+    eventlog/*) echo eventlog ;;
+    reader/*) echo reader ;;
     profiling/*) echo profiling ;;
     rts/*) echo rts ;;
     utils/*) echo utils ;;
@@ -89,7 +77,7 @@ while IFS= read -r h; do
     utils/strata-debug/tui/*) header_path["tui/$base"]=$h; header_path[$base]=$h ;;
     *) header_path[$base]=$h ;;
     esac
-done < <(find includes base support wire sm eventlog profiling rts utils -name '*.h' \
+done < <(find includes base support wire sm eventlog reader profiling rts utils -name '*.h' \
     -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 # os_header NAME: true if <NAME> declares OS calls (see above).
@@ -142,7 +130,7 @@ while IFS= read -r f; do
             ;;
         esac
     done <"$f"
-done < <(find base support wire sm eventlog profiling rts utils includes \
+done < <(find base support wire sm eventlog reader profiling rts utils includes \
     \( -name '*.c' -o -name '*.h' \) -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 if [ "$violations" -gt 0 ]; then

@@ -40,8 +40,8 @@ corpus=$top/testsuite/fuzz/corpus/$target
 # KB, so that make check replays them in seconds).
 case $target in
 reader)
-    srcs=(testsuite/fuzz/fuzz_reader.c eventlog/EventLogReader.c base/GrowArray.c)
-    incs=(eventlog base) max_len=200000 keep_len=8192 ;;
+    srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c base/GrowArray.c)
+    incs=(reader base) max_len=200000 keep_len=8192 ;;
 debug-request)
     srcs=(testsuite/fuzz/fuzz_debug_request.c rts/debug/DebugRequest.c wire/DebugWire.c
         base/GrowArray.c)
@@ -49,8 +49,8 @@ debug-request)
 hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/strata-html/profile.c utils/strata-html/series.c
         utils/strata-html/from_hp.c utils/strata-html/progress.c
-        eventlog/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
-    incs=(utils/strata-html eventlog base) max_len=16384 keep_len=4096 ;;
+        reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
+    incs=(utils/strata-html reader base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
         utils/debug-client/Client.c utils/debug-client/Decode.c utils/debug-client/Reach.c

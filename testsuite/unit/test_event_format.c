@@ -119,7 +119,7 @@ static int reader_values(const EvrEvent *ev, Value *v)
         return 3 + EVR_HEAP_PROF_FILTERS;
     case EVENT_HEAP_PROF_SAMPLE_BEGIN:
     case EVENT_HEAP_PROF_SAMPLE_END:
-        v[0] = (Value)NUM(ev->u.sample.era);
+        v[0] = (Value)NUM(ev->u.sample.census);
         return 1;
     case EVENT_HEAP_PROF_SAMPLE_STRING:
         v[0] = (Value)NUM(ev->u.sample_string.profile_id);

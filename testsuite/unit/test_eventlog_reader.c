@@ -1,6 +1,6 @@
 /*
  * testsuite/unit/test_eventlog_reader.c -- the streaming eventlog reader
- * (eventlog/EventLogReader.c).  Logs are built in memory by a tiny
+ * (reader/EventLogReader.c).  Logs are built in memory by a tiny
  * test-local writer (big-endian, straight from shared/reference §1-2, so
  * the tests do not depend on the runtime's writer) and read back both from
  * memory and through a FILE, whose buffered refills must give the same

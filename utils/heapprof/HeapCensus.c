@@ -2,7 +2,7 @@
  * utils/heapprof/HeapCensus.c -- the latest complete heap census of an
  * eventlog, and what each of its bands is (info table, source location,
  * closure type, era), for strata-events pprof and strata-live.  Reads
- * events only through eventlog/EventLogReader.h; names closure types with
+ * events only through reader/EventLogReader.h; names closure types with
  * libstrata-wire's table.  See Note [Only the latest census].
  */
 #include "HeapCensus.h"

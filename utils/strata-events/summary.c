@@ -44,7 +44,7 @@ typedef struct Bucket {
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An info-table profile (-hi, breakdown 8) labels each bucket with the
  * info table's address, and the log describes each table once in an IPE
- * event.  Every IPE event is kept in an EvrIpeTable (eventlog/IpeTable.h,
+ * event.  Every IPE event is kept in an EvrIpeTable (reader/IpeTable.h,
  * shared with strata-html), which says which IPE a label names.  Other
  * breakdowns' labels are never looked up, even when they happen to look
  * like addresses.

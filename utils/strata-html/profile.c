@@ -362,7 +362,7 @@ void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, 
  * IPE descriptions (-hi)
  * ------------------------------------------------------------------- */
 
-/* A -hi label names the IPE at the address it spells (eventlog/IpeTable.h,
+/* A -hi label names the IPE at the address it spells (reader/IpeTable.h,
  * shared with strata-events). */
 const EvrIpe *profile_band_ipe(const Profile *p, const Band *b)
 {

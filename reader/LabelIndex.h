@@ -1,5 +1,5 @@
 /*
- * eventlog/LabelIndex.h -- heap profile band labels numbered 0, 1, 2, ...
+ * reader/LabelIndex.h -- heap profile band labels numbered 0, 1, 2, ...
  * in the order first seen, for the readers that keep per-band figures in
  * an array beside it (strata-events summary, strata-html, the census
  * tracker).  Labels are byte strings compared by length and content; the

@@ -1,5 +1,5 @@
 /*
- * eventlog/IpeTable.c -- IPE events by info table address (IpeTable.h).
+ * reader/IpeTable.c -- IPE events by info table address (IpeTable.h).
  */
 #include "IpeTable.h"
 

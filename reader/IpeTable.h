@@ -1,5 +1,5 @@
 /*
- * eventlog/IpeTable.h -- the IPE events of an eventlog, kept by info table
+ * reader/IpeTable.h -- the IPE events of an eventlog, kept by info table
  * address, for the readers that name -hi bands (strata-events summary,
  * strata-html).
  *

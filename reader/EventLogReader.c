@@ -1,5 +1,5 @@
 /*
- * eventlog/EventLogReader.c -- a streaming reader for GHC-format eventlogs.
+ * reader/EventLogReader.c -- a streaming reader for GHC-format eventlogs.
  *
  * Parses the header's event type table, then yields events one by one with
  * their capability (from the enclosing block marker) and, for the event
