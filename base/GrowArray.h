@@ -15,12 +15,22 @@
 int grow_array_reserve(void **items, size_t *capacity, size_t n_needed, size_t elem_bytes,
                        size_t min_capacity);
 
+/* grow_array_reserve with the common case, room already there, inline:
+ * the typed forms below sit on hot paths (a push per object traversed). */
+static inline int grow_array_reserve_inline(void **items, size_t *capacity, size_t n_needed,
+                                            size_t elem_bytes, size_t min_capacity)
+{
+    if (n_needed <= *capacity)
+        return 0;
+    return grow_array_reserve(items, capacity, n_needed, elem_bytes, min_capacity);
+}
+
 /* The typed form: GROW_ARRAY_RESERVE(arr, cap, n) for T *arr, size_t cap. */
 #define GROW_ARRAY_RESERVE(arr, cap, n) \
-    grow_array_reserve((void **)&(arr), &(cap), (n), sizeof *(arr), 16)
+    grow_array_reserve_inline((void **)&(arr), &(cap), (n), sizeof *(arr), 16)
 
 /* The typed form with the site's own first capacity. */
 #define GROW_ARRAY_RESERVE_MIN(arr, cap, n, min_capacity) \
-    grow_array_reserve((void **)&(arr), &(cap), (n), sizeof *(arr), (min_capacity))
+    grow_array_reserve_inline((void **)&(arr), &(cap), (n), sizeof *(arr), (min_capacity))
 
 #endif /* STRATA_GROWARRAY_H */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "strata/Debug.h"
 
 int dbg_fail(DbgClient *c, const char *fmt, ...)
@@ -155,17 +156,12 @@ uint8_t *dbg_block_space(DbgClient *c, uint64_t len)
     if (need > SIZE_MAX / 2)
         return NULL;
     if (c->n_chunks == 0 || c->chunk_used + need > c->chunk_bytes[c->n_chunks - 1]) {
-        if (c->n_chunks == c->cap_chunks) {
-            size_t cap = c->cap_chunks ? 2 * c->cap_chunks : 16;
-            uint8_t **g = realloc(c->chunks, cap * sizeof *g);
-            size_t *gb = g ? realloc(c->chunk_bytes, cap * sizeof *gb) : NULL;
-            if (g != NULL)
-                c->chunks = g;
-            if (gb == NULL)
-                return NULL;
-            c->chunk_bytes = gb;
-            c->cap_chunks = cap;
-        }
+        /* Two arrays of one capacity: each grows from cap_chunks alike. */
+        size_t cap_chunks = c->cap_chunks, cap_bytes = c->cap_chunks;
+        if (GROW_ARRAY_RESERVE(c->chunks, cap_chunks, c->n_chunks + 1) != 0 ||
+            GROW_ARRAY_RESERVE(c->chunk_bytes, cap_bytes, c->n_chunks + 1) != 0)
+            return NULL;
+        c->cap_chunks = cap_bytes;
         size_t bytes = need > CHUNK_BYTES ? need : CHUNK_BYTES;
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "DebugAnalysis.h"
 #include "strata/Debug.h"
 
@@ -191,14 +192,8 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
             return dbg_fail(c, "out of memory for marks");
     }
     r->n_reached++;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 4096;
-        uint64_t *o = realloc(r->order, cap * sizeof *o);
-        if (o == NULL)
-            return dbg_fail(c, "out of memory for the traversal");
-        r->order = o;
-        r->cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(r->order, r->cap, r->n + 1, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
     r->order[r->n++] = addr;
     return 0;
 }
@@ -301,14 +296,8 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
         r->last_static = addr;
     }
     r->n_reached++;
-    if (r->n_stack == r->cap_stack) {
-        size_t cap = r->cap_stack ? 2 * r->cap_stack : 4096;
-        MarkItem *g = realloc(r->stack, cap * sizeof *g);
-        if (g == NULL)
-            return dbg_fail(c, "out of memory for the traversal");
-        r->stack = g;
-        r->cap_stack = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(r->stack, r->cap_stack, r->n_stack + 1, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
     r->stack[r->n_stack++] = it;
     return 0;
 }
@@ -832,14 +821,9 @@ int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *o
         uint64_t p = k != SIZE_MAX ? parent_get(r, k) : 0;
         if (p == 0)
             return dbg_fail(c, "0x%llx is not reachable", (unsigned long long)addr);
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 16;
-            uint64_t *n = realloc(out->addrs, cap * sizeof *n);
-            if (n == NULL) {
-                dbg_path_free(out);
-                return dbg_fail(c, "out of memory");
-            }
-            out->addrs = n;
+        if (GROW_ARRAY_RESERVE(out->addrs, cap, out->n + 1) != 0) {
+            dbg_path_free(out);
+            return dbg_fail(c, "out of memory");
         }
         out->addrs[out->n++] = a;
         if (p > r->n_parent_objs) {
@@ -928,13 +912,8 @@ int dbg_reach_rank_build(DbgReach *r)
     for (size_t i = 0; i < r->n; i++) {   /* statics, in discovery order */
         if (dbg_block_of(c, r->order[i]) != NULL)
             continue;
-        if (r->n_static == cap) {
-            cap = cap ? 2 * cap : 64;
-            uint64_t *g = realloc(r->static_addrs, cap * sizeof *g);
-            if (g == NULL)
-                return dbg_fail(c, "out of memory for object ranks");
-            r->static_addrs = g;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(r->static_addrs, cap, r->n_static + 1, 64) != 0)
+            return dbg_fail(c, "out of memory for object ranks");
         r->static_addrs[r->n_static++] = r->order[i];
         if (word_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
             return dbg_fail(c, "out of memory for object ranks");
@@ -1050,15 +1029,10 @@ int dbg_path_runs(DbgClient *c, const DbgPath *p, size_t from, DbgPathRun **runs
             last->gen_hi = gen > last->gen_hi ? gen : last->gen_hi;
             continue;
         }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            DbgPathRun *g = realloc(*runs, cap * sizeof *g);
-            if (g == NULL) {
-                free(*runs);
-                *runs = NULL;
-                return dbg_fail(c, "out of memory");
-            }
-            *runs = g;
+        if (GROW_ARRAY_RESERVE(*runs, cap, *n + 1) != 0) {
+            free(*runs);
+            *runs = NULL;
+            return dbg_fail(c, "out of memory");
         }
         (*runs)[(*n)++] = (DbgPathRun){i, 1, cl.addr, cl.addr, cl.info, is_static,
                                        cl.era, cl.era, gen, gen};
@@ -1162,14 +1136,8 @@ static int name_near(DbgClient *c, const DbgClosure *cl, void *env)
     for (int k = 0; k < 2; k++) {
         if (names[k][0] == '\0' || (k == 1 && strcmp(names[1], names[0]) == 0))
             continue;
-        if (w->n_all == w->cap_all) {
-            size_t ncap = w->cap_all ? 2 * w->cap_all : 64;
-            DbgNameMatch *g = realloc(w->all, ncap * sizeof *g);
-            if (g == NULL)
-                return dbg_fail(c, "out of memory");
-            w->all = g;
-            w->cap_all = ncap;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(w->all, w->cap_all, w->n_all + 1, 64) != 0)
+            return dbg_fail(c, "out of memory");
         w->all[w->n_all++] = (DbgNameMatch){names[k], edit_distance(w->name, names[k])};
     }
     return 0;
