@@ -1,9 +1,8 @@
 /*
  * wire/EventFormat.c -- the table of EventFormat.h.  Pure data; depends
  * on nothing but strata/EventLogFormat.h, because the runtime's writer and
- * the tools both link it (libstrata-wire).  Facts from GHC's
- * rts/gen_event_types.py and ghc-events' EventTypes; field names are
- * ghc-events' in snake case.
+ * the tools both link it (libstrata-wire).  Ids, sizes and descriptions
+ * are GHC's; field names are ghc-events' in snake case.
  */
 #include "EventFormat.h"
 
