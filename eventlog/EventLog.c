@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "Capability.h"
+#include "EventFormat.h"
 #include "Messages.h"
 #include "os/Thread.h"
 #include "os/Clock.h"
@@ -25,22 +26,9 @@
 #include "strata/Config.h"
 #include "strata/EventLogFormat.h"
 
-/* The event types strata emits, in the order the header declares them
+/* The event types strata emits are the table's `emitted` entries
+ * (wire/EventFormat.c), declared in the header in table order
  * (.inv.declared: nothing else is ever posted). */
-static const uint16_t emitted_types[] = {
-    EVENT_CREATE_THREAD, EVENT_RUN_THREAD, EVENT_STOP_THREAD, EVENT_GC_START, EVENT_GC_END, EVENT_REQUEST_SEQ_GC, EVENT_REQUEST_PAR_GC,
-    EVENT_BLOCK_MARKER,
-    EVENT_USER_MSG, EVENT_GC_IDLE, EVENT_GC_WORK, EVENT_GC_DONE,
-    EVENT_CAPSET_CREATE, EVENT_CAPSET_DELETE, EVENT_CAPSET_ASSIGN_CAP,
-    EVENT_CAPSET_REMOVE_CAP, EVENT_RTS_IDENTIFIER, EVENT_PROGRAM_ARGS,
-    EVENT_OSPROCESS_PID, EVENT_OSPROCESS_PPID, EVENT_WALL_CLOCK_TIME,
-    EVENT_CAP_CREATE, EVENT_CAP_DELETE, EVENT_HEAP_ALLOCATED, EVENT_HEAP_SIZE,
-    EVENT_HEAP_LIVE, EVENT_HEAP_INFO_GHC, EVENT_GC_STATS_GHC,
-    EVENT_GC_GLOBAL_SYNC, EVENT_USER_MARKER, EVENT_MEM_RETURN,
-    EVENT_BLOCKS_SIZE, EVENT_HEAP_PROF_BEGIN, EVENT_HEAP_PROF_SAMPLE_BEGIN,
-    EVENT_HEAP_PROF_SAMPLE_STRING, EVENT_HEAP_PROF_SAMPLE_END, EVENT_IPE,
-};
-#define N_EMITTED_TYPES (sizeof emitted_types / sizeof emitted_types[0])
 
 /* Bytes of the marker event: header + Word32 size + Word64 end + Word16 cap. */
 #define MARKER_BYTES (EVENT_HEADER_BYTES + EVENT_SIZE_BLOCK_MARKER)
@@ -405,21 +393,24 @@ static bool class_on(unsigned cls)
 static bool write_header(void)
 {
     size_t len = 5 * 4;
-    for (size_t i = 0; i < N_EMITTED_TYPES; i++)
-        len += 4 + 2 + 2 + 4 + strlen(eventlog_type_description(emitted_types[i])) + 4 + 4;
+    for (size_t i = 0; i < n_event_formats; i++)
+        if (event_formats[i].emitted)
+            len += 4 + 2 + 2 + 4 + strlen(event_formats[i].description) + 4 + 4;
     uint8_t *h = malloc(len);
     if (h == NULL)
         return false;
     uint8_t *p = h;
     p = put32(p, EVENT_HEADER_BEGIN);
     p = put32(p, EVENT_HET_BEGIN);
-    for (size_t i = 0; i < N_EMITTED_TYPES; i++) {
-        uint16_t t = emitted_types[i];
-        const char *desc = eventlog_type_description(t);
+    for (size_t i = 0; i < n_event_formats; i++) {
+        const EventFormat *f = &event_formats[i];
+        if (!f->emitted)
+            continue;
+        const char *desc = f->description;
         size_t dlen = strlen(desc);
         p = put32(p, EVENT_ET_BEGIN);
-        p = put16(p, t);
-        p = put16(p, (uint16_t)eventlog_type_size(t));
+        p = put16(p, f->id);
+        p = put16(p, f->size);
         p = put32(p, (uint32_t)dlen);
         memcpy(p, desc, dlen);
         p += dlen;

@@ -27,7 +27,7 @@
 #include "Messages.h"
 #include "Provenance.h"
 #include "Storage.h"
-#include "WordMap.h"
+#include "WordMapOrPanic.h"
 
 /* ----------------------------------------------------------------------
  * Buckets
@@ -133,7 +133,7 @@ static size_t bucket_for_label(Walk *w, const char *label, const StgInfoTable *i
     uint64_t h = string_hash(label);
     for (;;) {   /* linear probing over the hash itself on collision */
         bool found;
-        StgWord *slot = word_map_slot(&w->by_label, h, &found);
+        uint64_t *slot = word_map_slot_or_panic(&w->by_label, h, &found);
         if (!found) {
             *slot = bucket_new(w->census, label, info);
             return *slot;
@@ -147,7 +147,7 @@ static size_t bucket_for_label(Walk *w, const char *label, const StgInfoTable *i
 static size_t bucket_for_info(Walk *w, const StgInfoTable *info)
 {
     bool found;
-    StgWord *slot = word_map_slot(&w->by_info, (uint64_t)(uintptr_t)info, &found);
+    uint64_t *slot = word_map_slot_or_panic(&w->by_info, (uint64_t)(uintptr_t)info, &found);
     if (!found) {
         char buf[32];
         *slot = bucket_for_label(w, census_info_label(info, w->by, buf, sizeof buf), info);
@@ -173,7 +173,7 @@ static void count_era_segment(Walk *w, uint64_t era, StgPtr from, StgPtr to)
 {
     char label[24];
     bool found;
-    StgWord *slot = word_map_slot(&w->by_info, era, &found);
+    uint64_t *slot = word_map_slot_or_panic(&w->by_info, era, &found);
     if (!found) {
         snprintf(label, sizeof label, "%lu", (unsigned long)era);
         *slot = bucket_new(w->census, label, NULL);

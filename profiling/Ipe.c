@@ -15,7 +15,7 @@
 
 #include "EventLog.h"
 #include "Provenance.h"
-#include "WordMap.h"
+#include "WordMapOrPanic.h"
 
 /* The tables already posted (a set: the values are unused). */
 static WordMap posted;
@@ -25,7 +25,7 @@ void ipe_post_once(const StgInfoTable *info)
     if (!eventlog_enabled())
         return;
     bool already;
-    (void)word_map_slot(&posted, (uint64_t)(uintptr_t)info, &already);
+    (void)word_map_slot_or_panic(&posted, (uint64_t)(uintptr_t)info, &already);
     if (already)
         return;
     const IpeInfo *p = ipe_resolve(info);

@@ -29,7 +29,7 @@
 #include "GrowArray.h"
 #include "Messages.h"
 #include "ProvenanceMaps.h"
-#include "WordMap.h"
+#include "WordMapOrPanic.h"
 #include "os/Clock.h"
 #include "os/Process.h"
 
@@ -291,7 +291,7 @@ const IpeInfo *ipe_resolve(const StgInfoTable *info)
     if (info == NULL)
         return NULL;
     bool found;
-    StgWord *slot = word_map_slot(&resolved, (uint64_t)(uintptr_t)info, &found);
+    uint64_t *slot = word_map_slot_or_panic(&resolved, (uint64_t)(uintptr_t)info, &found);
     if (found)
         return &((Resolved *)*slot)->info;
     uint64_t t0 = clock_elapsed_ns();
@@ -359,7 +359,7 @@ bool provenance_static_name(const void *addr, StaticName *out)
 void provenance_stats(ProvenanceStats *out)
 {
     uint64_t bytes = n_objects * sizeof *objects + n_ranges * sizeof *ranges +
-                     resolved.capacity * (sizeof(uint64_t) + sizeof(StgWord) + sizeof(bool)) +
+                     word_map_bytes(&resolved) +
                      stats.tables_resolved * sizeof(Resolved);
     *out = stats;
     for (size_t i = 0; i < n_objects; i++) {
@@ -387,15 +387,15 @@ void provenance_check(void)
             rts_panic("provenance: mapping %zu [%p, %p) is malformed", i,
                       (void *)ranges[i].start, (void *)ranges[i].end);
     uint64_t n = 0;
-    for (StgWord i = 0; i < resolved.capacity; i++) {
-        if (!resolved.used[i])
-            continue;
-        const IpeInfo *p = &((const Resolved *)(uintptr_t)resolved.vals[i])->info;
+    size_t pos = 0;
+    uint64_t key, val;
+    while (word_map_next(&resolved, &pos, &key, &val)) {
+        const IpeInfo *p = &((const Resolved *)(uintptr_t)val)->info;
         if (p->table_name == NULL || p->closure_desc == NULL || p->ty_desc == NULL ||
             p->label == NULL || p->module == NULL || p->src_file == NULL ||
             p->src_span == NULL)
             rts_panic("provenance: table 0x%llx resolved with a NULL field",
-                      (unsigned long long)resolved.keys[i]);
+                      (unsigned long long)key);
         n++;
     }
     if (n != stats.tables_resolved)
@@ -405,9 +405,10 @@ void provenance_check(void)
 
 void provenance_exit(void)
 {
-    for (StgWord i = 0; i < resolved.capacity; i++)
-        if (resolved.used[i])
-            free((Resolved *)(uintptr_t)resolved.vals[i]);
+    size_t pos = 0;
+    uint64_t key, val;
+    while (word_map_next(&resolved, &pos, &key, &val))
+        free((Resolved *)(uintptr_t)val);
     word_map_free(&resolved);
     for (size_t i = 0; i < n_objects; i++) {
         elf_object_free(&objects[i]->elf);

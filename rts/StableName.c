@@ -29,7 +29,7 @@
 #include "GrowArray.h"
 #include "Messages.h"
 #include "os/Thread.h"
-#include "WordMap.h"
+#include "WordMapOrPanic.h"
 #include "strata/Weak.h"
 
 static StgWord *table;        /* object address, or (next_free << 1) | 1 */
@@ -61,7 +61,7 @@ StgWord strata_make_stable_name(StgClosure *obj)
     obj = strip_indirections(obj);
     os_mutex_lock(&names_lock);   /* threads on every capability name objects */
     bool found;
-    StgWord *slot = word_map_slot(&by_address, (uint64_t)(uintptr_t)obj, &found);
+    uint64_t *slot = word_map_slot_or_panic(&by_address, (uint64_t)(uintptr_t)obj, &found);
     if (found) {
         StgWord name = *slot;
         os_mutex_unlock(&names_lock);
@@ -103,7 +103,7 @@ static void update_entry(StgWord i, RootEvacFn evac, void *ctx, StgWord *highest
         return;
     }
     bool found;
-    StgWord *slot = word_map_slot(&by_address, (uint64_t)table[i], &found);
+    uint64_t *slot = word_map_slot_or_panic(&by_address, (uint64_t)table[i], &found);
     if (found) {
         table[i] = 1;
         return;

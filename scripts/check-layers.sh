@@ -7,14 +7,15 @@
 #
 # A folder's layer and what it may include:
 #   includes/                   the public API          -> nothing
-#   support/, support/os/       messages, containers, OS -> includes
-#   wire/                       formats shared with tools -> includes
-#   sm/                         the storage manager      -> support, wire
-#   eventlog/ (writer)          the eventlog writer      -> sm and below
+#   base/                       containers for everyone  -> includes
+#   support/, support/os/       messages, OS calls       -> includes, base
+#   wire/                       formats shared with tools -> includes, base
+#   sm/                         the storage manager      -> base, support, wire
+#   eventlog/                   the eventlog writer      -> sm and below
 #   profiling/                  the heap profiler        -> eventlog and below
 #   rts/, rts/ffi/, rts/debug/  the runtime's services   -> profiling and below
-#   eventlog/ (reader)          the tools' reader        -> includes
-#   utils/...                   the tools                -> includes, wire,
+#   reader/                     the tools' reader        -> includes, base
+#   utils/...                   the tools                -> includes, base, wire,
 #                                                           the reader, utils/
 # Tests, examples and benchmarks may include anything and are not read.
 #
@@ -29,28 +30,17 @@ set -euo pipefail
 src=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$src"
 
-# The eventlog reader's headers: a library of its own inside eventlog/.
-reader_headers=" EventLogReader.h IpeTable.h LabelIndex.h "
-
 # layer_of FILE: the layer name of a source or header file.
 layer_of() {
-    local f=$1 base=${1##*/}
+    local f=$1
     case $f in
     includes/*) echo includes ;;
+    base/*) echo base ;;
     support/*) echo support ;;
     wire/*) echo wire ;;
     sm/*) echo sm ;;
-    eventlog/*)
-        case $reader_headers in
-        *" $base "*) echo reader ;;
-        *)
-            case $base in
-            EventLogReader.c | IpeTable.c | LabelIndex.c) echo reader ;;
-            *) echo eventlog ;;
-            esac
-            ;;
-        esac
-        ;;
+    eventlog/*) echo eventlog ;;
+    reader/*) echo reader ;;
     profiling/*) echo profiling ;;
     rts/*) echo rts ;;
     utils/*) echo utils ;;
@@ -62,14 +52,15 @@ layer_of() {
 allowed() {
     case $1 in
     includes) echo "includes" ;;
-    support) echo "includes support" ;;
-    wire) echo "includes wire" ;;
-    sm) echo "includes support wire sm" ;;
-    eventlog) echo "includes support wire sm eventlog" ;;
-    profiling) echo "includes support wire sm eventlog profiling" ;;
-    rts) echo "includes support wire sm eventlog profiling rts" ;;
-    reader) echo "includes reader" ;;
-    utils) echo "includes wire reader utils" ;;
+    base) echo "includes base" ;;
+    support) echo "includes base support" ;;
+    wire) echo "includes base wire" ;;
+    sm) echo "includes base support wire sm" ;;
+    eventlog) echo "includes base support wire sm eventlog" ;;
+    profiling) echo "includes base support wire sm eventlog profiling" ;;
+    rts) echo "includes base support wire sm eventlog profiling rts" ;;
+    reader) echo "includes base reader" ;;
+    utils) echo "includes base wire reader utils" ;;
     esac
 }
 
@@ -86,7 +77,7 @@ while IFS= read -r h; do
     utils/strata-debug/tui/*) header_path["tui/$base"]=$h; header_path[$base]=$h ;;
     *) header_path[$base]=$h ;;
     esac
-done < <(find includes support wire sm eventlog profiling rts utils -name '*.h' \
+done < <(find includes base support wire sm eventlog reader profiling rts utils -name '*.h' \
     -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 # os_header NAME: true if <NAME> declares OS calls (see above).
@@ -139,7 +130,7 @@ while IFS= read -r f; do
             ;;
         esac
     done <"$f"
-done < <(find support wire sm eventlog profiling rts utils includes \
+done < <(find base support wire sm eventlog reader profiling rts utils includes \
     \( -name '*.c' -o -name '*.h' \) -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 if [ "$violations" -gt 0 ]; then

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ClosureSize.h"
+#include "WordMapOrPanic.h"
 #include "GrowArray.h"
 #include "HeapIter.h"
 #include "Messages.h"
@@ -54,7 +55,7 @@ static void flush_slot(LiveTally *t, LiveTallySlot *s)
     if (s->info == NULL)
         return;
     bool found;
-    StgWord *ix = word_map_slot(&t->index, (uint64_t)(uintptr_t)s->info, &found);
+    uint64_t *ix = word_map_slot_or_panic(&t->index, (uint64_t)(uintptr_t)s->info, &found);
     if (!found) {
         if (GROW_ARRAY_RESERVE_MIN(t->entries, t->cap_entries, t->n_entries + 1, 64) != 0)
             rts_panic("live tally: out of C heap (entries=%zu)", t->n_entries);

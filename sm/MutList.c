@@ -12,7 +12,7 @@
 #include "GrowArray.h"
 #include "MBlock.h"
 #include "Messages.h"
-#include "WordMap.h"
+#include "WordMapOrPanic.h"
 #include "strata/Alloc.h"
 
 StgClosure **static_roots = NULL;
@@ -85,7 +85,7 @@ void mut_list_free(BlockDesc *list)
 void static_roots_add(StgClosure *p)
 {
     bool found;
-    (void)word_map_slot(&static_roots_set, (uint64_t)(uintptr_t)p, &found);
+    (void)word_map_slot_or_panic(&static_roots_set, (uint64_t)(uintptr_t)p, &found);
     if (found)
         return;
     if (static_roots_count == static_roots_capacity) {

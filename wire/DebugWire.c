@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
+
 /* ----------------------------------------------------------------------
  * Output buffer
  * ---------------------------------------------------------------------- */
@@ -32,17 +34,9 @@ uint8_t *debug_buf_reserve(DebugBuf *b, size_t n)
         b->oom = true;
         return NULL;
     }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *d = realloc(b->data, cap);
-        if (d == NULL) {
-            b->oom = true;
-            return NULL;
-        }
-        b->data = d;
-        b->cap = cap;
+    if (GROW_ARRAY_RESERVE_MIN(b->data, b->cap, b->len + n, 256) != 0) {
+        b->oom = true;
+        return NULL;
     }
     uint8_t *p = b->data + b->len;
     b->len += n;

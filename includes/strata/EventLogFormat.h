@@ -133,7 +133,8 @@ enum {
 #define STRATA_CAPSET_CLOCKDOMAIN 1
 
 /* The description GHC writes for an event type, or NULL if strata does not
- * know the id.  Defined in eventlog/EventTypes.c. */
+ * know the id.  Defined, with the rest of each type's format, in
+ * wire/EventFormat.c. */
 const char *eventlog_type_description(uint16_t type);
 
 /* The fixed payload size of a known type, EVENT_SIZE_VARIABLE for variable

@@ -40,25 +40,26 @@ corpus=$top/testsuite/fuzz/corpus/$target
 # KB, so that make check replays them in seconds).
 case $target in
 reader)
-    srcs=(testsuite/fuzz/fuzz_reader.c eventlog/EventLogReader.c)
-    incs=(eventlog) max_len=200000 keep_len=8192 ;;
+    srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c base/GrowArray.c)
+    incs=(reader base) max_len=200000 keep_len=8192 ;;
 debug-request)
-    srcs=(testsuite/fuzz/fuzz_debug_request.c rts/debug/DebugRequest.c wire/DebugWire.c)
-    incs=(rts/debug wire) max_len=4096 keep_len=4096 ;;
+    srcs=(testsuite/fuzz/fuzz_debug_request.c rts/debug/DebugRequest.c wire/DebugWire.c
+        base/GrowArray.c)
+    incs=(rts/debug wire base) max_len=4096 keep_len=4096 ;;
 hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/strata-html/profile.c utils/strata-html/series.c
-        utils/strata-html/from_hp.c utils/strata-html/progress.c eventlog/LabelIndex.c
-        eventlog/IpeTable.c)
-    incs=(utils/strata-html eventlog) max_len=16384 keep_len=4096 ;;
+        utils/strata-html/from_hp.c utils/strata-html/progress.c
+        reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
+    incs=(utils/strata-html reader base) max_len=16384 keep_len=4096 ;;
 snapshot)
-    srcs=(testsuite/fuzz/fuzz_snapshot.c utils/debug-client/AddrMap.c
+    srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
         utils/debug-client/Client.c utils/debug-client/Decode.c utils/debug-client/Reach.c
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c
         utils/debug-client/PrivateFile.c wire/DebugWire.c wire/ClosureTypeNames.c)
-    incs=(utils/debug-client wire) max_len=65536 keep_len=16384 ;;
+    incs=(utils/debug-client wire base) max_len=65536 keep_len=16384 ;;
 control)
-    srcs=(testsuite/fuzz/fuzz_control.c wire/ControlWire.c)
-    incs=(wire) max_len=1048576 keep_len=4096 ;;
+    srcs=(testsuite/fuzz/fuzz_control.c wire/ControlWire.c base/GrowArray.c)
+    incs=(wire base) max_len=1048576 keep_len=4096 ;;
 *)
     echo "fuzz.sh: unknown target '$target'; $usage" >&2
     exit 2 ;;

@@ -1,6 +1,6 @@
 /*
  * testsuite/fuzz/fuzz_reader.c -- libFuzzer entry point for the eventlog
- * reader (eventlog/EventLogReader.c).  Each input is read twice, from
+ * reader (reader/EventLogReader.c).  Each input is read twice, from
  * memory and through a FILE (fmemopen, so the buffered refill path runs
  * too), and the two readers must agree event for event; every decoded
  * string must lie inside its event's payload.  Built and run by fuzz.sh;

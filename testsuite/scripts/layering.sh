@@ -2,7 +2,9 @@
 # testsuite/scripts/layering.sh -- the layering check (scripts/check-layers.sh,
 # docs/design/layers.md) passes on the tree, and fails, naming file and
 # line, on violations planted in a copy: the storage manager reading the
-# flags, the eventlog writer reading the storage manager's caller, a tool
+# flags, the eventlog writer reading the storage manager's caller, the
+# base library reading the runtime's messages, the reader reading the
+# writer, a tool
 # compiling against the runtime, OS headers outside support/os/ (the
 # debug stub's sockets, the profiler's open).
 set -u
@@ -16,7 +18,7 @@ grep -q '^layers: OK ([1-9][0-9]* includes checked)$' "$out" && pass ||
 
 cd "$test_tmp" || exit 1
 mkdir tree
-for d in includes support wire sm eventlog profiling rts utils; do
+for d in includes base support wire sm eventlog reader profiling rts utils; do
     cp -R "$top_srcdir/$d" tree/
 done
 rm -rf tree/utils/node_modules
@@ -29,20 +31,24 @@ plant sm/Storage.c '#include "RtsFlags.h"'
 plant eventlog/EventLog.c '#include "ProfHeap.h"'
 plant utils/strata-events/main.c '#include "Storage.h"'
 plant wire/DebugWire.c '#include "Messages.h"'
+plant base/StrIndex.c '#include "Messages.h"'
+plant reader/IpeTable.c '#include "EventLog.h"'
 plant rts/debug/DebugServer.c '#include <sys/socket.h>'
 plant profiling/ElfSymbols.c '#include <unistd.h>'
 plant support/os/File.c '#include <sys/mman.h>'
 plant utils/strata-debug/main.c '#include <poll.h>'
 
 expect_status 1 bash "$check" tree
-expect_stderr_contains 'sm/Storage.c:3: layer sm includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm may include includes support wire sm'
+expect_stderr_contains 'sm/Storage.c:3: layer sm includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm may include includes base support wire sm'
 expect_stderr_contains 'eventlog/EventLog.c:3: layer eventlog includes "ProfHeap.h" (profiling/ProfHeap.h, layer profiling)'
 expect_stderr_contains 'utils/strata-events/main.c:3: layer utils includes "Storage.h" (sm/Storage.h, layer sm)'
 expect_stderr_contains 'wire/DebugWire.c:3: layer wire includes "Messages.h" (support/Messages.h, layer support)'
+expect_stderr_contains 'base/StrIndex.c:3: layer base includes "Messages.h" (support/Messages.h, layer support)'
+expect_stderr_contains 'reader/IpeTable.c:3: layer reader includes "EventLog.h" (eventlog/EventLog.h, layer eventlog)'
 expect_stderr_contains 'rts/debug/DebugServer.c:3: layer rts includes <sys/socket.h>, an OS header: only support/os/ may'
 expect_stderr_contains 'profiling/ElfSymbols.c:3: layer profiling includes <unistd.h>, an OS header'
 grep -q 'support/os/File.c' "$err" && fail "support/os/ was refused an OS header: $(cat "$err")" || pass
 grep -q 'utils/strata-debug/main.c:3:.*<poll.h>' "$err" && fail "a tool was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'layers: 6 forbidden include(s)'
+expect_stderr_contains 'layers: 8 forbidden include(s)'
 
 finish

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "DebugAnalysis.h"
 #include "strata/ClosureTypes.h"
 #include "strata/Debug.h"
@@ -21,7 +22,7 @@
 
 typedef struct {
     DbgCensus *out;
-    AddrMap by_label;            /* label hash -> bucket index + 1 */
+    WordMap by_label;            /* label hash -> bucket index + 1 */
     size_t cap;
 } Buckets;
 
@@ -40,7 +41,7 @@ static int bucket_add_at(DbgClient *c, Buckets *b, const char *label, uint64_t b
 {
     uint64_t h = dbg_label_hash(label);
     for (;; h += 2) {   /* probe on hash collisions */
-        uint64_t *v = addr_map_get(&b->by_label, h);
+        uint64_t *v = word_map_get(&b->by_label, h);
         if (v == NULL)
             break;
         DbgBucket *k = &b->out->buckets[*v - 1];
@@ -52,16 +53,10 @@ static int bucket_add_at(DbgClient *c, Buckets *b, const char *label, uint64_t b
             goto total;
         }
     }
-    if (b->out->n == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 64;
-        DbgBucket *nb = realloc(b->out->buckets, cap * sizeof *nb);
-        if (nb == NULL)
-            return dbg_fail(c, "out of memory for census buckets");
-        b->out->buckets = nb;
-        b->cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(b->out->buckets, b->cap, b->out->n + 1, 64) != 0)
+        return dbg_fail(c, "out of memory for census buckets");
     char *copy = strdup(label);
-    if (copy == NULL || addr_map_put(&b->by_label, h, b->out->n + 1) != 0) {
+    if (copy == NULL || word_map_put(&b->by_label, h, b->out->n + 1) != 0) {
         free(copy);
         return dbg_fail(c, "out of memory for census buckets");
     }
@@ -109,7 +104,7 @@ static int bucket_cmp(const void *a, const void *b)
 
 static void buckets_finish(Buckets *b)
 {
-    addr_map_free(&b->by_label);
+    word_map_free(&b->by_label);
     if (b->out->n > 1)
         qsort(b->out->buckets, b->out->n, sizeof *b->out->buckets, bucket_cmp);
 }
@@ -134,7 +129,7 @@ typedef struct {
     Buckets *b;
     DbgCensusBy by;
     const DbgEraRange *eras;
-    AddrMap by_key;              /* info table address, or era + 1 -> bucket + 1 */
+    WordMap by_key;              /* info table address, or era + 1 -> bucket + 1 */
     uint8_t *pinned_done;        /* [n_blocks] pinned blocks counted whole */
     uint64_t last_key, last_bucket;   /* the previous object's: neighbours often share it */
 } CensusWalk;
@@ -161,7 +156,7 @@ static int census_count(DbgClient *c, CensusWalk *w, const DbgClosure *cl)
     uint64_t key = w->by == DBG_BY_ERA ? cl->era + 1 : cl->info->addr;
     uint64_t bytes = (uint64_t)cl->n_words * 8;
     const uint64_t *v = key == 0 ? NULL
-                      : key == w->last_key ? &w->last_bucket : addr_map_get(&w->by_key, key);
+                      : key == w->last_key ? &w->last_bucket : word_map_get(&w->by_key, key);
     if (v != NULL) {
         w->last_key = key;
         w->last_bucket = *v;
@@ -177,7 +172,7 @@ static int census_count(DbgClient *c, CensusWalk *w, const DbgClosure *cl)
     if (bucket_add_at(c, w->b, dbg_census_label(cl, w->by, buf, sizeof buf), bytes, 1,
                       &index) != 0)
         return -1;
-    if (key != 0 && addr_map_put(&w->by_key, key, index + 1) != 0)
+    if (key != 0 && word_map_put(&w->by_key, key, index + 1) != 0)
         return dbg_fail(c, "out of memory for census buckets");
     return 0;
 }
@@ -224,7 +219,7 @@ int dbg_census(DbgClient *c, const DbgReach *r, DbgCensusBy by, const DbgEraRang
      * are then read front to back. */
     int st = dbg_reach_for_each_heap(c, r, census_object, &w) != 0 ? -1 : 0;
     free(w.pinned_done);
-    addr_map_free(&w.by_key);
+    word_map_free(&w.by_key);
     buckets_finish(&b);
     if (st != 0)
         dbg_census_free(out);
@@ -282,7 +277,7 @@ int dbg_duplicates(DbgClient *c, const DbgReach *r, DbgCensus *out)
 {
     memset(out, 0, sizeof *out);
     Buckets b = {out, {0}, 0};
-    AddrMap first = {0};   /* content hash -> first object with it */
+    WordMap first = {0};   /* content hash -> first object with it */
     size_t n;
     const uint64_t *objs = dbg_reach_objects(r, &n);
     int st = 0;
@@ -293,9 +288,9 @@ int dbg_duplicates(DbgClient *c, const DbgReach *r, DbgCensus *out)
         if (cl.block == NULL || !dbg_type_is_constr(cl.info->type))
             continue;
         uint64_t h = hash_words(cl.words, cl.n_words);
-        uint64_t *v = addr_map_get(&first, h);
+        uint64_t *v = word_map_get(&first, h);
         if (v == NULL) {
-            if (addr_map_put(&first, h, cl.addr) != 0)
+            if (word_map_put(&first, h, cl.addr) != 0)
                 st = dbg_fail(c, "out of memory");
             continue;
         }
@@ -310,7 +305,7 @@ int dbg_duplicates(DbgClient *c, const DbgReach *r, DbgCensus *out)
         info_label(cl.info, label, sizeof label);
         st = bucket_add(c, &b, label, (uint64_t)cl.n_words * 8, 1);
     }
-    addr_map_free(&first);
+    word_map_free(&first);
     buckets_finish(&b);
     if (st != 0)
         dbg_census_free(out);
@@ -341,7 +336,7 @@ int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
     out->n_mblocks = dbg_target(c)->n_mblocks;
     uint64_t mblock_mask = ~((uint64_t)dbg_target(c)->mblock_size - 1);
     uint64_t *live = calloc(nb ? nb : 1, sizeof *live);
-    AddrMap mbs = {0};
+    WordMap mbs = {0};
     if (live == NULL)
         return dbg_fail(c, "out of memory");
     size_t n;
@@ -361,12 +356,12 @@ int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
         uint64_t bytes = (uint64_t)bs[i].n_blocks * dbg_target(c)->block_size;
         for (uint64_t a = bs[i].start & mblock_mask; a < bs[i].start + bytes;
              a += dbg_target(c)->mblock_size)
-            addr_map_put(&mbs, a | 1, 1);
+            word_map_put(&mbs, a | 1, 1);
         if (bs[i].kind == DEBUG_BLOCK_PINNED)
             out->n_pinned_blocks += bs[i].n_blocks;
     }
     out->n_mblocks_used = mbs.n;
-    addr_map_free(&mbs);
+    word_map_free(&mbs);
     out->pinned = calloc(out->n_pinned_blocks ? out->n_pinned_blocks : 1, sizeof *out->pinned);
     if (out->pinned == NULL) {
         free(live);
@@ -410,12 +405,12 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
 {
     size_t n;
     const uint64_t *objs = dbg_reach_objects(r, &n);
-    AddrMap ids = {0};
+    WordMap ids = {0};
     fprintf(f, "graph [\n  directed 1\n");
     for (size_t i = 0; i < n; i++) {
         DbgClosure cl;
-        if (dbg_closure(c, objs[i], &cl) != 0 || addr_map_put(&ids, objs[i], i + 1) != 0) {
-            addr_map_free(&ids);
+        if (dbg_closure(c, objs[i], &cl) != 0 || word_map_put(&ids, objs[i], i + 1) != 0) {
+            word_map_free(&ids);
             return -1;
         }
         char label[256];
@@ -435,7 +430,7 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
             uint64_t *p = realloc(ptrs, np * sizeof *p);
             if (p == NULL) {
                 free(ptrs);
-                addr_map_free(&ids);
+                word_map_free(&ids);
                 return dbg_fail(c, "out of memory");
             }
             ptrs = p;
@@ -443,7 +438,7 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
             dbg_closure_ptrs(c, &cl, ptrs, cap);
         }
         for (size_t k = 0; k < np; k++) {
-            uint64_t *t = addr_map_get(&ids, ptrs[k]);
+            uint64_t *t = word_map_get(&ids, ptrs[k]);
             if (t != NULL)
                 fprintf(f, "  edge [\n    source %zu\n    target %" PRIu64 "\n  ]\n", i,
                         *t - 1);
@@ -451,7 +446,7 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
     }
     free(ptrs);
     fprintf(f, "]\n");
-    addr_map_free(&ids);
+    word_map_free(&ids);
     return ferror(f) ? dbg_fail(c, "writing the GML file failed") : 0;
 }
 
@@ -495,15 +490,9 @@ static bool collect_weak(DbgClient *c, const DbgClosure *cl, void *env)
     WeakCollect *w = env;
     if (cl->info->type != WEAK || cl->n_words < 4)
         return true;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        DbgWeak *nw = realloc(w->weaks, cap * sizeof *nw);
-        if (nw == NULL) {
-            w->oom = true;
-            return false;
-        }
-        w->weaks = nw;
-        w->cap = cap;
+    if (GROW_ARRAY_RESERVE(w->weaks, w->cap, w->n + 1) != 0) {
+        w->oom = true;
+        return false;
     }
     DbgWeak *o = &w->weaks[w->n++];
     memset(o, 0, sizeof *o);

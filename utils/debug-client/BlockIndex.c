@@ -46,7 +46,7 @@ typedef uint32_t PageTable[1u << (MBLOCK_SHIFT - PAGE_SHIFT)];
 
 void block_index_free(BlockIndex *ix)
 {
-    addr_map_free(&ix->mblocks);
+    word_map_free(&ix->mblocks);
     free(ix->flat);
     free(ix->tables);
     free(ix->mblock_of);
@@ -84,10 +84,10 @@ int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n)
         for (size_t p = 0; p < sizeof tables[k] / sizeof tables[k][0]; p++)
             tables[k][p] = NONE;
         /* The key is offset by one: the map's keys are never 0. */
-        if (addr_map_put(&ix->mblocks, mb[k] + 1, k) != 0) {
+        if (word_map_put(&ix->mblocks, mb[k] + 1, k) != 0) {
             free(tables);
             free(mb);
-            addr_map_free(&ix->mblocks);
+            word_map_free(&ix->mblocks);
             return -1;
         }
     }
@@ -117,7 +117,7 @@ int block_index_build(BlockIndex *ix, const DbgBlock *bs, size_t n)
         if (flat == NULL) {
             free(tables);
             free(mb);
-            addr_map_free(&ix->mblocks);
+            word_map_free(&ix->mblocks);
             return -1;
         }
         for (size_t k = 0; k < span; k++)
@@ -177,7 +177,7 @@ int block_index_check(const BlockIndex *ix, const DbgBlock *bs, size_t n)
     for (size_t k = 0; k < ix->n_tables; k++) {
         if (k > 0 && ix->mblock_of[k] <= ix->mblock_of[k - 1])
             return -1;
-        const uint64_t *v = addr_map_get(&ix->mblocks, ix->mblock_of[k] + 1);
+        const uint64_t *v = word_map_get(&ix->mblocks, ix->mblock_of[k] + 1);
         if (v == NULL || *v != k)
             return -1;
         if (ix->flat != NULL && (ix->mblock_of[k] - ix->flat_base >= ix->n_flat ||

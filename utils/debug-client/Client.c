@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "strata/Debug.h"
 
 int dbg_fail(DbgClient *c, const char *fmt, ...)
@@ -155,17 +156,12 @@ uint8_t *dbg_block_space(DbgClient *c, uint64_t len)
     if (need > SIZE_MAX / 2)
         return NULL;
     if (c->n_chunks == 0 || c->chunk_used + need > c->chunk_bytes[c->n_chunks - 1]) {
-        if (c->n_chunks == c->cap_chunks) {
-            size_t cap = c->cap_chunks ? 2 * c->cap_chunks : 16;
-            uint8_t **g = realloc(c->chunks, cap * sizeof *g);
-            size_t *gb = g ? realloc(c->chunk_bytes, cap * sizeof *gb) : NULL;
-            if (g != NULL)
-                c->chunks = g;
-            if (gb == NULL)
-                return NULL;
-            c->chunk_bytes = gb;
-            c->cap_chunks = cap;
-        }
+        /* Two arrays of one capacity: each grows from cap_chunks alike. */
+        size_t cap_chunks = c->cap_chunks, cap_bytes = c->cap_chunks;
+        if (GROW_ARRAY_RESERVE(c->chunks, cap_chunks, c->n_chunks + 1) != 0 ||
+            GROW_ARRAY_RESERVE(c->chunk_bytes, cap_bytes, c->n_chunks + 1) != 0)
+            return NULL;
+        c->cap_chunks = cap_bytes;
         size_t bytes = need > CHUNK_BYTES ? need : CHUNK_BYTES;
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
@@ -311,7 +307,19 @@ static void free_roots(DbgClient *c)
     c->roots = NULL;
     c->n_roots = 0;
     c->have_roots = false;
-    addr_map_free(&c->named_statics);
+    word_map_free(&c->named_statics);
+}
+
+/* Frees the cached static closures (the map's values). */
+static void free_statics(DbgClient *c)
+{
+    size_t pos = 0;
+    uint64_t key, val;
+    while (word_map_next(&c->statics, &pos, &key, &val)) {
+        StaticObj *s = (StaticObj *)(uintptr_t)val;
+        free(s->words);
+        free(s);
+    }
 }
 
 int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
@@ -353,9 +361,9 @@ int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
     for (uint32_t i = 0; i < n; i++) {
         const DbgRoot *r = &c->roots[i];
         if (r->kind != DEBUG_ROOT_STATIC || r->func[0] == '\0' || r->addr == 0 ||
-            addr_map_get(&c->named_statics, r->addr) != NULL)
+            word_map_get(&c->named_statics, r->addr) != NULL)
             continue;
-        if (addr_map_put(&c->named_statics, r->addr, (uint64_t)i + 1) != 0) {
+        if (word_map_put(&c->named_statics, r->addr, (uint64_t)i + 1) != 0) {
             free_roots(c);
             return dbg_fail(c, "out of memory for %u roots", n);
         }
@@ -404,12 +412,12 @@ int dbg_parse_infos(DbgClient *c, DebugCursor *cur)
             free_info(in);
             return dbg_fail(c, "malformed info table record %u", i);
         }
-        uint64_t *old = addr_map_get(&c->infos, in->addr);
+        uint64_t *old = word_map_get(&c->infos, in->addr);
         if (old != NULL) {
             free_info(in);
             continue;
         }
-        if (addr_map_put(&c->infos, in->addr, (uint64_t)(uintptr_t)in) != 0) {
+        if (word_map_put(&c->infos, in->addr, (uint64_t)(uintptr_t)in) != 0) {
             free_info(in);
             return dbg_fail(c, "out of memory for info tables");
         }
@@ -419,7 +427,7 @@ int dbg_parse_infos(DbgClient *c, DebugCursor *cur)
 
 int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n_words)
 {
-    if (addr_map_get(&c->statics, addr) != NULL)
+    if (word_map_get(&c->statics, addr) != NULL)
         return 0;
     StaticObj *s = malloc(sizeof *s);
     uint64_t *w = malloc((n_words ? n_words : 1) * sizeof *w);
@@ -431,7 +439,7 @@ int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n
     for (uint32_t i = 0; i < n_words; i++)
         w[i] = debug_load_u64(words + (size_t)i * 8);
     *s = (StaticObj){addr, n_words, w};
-    if (addr_map_put(&c->statics, addr, (uint64_t)(uintptr_t)s) != 0) {
+    if (word_map_put(&c->statics, addr, (uint64_t)(uintptr_t)s) != 0) {
         free(s);
         free(w);
         return dbg_fail(c, "out of memory for a static closure");
@@ -506,20 +514,16 @@ void dbg_free_state(DbgClient *c)
     free(c->target.strata_version);
     dbg_drop_blocks(c);
     free_roots(c);
-    for (size_t i = 0; i < c->infos.cap; i++)
-        if (c->infos.keys[i] != 0)
-            free_info((DbgInfo *)(uintptr_t)c->infos.vals[i]);
-    addr_map_free(&c->infos);
+    size_t pos = 0;
+    uint64_t key, val;
+    while (word_map_next(&c->infos, &pos, &key, &val))
+        free_info((DbgInfo *)(uintptr_t)val);
+    word_map_free(&c->infos);
     c->last_info_addr = 0;
     c->last_info = NULL;
-    for (size_t i = 0; i < c->statics.cap; i++)
-        if (c->statics.keys[i] != 0) {
-            StaticObj *s = (StaticObj *)(uintptr_t)c->statics.vals[i];
-            free(s->words);
-            free(s);
-        }
-    addr_map_free(&c->statics);
-    addr_map_free(&c->bad_statics);
+    free_statics(c);
+    word_map_free(&c->statics);
+    word_map_free(&c->bad_statics);
     debug_buf_free(&c->resp);
 }
 
@@ -550,14 +554,9 @@ static void forget_heap(DbgClient *c)
 {
     dbg_drop_blocks(c);
     free_roots(c);
-    for (size_t i = 0; i < c->statics.cap; i++)
-        if (c->statics.keys[i] != 0) {
-            StaticObj *s = (StaticObj *)(uintptr_t)c->statics.vals[i];
-            free(s->words);
-            free(s);
-        }
-    addr_map_free(&c->statics);
-    addr_map_free(&c->bad_statics);
+    free_statics(c);
+    word_map_free(&c->statics);
+    word_map_free(&c->bad_statics);
 }
 
 int dbg_pause(DbgClient *c, uint32_t timeout_ms, uint64_t *latency_ns)
@@ -641,7 +640,7 @@ const DbgRoot *dbg_static_root(DbgClient *c, uint64_t addr)
     size_t n;
     if (!c->have_roots && dbg_roots(c, &roots, &n) != 0)
         return NULL;
-    const uint64_t *v = addr_map_get(&c->named_statics, addr);
+    const uint64_t *v = word_map_get(&c->named_statics, addr);
     return v != NULL ? &c->roots[*v - 1] : NULL;
 }
 
@@ -733,7 +732,7 @@ const uint8_t *dbg_block_data(DbgClient *c, const DbgBlock *b)
 
 const DbgInfo *dbg_info(DbgClient *c, uint64_t addr)
 {
-    uint64_t *v = addr_map_get(&c->infos, addr);
+    uint64_t *v = word_map_get(&c->infos, addr);
     if (v != NULL)
         return (const DbgInfo *)(uintptr_t)*v;
     if (c->snapshot) {
@@ -750,16 +749,16 @@ const DbgInfo *dbg_info(DbgClient *c, uint64_t addr)
     DebugCursor cur = resp_cursor(c);
     if (dbg_parse_infos(c, &cur) != 0)
         return NULL;
-    v = addr_map_get(&c->infos, addr);
+    v = word_map_get(&c->infos, addr);
     return v ? (const DbgInfo *)(uintptr_t)*v : NULL;
 }
 
 static const StaticObj *static_obj(DbgClient *c, uint64_t addr)
 {
-    uint64_t *v = addr_map_get(&c->statics, addr);
+    uint64_t *v = word_map_get(&c->statics, addr);
     if (v != NULL)
         return (const StaticObj *)(uintptr_t)*v;
-    if (c->snapshot || addr_map_get(&c->bad_statics, addr) != NULL) {
+    if (c->snapshot || word_map_get(&c->bad_statics, addr) != NULL) {
         dbg_fail(c, "no closure at 0x%llx", (unsigned long long)addr);
         return NULL;
     }
@@ -769,7 +768,7 @@ static const StaticObj *static_obj(DbgClient *c, uint64_t addr)
     int st = request(c, DEBUG_CMD_CLOSURES, &p);
     debug_buf_free(&p);
     if (st < 0) {
-        addr_map_put(&c->bad_statics, addr, 1);
+        word_map_put(&c->bad_statics, addr, 1);
         return NULL;
     }
     DebugCursor cur = resp_cursor(c);
@@ -784,7 +783,7 @@ static const StaticObj *static_obj(DbgClient *c, uint64_t addr)
     }
     if (dbg_add_static(c, addr, data, words) != 0)
         return NULL;
-    v = addr_map_get(&c->statics, addr);
+    v = word_map_get(&c->statics, addr);
     return (const StaticObj *)(uintptr_t)*v;
 }
 

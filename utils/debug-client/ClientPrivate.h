@@ -8,44 +8,14 @@
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "DebugWire.h"
-
-/* An open-addressing map from a non-zero u64 key to a u64 value. */
-typedef struct {
-    uint64_t *keys, *vals;
-    size_t cap, n;               /* cap is a power of two (or 0) */
-} AddrMap;
-
-static inline size_t addr_map_slot(uint64_t key, size_t cap)
-{
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdull;
-    key ^= key >> 33;
-    return (size_t)key & (cap - 1);
-}
-
-/* NULL if absent.  Inline: the decoder asks it for every closure's info
- * table and the block index for every pointer followed. */
-static inline uint64_t *addr_map_get(const AddrMap *m, uint64_t key)
-{
-    if (m->cap == 0 || key == 0)
-        return NULL;
-    for (size_t i = addr_map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == key)
-            return &m->vals[i];
-        if (m->keys[i] == 0)
-            return NULL;
-    }
-}
-
-int addr_map_put(AddrMap *m, uint64_t key, uint64_t val);  /* -1: no memory */
-void addr_map_free(AddrMap *m);
+#include "WordMap.h"
 
 /* Which block holds an address (BlockIndex.c, Note [Block index]): a
  * table of 4 KB pages per megablock where a block starts. */
 typedef struct {
     bool on;                     /* false: every lookup binary-searches */
     uint64_t lo, hi;             /* lowest start, highest end of a non-empty block */
-    AddrMap mblocks;             /* megablock number + 1 -> index in tables */
+    WordMap mblocks;             /* megablock number + 1 -> index in tables */
     uint32_t *flat;              /* or [n_flat] by megablock number - flat_base:
                                   * index in tables or UINT32_MAX (see the Note) */
     uint64_t flat_base;
@@ -79,7 +49,7 @@ static inline int block_index_entry(const BlockIndex *ix, uint64_t addr, uint32_
             return 0;
         k = ix->flat[mb - ix->flat_base];
     } else {
-        const uint64_t *v = addr_map_get(&ix->mblocks, mb + 1);
+        const uint64_t *v = word_map_get(&ix->mblocks, mb + 1);
         if (v == NULL)
             return 0;
         k = (size_t)*v;
@@ -135,13 +105,13 @@ struct DbgClient {
     DbgRoot *roots;
     size_t n_roots;
     bool have_roots;
-    AddrMap named_statics;       /* static closure -> index + 1 of the root naming it */
+    WordMap named_statics;       /* static closure -> index + 1 of the root naming it */
 
-    AddrMap infos;               /* addr -> DbgInfo * */
+    WordMap infos;               /* addr -> DbgInfo * */
     uint64_t last_info_addr;     /* the info table info_of found last */
     const DbgInfo *last_info;
-    AddrMap statics;             /* addr -> StaticObj * */
-    AddrMap bad_statics;         /* addresses the stub refused */
+    WordMap statics;             /* addr -> StaticObj * */
+    WordMap bad_statics;         /* addresses the stub refused */
 
     DebugBuf resp;               /* last response payload */
 };
@@ -156,7 +126,7 @@ static inline const DbgInfo *info_of(DbgClient *c, uint64_t addr)
 {
     if (addr == c->last_info_addr && c->last_info != NULL)
         return c->last_info;   /* neighbours share tables: no probe */
-    const uint64_t *v = addr_map_get(&c->infos, addr);
+    const uint64_t *v = word_map_get(&c->infos, addr);
     const DbgInfo *in = v != NULL ? (const DbgInfo *)(uintptr_t)*v : dbg_info(c, addr);
     if (in != NULL) {
         c->last_info_addr = addr;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "DebugAnalysis.h"
 #include "strata/Debug.h"
 
@@ -506,13 +507,8 @@ static int dom_topmost(const DbgDom *d, const uint32_t *key, uint32_t n_keys,
                 if (active[key[w]]++ == 0)
                     f(w, key[w], env);
             }
-            if (sp == cap) {
-                void *g = realloc(stack, 2 * cap * sizeof *stack);
-                if (g == NULL)
-                    goto out;
-                stack = g;
-                cap *= 2;
-            }
+            if (GROW_ARRAY_RESERVE(stack, cap, sp + 1) != 0)
+                goto out;
             stack[sp++] = (TopFrame){w, kid_off[w]};
             continue;
         }
@@ -562,14 +558,14 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
     if (dbg_census(c, r, by, eras, out) != 0)
         return -1;
     uint32_t *key = malloc((size_t)d->n * sizeof *key);
-    AddrMap index = {0};   /* label hash -> bucket + 1 (labels are distinct) */
+    WordMap index = {0};   /* label hash -> bucket + 1 (labels are distinct) */
     if (key == NULL)
         goto oom;
     for (size_t i = 0; i < out->n; i++) {
         uint64_t h = dbg_label_hash(out->buckets[i].label);
-        while (addr_map_get(&index, h) != NULL)
+        while (word_map_get(&index, h) != NULL)
             h += 2;
-        if (addr_map_put(&index, h, i + 1) != 0)
+        if (word_map_put(&index, h, i + 1) != 0)
             goto oom;
     }
     key[0] = NONE;
@@ -585,7 +581,7 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
         char buf[32];
         const char *label = dbg_census_label(&cl, by, buf, sizeof buf);
         for (uint64_t h = dbg_label_hash(label);; h += 2) {
-            uint64_t *b = addr_map_get(&index, h);
+            uint64_t *b = word_map_get(&index, h);
             if (b == NULL)
                 break;
             if (strcmp(out->buckets[*b - 1].label, label) == 0) {
@@ -600,13 +596,13 @@ int dbg_census_retained(DbgClient *c, const DbgReach *r, const DbgDom *d, DbgCen
     if (out->n > 1)
         qsort(out->buckets, out->n, sizeof *out->buckets, retained_cmp);
     free(key);
-    addr_map_free(&index);
+    word_map_free(&index);
     return 0;
 oom:
     dbg_fail(c, "out of memory for the retained census");
 fail:
     free(key);
-    addr_map_free(&index);
+    word_map_free(&index);
     dbg_census_free(out);
     return -1;
 }
@@ -704,14 +700,14 @@ void dbg_boundary_free(DbgBoundary *b)
 typedef struct {
     uint64_t *ptrs;
     size_t ptr_cap;
-    AddrMap groups;   /* holder info table -> group + 1 */
+    WordMap groups;   /* holder info table -> group + 1 */
     size_t cap;       /* of out->groups */
 } EdgeScan;
 
 static void edge_scan_free(EdgeScan *e)
 {
     free(e->ptrs);
-    addr_map_free(&e->groups);
+    word_map_free(&e->groups);
 }
 
 /* Adds cl's pointers at reachable objects that q matches to cl's group in
@@ -729,22 +725,17 @@ static int holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, cons
         if (dbg_reach_rank(r, e->ptrs[i]) == SIZE_MAX || dbg_closure(c, e->ptrs[i], &t) != 0 ||
             !dbg_query_matches(q, &t))
             continue;
-        uint64_t *gi = addr_map_get(&e->groups, cl->info->addr);
+        uint64_t *gi = word_map_get(&e->groups, cl->info->addr);
         if (gi == NULL) {
-            if (out->n == e->cap) {
-                e->cap = e->cap ? 2 * e->cap : 16;
-                DbgBoundaryGroup *g = realloc(out->groups, e->cap * sizeof *g);
-                if (g == NULL)
-                    return -1;
-                out->groups = g;
-            }
+            if (GROW_ARRAY_RESERVE(out->groups, e->cap, out->n + 1) != 0)
+                return -1;
             out->groups[out->n] = (DbgBoundaryGroup){
                 .holder = cl->info, .example_holder = cl->addr, .example_target = t.addr,
                 .era_lo = cl->era, .era_hi = cl->era, .target_era_lo = t.era,
                 .target_era_hi = t.era};
-            if (addr_map_put(&e->groups, cl->info->addr, ++out->n) != 0)
+            if (word_map_put(&e->groups, cl->info->addr, ++out->n) != 0)
                 return -1;
-            gi = addr_map_get(&e->groups, cl->info->addr);
+            gi = word_map_get(&e->groups, cl->info->addr);
         }
         DbgBoundaryGroup *g = &out->groups[*gi - 1];
         g->n_edges++;
@@ -886,14 +877,8 @@ typedef struct {
 
 static int stack_push(AddrStack *s, uint64_t a)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 4096;
-        uint64_t *g = realloc(s->a, cap * sizeof *g);
-        if (g == NULL)
-            return -1;
-        s->a = g;
-        s->cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(s->a, s->cap, s->n + 1, 4096) != 0)
+        return -1;
     s->a[s->n++] = a;
     return 0;
 }
@@ -916,18 +901,12 @@ static int scan_holder(DbgClient *c, const DbgClosure *cl, void *env)
         return dbg_fail(c, "out of memory for the era boundary");
     if (g == NONE)
         return 0;
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 64;
-        uint64_t *a = realloc(h->addr, cap * sizeof *a);
-        if (a != NULL)
-            h->addr = a;
-        uint32_t *k = realloc(h->group, cap * sizeof *k);
-        if (k != NULL)
-            h->group = k;
-        if (a == NULL || k == NULL)
-            return dbg_fail(c, "out of memory for the era boundary");
-        h->cap = cap;
-    }
+    /* Two arrays of one capacity: each grows from h->cap to the same size. */
+    size_t cap_addr = h->cap, cap_group = h->cap;
+    if (GROW_ARRAY_RESERVE_MIN(h->addr, cap_addr, h->n + 1, 64) != 0 ||
+        GROW_ARRAY_RESERVE_MIN(h->group, cap_group, h->n + 1, 64) != 0)
+        return dbg_fail(c, "out of memory for the era boundary");
+    h->cap = cap_group;
     h->addr[h->n] = cl->addr;
     h->group[h->n++] = g;
     return 0;
@@ -1145,15 +1124,9 @@ static int boundary_by_labels(DbgClient *c, const DbgReach *r, HolderScan *h)
     } else {
         for (size_t i = 0; i < h->n; i++)
             if (L.label[dbg_reach_rank(r, h->addr[i])] == LBL_ROOT) {
-                if (L.n_succ == L.cap_succ) {
-                    size_t cap = L.cap_succ ? 2 * L.cap_succ : 256;
-                    uint32_t *g = realloc(L.succ, cap * sizeof *g);
-                    if (g == NULL) {
-                        dbg_fail(c, "out of memory for the era boundary");
-                        goto out;
-                    }
-                    L.succ = g;
-                    L.cap_succ = cap;
+                if (GROW_ARRAY_RESERVE_MIN(L.succ, L.cap_succ, L.n_succ + 1, 256) != 0) {
+                    dbg_fail(c, "out of memory for the era boundary");
+                    goto out;
                 }
                 L.succ[L.n_succ++] = (uint32_t)i + 1;
             }

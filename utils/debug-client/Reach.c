@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ClientPrivate.h"
+#include "GrowArray.h"
 #include "DebugAnalysis.h"
 #include "strata/Debug.h"
 
@@ -40,7 +41,7 @@ struct DbgReach {
     bool marks_only;             /* order not kept: see Note [Marks only] */
     size_t n_reached;            /* objects marked (heap and static) */
     uint64_t **marks;            /* per block index, bit per word; lazily */
-    AddrMap static_marks;        /* static closures reached */
+    WordMap static_marks;        /* static closures reached */
     uint32_t *parents32;         /* by rank (dbg_reach_rank): see Note [Parents by */
     uint64_t *parents64;         /* rank, after the traversal]; one of the two */
     size_t n_parent_objs;        /* parent values above it are roots */
@@ -60,7 +61,7 @@ struct DbgReach {
     /* Dense numbering (dbg_reach_rank), built on first use: */
     uint64_t **rank_base;        /* per block, per mark word: marked words before it,
                                   * counted over the whole heap in block order */
-    AddrMap static_rank;         /* static closure -> rank + 1 */
+    WordMap static_rank;         /* static closure -> rank + 1 */
     size_t n_heap;               /* marked heap objects: ranks below it */
     uint64_t *block_first;       /* per block: rank of its first marked object
                                   * (the running total for a block with none) */
@@ -99,14 +100,14 @@ void dbg_reach_free(DbgReach *r)
         for (size_t i = 0; i < r->n_blocks; i++)
             free(r->marks[i]);
     free(r->marks);
-    addr_map_free(&r->static_marks);
+    word_map_free(&r->static_marks);
     free(r->parents32);
     free(r->parents64);
     if (r->rank_base != NULL)
         for (size_t i = 0; i < r->n_blocks; i++)
             free(r->rank_base[i]);
     free(r->rank_base);
-    addr_map_free(&r->static_rank);
+    word_map_free(&r->static_rank);
     free(r->block_first);
     free(r->static_addrs);
     free(r->order);
@@ -156,7 +157,7 @@ bool dbg_reach_has(const DbgReach *r, uint64_t addr)
 {
     const DbgBlock *b = block_of(r->c, addr);
     if (b == NULL)
-        return addr_map_get(&r->static_marks, addr) != NULL;
+        return word_map_get(&r->static_marks, addr) != NULL;
     const uint64_t *m = r->marks[b - r->c->blocks];
     uint64_t w = (addr - b->start) / 8;
     return m != NULL && (m[w / 64] >> (w % 64) & 1) != 0;
@@ -180,25 +181,19 @@ static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
             return 0;
         *mw |= bit;
     } else {
-        if (addr_map_get(&r->static_marks, addr) != NULL)
+        if (word_map_get(&r->static_marks, addr) != NULL)
             return 0;
         DbgClosure cl;
         if (dbg_closure(c, addr, &cl) != 0) {   /* not a static closure */
             r->dangling++;
             return 0;
         }
-        if (addr_map_put(&r->static_marks, addr, 1) != 0)
+        if (word_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
     }
     r->n_reached++;
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 4096;
-        uint64_t *o = realloc(r->order, cap * sizeof *o);
-        if (o == NULL)
-            return dbg_fail(c, "out of memory for the traversal");
-        r->order = o;
-        r->cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(r->order, r->cap, r->n + 1, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
     r->order[r->n++] = addr;
     return 0;
 }
@@ -287,7 +282,7 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
     } else {
         /* The static marked last: many objects point at one (every leaf
          * of a tree at its empty constructor), so ask the map less. */
-        if (addr == r->last_static || addr_map_get(&r->static_marks, addr) != NULL) {
+        if (addr == r->last_static || word_map_get(&r->static_marks, addr) != NULL) {
             r->last_static = addr;
             return 0;
         }
@@ -296,19 +291,13 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
             r->dangling++;
             return 0;
         }
-        if (addr_map_put(&r->static_marks, addr, 1) != 0)
+        if (word_map_put(&r->static_marks, addr, 1) != 0)
             return dbg_fail(c, "out of memory for marks");
         r->last_static = addr;
     }
     r->n_reached++;
-    if (r->n_stack == r->cap_stack) {
-        size_t cap = r->cap_stack ? 2 * r->cap_stack : 4096;
-        MarkItem *g = realloc(r->stack, cap * sizeof *g);
-        if (g == NULL)
-            return dbg_fail(c, "out of memory for the traversal");
-        r->stack = g;
-        r->cap_stack = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(r->stack, r->cap_stack, r->n_stack + 1, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
     r->stack[r->n_stack++] = it;
     return 0;
 }
@@ -832,14 +821,9 @@ int dbg_retainer_path(DbgClient *c, const DbgReach *r, uint64_t addr, DbgPath *o
         uint64_t p = k != SIZE_MAX ? parent_get(r, k) : 0;
         if (p == 0)
             return dbg_fail(c, "0x%llx is not reachable", (unsigned long long)addr);
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 16;
-            uint64_t *n = realloc(out->addrs, cap * sizeof *n);
-            if (n == NULL) {
-                dbg_path_free(out);
-                return dbg_fail(c, "out of memory");
-            }
-            out->addrs = n;
+        if (GROW_ARRAY_RESERVE(out->addrs, cap, out->n + 1) != 0) {
+            dbg_path_free(out);
+            return dbg_fail(c, "out of memory");
         }
         out->addrs[out->n++] = a;
         if (p > r->n_parent_objs) {
@@ -886,12 +870,13 @@ static int rank_statics_by_address(DbgReach *r, uint64_t first)
     r->static_addrs = malloc((n ? n : 1) * sizeof *r->static_addrs);
     if (r->static_addrs == NULL)
         return dbg_fail(r->c, "out of memory for object ranks");
-    for (size_t i = 0; i < r->static_marks.cap; i++)
-        if (r->static_marks.keys[i] != 0)
-            r->static_addrs[r->n_static++] = r->static_marks.keys[i];
+    size_t pos = 0;
+    uint64_t key, val;
+    while (word_map_next(&r->static_marks, &pos, &key, &val))
+        r->static_addrs[r->n_static++] = key;
     qsort(r->static_addrs, r->n_static, sizeof *r->static_addrs, cmp_u64);
     for (size_t i = 0; i < r->n_static; i++)
-        if (addr_map_put(&r->static_rank, r->static_addrs[i], first + i + 1) != 0)
+        if (word_map_put(&r->static_rank, r->static_addrs[i], first + i + 1) != 0)
             return dbg_fail(r->c, "out of memory for object ranks");
     return 0;
 }
@@ -927,15 +912,10 @@ int dbg_reach_rank_build(DbgReach *r)
     for (size_t i = 0; i < r->n; i++) {   /* statics, in discovery order */
         if (dbg_block_of(c, r->order[i]) != NULL)
             continue;
-        if (r->n_static == cap) {
-            cap = cap ? 2 * cap : 64;
-            uint64_t *g = realloc(r->static_addrs, cap * sizeof *g);
-            if (g == NULL)
-                return dbg_fail(c, "out of memory for object ranks");
-            r->static_addrs = g;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(r->static_addrs, cap, r->n_static + 1, 64) != 0)
+            return dbg_fail(c, "out of memory for object ranks");
         r->static_addrs[r->n_static++] = r->order[i];
-        if (addr_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
+        if (word_map_put(&r->static_rank, r->order[i], total++ + 1) != 0)
             return dbg_fail(c, "out of memory for object ranks");
     }
     return 0;
@@ -1008,7 +988,7 @@ size_t dbg_reach_rank(const DbgReach *r, uint64_t addr)
 {
     const DbgBlock *b = block_of(r->c, addr);
     if (b == NULL) {
-        uint64_t *v = addr_map_get(&r->static_rank, addr);
+        uint64_t *v = word_map_get(&r->static_rank, addr);
         return v != NULL ? (size_t)(*v - 1) : SIZE_MAX;
     }
     size_t i = (size_t)(b - r->c->blocks);
@@ -1049,15 +1029,10 @@ int dbg_path_runs(DbgClient *c, const DbgPath *p, size_t from, DbgPathRun **runs
             last->gen_hi = gen > last->gen_hi ? gen : last->gen_hi;
             continue;
         }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            DbgPathRun *g = realloc(*runs, cap * sizeof *g);
-            if (g == NULL) {
-                free(*runs);
-                *runs = NULL;
-                return dbg_fail(c, "out of memory");
-            }
-            *runs = g;
+        if (GROW_ARRAY_RESERVE(*runs, cap, *n + 1) != 0) {
+            free(*runs);
+            *runs = NULL;
+            return dbg_fail(c, "out of memory");
         }
         (*runs)[(*n)++] = (DbgPathRun){i, 1, cl.addr, cl.addr, cl.info, is_static,
                                        cl.era, cl.era, gen, gen};
@@ -1142,7 +1117,7 @@ static int name_match_cmp(const void *a, const void *b)
 }
 
 typedef struct {
-    AddrMap seen;                /* info tables already looked at */
+    WordMap seen;                /* info tables already looked at */
     const char *name;
     DbgNameMatch *all;
     size_t n_all, cap_all;
@@ -1152,23 +1127,17 @@ static int name_near(DbgClient *c, const DbgClosure *cl, void *env)
 {
     NamesNear *w = env;
     const DbgInfo *in = cl->info;
-    if (!dbg_type_is_constr(in->type) || addr_map_get(&w->seen, in->addr) != NULL)
+    if (!dbg_type_is_constr(in->type) || word_map_get(&w->seen, in->addr) != NULL)
         return 0;
-    if (addr_map_put(&w->seen, in->addr, 1) != 0)
+    if (word_map_put(&w->seen, in->addr, 1) != 0)
         return dbg_fail(c, "out of memory");
     /* A query matches the table's name or its closure description. */
     const char *names[2] = {in->name, in->closure_desc};
     for (int k = 0; k < 2; k++) {
         if (names[k][0] == '\0' || (k == 1 && strcmp(names[1], names[0]) == 0))
             continue;
-        if (w->n_all == w->cap_all) {
-            size_t ncap = w->cap_all ? 2 * w->cap_all : 64;
-            DbgNameMatch *g = realloc(w->all, ncap * sizeof *g);
-            if (g == NULL)
-                return dbg_fail(c, "out of memory");
-            w->all = g;
-            w->cap_all = ncap;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(w->all, w->cap_all, w->n_all + 1, 64) != 0)
+            return dbg_fail(c, "out of memory");
         w->all[w->n_all++] = (DbgNameMatch){names[k], edit_distance(w->name, names[k])};
     }
     return 0;
@@ -1183,7 +1152,7 @@ int dbg_constructor_names_near(DbgClient *c, const DbgReach *r, const char *name
     *n = 0;
     NamesNear w = {{0}, name, NULL, 0, 0};
     int st = dbg_reach_for_each_heap(c, r, name_near, &w) != 0 ? -1 : 0;
-    addr_map_free(&w.seen);
+    word_map_free(&w.seen);
     if (st == 0 && w.n_all > 0) {
         qsort(w.all, w.n_all, sizeof *w.all, name_match_cmp);
         size_t u = 0;   /* two tables may share a name: keep one */

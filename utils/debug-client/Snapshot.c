@@ -147,16 +147,16 @@ static int write_file(DbgClient *c, const char *file, const DebugBuf *b)
 
 /* Records the info table of the closure at addr (and of the thunk a
  * BLACKHOLE overwrote) in infos. */
-static int add_infos(DbgClient *c, AddrMap *infos, uint64_t addr)
+static int add_infos(DbgClient *c, WordMap *infos, uint64_t addr)
 {
     DbgClosure cl;
     if (dbg_closure(c, addr, &cl) != 0)
         return -1;
-    addr_map_put(infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
+    word_map_put(infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
     if (cl.info->type == 38 /* BLACKHOLE */) {
         const DbgInfo *t = dbg_info(c, cl.words[1]);
         if (t != NULL)
-            addr_map_put(infos, t->addr, (uint64_t)(uintptr_t)t);
+            word_map_put(infos, t->addr, (uint64_t)(uintptr_t)t);
     }
     return 0;
 }
@@ -172,7 +172,7 @@ static int add_infos(DbgClient *c, AddrMap *infos, uint64_t addr)
  * its address and whether the traversal reached it, which the snapshot
  * answers the same way.  The extra closures are unreachable, so no other
  * analysis sees them. */
-static int keep_weaks(DbgClient *c, const DbgReach *r, AddrMap *kept, uint64_t **statics,
+static int keep_weaks(DbgClient *c, const DbgReach *r, WordMap *kept, uint64_t **statics,
                       size_t *n_statics)
 {
     DbgWeak *ws;
@@ -182,17 +182,17 @@ static int keep_weaks(DbgClient *c, const DbgReach *r, AddrMap *kept, uint64_t *
     *statics = calloc(nw ? nw : 1, sizeof **statics);
     int st = *statics == NULL ? -1 : 0;
     for (size_t i = 0; i < nw && st == 0; i++) {
-        st = addr_map_put(kept, ws[i].addr, 1);
+        st = word_map_put(kept, ws[i].addr, 1) != 0 ? -1 : 0;
         uint64_t v = ws[i].value;
-        if (st != 0 || v == 0 || dbg_reach_has(r, v) || addr_map_get(kept, v) != NULL)
+        if (st != 0 || v == 0 || dbg_reach_has(r, v) || word_map_get(kept, v) != NULL)
             continue;
-        st = addr_map_put(kept, v, 1);
+        st = word_map_put(kept, v, 1) != 0 ? -1 : 0;
         if (dbg_block_of(c, v) == NULL)
             (*statics)[(*n_statics)++] = v;
     }
     free(ws);
     if (st != 0) {
-        addr_map_free(kept);
+        word_map_free(kept);
         free(*statics);
         *statics = NULL;
         return dbg_fail(c, "out of memory for the weak pointers of the snapshot");
@@ -220,7 +220,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
      * command needs them; see Note [Weak pointers in a snapshot]). */
     size_t n;
     const uint64_t *objs = dbg_reach_objects(r, &n);
-    AddrMap weak_kept = {0}, infos = {0};
+    WordMap weak_kept = {0}, infos = {0};
     uint64_t *weak_statics = NULL;
     size_t n_weak_statics = 0;
     if (keep_weaks(c, r, &weak_kept, &weak_statics, &n_weak_statics) != 0) {
@@ -229,7 +229,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     }
     uint8_t *pinned_done = calloc(nb ? nb : 1, 1);
     if (pinned_done == NULL) {
-        addr_map_free(&weak_kept);
+        word_map_free(&weak_kept);
         free(weak_statics);
         debug_buf_free(&b);
         return dbg_fail(c, "out of memory");
@@ -251,7 +251,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
             DbgClosure cl;
             if ((st = dbg_closure(c, blk->start + k * 8, &cl)) != 0)
                 break;
-            bool live = dbg_reach_has(r, cl.addr) || addr_map_get(&weak_kept, cl.addr) != NULL;
+            bool live = dbg_reach_has(r, cl.addr) || word_map_get(&weak_kept, cl.addr) != NULL;
             any = any || live;
             if (live && blk->kind != DEBUG_BLOCK_PINNED) {
                 if (!in_run || k != run_end) {
@@ -285,10 +285,11 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     /* Info tables: every one an object in a saved area uses. */
     for (size_t i = 0; i < n && st == 0; i++)
         st = add_infos(c, &infos, objs[i]);
-    for (size_t i = 0; i < weak_kept.cap && st == 0; i++)
-        if (weak_kept.keys[i] != 0)
-            st = add_infos(c, &infos, weak_kept.keys[i]);
-    addr_map_free(&weak_kept);
+    size_t pos = 0;
+    uint64_t key, val;
+    while (st == 0 && word_map_next(&weak_kept, &pos, &key, &val))
+        st = add_infos(c, &infos, key);
+    word_map_free(&weak_kept);
     free(weak_statics);
     for (size_t i = 0; i < nb && st == 0; i++) {   /* unreachable objects of live pinned blocks */
         if (!pinned_done[i])
@@ -302,13 +303,13 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
             DbgClosure cl;
             if ((st = dbg_closure(c, bs[i].start + k * 8, &cl)) != 0)
                 break;
-            addr_map_put(&infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
+            word_map_put(&infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
             k += cl.n_words;
         }
     }
     free(pinned_done);
     if (st != 0) {
-        addr_map_free(&infos);
+        word_map_free(&infos);
         debug_buf_free(&b);
         return -1;
     }
@@ -318,10 +319,10 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
         debug_buf_put_u64(&tmp, n_segments);
     }
     debug_buf_put_u32(&b, (uint32_t)infos.n);
-    for (size_t i = 0; i < infos.cap; i++)
-        if (infos.keys[i] != 0)
-            put_info(&b, (const DbgInfo *)(uintptr_t)infos.vals[i]);
-    addr_map_free(&infos);
+    pos = 0;
+    while (word_map_next(&infos, &pos, &key, &val))
+        put_info(&b, (const DbgInfo *)(uintptr_t)val);
+    word_map_free(&infos);
     uint64_t sum = b.oom ? 0 : checksum(b.data, b.len);
     debug_buf_put_u64(&b, sum);
     if (b.oom) {

@@ -2,7 +2,7 @@
  * utils/heapprof/HeapCensus.c -- the latest complete heap census of an
  * eventlog, and what each of its bands is (info table, source location,
  * closure type, era), for strata-events pprof and strata-live.  Reads
- * events only through eventlog/EventLogReader.h; names closure types with
+ * events only through reader/EventLogReader.h; names closure types with
  * libstrata-wire's table.  See Note [Only the latest census].
  */
 #include "HeapCensus.h"
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "strata/InfoTables.h"
 
 /* Note [Only the latest census]
@@ -42,14 +43,8 @@ static int census_add_band(HcCensus *c, EvrStr label, uint64_t bytes)
 {
     size_t i = evr_label_find(&c->labels, label.ptr, label.len);
     if (i == EVR_NO_LABEL) {
-        if (c->labels.n == c->bytes_cap) {
-            size_t cap = c->bytes_cap ? c->bytes_cap * 2 : 32;
-            uint64_t *b = realloc(c->bytes, cap * sizeof *b);
-            if (b == NULL)
-                return 0;
-            c->bytes = b;
-            c->bytes_cap = cap;
-        }
+        if (GROW_ARRAY_RESERVE_MIN(c->bytes, c->bytes_cap, c->labels.n + 1, 32) != 0)
+            return 0;
         i = evr_label_add(&c->labels, label.ptr, label.len);
         if (i == EVR_NO_LABEL)
             return 0;
@@ -142,7 +137,7 @@ static int by_bytes(const void *pa, const void *pb)
     const HcCensus *c = rank_census;
     if (c->bytes[a] != c->bytes[b])
         return c->bytes[a] < c->bytes[b] ? 1 : -1;
-    EvrStr la = c->labels.labels[a], lb = c->labels.labels[b];
+    EvrStr la = evr_label(&c->labels, a), lb = evr_label(&c->labels, b);
     size_t n = la.len < lb.len ? la.len : lb.len;
     int k = memcmp(la.ptr, lb.ptr, n);
     if (k != 0)
@@ -231,7 +226,7 @@ void heap_census_band_info(const HeapCensus *hc, const HcCensus *c, size_t i,
 {
     static const char empty[] = "";
     EvrStr none = { .ptr = empty, .len = 0 };
-    EvrStr label = c->labels.labels[i];
+    EvrStr label = evr_label(&c->labels, i);
     *out = (HcBandInfo){ .label = label, .name = label, .module = none, .fn = none,
                          .type = none, .srcloc = none, .file = none };
     switch (hc->breakdown) {

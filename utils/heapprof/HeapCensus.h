@@ -20,7 +20,7 @@
 #include "IpeTable.h"
 #include "LabelIndex.h"
 
-/* One census: band i has label labels.labels[i] and bytes[i]. */
+/* One census: band i has label evr_label(&labels, i) and bytes[i]. */
 typedef struct HcCensus {
     EvrLabelIndex labels;   /* the bands' labels, first seen first */
     uint64_t *bytes;        /* [labels.n]: residency in bytes */

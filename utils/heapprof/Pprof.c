@@ -97,7 +97,7 @@ char *pprof_utf8_copy(const char *s, size_t len)
 
 /* The interned string table. */
 typedef struct Strings {
-    EvrLabelIndex ix;   /* string k is ix.labels[k] */
+    EvrLabelIndex ix;   /* string k is evr_label(&ix, k) */
     int failed;         /* out of memory: indices are then 0 */
 } Strings;
 
@@ -381,7 +381,7 @@ int pprof_encode_census(const HeapCensus *hc, const HcCensus *c, const char *con
     if (table == NULL)
         goto done;
     for (size_t k = 0; k < st.ix.n; k++)
-        table[k] = (char *)st.ix.labels[k].ptr;
+        table[k] = (char *)evr_label(&st.ix, k).ptr;
     prof.n_string_table = st.ix.n;
     prof.string_table = table;
 

@@ -1,7 +1,7 @@
 /*
  * utils/strata-events/main.c -- strata-events: command-line parsing and the
  * helpers the commands share.  The commands are in show.c, check.c and
- * summary.c; all reading goes through eventlog/EventLogReader.h.  Usage,
+ * summary.c; all reading goes through reader/EventLogReader.h.  Usage,
  * output formats and exit codes: docs/strata-events.md.
  */
 #include <errno.h>

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "IpeTable.h"
 #include "LabelIndex.h"
 #include "tool.h"
@@ -43,7 +44,7 @@ typedef struct Bucket {
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An info-table profile (-hi, breakdown 8) labels each bucket with the
  * info table's address, and the log describes each table once in an IPE
- * event.  Every IPE event is kept in an EvrIpeTable (eventlog/IpeTable.h,
+ * event.  Every IPE event is kept in an EvrIpeTable (reader/IpeTable.h,
  * shared with strata-html), which says which IPE a label names.  Other
  * breakdowns' labels are never looked up, even when they happen to look
  * like addresses.
@@ -95,18 +96,12 @@ static Bucket *bucket_get(Summary *s, EvrStr label)
     size_t i = evr_label_find(&s->labels, label.ptr, label.len);
     if (i != EVR_NO_LABEL)
         return &s->buckets[i];
-    if (s->n_buckets == s->buckets_capacity) {
-        size_t cap = s->buckets_capacity ? s->buckets_capacity * 2 : 32;
-        Bucket *nb = realloc(s->buckets, cap * sizeof *nb);
-        if (nb == NULL)
-            return NULL;
-        s->buckets = nb;
-        s->buckets_capacity = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(s->buckets, s->buckets_capacity, s->n_buckets + 1, 32) != 0)
+        return NULL;
     i = evr_label_add(&s->labels, label.ptr, label.len);
     if (i == EVR_NO_LABEL)
         return NULL;
-    s->buckets[i] = (Bucket){ .label = s->labels.labels[i].ptr, .label_len = label.len };
+    s->buckets[i] = (Bucket){ .label = evr_label(&s->labels, i).ptr, .label_len = label.len };
     s->n_buckets++;
     return &s->buckets[i];
 }
@@ -207,15 +202,9 @@ static char *copy_bytes(Summary *s, EvrStr str)
 
 static void marker_add(Summary *s, uint64_t time_ns, EvrStr name)
 {
-    if (s->n_markers == s->markers_capacity) {
-        size_t cap = s->markers_capacity ? s->markers_capacity * 2 : 16;
-        Marker *m = realloc(s->markers, cap * sizeof *m);
-        if (m == NULL) {
-            s->out_of_memory = 1;
-            return;
-        }
-        s->markers = m;
-        s->markers_capacity = cap;
+    if (GROW_ARRAY_RESERVE_MIN(s->markers, s->markers_capacity, s->n_markers + 1, 16) != 0) {
+        s->out_of_memory = 1;
+        return;
     }
     char *c = copy_bytes(s, name);
     if (c == NULL)
@@ -248,16 +237,12 @@ static void cc_define(Summary *s, const EvrEvent *ev)
     if (id >= SUMMARY_MAX_CC_ID)
         return;
     if (id >= s->n_cc_names) {
-        size_t n = s->n_cc_names ? s->n_cc_names : 64;
-        while (n <= id)
-            n *= 2;
-        char **c = realloc(s->cc_names, n * sizeof *c);
-        if (c == NULL) {
+        size_t n = s->n_cc_names;   /* every name is kept: length = capacity */
+        if (GROW_ARRAY_RESERVE_MIN(s->cc_names, n, (size_t)id + 1, 64) != 0) {
             s->out_of_memory = 1;
             return;
         }
-        memset(c + s->n_cc_names, 0, (n - s->n_cc_names) * sizeof *c);
-        s->cc_names = c;
+        memset(s->cc_names + s->n_cc_names, 0, (n - s->n_cc_names) * sizeof *s->cc_names);
         s->n_cc_names = n;
     }
     if (s->cc_names[id] != NULL)

@@ -1,7 +1,7 @@
 /*
  * utils/strata-html/from_eventlog.c -- reading a GHC-format eventlog
  * (strata's or GHC's) into a Profile through the streaming reader
- * (eventlog/EventLogReader.h): one pass, bounded memory.
+ * (reader/EventLogReader.h): one pass, bounded memory.
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -13,6 +13,7 @@
 
 #include <strata/EventLogFormat.h>
 
+#include "GrowArray.h"
 #include "profile.h"
 
 #define SPARK_POINTS 50   /* sparkline points per band in the detailed table */
@@ -178,15 +179,9 @@ static char *ccs_name(const Profile *p, const char *key)
             snprintf(buf, sizeof buf, "cc%lu", id);
             label = buf;
         }
-        size_t need = n + strlen(label) + 2;
-        if (need > cap) {
-            cap = need * 2;
-            char *g = realloc(s, cap);
-            if (g == NULL) {
-                free(s);
-                return NULL;
-            }
-            s = g;
+        if (GROW_ARRAY_RESERVE(s, cap, n + strlen(label) + 2) != 0) {
+            free(s);
+            return NULL;
         }
         n += (size_t)sprintf(s + n, "%s%s", n ? "/" : "", label);
         k = *end == ',' ? end + 1 : end;

@@ -12,6 +12,7 @@
 
 #include <strata/EventLogFormat.h>
 
+#include "GrowArray.h"
 #include "profile.h"
 
 /* Note [Band statistics]
@@ -111,14 +112,8 @@ static Band *band_get(Profile *p, const char *label, size_t len)
     size_t i = evr_label_find(&p->labels, label, len);
     if (i != EVR_NO_LABEL)
         return &p->bands[i];
-    if (p->n_bands == p->bands_cap) {
-        size_t cap = p->bands_cap ? p->bands_cap * 2 : 32;
-        Band *nb = realloc(p->bands, cap * sizeof *nb);
-        if (nb == NULL)
-            return NULL;
-        p->bands = nb;
-        p->bands_cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(p->bands, p->bands_cap, p->n_bands + 1, 32) != 0)
+        return NULL;
     BandBins *bins = calloc(1, sizeof *bins);
     if (bins == NULL)
         return NULL;
@@ -127,7 +122,7 @@ static Band *band_get(Profile *p, const char *label, size_t len)
         free(bins);
         return NULL;
     }
-    p->bands[i] = (Band){ .label = p->labels.labels[i].ptr, .bins = bins };
+    p->bands[i] = (Band){ .label = evr_label(&p->labels, i).ptr, .bins = bins };
     p->n_bands++;
     return &p->bands[i];
 }
@@ -211,15 +206,9 @@ void profile_census_sample(Profile *p, const char *label, size_t len, uint64_t b
         return;
     }
     if (b->cur_census != p->n_censuses) {
-        if (p->n_touched == p->touched_cap) {
-            size_t cap = p->touched_cap ? p->touched_cap * 2 : 64;
-            size_t *t = realloc(p->touched, cap * sizeof *t);
-            if (t == NULL) {
-                p->out_of_memory = 1;
-                return;
-            }
-            p->touched = t;
-            p->touched_cap = cap;
+        if (GROW_ARRAY_RESERVE_MIN(p->touched, p->touched_cap, p->n_touched + 1, 64) != 0) {
+            p->out_of_memory = 1;
+            return;
         }
         p->touched[p->n_touched++] = (size_t)(b - p->bands);
         b->cur_census = p->n_censuses;
@@ -359,15 +348,9 @@ void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, 
         p->markers_dropped++;
         return;
     }
-    if (p->n_markers == p->markers_cap) {
-        size_t cap = p->markers_cap ? p->markers_cap * 2 : 16;
-        Marker *m = realloc(p->markers, cap * sizeof *m);
-        if (m == NULL) {
-            p->out_of_memory = 1;
-            return;
-        }
-        p->markers = m;
-        p->markers_cap = cap;
+    if (GROW_ARRAY_RESERVE_MIN(p->markers, p->markers_cap, p->n_markers + 1, 16) != 0) {
+        p->out_of_memory = 1;
+        return;
     }
     char *c = profile_strdup(p, text, len);
     if (c == NULL)
@@ -379,7 +362,7 @@ void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, 
  * IPE descriptions (-hi)
  * ------------------------------------------------------------------- */
 
-/* A -hi label names the IPE at the address it spells (eventlog/IpeTable.h,
+/* A -hi label names the IPE at the address it spells (reader/IpeTable.h,
  * shared with strata-events). */
 const EvrIpe *profile_band_ipe(const Profile *p, const Band *b)
 {
@@ -399,16 +382,12 @@ void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t labe
     if (id >= PROFILE_MAX_CC_ID)
         return;
     if (id >= p->n_ccs) {
-        size_t n = p->n_ccs ? p->n_ccs : 64;
-        while (n <= id)
-            n *= 2;
-        CostCentre *c = realloc(p->ccs, n * sizeof *c);
-        if (c == NULL) {
+        size_t n = p->n_ccs;   /* every id is kept: length = capacity */
+        if (GROW_ARRAY_RESERVE_MIN(p->ccs, n, (size_t)id + 1, 64) != 0) {
             p->out_of_memory = 1;
             return;
         }
-        memset(c + p->n_ccs, 0, (n - p->n_ccs) * sizeof *c);
-        p->ccs = c;
+        memset(p->ccs + p->n_ccs, 0, (n - p->n_ccs) * sizeof *p->ccs);
         p->n_ccs = n;
     }
     CostCentre *cc = &p->ccs[id];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "Pprof.h"
 
 /* Note [What strata-live keeps]
@@ -314,18 +315,11 @@ static int out_reserve(Out *o, size_t more)
 {
     if (o->failed)
         return 0;
-    if (o->len + more + 1 <= o->cap)
-        return 1;
-    size_t cap = o->cap ? o->cap : 4096;
-    while (cap < o->len + more + 1)
-        cap *= 2;
-    char *b = realloc(o->buf, cap);
-    if (b == NULL) {
+    if (more > SIZE_MAX - 1 - o->len ||
+        GROW_ARRAY_RESERVE_MIN(o->buf, o->cap, o->len + more + 1, 4096) != 0) {
         o->failed = 1;
         return 0;
     }
-    o->buf = b;
-    o->cap = cap;
     return 1;
 }
 

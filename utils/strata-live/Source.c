@@ -1,7 +1,7 @@
 /*
  * utils/strata-live/Source.c -- strata-live's input: Unix and TCP sockets,
  * followed files and standard input, each read as a stream of bytes for
- * evr_open_stream (eventlog/EventLogReader.h).  Uses POSIX sockets, stat
+ * evr_open_stream (reader/EventLogReader.h).  Uses POSIX sockets, stat
  * and nanosleep directly (a tool, not the runtime: support/os/ is the
  * runtime's OS layer).  See Note [Following a source].
  */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "GrowArray.h"
 #include "TuiTree.h"
 
 /* ----------------------------------------------------------------------
@@ -41,15 +42,9 @@ int tui_node_add(TuiNode *parent, TuiNode *child)
 {
     if (child == NULL)
         return -1;
-    if (parent->n_kids == parent->cap_kids) {
-        size_t cap = parent->cap_kids ? 2 * parent->cap_kids : 8;
-        TuiNode **k = realloc(parent->kids, cap * sizeof *k);
-        if (k == NULL) {
-            tui_node_free(child);
-            return -1;
-        }
-        parent->kids = k;
-        parent->cap_kids = cap;
+    if (GROW_ARRAY_RESERVE_MIN(parent->kids, parent->cap_kids, parent->n_kids + 1, 8) != 0) {
+        tui_node_free(child);
+        return -1;
     }
     child->parent = parent;
     parent->kids[parent->n_kids++] = child;
@@ -142,14 +137,8 @@ int tui_tree_toggle(TuiTree *t, TuiNode *n)
 
 static int push_line(TuiTree *t, TuiNode *n, int depth)
 {
-    if (t->n_lines == t->cap_lines) {
-        size_t cap = t->cap_lines ? 2 * t->cap_lines : 64;
-        TuiLine *l = realloc(t->lines, cap * sizeof *l);
-        if (l == NULL)
-            return -1;
-        t->lines = l;
-        t->cap_lines = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(t->lines, t->cap_lines, t->n_lines + 1, 64) != 0)
+        return -1;
     t->lines[t->n_lines++] = (TuiLine){n, depth};
     return 0;
 }
@@ -182,13 +171,8 @@ static int flatten(TuiTree *t)
         if (push_line(t, n, (int)depth) != 0)
             goto oom;
         if (n->expanded && n->n_kids > 0) {
-            if (depth + 1 == cap) {
-                Frame *s = realloc(stack, 2 * cap * sizeof *s);
-                if (s == NULL)
-                    goto oom;
-                stack = s;
-                cap *= 2;
-            }
+            if (GROW_ARRAY_RESERVE(stack, cap, depth + 2) != 0)
+                goto oom;
             stack[++depth] = (Frame){n, 0};
         }
     }

@@ -1,46 +1,12 @@
 /*
- * eventlog/IpeTable.c -- IPE events by info table address (IpeTable.h).
+ * reader/IpeTable.c -- IPE events by info table address (IpeTable.h).
  */
 #include "IpeTable.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static size_t addr_hash(uint64_t a)
-{
-    a ^= a >> 33;
-    a *= 0xff51afd7ed558ccdu;
-    a ^= a >> 33;
-    return (size_t)a;
-}
-
-static int hash_grow(EvrIpeTable *t)
-{
-    size_t cap = t->hash_cap ? t->hash_cap * 2 : 64;
-    size_t *h = calloc(cap, sizeof *h);
-    if (h == NULL)
-        return 0;
-    for (size_t i = 0; i < t->n_ipes; i++) {
-        size_t j = addr_hash(t->ipes[i].info) & (cap - 1);
-        while (h[j] != 0)
-            j = (j + 1) & (cap - 1);
-        h[j] = i + 1;
-    }
-    free(t->hash);
-    t->hash = h;
-    t->hash_cap = cap;
-    return 1;
-}
-
-/* The hash slot holding info, or the empty one where it would go.  The
- * hash must have been allocated. */
-static size_t *slot_for(const EvrIpeTable *t, uint64_t info)
-{
-    size_t j = addr_hash(info) & (t->hash_cap - 1);
-    while (t->hash[j] != 0 && t->ipes[t->hash[j] - 1].info != info)
-        j = (j + 1) & (t->hash_cap - 1);
-    return &t->hash[j];
-}
+#include "GrowArray.h"
 
 /* Copies s to *at, NUL-terminated, and returns the view of the copy. */
 static EvrStr put(char **at, EvrStr s)
@@ -54,24 +20,17 @@ static EvrStr put(char **at, EvrStr s)
 
 int evr_ipe_table_add(EvrIpeTable *t, const EvrEvent *ev)
 {
-    if (2 * (t->n_ipes + 1) >= t->hash_cap && !hash_grow(t))
-        return 0;
-    size_t *slot = slot_for(t, ev->u.ipe.info);
-    if (*slot != 0)
+    if (word_map_get(&t->by_info, ev->u.ipe.info) != NULL)
         return 1;   /* the first description wins */
-    if (t->n_ipes == t->ipes_cap) {
-        size_t cap = t->ipes_cap ? t->ipes_cap * 2 : 32;
-        EvrIpe *ni = realloc(t->ipes, cap * sizeof *ni);
-        if (ni == NULL)
-            return 0;
-        t->ipes = ni;
-        t->ipes_cap = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(t->ipes, t->ipes_cap, t->n_ipes + 1, 32) != 0)
+        return 0;
     size_t n = ev->u.ipe.table_name.len + ev->u.ipe.closure_desc.len + ev->u.ipe.ty_desc.len
                + ev->u.ipe.label.len + ev->u.ipe.module.len + ev->u.ipe.srcloc.len + 6;
     char *text = malloc(n), *at = text;
-    if (text == NULL)
+    if (text == NULL || word_map_put(&t->by_info, ev->u.ipe.info, t->n_ipes) != 0) {
+        free(text);
         return 0;
+    }
     t->ipes[t->n_ipes] = (EvrIpe){
         .info = ev->u.ipe.info,
         .text = text,
@@ -82,16 +41,14 @@ int evr_ipe_table_add(EvrIpeTable *t, const EvrEvent *ev)
         .module = put(&at, ev->u.ipe.module),
         .srcloc = put(&at, ev->u.ipe.srcloc),
     };
-    *slot = ++t->n_ipes;
+    t->n_ipes++;
     return 1;
 }
 
 const EvrIpe *evr_ipe_table_find(const EvrIpeTable *t, uint64_t info)
 {
-    if (t->n_ipes == 0)
-        return NULL;
-    size_t k = *slot_for(t, info);
-    return k ? &t->ipes[k - 1] : NULL;
+    const uint64_t *k = word_map_get(&t->by_info, info);
+    return k ? &t->ipes[*k] : NULL;
 }
 
 const EvrIpe *evr_ipe_table_find_label(const EvrIpeTable *t, const char *label, size_t len)
@@ -120,6 +77,6 @@ void evr_ipe_table_free(EvrIpeTable *t)
     for (size_t i = 0; i < t->n_ipes; i++)
         free(t->ipes[i].text);
     free(t->ipes);
-    free(t->hash);
+    word_map_free(&t->by_info);
     memset(t, 0, sizeof *t);
 }

@@ -1,5 +1,5 @@
 /*
- * eventlog/IpeTable.h -- the IPE events of an eventlog, kept by info table
+ * reader/IpeTable.h -- the IPE events of an eventlog, kept by info table
  * address, for the readers that name -hi bands (strata-events summary,
  * strata-html).
  *
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "EventLogReader.h"
+#include "WordMap.h"
 
 typedef struct EvrIpe {
     uint64_t info;   /* the info table's address: the key */
@@ -29,8 +30,7 @@ typedef struct EvrIpe {
 typedef struct EvrIpeTable {
     EvrIpe *ipes;       /* in the order first seen */
     size_t n_ipes, ipes_cap;
-    size_t *hash;       /* open addressing: 1 + index into ipes, 0 = empty */
-    size_t hash_cap;    /* a power of two, more than twice n_ipes */
+    WordMap by_info;    /* info -> index into ipes */
 } EvrIpeTable;
 
 /* Keeps the IPE event ev (ev->type == EVENT_IPE) unless its address is

@@ -1,5 +1,5 @@
 /*
- * eventlog/EventLogReader.c -- a streaming reader for GHC-format eventlogs.
+ * reader/EventLogReader.c -- a streaming reader for GHC-format eventlogs.
  *
  * Parses the header's event type table, then yields events one by one with
  * their capability (from the enclosing block marker) and, for the event
@@ -16,6 +16,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "GrowArray.h"
 
 /* Note [Reader buffer]
  * ~~~~~~~~~~~~~~~~~~~~
@@ -227,14 +229,8 @@ static int types_add(EventLogReader *r, uint16_t id, uint16_t size, char *descri
         if (*page == NULL)
             return 0;
     }
-    if (r->n_types == r->types_capacity) {
-        size_t cap = r->types_capacity ? r->types_capacity * 2 : 64;
-        EvrEventType *t = realloc(r->types, cap * sizeof *t);
-        if (t == NULL)
-            return 0;
-        r->types = t;
-        r->types_capacity = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(r->types, r->types_capacity, r->n_types + 1, 64) != 0)
+        return 0;
     r->types[r->n_types] = (EvrEventType){ .id = id, .size = size, .description = description };
     r->n_types++;
     (*page)[id % EVR_INDEX_PAGE] = (uint16_t)r->n_types;

@@ -1,5 +1,5 @@
 /*
- * eventlog/EventLogReader.h -- a streaming reader for GHC-format eventlogs
+ * reader/EventLogReader.h -- a streaming reader for GHC-format eventlogs
  * (strata's and GHC's own): the whole API of the reader module.
  *
  * The reader parses the header (the event type table) when it is opened,

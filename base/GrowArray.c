@@ -1,5 +1,5 @@
 /*
- * support/GrowArray.c -- growing C arrays by doubling (see GrowArray.h).
+ * base/GrowArray.c -- growing C arrays by doubling (see GrowArray.h).
  * Relies only on realloc.
  */
 #include "GrowArray.h"

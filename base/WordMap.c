@@ -1,0 +1,118 @@
+/*
+ * base/WordMap.c -- the open-addressing map of WordMap.h.
+ */
+#include "WordMap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rehashes m into twice its slots (64 at first).  ENOMEM leaves m as is. */
+static int word_map_grow(WordMap *m)
+{
+    if (m->cap > SIZE_MAX / 2 / sizeof(uint64_t))
+        return ENOMEM;
+    size_t cap = m->cap ? 2 * m->cap : 64;
+    uint64_t *keys = calloc(cap, sizeof *keys), *vals = calloc(cap, sizeof *vals);
+    if (keys == NULL || vals == NULL) {
+        free(keys);
+        free(vals);
+        return ENOMEM;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->keys[i] == 0)
+            continue;
+        size_t j = word_map_hash(m->keys[i], cap);
+        while (keys[j] != 0)
+            j = (j + 1) & (cap - 1);
+        keys[j] = m->keys[i];
+        vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+    return 0;
+}
+
+uint64_t *word_map_slot(WordMap *m, uint64_t key, bool *found)
+{
+    if (key == 0) {
+        *found = m->has_zero;
+        if (!m->has_zero) {
+            m->has_zero = true;
+            m->zero_val = 0;
+            m->n++;
+        }
+        return &m->zero_val;
+    }
+    if ((m->n + 1) * 4 > m->cap * 3 && word_map_grow(m) != 0)
+        return NULL;
+    size_t i = word_map_hash(key, m->cap);
+    while (m->keys[i] != 0) {
+        if (m->keys[i] == key) {
+            *found = true;
+            return &m->vals[i];
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    m->keys[i] = key;
+    m->vals[i] = 0;
+    m->n++;
+    *found = false;
+    return &m->vals[i];
+}
+
+int word_map_put(WordMap *m, uint64_t key, uint64_t val)
+{
+    bool found;
+    uint64_t *slot = word_map_slot(m, key, &found);
+    if (slot == NULL)
+        return ENOMEM;
+    *slot = val;
+    return 0;
+}
+
+bool word_map_next(const WordMap *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+    /* Position 0 is the key 0; position i + 1 is slot i. */
+    if (*pos == 0) {
+        *pos = 1;
+        if (m->has_zero) {
+            *key = 0;
+            *val = m->zero_val;
+            return true;
+        }
+    }
+    for (; *pos <= m->cap; (*pos)++) {
+        size_t i = *pos - 1;
+        if (m->keys[i] != 0) {
+            *key = m->keys[i];
+            *val = m->vals[i];
+            (*pos)++;
+            return true;
+        }
+    }
+    return false;
+}
+
+size_t word_map_bytes(const WordMap *m)
+{
+    return m->cap * (sizeof *m->keys + sizeof *m->vals);
+}
+
+void word_map_clear(WordMap *m)
+{
+    if (m->cap != 0)
+        memset(m->keys, 0, m->cap * sizeof *m->keys);
+    m->n = 0;
+    m->has_zero = false;
+}
+
+void word_map_free(WordMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
