@@ -24,8 +24,9 @@
  * registered: it follows owners (which registered thread has an eval frame
  * holding the blackhole it waits for, what that one waits for, and so on),
  * and if the chain comes back to itself, reports <<loop>> naming each
- * thread and each thunk's info table, and exits 1 as the one-thread case
- * does.  A chain that reaches a blackhole no waiting thread evaluates ends:
+ * thread and each thunk's info table, stops the world (the others of the
+ * cycle still wake every 10 ms and take capabilities) and exits 1 as the
+ * one-thread case does.  A chain that reaches a blackhole no waiting thread evaluates ends:
  * its owner runs, and may still update it.
  *
  * Lock order: a thread holding the registry's lock (rts/Threads.c) may
@@ -37,12 +38,15 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "Capability.h"
 #include "Messages.h"
 #include "Roots.h"
 #include "RtsStartup.h"
 #include "os/Thread.h"
 #include "strata/EventLogFormat.h"
 #include "strata/Roots.h"
+
+#define STOP_OTHERS_MS 1000u
 
 static OsMutex blackhole_lock = OS_MUTEX_INIT;
 static OsCond blackhole_updated = OS_COND_INIT;
@@ -124,6 +128,10 @@ _Noreturn static void report_cycle(StrataThread *me)
         t = owner;
     } while (t != me);
     os_mutex_unlock(&blackhole_lock);
+    /* The other threads of the cycle still wake and take capabilities;
+     * stop them (a thread that reaches no safe point within a second is
+     * left running) so that the exit's statistics read quiet ones. */
+    (void)capability_stop_world_within(STOP_OTHERS_MS);
     rts_shutdown_and_exit(1);
 }
 
