@@ -28,13 +28,15 @@
  * publishes the IND info pointer with a release store; a reader loads the
  * info pointer with acquire.  A thread that finds a BLACKHOLE asks whether
  * one of its own eval frames holds it (the frames are local roots pushed
- * at eval_site, so the answer survives a GC moving the blackhole): if so,
+ * at eval_frame_site, so the answer survives a GC moving the blackhole): if so,
  * it is a <<loop>>; if not, another thread is evaluating it, and this one
  * blocks, as GHC's blocking queue does: it gives its capability back (so
  * that the owner can run, even at -N1, and collections need not wait for
  * it), sleeps until an update is announced (or 10 ms pass), takes a
- * capability again and looks at the rooted closure.  The eventlog shows
- * the wait as STOP_THREAD "blocked on a black hole".
+ * capability again and looks at the rooted closure (rts/Blackholes.c).  The
+ * eventlog shows the wait as STOP_THREAD "blocked on a black hole".  Threads
+ * that wait for each other's blackholes are a <<loop>> too (Note [Cycles
+ * of blackhole waits] in Blackholes.c).
  *
  * Note [Partial applications]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -55,13 +57,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "Blackholes.h"
 #include "ClosureSize.h"
 #include "Messages.h"
 #include "MutList.h"
 #include "Roots.h"
 #include "RtsStartup.h"
 #include "Threads.h"
-#include "os/Thread.h"
 #include "strata/EventLogFormat.h"
 #include "strata/Closures.h"
 #include "strata/Alloc.h"
@@ -88,10 +90,6 @@ _Noreturn static void report_loop(void)
     rts_shutdown_and_exit(1);
 }
 
-static OsMutex blackhole_lock = OS_MUTEX_INIT;
-static OsCond blackhole_updated = OS_COND_INIT;
-static atomic_uint blackhole_waiters;
-
 static const StgInfoTable *info_acquire(const StgClosure *c)
 {
     return __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
@@ -109,37 +107,12 @@ static void update_with_indirection(StgClosure *bh, const StgInfoTable *thunk_in
                      thunk_info->type == THUNK_STATIC ? &stg_IND_STATIC_info : &stg_IND_info,
                      __ATOMIC_RELEASE);
     mut_list_remember(bh);
-    if (atomic_load(&blackhole_waiters) > 0) {
-        os_mutex_lock(&blackhole_lock);
-        os_cond_broadcast(&blackhole_updated);
-        os_mutex_unlock(&blackhole_lock);
-    }
+    blackholes_announce_update();
 }
 
-/* The frames eval_thunk pushes: slot 0 holds the blackhole it evaluates. */
-static const StgRootSite eval_site = {"eval_thunk", __FILE__, __LINE__};
-
-/* Waits until another thread has updated the blackhole c (Note [Blackholes
- * between threads]); returns c, re-read after collections may have moved
- * it. */
-static StgClosure *wait_for_blackhole(StgClosure *c)
-{
-    STRATA_ROOTS(w, 1);
-    w[0] = c;
-    while (info_acquire(w[0]) == &stg_BLACKHOLE_info) {
-        threads_block(THREAD_STOP_BLOCKED_ON_BLACKHOLE);
-        os_mutex_lock(&blackhole_lock);
-        atomic_fetch_add(&blackhole_waiters, 1);
-        OsDeadline deadline = os_deadline_after_ms(10);
-        (void)os_cond_wait_until(&blackhole_updated, &blackhole_lock, &deadline);
-        atomic_fetch_sub(&blackhole_waiters, 1);
-        os_mutex_unlock(&blackhole_lock);
-        threads_unblock();
-    }
-    c = w[0];
-    STRATA_ROOTS_POP(w);
-    return c;
-}
+/* The frames eval_thunk and eval_ap push: slot 0 holds the blackhole they
+ * evaluate (Blackholes.h). */
+const StgRootSite eval_frame_site = {"eval_thunk", __FILE__, __LINE__};
 
 /* Evaluates thunk, whose info table was info when read; returns NULL if
  * another thread claimed it first (the caller looks again). */
@@ -152,7 +125,7 @@ static StgClosure *eval_thunk(StgClosure *thunk, const StgInfoTable *info)
     if (!__atomic_compare_exchange_n(&thunk->info, &expected, &stg_BLACKHOLE_info, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return NULL;
-    StgClosure **r = strata_roots_push(&eval_site, 2);
+    StgClosure **r = strata_roots_push(&eval_frame_site, 2);
     r[0] = thunk;
     StgBlackhole *bh = (StgBlackhole *)thunk;
     bh->thunk_info = info;
@@ -186,9 +159,9 @@ StgClosure *strata_eval(StgClosure *c)
             if (v != NULL)
                 return v;   /* else another thread claimed it: look again */
         } else if (t == BLACKHOLE) {
-            if (roots_frame_holds(&eval_site, 0, c))
+            if (roots_frame_holds(&eval_frame_site, 0, c))
                 report_loop();
-            c = wait_for_blackhole(c);
+            c = blackholes_wait(c);
         } else {
             return c;
         }
@@ -309,7 +282,7 @@ StgClosure *strata_make_ap(StgClosure *fun, StgClosure **args, StgWord n_args)
 
 /* Evaluates an AP whose info table was info when read: claimed by a
  * compare-and-swap as thunks are (Note [Blackholes between threads]), its
- * function and arguments go to a root frame pushed at eval_site (so that
+ * function and arguments go to a root frame pushed at eval_frame_site (so that
  * entering it again on this thread is a <<loop>>), and the AP becomes a
  * two-word BLACKHOLE, then an IND to the value.  NULL if another thread
  * claimed it first. */
@@ -323,7 +296,7 @@ static StgClosure *eval_ap(StgClosure *c, const StgInfoTable *info)
     StgWord n = ap->n_args, size = ap_sizeW(ap);
     /* A push never collects (Note [Local roots live in a STACK]), so c
      * and its fields are still valid after it. */
-    StgClosure **a = strata_roots_push(&eval_site, 2 + n);
+    StgClosure **a = strata_roots_push(&eval_frame_site, 2 + n);
     a[0] = c;
     a[1] = ap->fun;
     for (StgWord i = 0; i < n; i++)

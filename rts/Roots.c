@@ -263,17 +263,24 @@ static void report_frame(const StgRootSite *site, void *arg)
     rts_error("hs_exit:   pushed in %s (%s:%d)", site->func, site->file, site->line);
 }
 
+bool roots_frames_hold(StgStack *top, StgPtr top_sp, const StgRootSite *site, StgWord slot,
+                       const StgClosure *c)
+{
+    for (StgStack *s = top; s != NULL; s = s->prev) {
+        StgPtr end = s == top ? top_sp : s->sp;
+        for (StgPtr f = s->stack; f < end; f += ROOT_FRAME_HEADER_WORDS + f[1])
+            if (frame_site(f) == site && f[1] > slot &&
+                f[ROOT_FRAME_HEADER_WORDS + slot] == (StgWord)c)
+                return true;
+    }
+    return false;
+}
+
 bool roots_frame_holds(const StgRootSite *site, StgWord slot, const StgClosure *c)
 {
     if (strata_regs.sp_base == NULL)
         return false;
-    roots_sync_stack();
-    for (StgStack *s = roots_current_stack(); s != NULL; s = s->prev)
-        for (StgPtr f = s->stack; f < s->sp; f += ROOT_FRAME_HEADER_WORDS + f[1])
-            if (frame_site(f) == site && f[1] > slot &&
-                f[ROOT_FRAME_HEADER_WORDS + slot] == (StgWord)c)
-                return true;
-    return false;
+    return roots_frames_hold(roots_current_stack(), strata_regs.sp, site, slot, c);
 }
 
 StgWord roots_pushed_frames_mine(void)

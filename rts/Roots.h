@@ -34,6 +34,13 @@ void roots_sync_stack(void);
  * the given slot (strata_eval: is this blackhole mine?). */
 bool roots_frame_holds(const StgRootSite *site, StgWord slot, const StgClosure *c);
 
+/* The same question of another thread's frames, read while it cannot
+ * change them (it waits, registered under a lock): top is its newest chunk
+ * and top_sp that chunk's stack pointer as the thread last wrote it; older
+ * chunks' own stack pointers are final once a newer chunk exists. */
+bool roots_frames_hold(StgStack *top, StgPtr top_sp, const StgRootSite *site, StgWord slot,
+                       const StgClosure *c);
+
 /* Frames the calling thread has pushed and not popped. */
 StgWord roots_pushed_frames_mine(void);
 

@@ -30,6 +30,7 @@
 #include "Storage.h"
 #include "Threads.h"
 #include "ProfHeap.h"
+#include "os/Crash.h"
 #include "os/Ticker.h"
 #include "strata/Api.h"
 
@@ -292,6 +293,10 @@ void hs_init(int *argc, char ***argv)
     start_heap_profile_or_exit();
     if (!debug_server_start_from_flags())
         exit(EXIT_FAILURE);
+    int e = os_crash_handler_install(&rts_prog_name, &gc_collecting);
+    if (e != 0)
+        rts_error("hs_init: cannot install the fatal-signal handler: %s (crashes will not "
+                  "suggest +RTS -DS)", strerror(e));
     stats_end_init();
 }
 
@@ -361,6 +366,7 @@ void hs_exit(void)
         owner_thread_release();
         return;
     }
+    os_crash_handler_remove();
     gc_exit();
     threads_detach();
     threads_exit();

@@ -20,8 +20,10 @@
  */
 #include "Threads.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "Blackholes.h"
 #include "EventLog.h"
 #include "Messages.h"
 #include "Roots.h"
@@ -107,6 +109,17 @@ static unsigned count_others_locked(void)
     return n;
 }
 
+/* One line for a thread hs_exit gives up on: what it waits for.  Under
+ * the registry's lock (which may take the blackholes' lock). */
+static void report_left_behind(const StrataThread *t)
+{
+    char wait[160];
+    if (!blackholes_describe_wait(t, wait, sizeof wait))
+        snprintf(wait, sizeof wait, "%s", t->suspended ? "suspended in a foreign call"
+                                                       : "holding a capability");
+    rts_error("hs_exit:   thread %u (kernel thread %ld), %s", (unsigned)t->id, t->os_tid, wait);
+}
+
 bool threads_wait_for_others(uint32_t timeout_ms)
 {
     OsDeadline deadline = os_deadline_after_ms(timeout_ms);
@@ -122,9 +135,7 @@ bool threads_wait_for_others(uint32_t timeout_ms)
                   (unsigned)timeout_ms);
         for (StrataThread *t = threads_all; t != NULL; t = t->next)
             if (t != me)
-                rts_error("hs_exit:   thread %u (kernel thread %ld)%s", (unsigned)t->id,
-                          t->os_tid, t->suspended ? ", suspended in a foreign call"
-                                                  : ", holding a capability");
+                report_left_behind(t);
     }
     os_mutex_unlock(&registry_lock);
     return left == 0;

@@ -24,6 +24,12 @@ typedef struct StrataThread_ {
                                     argument; after rts_resume the thread
                                     may hold another) */
     struct StrataThread_ *next;  /* threads_all, newest first */
+    /* While it waits for a blackhole another thread evaluates, under the
+     * lock of rts/Blackholes.c (Note [Cycles of blackhole waits]): */
+    StgClosure **blocked_on;     /* the rooted slot holding the blackhole */
+    StgStack *blocked_stack;     /* its newest chunk and that chunk's stack */
+    StgPtr blocked_sp;           /* pointer when it began to wait */
+    struct StrataThread_ *next_waiter;
 } StrataThread;
 
 /* The calling OS thread's strata thread, or NULL if it is not attached. */

@@ -23,7 +23,7 @@ DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
 # ThreadSanitizer runs the tests that start threads (capabilities, the
 # heap debugger's server, the ticker) at debug level 2.
 TSAN_CONFIG=(--enable-sanitizers=thread --enable-debug=2 --enable-werror)
-TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/par-gc.sh testsuite/scripts/eventlog-socket.sh testsuite/scripts/debug.sh testsuite/unit/test_debug testsuite/unit/test_control"
+TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/blackhole-cycle.sh testsuite/scripts/par-gc.sh testsuite/scripts/eventlog-socket.sh testsuite/scripts/debug.sh testsuite/unit/test_debug testsuite/unit/test_control"
 # The collector's tests run a second time with two capabilities and two GC
 # threads (GHCRTS, read by every strata program), so that each of them
 # exercises the parallel collector too: in the release build, and in the

@@ -497,6 +497,8 @@ static void collect_with_world_stopped(bool major);
  * once, the second parks for the first's GC and returns without one: its
  * nursery has been emptied, which is what it wanted.  A forced collection
  * (strata_perform_gc, a heap census) tries again until it runs its own. */
+volatile sig_atomic_t gc_collecting;
+
 void gc_collect(bool major)
 {
     if (!capability_stop_world())
@@ -507,6 +509,7 @@ void gc_collect(bool major)
 
 static void collect_with_world_stopped(bool major)
 {
+    gc_collecting = 1;
     uint64_t start_ns = clock_elapsed_ns();
     /* The collecting thread's own state (its root stack pointer) becomes
      * visible as a parked thread's is: any GC thread may visit its roots. */
@@ -548,6 +551,7 @@ static void collect_with_world_stopped(bool major)
     if (observer != NULL && observer->end != NULL)
         observer->end(&details);
     policy_check_heap_limit(N);
+    gc_collecting = 0;   /* the hooks (census, finalizers) are not the collector */
     for (unsigned i = 0; i < n_gc_hooks; i++)
         gc_hooks[i](N, is_major);
 }

@@ -9,10 +9,16 @@
 #ifndef STRATA_GC_H
 #define STRATA_GC_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "LiveTally.h"
 #include "strata/Closures.h"
+
+/* Nonzero while a collection runs (the world stopped): the fatal-signal
+ * handler reads it to say whether a crash came in the collector (Note [A
+ * crash says what to do next] in support/os/Crash.c). */
+extern volatile sig_atomic_t gc_collecting;
 
 /* Collects generation 0, or the oldest generation that has outgrown its
  * budget (and all younger ones), or everything when major is true. */

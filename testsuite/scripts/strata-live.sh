@@ -254,4 +254,9 @@ line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
 wait "$serve_pid" && pass || fail "serve_log failed: $(cat serve.err)"
 stop_live
 
+# --- a FIFO no program writes: SIGTERM ends the wait in open(), exit 0 ----------
+mkfifo nowriter.fifo
+start_live fifo --file nowriter.fifo
+stop_live
+
 finish

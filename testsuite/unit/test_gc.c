@@ -674,6 +674,61 @@ static void test_gc_internal_assertions_check_at_level_2(void **state)
                            "Bdescr(p)->gen_no == g->no");
 }
 
+/* Note [A crash says what to do next] in support/os/Crash.c: a write one
+ * word past a small object overwrites the next object's info pointer; the
+ * collector, copying that object, faults.  The fatal-signal handler names
+ * the collector and +RTS -DS, and the process still dies of SIGSEGV. */
+#if STRATA_DEBUG == 0 && !defined(STRATA_ASAN)
+STRATA_CONSTR_INFO(Small_info, "Small", 0, 1);
+
+/* cmocka catches SIGSEGV itself; the runtime's handler passes the signal
+ * on to the action it replaced, which here must be the default. */
+static void default_fatal_signal_action(void)
+{
+    signal(SIGSEGV, SIG_DFL);
+}
+
+static void overrun_then_collect(void)
+{
+    default_fatal_signal_action();
+    harness_start(NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_constr(&Small_info);
+    r[1] = strata_alloc_constr(&Small_info);
+    if ((StgWord *)r[1] != (StgWord *)r[0] + 2)
+        fail_msg("the two objects are not adjacent");
+    STRATA_WORD(r[0], 1) = 0x10;   /* past r[0]'s one word: r[1]'s info pointer */
+    strata_perform_gc(0);
+    STRATA_ROOTS_POP(r);
+}
+
+static void fault_in_program(void)
+{
+    default_fatal_signal_action();
+    harness_start(NULL);
+    static volatile uintptr_t bad = 0x10;   /* hidden from the compiler's bounds checks */
+    *(volatile StgWord *)bad = 1;
+}
+
+#endif
+
+static void test_gc_crash_names_collector_and_sanity_flag(void **state)
+{
+    (void)state;
+    /* Assertions (debug >= 1) stop the overrun before it faults, and ASan
+     * reports the fault itself. */
+#if STRATA_DEBUG == 0 && !defined(STRATA_ASAN)
+    harness_expect_failure(overrun_then_collect, 0, SIGSEGV,
+                           "fatal signal SIGSEGV in the garbage collector; the heap may be "
+                           "damaged: rerun with +RTS -DS to find the damaged object");
+    harness_expect_failure(fault_in_program, 0, SIGSEGV,
+                           "fatal signal SIGSEGV in the program; the heap may be damaged: "
+                           "rerun with +RTS -DS");
+#else
+    skip_in_build("a release build's crash (build/, no assertions or sanitizers)");
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -694,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_gc_barriers_check_the_closure_type),
         cmocka_unit_test_teardown(test_gc_thunk_update_and_short_circuit, teardown),
         cmocka_unit_test(test_gc_thunk_loop_detected),
+        cmocka_unit_test(test_gc_crash_names_collector_and_sanity_flag),
         cmocka_unit_test_teardown(test_gc_old_thunk_update_is_remembered, teardown),
         cmocka_unit_test_teardown(test_gc_apply_function_closure, teardown),
         cmocka_unit_test(test_gc_apply_wrong_arity_is_reported),

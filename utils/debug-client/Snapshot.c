@@ -18,7 +18,6 @@
 
 #define SNAP_MAGIC "STRDBGS1"
 #define SNAP_VERSION 1u
-#define SNAP_MAX_BYTES ((uint64_t)1 << 40)
 
 /* FNV-1a over little-endian 64-bit words (the tail zero-padded), then the
  * length: a byte at a time was a tenth of reading a large snapshot. */
@@ -379,6 +378,91 @@ uint64_t dbg_snapshot_checksum(const uint8_t *data, size_t len)
     return checksum(data, len);
 }
 
+/* Note [Reading a snapshot refuses before it reads]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A snapshot FILE may be anything: /dev/zero, a FIFO whose writer never
+ * stops, a header that declares an absurd heap.  So the header is read
+ * first (magic, version, and the target record's fixed part, SNAP_HEAD
+ * bytes), and refused at once if wrong.  The heap it declares (megablocks
+ * in use times the megablock size) bounds the rest: a snapshot saves at
+ * most every object of that heap, each run of objects with a 16-byte
+ * header (at most doubling it), plus block metadata, roots and info tables
+ * (SNAP_SLACK_BYTES).  Reading stops at that bound, at the first failed
+ * allocation, or at end of file, whichever comes first, so memory never
+ * exceeds the bound however long the input. */
+#define SNAP_HEAD 52                            /* magic, version, target's fixed fields */
+#define SNAP_OFF_MBLOCK_SIZE (8 + 4 + 12)
+#define SNAP_OFF_N_MBLOCKS (8 + 4 + 24 + 8)
+#define SNAP_MAX_HEAP ((uint64_t)1 << 40)       /* the largest heap a header may declare */
+#define SNAP_SLACK_BYTES ((uint64_t)16 << 20)
+
+/* The most bytes the snapshot whose header is head may hold, or 0 after
+ * writing why the header is refused into err. */
+static uint64_t snapshot_bound(const uint8_t *head, size_t got, const char *file, char *err,
+                               size_t err_len)
+{
+    if (got < 8 || memcmp(head, SNAP_MAGIC, 8) != 0) {
+        snprintf(err, err_len, "%s: not a strata-debug snapshot (bad magic)", file);
+        return 0;
+    }
+    if (got < SNAP_HEAD) {
+        snprintf(err, err_len, "%s: corrupt snapshot: truncated header (%zu bytes)", file, got);
+        return 0;
+    }
+    uint32_t version = debug_load_u32(head + 8);
+    if (version != SNAP_VERSION) {
+        snprintf(err, err_len, "%s: snapshot version %u, this strata-debug reads %u", file,
+                 version, SNAP_VERSION);
+        return 0;
+    }
+    uint64_t mblock = debug_load_u32(head + SNAP_OFF_MBLOCK_SIZE);
+    uint64_t n = debug_load_u64(head + SNAP_OFF_N_MBLOCKS);
+    if (mblock == 0 || (mblock & (mblock - 1)) != 0 || n > SNAP_MAX_HEAP / mblock) {
+        snprintf(err, err_len, "%s: corrupt snapshot: its header declares %llu megablocks of "
+                 "%llu bytes (more than %llu GiB of heap, or no megablock size)", file,
+                 (unsigned long long)n, (unsigned long long)mblock,
+                 (unsigned long long)(SNAP_MAX_HEAP >> 30));
+        return 0;
+    }
+    return 2 * n * mblock + SNAP_SLACK_BYTES;
+}
+
+/* Reads the rest of f after its header into b, up to bound bytes in all.
+ * Returns 0, or -1 after writing why into err. */
+static int read_snapshot_body(FILE *f, DebugBuf *b, uint64_t bound, const char *file,
+                              char *err, size_t err_len)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((uint64_t)st.st_size > bound) {
+            snprintf(err, err_len, "%s: corrupt snapshot: %llu bytes, more than the %llu its "
+                     "header's heap allows", file, (unsigned long long)st.st_size,
+                     (unsigned long long)bound);
+            return -1;
+        }
+        size_t keep = b->len;
+        debug_buf_reserve(b, (size_t)st.st_size - keep);   /* one allocation */
+        b->len = keep;
+    }
+    uint8_t chunk[65536];
+    size_t got;
+    while (!b->oom && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b->len + got > bound) {
+            snprintf(err, err_len, "%s: corrupt snapshot: longer than the %llu bytes its "
+                     "header's heap allows (an endless stream?)", file,
+                     (unsigned long long)bound);
+            return -1;
+        }
+        debug_buf_put_bytes(b, chunk, got);
+    }
+    if (b->oom || ferror(f)) {
+        snprintf(err, err_len, "%s: cannot read (%s after %zu bytes)", file,
+                 b->oom ? "no memory" : "I/O error", b->len);
+        return -1;
+    }
+    return 0;
+}
+
 DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
 {
     FILE *f = fopen(file, "rb");
@@ -386,18 +470,20 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         snprintf(err, err_len, "%s: cannot open: %s", file, strerror(errno));
         return NULL;
     }
+    /* See Note [Reading a snapshot refuses before it reads]. */
+    uint8_t head[SNAP_HEAD];
+    size_t got = fread(head, 1, sizeof head, f);
     DebugBuf b = {0};
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SNAP_MAX_BYTES)
-        debug_buf_reserve(&b, (size_t)st.st_size), b.len = 0;   /* one allocation */
-    uint8_t chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < SNAP_MAX_BYTES)
-        debug_buf_put_bytes(&b, chunk, got);
-    bool read_err = ferror(f);
+    uint64_t bound = 0;
+    if (ferror(f))
+        snprintf(err, err_len, "%s: cannot read (I/O error)", file);
+    else
+        bound = snapshot_bound(head, got, file, err, err_len);
+    if (bound != 0)
+        debug_buf_put_bytes(&b, head, got);
+    bool ok = bound != 0 && read_snapshot_body(f, &b, bound, file, err, err_len) == 0;
     fclose(f);
-    if (b.oom || read_err) {
-        snprintf(err, err_len, "%s: cannot read (%s)", file, read_err ? "I/O error" : "no memory");
+    if (!ok) {
         debug_buf_free(&b);
         return NULL;
     }

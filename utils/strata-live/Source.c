@@ -226,7 +226,12 @@ int source_open(Source *src, char *why, size_t why_len)
         src->fd = STDIN_FILENO;
         return 1;
     case SOURCE_FILE: {
-        int fd = open(src->where, O_RDONLY | O_CLOEXEC);
+        /* Opening a FIFO waits for a writer; the signal handler's EINTR
+         * ends the wait, and a stop requested meanwhile is no error. */
+        int fd;
+        while ((fd = open(src->where, O_RDONLY | O_CLOEXEC)) < 0 && errno == EINTR)
+            if (*src->stop)
+                return 0;
         struct stat st;
         if (fd < 0 || fstat(fd, &st) != 0) {
             snprintf(why, why_len, "--file %s: %s", src->where, strerror(errno));

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# testsuite/scripts/endless-input.sh -- readers refuse before they read
+# (Note [Reading a snapshot refuses before it reads] in
+# utils/debug-client/Snapshot.c): /dev/zero, an endless FIFO and a header
+# that declares an absurd heap each get a clear error at once, holding
+# little memory, from strata-debug's snapshot reader and the eventlog tools.
+# A `timeout` and a `ulimit -v` turn a reader that keeps reading into a
+# failure here rather than a hung or swapping machine.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+debug=$top_builddir/utils/strata-debug/strata-debug
+events=$top_builddir/utils/strata-events/strata-events
+cd "$test_tmp" || exit 1
+
+# Runs CMD with 30 s and 1 GiB of address space at most (the tools need
+# far less; ASan and TSan builds reserve far more, so no limit there).
+limited() {
+    if ! grep -q 'fsanitize' "$top_builddir/config.log" 2>/dev/null; then
+        (ulimit -v 1048576; exec timeout 30 "$@")
+    else
+        timeout 30 "$@"
+    fi
+}
+
+# A snapshot header: magic, version 1, protocol 1, word size 8, block size
+# 4096, megablock size 1 MiB, pid 1, paused, era 0, then the megablock
+# count given as printf octal escapes.
+snap_header() {
+    printf 'STRDBGS1\001\000\000\000\001\000\000\000\010\000\000\000\000\020\000\000'
+    printf '\000\000\020\000\001\000\000\000\001\000\000\000\000\000\000\000\000\000\000\000'
+    printf "$1"
+}
+
+expect_status 1 limited "$debug" census --snapshot /dev/zero
+expect_stderr_contains "/dev/zero: not a strata-debug snapshot (bad magic)"
+
+snap_header '\377\377\377\377\377\377\377\177' > absurd.snap
+expect_status 1 limited "$debug" census --snapshot absurd.snap
+expect_stderr_contains "absurd.snap: corrupt snapshot: its header declares 9223372036854775807 megablocks"
+
+head -c 30 absurd.snap > short.snap
+expect_status 1 limited "$debug" census --snapshot short.snap
+expect_stderr_contains "short.snap: corrupt snapshot: truncated header (30 bytes)"
+
+# A header declaring one megablock, then zeros for ever: refused at the
+# bound its heap allows (2 MiB + 16 MiB), not when memory runs out.
+mkfifo endless.snap
+{ snap_header '\001\000\000\000\000\000\000\000'; cat /dev/zero; } > endless.snap 2>/dev/null &
+writer=$!
+expect_status 1 limited "$debug" census --snapshot endless.snap
+expect_stderr_contains "endless.snap: corrupt snapshot: longer than the 18874368 bytes its header's heap allows"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+
+# A FIFO of text for ever: bad magic at once.
+mkfifo text.snap
+yes > text.snap 2>/dev/null &
+writer=$!
+expect_status 1 limited "$debug" census --snapshot text.snap
+expect_stderr_contains "text.snap: not a strata-debug snapshot (bad magic)"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+
+# The eventlog reader refuses the same inputs at offset 0.
+expect_status 1 limited "$events" show /dev/zero
+grep -q . "$err" && pass || fail "strata-events show /dev/zero: no message"
+
+finish
