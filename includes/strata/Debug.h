@@ -51,6 +51,7 @@ enum {
     DEBUG_CMD_BLOCKS = 8,
     DEBUG_CMD_BLOCK_CONTENTS = 9,
     DEBUG_CMD_SNAPSHOT = 10,
+    DEBUG_CMD_NEW_ERA = 11,      /* a new era (and an eventlog marker) on resume */
 };
 
 /* Most addresses in one CLOSURES or INFO request. */

@@ -30,7 +30,9 @@
 #include "os/Process.h"
 #include "os/Socket.h"
 #include "os/Thread.h"
+#include "strata/Api.h"
 #include "strata/Debug.h"
+#include "strata/Trace.h"
 
 /* Note [Pausing at a safe point]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -57,6 +59,7 @@ static OsCond pause_changed = OS_COND_INIT;
 static PauseState pause_state = RUNNING;        /* under pause_lock */
 static atomic_bool xpause_wanted;               /* pause_state != RUNNING */
 static uint64_t pause_requested_ns, paused_ns;  /* under pause_lock */
+static uint64_t new_eras_wanted;                /* NEW_ERA; under pause_lock */
 
 static bool running;              /* thread started; mutator-owned */
 static OsThread server_thread;
@@ -69,6 +72,27 @@ static uint64_t socket_ino;          /* so we never remove another's */
 /* ----------------------------------------------------------------------
  * The mutator's side
  * ---------------------------------------------------------------------- */
+
+/* Note [A new era on resume]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * NEW_ERA (strata-debug snapshot --new-era, strata-debug mark) cannot
+ * change the era from the stub's thread: the allocation blocks of every
+ * capability change era with the world stopped, which only a thread
+ * holding a capability may ask (rts/Eras.c).  So the stub counts the
+ * request, answers with the era the program will be in, and the mutator
+ * advances the era itself as it leaves the pause, before it allocates
+ * again: every object allocated after the pause is of a later era than
+ * the era the snapshot recorded.  A marker "strata-debug: era N" goes to
+ * the eventlog, so a profile shows the moment too. */
+static void advance_eras(uint64_t n)
+{
+    if (n == 0)
+        return;
+    uint64_t era = incrementUserEra(n);
+    char marker[64];
+    snprintf(marker, sizeof marker, "strata-debug: era %llu", (unsigned long long)era);
+    traceMarker(marker);
+}
 
 void debug_server_serve_attention(void)
 {
@@ -92,13 +116,18 @@ void debug_server_serve_attention(void)
         while (pause_state == PAUSED)
             os_cond_wait(&pause_changed, &pause_lock);
     }
+    uint64_t new_eras = new_eras_wanted;
+    new_eras_wanted = 0;
     os_mutex_unlock(&pause_lock);
     capability_resume_world();
+    advance_eras(new_eras);
 }
 
 /* Back to RUNNING (resume, cancel, disconnect, stop).  Under pause_lock. */
 static void resume_locked(void)
 {
+    if (pause_state != PAUSED)
+        new_eras_wanted = 0;    /* nobody waits in the pause to apply them */
     pause_state = RUNNING;
     atomic_store(&xpause_wanted, false);
     debug_heap_forget();
@@ -235,6 +264,17 @@ static int handle_pause(uint32_t timeout_ms, DebugBuf *out, char *err, size_t er
     return status;
 }
 
+/* NEW_ERA: see Note [A new era on resume].  Only while paused (checked by
+ * the caller); the reply is the era the program resumes in. */
+static void handle_new_era(DebugBuf *out)
+{
+    os_mutex_lock(&pause_lock);
+    new_eras_wanted++;
+    uint64_t era = storage_current_era + new_eras_wanted;
+    os_mutex_unlock(&pause_lock);
+    debug_buf_put_u64(out, era);
+}
+
 static int handle_resume(char *err, size_t err_len)
 {
     os_mutex_lock(&pause_lock);
@@ -294,6 +334,8 @@ static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
                 snprintf(err, sizeof err, "%s: the program is not paused (send pause first)",
                          debug_command_name(req.cmd));
                 st = DEBUG_STATUS_NOT_PAUSED;
+            } else if (req.cmd == DEBUG_CMD_NEW_ERA) {
+                handle_new_era(out);
             } else if (req.cmd == DEBUG_CMD_SNAPSHOT) {
                 return debug_heap_snapshot(send_buf, &fd);
             } else {

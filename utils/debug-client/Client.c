@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -578,7 +579,25 @@ int dbg_pause(DbgClient *c, uint32_t timeout_ms, uint64_t *latency_ns)
         *latency_ns = lat;
     c->paused_by_us = true;
     forget_heap(c);
-    return fetch_target(c);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (fetch_target(c) != 0)
+        return -1;
+    c->target.paused_at = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    return 0;
+}
+
+int dbg_new_era(DbgClient *c, uint64_t *era)
+{
+    if (c->snapshot)
+        return dbg_fail(c, "a snapshot cannot start a new era: it is not a running program");
+    if (request(c, DEBUG_CMD_NEW_ERA, NULL) < 0)
+        return -1;
+    DebugCursor cur = resp_cursor(c);
+    *era = debug_get_u64(&cur);
+    if (cur.bad)
+        return dbg_fail(c, "malformed new-era reply");
+    return 0;
 }
 
 int dbg_resume(DbgClient *c)

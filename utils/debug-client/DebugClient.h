@@ -26,6 +26,9 @@ typedef struct {
     bool paused;
     uint64_t era;                /* current era when paused */
     uint64_t n_mblocks;          /* megablocks held by the block allocator */
+    uint64_t paused_at;          /* when the pause began, Unix time in ns (the
+                                  * client's clock); 0 when unknown (a
+                                  * snapshot of format version 1) */
     char *program, *strata_version;
 } DbgTarget;
 
@@ -94,6 +97,11 @@ const DbgTarget *dbg_target(DbgClient *c);
 /* ----- Live control (a snapshot is always "paused") ----- */
 int dbg_pause(DbgClient *c, uint32_t timeout_ms, uint64_t *latency_ns);
 int dbg_resume(DbgClient *c);
+/* Asks the paused program to start a new era as it resumes (NEW_ERA; see
+ * Note [A new era on resume] in rts/debug/DebugServer.c): everything it
+ * allocates from then on is of a later era than dbg_target's.  *era is the
+ * era it resumes in.  Refused on a snapshot. */
+int dbg_new_era(DbgClient *c, uint64_t *era);
 
 /* ----- The heap ----- */
 int dbg_blocks(DbgClient *c, const DbgBlock **blocks, size_t *n);

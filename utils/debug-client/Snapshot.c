@@ -17,7 +17,9 @@
 #include "strata/Debug.h"
 
 #define SNAP_MAGIC "STRDBGS1"
-#define SNAP_VERSION 1u
+/* Version 2 added the moment of the pause (u64 Unix ns after the VERSION
+ * reply); version 1 snapshots still read, their moment unknown (0). */
+#define SNAP_VERSION 2u
 
 /* FNV-1a over little-endian 64-bit words (the tail zero-padded), then the
  * length: a byte at a time was a tenth of reading a large snapshot. */
@@ -210,6 +212,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     debug_buf_put_bytes(&b, SNAP_MAGIC, 8);
     debug_buf_put_u32(&b, SNAP_VERSION);
     put_target(&b, dbg_target(c));
+    debug_buf_put_u64(&b, dbg_target(c)->paused_at);
     put_blocks(&b, bs, nb);
     put_roots(&b, rs, nr);
 
@@ -410,9 +413,9 @@ static uint64_t snapshot_bound(const uint8_t *head, size_t got, const char *file
         return 0;
     }
     uint32_t version = debug_load_u32(head + 8);
-    if (version != SNAP_VERSION) {
-        snprintf(err, err_len, "%s: snapshot version %u, this strata-debug reads %u", file,
-                 version, SNAP_VERSION);
+    if (version < 1 || version > SNAP_VERSION) {
+        snprintf(err, err_len, "%s: snapshot version %u, this strata-debug reads versions 1 "
+                 "to %u (a newer strata-debug wrote it?)", file, version, SNAP_VERSION);
         return 0;
     }
     uint64_t mblock = debug_load_u32(head + SNAP_OFF_MBLOCK_SIZE);
@@ -512,11 +515,15 @@ DbgClient *dbg_open_snapshot_bytes(const uint8_t *data, size_t len, const char *
     }
     DebugCursor cur = {data + 8, len - 16, false};
     uint32_t version = debug_get_u32(&cur);
-    if (version != SNAP_VERSION) {
-        dbg_fail(c, "snapshot version %u, this strata-debug reads %u", version, SNAP_VERSION);
+    if (version != 1 && version != SNAP_VERSION) {
+        dbg_fail(c, "snapshot version %u, this strata-debug reads versions 1 to %u (a "
+                 "newer strata-debug wrote it?)", version, SNAP_VERSION);
         goto fail;
     }
-    if (dbg_parse_target(c, &cur) != 0 || dbg_parse_blocks(c, &cur) != 0 ||
+    if (dbg_parse_target(c, &cur) != 0)
+        goto fail;
+    c->target.paused_at = version >= 2 ? debug_get_u64(&cur) : 0;
+    if (dbg_parse_blocks(c, &cur) != 0 ||
         dbg_parse_roots(c, &cur) != 0 || read_segments(c, &cur) != 0 ||
         dbg_parse_infos(c, &cur) != 0)
         goto fail;

@@ -72,6 +72,12 @@ void json_u64(Json *j, const char *key, uint64_t v)
     fprintf(j->f, "%" PRIu64, v);
 }
 
+void json_i64(Json *j, const char *key, int64_t v)
+{
+    member(j, key);
+    fprintf(j->f, "%" PRId64, v);
+}
+
 void json_bool(Json *j, const char *key, bool v)
 {
     member(j, key);
@@ -212,17 +218,13 @@ static void json_step(Json *j, DbgClient *c, const DbgPathRun *run)
     json_close(j, '}');
 }
 
-int json_path(Json *j, DbgClient *c, const DbgReach *r, uint64_t addr, bool full)
+int json_path_of(Json *j, DbgClient *c, const DbgPath *path, bool full)
 {
-    DbgPath p;
-    if (dbg_retainer_path(c, r, addr, &p) != 0)
-        return -1;
+    DbgPath p = *path;
     DbgPathRun *runs = NULL;
     size_t n_runs = 0;
-    if (dbg_path_runs(c, &p, 1, &runs, &n_runs) != 0) {
-        dbg_path_free(&p);
+    if (dbg_path_runs(c, &p, 1, &runs, &n_runs) != 0)
         return -1;
-    }
     json_closure(j, c, "object", p.addrs[0]);
     json_open(j, "path", '[');   /* what holds it, up to the root's closure */
     for (size_t i = 0; i < n_runs; i++) {
@@ -249,6 +251,15 @@ int json_path(Json *j, DbgClient *c, const DbgReach *r, uint64_t addr, bool full
     if (dbg_roots(c, &roots, &nr) == 0 && p.root < nr)
         json_root(j, c, "root", &roots[p.root]);
     free(runs);
-    dbg_path_free(&p);
     return 0;
+}
+
+int json_path(Json *j, DbgClient *c, const DbgReach *r, uint64_t addr, bool full)
+{
+    DbgPath p;
+    if (dbg_retainer_path(c, r, addr, &p) != 0)
+        return -1;
+    int st = json_path_of(j, c, &p, full);
+    dbg_path_free(&p);
+    return st;
 }

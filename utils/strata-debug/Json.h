@@ -29,6 +29,7 @@ void json_open(Json *j, const char *key, char bracket);   /* '{' or '[' */
 void json_close(Json *j, char bracket);                   /* '}' or ']' */
 void json_str(Json *j, const char *key, const char *v);   /* NULL: null */
 void json_u64(Json *j, const char *key, uint64_t v);
+void json_i64(Json *j, const char *key, int64_t v);
 void json_bool(Json *j, const char *key, bool v);
 void json_null(Json *j, const char *key);
 /* An address as a string "0x7f…" (a number would lose bits past 2^53). */
@@ -45,8 +46,10 @@ void json_end(Json *j);
 void json_info(Json *j, const char *key, const DbgInfo *in);
 void json_closure(Json *j, DbgClient *c, const char *key, uint64_t addr);
 void json_root(Json *j, DbgClient *c, const char *key, const DbgRoot *r);
-/* A retainer path: "path" (steps: runs of one info table, or single
- * closures when full) and "root". */
+/* A retainer path: "object", "path" (steps: runs of one info table, or
+ * single closures when full) and "root"; json_path_of for a path already
+ * found (dbg_diff_path). */
+int json_path_of(Json *j, DbgClient *c, const DbgPath *p, bool full);
 int json_path(Json *j, DbgClient *c, const DbgReach *r, uint64_t addr, bool full);
 
 #endif /* STRATA_DEBUG_JSON_H */

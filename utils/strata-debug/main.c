@@ -19,6 +19,8 @@
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "Json.h"
+#include "Print.h"
+#include "Moments.h"
 #include "strata/Debug.h"
 #include "tui/Tui.h"
 
@@ -38,7 +40,9 @@ static void usage(FILE *f)
             "  dominators [--limit N]\n"
             "  fragmentation [--retainers K] [--color] [--full]\n"
             "  thunks | weaks | duplicates | roots\n"
-            "  gml FILE | snapshot FILE\n"
+            "  gml FILE | snapshot FILE [--new-era] | mark\n"
+            "  diff A.snap (B.snap | --socket PATH | --pid PID) [--by type|info|module|era]\n"
+            "            [--limit N]  (docs/strata-debug.md)\n"
             "  tui                  (interactive; docs/strata-debug-tui.md)\n"
             "options: --timeout MS (pause timeout, default 10000), --stats (timings),\n"
             "         --json (one JSON document on stdout; docs/strata-debug.md)\n",
@@ -152,157 +156,13 @@ static int find_pid(const char *path, long pid, const char *name, void *env)
 }
 
 /* ----------------------------------------------------------------------
- * Printing closures and paths
- * ---------------------------------------------------------------------- */
-
-typedef struct {
-    bool color;
-    bool full;                   /* every closure of a path, no runs */
-} Style;
-
-/* A stable background per era, with black text (256-colour palette). */
-static void era_color_on(const Style *s, uint64_t era)
-{
-    static const int palette[] = {153, 187, 223, 181, 151, 189, 229, 195};
-    if (s->color)
-        printf("\033[48;5;%dm\033[38;5;16m", era == 0 ? 252 : palette[era % 8]);
-}
-
-static void era_color_off(const Style *s)
-{
-    if (s->color)
-        printf("\033[0m");
-}
-
-static void print_provenance(const DbgInfo *in)
-{
-    if (in->prov_source != DEBUG_PROV_NONE)
-        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
-               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
-}
-
-static void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix)
-{
-    DbgClosure cl;
-    if (dbg_closure(c, addr, &cl) != 0) {
-        printf("%s0x%" PRIx64 "  <%s>\n", prefix, addr, dbg_error(c));
-        return;
-    }
-    const DbgInfo *in = cl.info;
-    era_color_on(s, cl.era);
-    printf("%s0x%" PRIx64 "  %s  %s  ", prefix, addr, dbg_type_label(in),
-           dbg_closure_type_name(in->type));
-    if (cl.block != NULL)
-        printf("era %" PRIu64 "  %s gen %u", cl.era, dbg_block_kind_name(cl.block->kind),
-               cl.block->gen);
-    else {
-        char name[1024];
-        dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
-        printf("static%s%s", name[0] ? " " : "", name);
-    }
-    print_provenance(in);
-    era_color_off(s);
-    printf("\n");
-}
-
-static void print_root(const DbgRoot *r)
-{
-    printf("    root: %s", dbg_root_kind_name(r->kind));
-    if (r->kind == DEBUG_ROOT_FRAME) {
-        printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
-        if (r->thread > 1)   /* +RTS -N: a thread other than hs_init's */
-            printf(", thread %u", r->thread);
-    } else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
-        printf(" #%u", r->index);
-    else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
-        char name[1024];
-        dbg_static_root_name(r, name, sizeof name);
-        printf(" %s", name);
-    }
-    printf("\n");
-}
-
-/* 439812 as "439,812". */
-static const char *grouped(uint64_t v, char buf[32])
-{
-    char digits[24];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, v), o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-/* "era 3" or "eras 3–21" (likewise gen). */
-static void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi)
-{
-    if (lo == hi)
-        printf("%s %" PRIu64, one, lo);
-    else
-        printf("%s %" PRIu64 "\u2013%" PRIu64, many, lo, hi);
-}
-
-/* A run of closures with one info table on one line:
- * "<- 439,812 × SessionEntry (CONSTR, eras 3–21, gen 0–1)  [prov]  0x… … 0x…". */
-static void print_run_line(const Style *s, const DbgPathRun *run)
-{
-    char n[32];
-    era_color_on(s, run->era_lo);
-    printf("    <- %s \u00d7 %s (%s, ", grouped(run->n, n), dbg_type_label(run->info),
-           dbg_closure_type_name(run->info->type));
-    print_range("era", "eras", run->era_lo, run->era_hi);
-    printf(", ");
-    print_range("gen", "gen", run->gen_lo, run->gen_hi);
-    printf(")");
-    print_provenance(run->info);
-    printf("  0x%" PRIx64 " \u2026 0x%" PRIx64, run->first_addr, run->last_addr);
-    era_color_off(s);
-    printf("\n");
-}
-
-/* A retainer path: the match, then what holds it up to the root; runs of
- * one info table on one line each unless s->full. */
-static int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr)
-{
-    DbgPath p;
-    if (dbg_retainer_path(c, r, addr, &p) != 0)
-        return -1;
-    print_closure_line(c, s, p.addrs[0], "    ");
-    DbgPathRun *runs = NULL;
-    size_t n_runs = 0;
-    if (!s->full && dbg_path_runs(c, &p, 1, &runs, &n_runs) != 0) {
-        dbg_path_free(&p);
-        return -1;
-    }
-    if (s->full)
-        for (size_t i = 1; i < p.n; i++)
-            print_closure_line(c, s, p.addrs[i], "    <- ");
-    for (size_t i = 0; i < n_runs; i++) {
-        if (runs[i].n == 1)
-            print_closure_line(c, s, runs[i].first_addr, "    <- ");
-        else
-            print_run_line(s, &runs[i]);
-    }
-    free(runs);
-    const DbgRoot *roots;
-    size_t nr;
-    dbg_roots(c, &roots, &nr);
-    print_root(&roots[p.root]);
-    dbg_path_free(&p);
-    return 0;
-}
-
-/* ----------------------------------------------------------------------
  * Commands
  * ---------------------------------------------------------------------- */
 
 typedef struct {
     const char *by, *era, *constructor, *info, *type, *file;
     long limit, retainers;
-    bool color, stats, full, retained, json;
+    bool color, stats, full, retained, json, new_era;
 } Opts;
 
 static void print_census(const DbgCensus *cs, const char *what)
@@ -947,6 +807,7 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         return die("%s: %s", cmd, dbg_error(c));
     double t1 = now_s();
     int st = 0;
+    uint64_t new_era = 0;   /* snapshot --new-era: the era the program resumes in */
     if (strcmp(cmd, "census") == 0) {
         st = cmd_census(c, r, o);
     } else if (strcmp(cmd, "retainers") == 0) {
@@ -989,6 +850,8 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     } else if (strcmp(cmd, "snapshot") == 0) {
         if (dbg_write_snapshot(c, r, o->file) != 0)
             st = die("snapshot: %s", dbg_error(c));
+        else if (o->new_era && mark_new_era(c, "snapshot", o->json ? NULL : stdout, &new_era))
+            st = 1;
     }
     if (st == 0 && o->json && (strcmp(cmd, "gml") == 0 || strcmp(cmd, "snapshot") == 0)) {
         size_t n;
@@ -997,6 +860,8 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
         json_begin(&j, stdout, c, cmd);
         json_str(&j, "file", o->file);
         json_u64(&j, "objects", n);
+        if (strcmp(cmd, "snapshot") == 0)
+            json_u64(&j, "new_era", new_era);
         json_end(&j);
     }
     if (o->stats)
@@ -1013,7 +878,7 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
 static const char *const commands[] = {"census", "retainers", "boundary", "dominators",
                                        "fragmentation", "thunks", "weaks",
                                        "duplicates", "gml", "snapshot", "roots", "tui",
-                                       NULL};
+                                       "mark", NULL};
 
 static bool known_command(const char *s)
 {
@@ -1060,6 +925,8 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (strcmp(cmd, "diff") == 0)
+        return diff_main(argc, argv);
     if (!known_command(cmd)) {
         usage(stderr);
         return die("unknown command '%s'", cmd);
@@ -1111,6 +978,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--json") == 0) {
             o.json = true;
+            continue;
+        }
+        if (strcmp(a, "--new-era") == 0 && strcmp(cmd, "snapshot") == 0) {
+            o.new_era = true;
             continue;
         }
         if (strcmp(a, "--limit") == 0 || strcmp(a, "--retainers") == 0 ||
@@ -1182,7 +1053,8 @@ int main(int argc, char **argv)
     }
     int st = strcmp(cmd, "tui") == 0
                  ? tui_run(c, snapshot ? snapshot : socket_path, (uint32_t)timeout_ms, o.stats)
-                 : run_command(c, cmd, &o);
+             : strcmp(cmd, "mark") == 0 ? cmd_mark(c, o.json)
+                                        : run_command(c, cmd, &o);
     dbg_close(c);
     return st;
 }

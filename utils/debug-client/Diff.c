@@ -1,0 +1,284 @@
+/*
+ * utils/debug-client/Diff.c -- the diff of two heaps (DebugDiff.h): a
+ * census of A kept as rows, then one of B merged into them, B's objects
+ * split by A's era.  The new objects' retained sizes and paths come from
+ * DiffNew.c.  Relies on the marks-only traversal (Note [Marks only] in
+ * Reach.c) and its address-order walk.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "DiffPrivate.h"
+
+/* Note [What is new, by era]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every object's era is its block's (docs/design/eras.md), so the diff
+ * needs no addresses, which a moving collector changes, nor a profiling
+ * build: an object of B of an era after the one current when A was taken
+ * (DbgTarget.era, recorded in A's VERSION record) was allocated after A.
+ * The converse holds only if the era changed at A: objects allocated
+ * after A in A's own era look old.  `snapshot --new-era` and `mark`
+ * advance the era right after the pause for that reason (Note [A new era
+ * on resume] in rts/debug/DebugServer.c).  Only A's per-label totals are
+ * kept, so A's heap is freed before B's is read: the diff needs the
+ * memory of one heap, not two.  Counts are of objects (a pinned block's
+ * free space is not counted, unlike census). */
+
+typedef struct {
+    DbgDiffTable *t;
+    AddrMap by_key;              /* hash of the key -> row + 1 (collisions: compared) */
+} Rows;
+
+static void info_key(const DbgInfo *in, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s\x1f%u", in->name, in->module, in->src_file,
+             in->src_span, in->type);
+}
+
+/* The row of key (made if new), or NULL on no memory. */
+static DbgDiffRow *row_for(Rows *rs, const char *key)
+{
+    uint64_t h = dbg_label_hash(key) | 1;   /* 0 is the map's empty key */
+    for (;; h += 2) {
+        uint64_t *v = addr_map_get(&rs->by_key, h);
+        if (v == NULL)
+            break;
+        if (strcmp(rs->t->rows[*v - 1].key, key) == 0)
+            return &rs->t->rows[*v - 1];
+    }
+    DbgDiffRow *rows = realloc(rs->t->rows, (rs->t->n + 1) * sizeof *rows);
+    if (rows == NULL)
+        return NULL;
+    rs->t->rows = rows;
+    DbgDiffRow *row = &rows[rs->t->n];
+    *row = (DbgDiffRow){.key = strdup(key)};
+    if (row->key == NULL || addr_map_put(&rs->by_key, h, rs->t->n + 1) != 0) {
+        free(row->key);
+        return NULL;
+    }
+    rs->t->n++;
+    return row;
+}
+
+typedef struct {
+    DbgDiff *d;
+    bool is_b;
+    Rows growth, infos;
+    AddrMap growth_of, info_of;  /* info address (or era + 1) -> row + 1 */
+} Count;
+
+static DbgDiffRow *row_of(DbgClient *c, Count *k, bool growth, const DbgClosure *cl)
+{
+    uint64_t key = growth && k->d->by == DBG_BY_ERA ? cl->era + 1 : cl->info->addr;
+    AddrMap *m = growth ? &k->growth_of : &k->info_of;
+    Rows *rs = growth ? &k->growth : &k->infos;
+    uint64_t *v = addr_map_get(m, key);
+    if (v != NULL)
+        return &rs->t->rows[*v - 1];
+    char buf[1024];
+    const char *label = buf;
+    if (growth && k->d->by != DBG_BY_INFO)
+        label = dbg_census_label(cl, k->d->by, buf, sizeof buf);
+    else
+        info_key(cl->info, buf, sizeof buf);
+    DbgDiffRow *row = row_for(rs, label);
+    if (row == NULL || addr_map_put(m, key, (size_t)(row - rs->t->rows) + 1) != 0) {
+        dbg_fail(c, "out of memory for the diff's rows");
+        return NULL;
+    }
+    if (k->is_b || row->info == NULL)
+        row->info = cl->info;
+    return row;
+}
+
+static void count_into(const Count *k, const DbgClosure *cl, DbgDiffRow *row, uint64_t bytes)
+{
+    if (!k->is_b) {
+        row->a_bytes += bytes;
+        row->a_objects++;
+        return;
+    }
+    row->b_bytes += bytes;
+    row->b_objects++;
+    if (cl->era > k->d->a_era) {
+        row->new_bytes += bytes;
+        row->new_objects++;
+    } else {
+        row->old_bytes += bytes;
+        row->old_objects++;
+    }
+}
+
+static int count_object(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    Count *k = env;
+    uint64_t bytes = (uint64_t)cl->n_words * 8;
+    DbgDiffRow *g = row_of(c, k, true, cl), *i = row_of(c, k, false, cl);
+    if (g == NULL || i == NULL)
+        return -1;
+    count_into(k, cl, g, bytes);
+    count_into(k, cl, i, bytes);
+    if (!k->is_b) {
+        k->d->a_total_bytes += bytes;
+        k->d->a_total_objects++;
+    } else {
+        k->d->b_total_bytes += bytes;
+        k->d->b_total_objects++;
+        if (cl->era > k->d->a_era) {
+            k->d->new_total_bytes += bytes;
+            k->d->new_total_objects++;
+        }
+    }
+    return 0;
+}
+
+/* Rows made from one of the two tables already there: A's rows are found
+ * again by key when B is counted. */
+static int count_side(DbgClient *c, DbgReach *r, DbgDiff *d, bool is_b, AddrMap *row_of_info)
+{
+    Count k = {d, is_b, {&d->growth, {0}}, {&d->infos, {0}}, {0}, {0}};
+    /* Index the rows A left by their keys, for B to find them. */
+    int st = 0;
+    for (size_t i = 0; i < d->growth.n && st == 0; i++) {
+        uint64_t h = dbg_label_hash(d->growth.rows[i].key) | 1;
+        while (addr_map_get(&k.growth.by_key, h) != NULL)
+            h += 2;
+        st = addr_map_put(&k.growth.by_key, h, i + 1);
+    }
+    for (size_t i = 0; i < d->infos.n && st == 0; i++) {
+        uint64_t h = dbg_label_hash(d->infos.rows[i].key) | 1;
+        while (addr_map_get(&k.infos.by_key, h) != NULL)
+            h += 2;
+        st = addr_map_put(&k.infos.by_key, h, i + 1);
+    }
+    if (st == 0)
+        st = dbg_reach_for_each_heap(c, r, count_object, &k) != 0 ? -1 : 0;
+    addr_map_free(&k.growth.by_key);
+    addr_map_free(&k.infos.by_key);
+    addr_map_free(&k.growth_of);
+    *row_of_info = k.info_of;
+    return st;
+}
+
+int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
+{
+    memset(out, 0, sizeof *out);
+    out->by = by;
+    out->a_era = dbg_target(a)->era;
+    out->a_paused_at = dbg_target(a)->paused_at;
+    DbgReach *r = dbg_reach_marks(a);
+    if (r == NULL)
+        return -1;
+    AddrMap info_of;
+    int st = count_side(a, r, out, false, &info_of);
+    addr_map_free(&info_of);
+    dbg_reach_free(r);
+    /* A's tables go with A's client: B's replace them where B has the row. */
+    for (size_t i = 0; i < out->growth.n; i++)
+        out->growth.rows[i].info = NULL;
+    for (size_t i = 0; i < out->infos.n; i++)
+        out->infos.rows[i].info = NULL;
+    if (st != 0)
+        dbg_diff_free(out);
+    return st;
+}
+
+static int64_t gained(const DbgDiffRow *r)
+{
+    return (int64_t)r->b_bytes - (int64_t)r->a_bytes;
+}
+
+static int by_gain(const void *x, const void *y)
+{
+    const DbgDiffRow *a = x, *b = y;
+    int64_t ga = gained(a), gb = gained(b);
+    if (ga != gb)
+        return ga > gb ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+int dbg_diff_finish(DbgClient *b, DbgDiff *d)
+{
+    d->b_era = dbg_target(b)->era;
+    d->b_paused_at = dbg_target(b)->paused_at;
+    if (d->b_era < d->a_era)
+        return dbg_fail(b, "B (era %" PRIu64 ") is older than A (era %" PRIu64
+                        "): give the earlier snapshot first", d->b_era, d->a_era);
+    DbgReach *r = dbg_reach_marks(b);
+    if (r == NULL)
+        return -1;
+    AddrMap info_of = {0};
+    int st = count_side(b, r, d, true, &info_of);
+    if (st == 0)
+        st = dbg_diff_new_walk(b, d, r, &info_of);   /* keeps r for the paths */
+    else
+        dbg_reach_free(r);
+    addr_map_free(&info_of);
+    if (st == 0)
+        qsort(d->growth.rows, d->growth.n, sizeof *d->growth.rows, by_gain);
+    return st;
+}
+
+static const DbgDiffRow *sort_rows;
+
+static int by_retained(const void *x, const void *y)
+{
+    const DbgDiffRow *a = &sort_rows[*(const size_t *)x], *b = &sort_rows[*(const size_t *)y];
+    if (a->retained_bytes != b->retained_bytes)
+        return a->retained_bytes > b->retained_bytes ? -1 : 1;
+    if (a->new_bytes != b->new_bytes)
+        return a->new_bytes > b->new_bytes ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+static int by_old(const void *x, const void *y)
+{
+    const DbgDiffRow *a = &sort_rows[*(const size_t *)x], *b = &sort_rows[*(const size_t *)y];
+    if (a->old_bytes != b->old_bytes)
+        return a->old_bytes > b->old_bytes ? -1 : 1;
+    if (a->a_bytes != b->a_bytes)
+        return a->a_bytes > b->a_bytes ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+static size_t *order(const DbgDiff *d, bool survivors, size_t *n)
+{
+    size_t *ix = malloc((d->infos.n ? d->infos.n : 1) * sizeof *ix);
+    *n = 0;
+    if (ix == NULL)
+        return NULL;
+    for (size_t i = 0; i < d->infos.n; i++)
+        if (survivors ? d->infos.rows[i].a_objects > 0 : d->infos.rows[i].new_objects > 0)
+            ix[(*n)++] = i;
+    sort_rows = d->infos.rows;
+    qsort(ix, *n, sizeof *ix, survivors ? by_old : by_retained);
+    return ix;
+}
+
+size_t *dbg_diff_new_order(const DbgDiff *d, size_t *n)
+{
+    return order(d, false, n);
+}
+
+size_t *dbg_diff_survivor_order(const DbgDiff *d, size_t *n)
+{
+    return order(d, true, n);
+}
+
+static void free_table(DbgDiffTable *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->rows[i].key);
+    free(t->rows);
+    *t = (DbgDiffTable){0};
+}
+
+void dbg_diff_free(DbgDiff *d)
+{
+    free_table(&d->growth);
+    free_table(&d->infos);
+    dbg_diff_new_free(d->paths);
+    d->paths = NULL;
+}

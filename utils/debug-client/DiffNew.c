@@ -1,0 +1,416 @@
+/*
+ * utils/debug-client/DiffNew.c -- B's new objects in a diff (DebugDiff.h):
+ * one breadth-first walk that records a parent per object (for retainer
+ * paths) and the part of the heap that only new objects reach, whose
+ * dominator tree gives the new objects' retained sizes.  Relies on the
+ * ranks of Reach.c (Note [Ranks from the marks]) and dbg_graph_idom
+ * (Dominators.c).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "DiffPrivate.h"
+#include "strata/Debug.h"
+
+/* Note [Retained by the new objects]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A group's retained size is what `census --retained` gives a label: the
+ * union of the dominator subtrees of its (new) objects.  Building the
+ * dominator tree of the whole heap costs 2.6 times the heap's memory, so
+ * the walk goes in two phases.  Phase 1 runs breadth first from the roots,
+ * in root order, through old objects only, and keeps the new objects it
+ * meets (the *entries*) aside.  Everything it reaches stays alive if
+ * every new object dies, so no new object dominates it.  Phase 2 goes on
+ * breadth first from the entries, in the order they were met, through
+ * everything not yet reached: the new objects and the old objects that
+ * only new ones reach.  No pointer leads from phase 1's objects into
+ * phase 2's but to an entry, so phase 1 and the roots can be contracted
+ * into one virtual root whose successors are the entries, and the
+ * dominator tree of that small graph is exact for its nodes.  Memory: a
+ * parent (4 bytes) an object and the queue, plus some 50 bytes a node of
+ * phase 2: the diff of two heaps with little new costs little more than a
+ * census.  The parents give each new object a path through old objects
+ * first, so it shows where the new data hangs off the old heap. */
+
+struct DbgDiffNew {
+    DbgReach *r;
+    uint32_t *par;               /* by rank: UNSEEN, a parent's rank, or n + root */
+    size_t n;
+};
+
+#define UNSEEN UINT32_MAX
+
+typedef struct {
+    uint64_t *a;
+    size_t head, n, cap;
+} Queue;
+
+static int push(Queue *q, uint64_t v)
+{
+    if (q->n == q->cap) {
+        if (q->head > q->cap / 2) {   /* reuse what was read */
+            memmove(q->a, q->a + q->head, (q->n - q->head) * sizeof *q->a);
+            q->n -= q->head;
+            q->head = 0;
+        } else {
+            size_t cap = q->cap ? q->cap * 2 : 4096;
+            uint64_t *a = realloc(q->a, cap * sizeof *a);
+            if (a == NULL)
+                return -1;
+            q->a = a;
+            q->cap = cap;
+        }
+    }
+    q->a[q->n++] = v;
+    return 0;
+}
+
+/* Phase 2's graph: node 0 is the virtual root, edges as pairs. */
+typedef struct {
+    AddrMap id_of;               /* rank + 1 -> node */
+    uint64_t *bytes;             /* [node] own bytes */
+    uint32_t *row;               /* [node] row of a new object, else UNSEEN */
+    size_t n, cap;
+    uint32_t *edges;             /* from, to */
+    size_t n_edges, cap_edges;
+} Sub;
+
+typedef struct {
+    DbgClient *c;
+    DbgDiff *d;
+    const AddrMap *row_of_info;
+    DbgDiffNew *w;
+    Queue q, entries;
+    Sub s;
+    uint64_t *ptrs;
+    size_t cap_ptrs;
+} Walk;
+
+static int add_edge(Walk *k, uint32_t from, uint32_t to)
+{
+    Sub *s = &k->s;
+    if (s->n_edges == s->cap_edges) {
+        size_t cap = s->cap_edges ? s->cap_edges * 2 : 1024;
+        uint32_t *e = realloc(s->edges, cap * 2 * sizeof *e);
+        if (e == NULL)
+            return -1;
+        s->edges = e;
+        s->cap_edges = cap;
+    }
+    s->edges[2 * s->n_edges] = from;
+    s->edges[2 * s->n_edges + 1] = to;
+    s->n_edges++;
+    return 0;
+}
+
+/* A node of phase 2 for the object at addr (rank rank); addr 0: the
+ * virtual root. */
+static int add_node(Walk *k, uint64_t addr, size_t rank, uint32_t *id)
+{
+    Sub *s = &k->s;
+    DbgClosure cl = {0};
+    if (addr != 0 && dbg_closure(k->c, addr, &cl) != 0)
+        return -1;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        uint64_t *b = realloc(s->bytes, cap * sizeof *b);
+        if (b != NULL)
+            s->bytes = b;
+        uint32_t *r = b != NULL ? realloc(s->row, cap * sizeof *r) : NULL;
+        if (r == NULL)
+            return dbg_fail(k->c, "out of memory for the diff's new objects");
+        s->row = r;
+        s->cap = cap;
+    }
+    *id = (uint32_t)s->n;
+    s->bytes[s->n] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
+    s->row[s->n] = UNSEEN;
+    if (cl.block != NULL && cl.era > k->d->a_era) {
+        const uint64_t *v = addr_map_get(k->row_of_info, cl.info->addr);
+        if (v != NULL) {
+            s->row[s->n] = (uint32_t)(*v - 1);
+            DbgDiffRow *row = &k->d->infos.rows[*v - 1];
+            if (row->example == 0)
+                row->example = addr;
+        }
+    }
+    s->n++;
+    if (addr != 0 && addr_map_put(&s->id_of, rank + 1, *id) != 0)
+        return dbg_fail(k->c, "out of memory for the diff's new objects");
+    return 0;
+}
+
+static bool is_new(Walk *k, uint64_t addr)
+{
+    const DbgBlock *b = dbg_block_of(k->c, addr);
+    return b != NULL && b->era > k->d->a_era;
+}
+
+/* Phase 1 meets addr from `from` (a parent's rank, or n + root). */
+static int meet_old(Walk *k, uint64_t addr, uint32_t from)
+{
+    size_t rank = dbg_reach_rank(k->w->r, addr);
+    if (rank == SIZE_MAX || k->w->par[rank] != UNSEEN)
+        return 0;
+    k->w->par[rank] = from;
+    if (push(is_new(k, addr) ? &k->entries : &k->q, addr) != 0)
+        return dbg_fail(k->c, "out of memory for the diff's queue");
+    return 0;
+}
+
+/* Phase 2 meets addr from node `from` (0: an entry). */
+static int meet_new(Walk *k, uint64_t addr, size_t from_rank, uint32_t from)
+{
+    size_t rank = dbg_reach_rank(k->w->r, addr);
+    if (rank == SIZE_MAX)
+        return 0;
+    uint32_t id;
+    if (from == 0 || k->w->par[rank] == UNSEEN) {
+        if (from != 0)
+            k->w->par[rank] = (uint32_t)from_rank;
+        if (add_node(k, addr, rank, &id) != 0 || push(&k->q, addr) != 0)
+            return dbg_fail(k->c, "out of memory for the diff's queue");
+    } else {
+        const uint64_t *v = addr_map_get(&k->s.id_of, rank + 1);
+        if (v == NULL)
+            return 0;   /* reached in phase 1: no new object dominates it */
+        id = (uint32_t)*v;
+    }
+    return add_edge(k, from, id) == 0 ? 0 : dbg_fail(k->c, "out of memory for the diff");
+}
+
+/* The pointers of the closure at addr into k->ptrs; how many, or SIZE_MAX. */
+static size_t ptrs_of(Walk *k, uint64_t addr)
+{
+    DbgClosure cl;
+    if (dbg_closure(k->c, addr, &cl) != 0)
+        return SIZE_MAX;
+    size_t n = dbg_closure_ptrs(k->c, &cl, k->ptrs, k->cap_ptrs);
+    if (n > k->cap_ptrs) {
+        uint64_t *p = realloc(k->ptrs, n * sizeof *p);
+        if (p == NULL) {
+            dbg_fail(k->c, "out of memory");
+            return SIZE_MAX;
+        }
+        k->ptrs = p;
+        k->cap_ptrs = n;
+        n = dbg_closure_ptrs(k->c, &cl, k->ptrs, k->cap_ptrs);
+    }
+    return n;
+}
+
+static int drain(Walk *k, bool phase2)
+{
+    while (k->q.head < k->q.n) {
+        uint64_t addr = k->q.a[k->q.head++];
+        size_t rank = dbg_reach_rank(k->w->r, addr);
+        size_t n = ptrs_of(k, addr);
+        if (n == SIZE_MAX)
+            return -1;
+        uint32_t from = 0;
+        if (phase2)
+            from = (uint32_t)*addr_map_get(&k->s.id_of, rank + 1);
+        for (size_t i = 0; i < n; i++)
+            if ((phase2 ? meet_new(k, k->ptrs[i], rank, from)
+                        : meet_old(k, k->ptrs[i], (uint32_t)rank)) != 0)
+                return -1;
+    }
+    k->q.head = k->q.n = 0;
+    return 0;
+}
+
+static int walk_phases(Walk *k)
+{
+    const DbgRoot *roots;
+    size_t nr;
+    if (dbg_roots(k->c, &roots, &nr) != 0)
+        return -1;
+    if ((uint64_t)k->w->n + nr >= UNSEEN)
+        return dbg_fail(k->c, "diff: %zu objects and %zu roots are too many for 32-bit "
+                        "parents", k->w->n, nr);
+    for (size_t i = 0; i < nr; i++)
+        if (roots[i].kind != DEBUG_ROOT_REMEMBERED &&
+            meet_old(k, roots[i].addr, (uint32_t)(k->w->n + i)) != 0)
+            return -1;
+    if (drain(k, false) != 0)
+        return -1;
+    uint32_t root;
+    if (add_node(k, 0, 0, &root) != 0)   /* node 0 */
+        return -1;
+    for (size_t i = 0; i < k->entries.n; i++)
+        if (meet_new(k, k->entries.a[i], SIZE_MAX, 0) != 0)
+            return -1;
+    return drain(k, true);
+}
+
+/* Each row's retained_bytes from the dominator tree of phase 2's graph:
+ * depth first, an object whose row no ancestor shares adds its subtree. */
+static int retained_sums(Walk *k, const uint32_t *idom)
+{
+    Sub *s = &k->s;
+    size_t n = s->n;
+    uint64_t *coff = calloc(n + 1, sizeof *coff), *size = calloc(n, sizeof *size);
+    uint32_t *kids = malloc((n ? n : 1) * sizeof *kids), *stack = malloc(n * sizeof *stack);
+    uint64_t *cursor = malloc(n * sizeof *cursor);
+    uint32_t *open = calloc(k->d->infos.n ? k->d->infos.n : 1, sizeof *open);
+    uint8_t *top = calloc(n, 1);
+    int st = 0;
+    if (!coff || !size || !kids || !stack || !cursor || !open || !top) {
+        st = dbg_fail(k->c, "out of memory for the new objects' dominator tree");
+        goto out;
+    }
+    for (size_t v = 1; v < n; v++)
+        if (idom[v] != UNSEEN)
+            coff[idom[v] + 1]++;
+    for (size_t v = 0; v < n; v++)
+        coff[v + 1] += coff[v];
+    for (size_t v = 1; v < n; v++)
+        if (idom[v] != UNSEEN)
+            kids[coff[idom[v]]++] = (uint32_t)v;
+    for (size_t v = n; v > 0; v--)   /* the fill above moved each offset on */
+        coff[v] = coff[v - 1];
+    coff[0] = 0;
+    size_t depth = 0;
+    stack[depth] = 0;
+    cursor[0] = coff[0];
+    depth++;
+    while (depth > 0) {
+        uint32_t v = stack[depth - 1];
+        if (cursor[v] < coff[v + 1]) {
+            uint32_t w = kids[cursor[v]++];
+            uint32_t g = s->row[w];
+            if (g != UNSEEN && open[g]++ == 0)
+                top[w] = 1;
+            cursor[w] = coff[w];
+            stack[depth++] = w;
+            continue;
+        }
+        size[v] += s->bytes[v];
+        depth--;
+        if (depth > 0)
+            size[stack[depth - 1]] += size[v];
+        uint32_t g = s->row[v];
+        if (g != UNSEEN) {
+            open[g]--;
+            if (top[v])
+                k->d->infos.rows[g].retained_bytes += size[v];
+        }
+    }
+out:
+    free(coff);
+    free(size);
+    free(kids);
+    free(stack);
+    free(cursor);
+    free(open);
+    free(top);
+    return st;
+}
+
+/* Phase 2's edges in CSR form, then its dominators and the sums. */
+static int new_dominators(Walk *k)
+{
+    Sub *s = &k->s;
+    uint64_t *off = calloc(s->n + 1, sizeof *off);
+    uint32_t *succ = malloc((s->n_edges ? s->n_edges : 1) * sizeof *succ);
+    uint32_t *idom = malloc(s->n * sizeof *idom);
+    int st = -1;
+    if (off == NULL || succ == NULL || idom == NULL) {
+        dbg_fail(k->c, "out of memory for the new objects' dominator tree");
+        goto out;
+    }
+    for (size_t e = 0; e < s->n_edges; e++)
+        off[s->edges[2 * e] + 1]++;
+    for (size_t v = 0; v < s->n; v++)
+        off[v + 1] += off[v];
+    for (size_t e = 0; e < s->n_edges; e++)
+        succ[off[s->edges[2 * e]]++] = s->edges[2 * e + 1];
+    for (size_t v = s->n; v > 0; v--)
+        off[v] = off[v - 1];
+    off[0] = 0;
+    free(s->edges);
+    s->edges = NULL;
+    if (dbg_graph_idom((uint32_t)s->n, off, succ, idom) != 0) {
+        dbg_fail(k->c, "out of memory for the new objects' dominator tree");
+        goto out;
+    }
+    free(succ);
+    succ = NULL;
+    st = retained_sums(k, idom);
+out:
+    free(off);
+    free(succ);
+    free(idom);
+    return st;
+}
+
+int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const AddrMap *row_of_info)
+{
+    DbgDiffNew *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        dbg_reach_free(r);
+        return dbg_fail(b, "out of memory");
+    }
+    w->r = r;
+    d->paths = w;
+    if (dbg_reach_rank_build(r) != 0)
+        return -1;
+    w->n = dbg_reach_n_ranked(r);
+    w->par = malloc((w->n ? w->n : 1) * sizeof *w->par);
+    if (w->par == NULL)
+        return dbg_fail(b, "out of memory for the diff's parents");
+    memset(w->par, 0xff, w->n * sizeof *w->par);
+    Walk k = {.c = b, .d = d, .row_of_info = row_of_info, .w = w};
+    int st = walk_phases(&k);
+    if (st == 0 && k.s.n >= UNSEEN)
+        st = dbg_fail(b, "diff: too many new objects for 32-bit node numbers");
+    if (st == 0)
+        st = new_dominators(&k);
+    free(k.q.a);
+    free(k.entries.a);
+    free(k.ptrs);
+    addr_map_free(&k.s.id_of);
+    free(k.s.bytes);
+    free(k.s.row);
+    free(k.s.edges);
+    return st;
+}
+
+int dbg_diff_path(DbgClient *b, const DbgDiff *d, uint64_t addr, DbgPath *out)
+{
+    const DbgDiffNew *w = d->paths;
+    size_t rank = w != NULL ? dbg_reach_rank(w->r, addr) : SIZE_MAX;
+    if (rank == SIZE_MAX || w->par[rank] == UNSEEN)
+        return dbg_fail(b, "0x%" PRIx64 " is not a reachable object of B", addr);
+    *out = (DbgPath){0};
+    size_t cap = 0;
+    for (;;) {
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            uint64_t *a = realloc(out->addrs, cap * sizeof *a);
+            if (a == NULL) {
+                dbg_path_free(out);
+                return dbg_fail(b, "out of memory for a retainer path");
+            }
+            out->addrs = a;
+        }
+        out->addrs[out->n++] = addr;
+        uint32_t p = w->par[rank];
+        if (p >= w->n) {
+            out->root = p - w->n;
+            return 0;
+        }
+        rank = p;
+        addr = dbg_reach_addr(w->r, rank);
+    }
+}
+
+void dbg_diff_new_free(DbgDiffNew *w)
+{
+    if (w == NULL)
+        return;
+    dbg_reach_free(w->r);
+    free(w->par);
+    free(w);
+}

@@ -1,0 +1,151 @@
+/*
+ * utils/strata-debug/Print.c -- printing closures, roots and retainer
+ * paths as text (Print.h); the formats are described in
+ * docs/strata-debug.md.
+ */
+#include "Print.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "strata/Debug.h"
+
+/* A stable background per era, with black text (256-colour palette). */
+void era_color_on(const Style *s, uint64_t era)
+{
+    static const int palette[] = {153, 187, 223, 181, 151, 189, 229, 195};
+    if (s->color)
+        printf("\033[48;5;%dm\033[38;5;16m", era == 0 ? 252 : palette[era % 8]);
+}
+
+void era_color_off(const Style *s)
+{
+    if (s->color)
+        printf("\033[0m");
+}
+
+void print_provenance(const DbgInfo *in)
+{
+    if (in->prov_source != DEBUG_PROV_NONE)
+        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
+               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+}
+
+void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix)
+{
+    DbgClosure cl;
+    if (dbg_closure(c, addr, &cl) != 0) {
+        printf("%s0x%" PRIx64 "  <%s>\n", prefix, addr, dbg_error(c));
+        return;
+    }
+    const DbgInfo *in = cl.info;
+    era_color_on(s, cl.era);
+    printf("%s0x%" PRIx64 "  %s  %s  ", prefix, addr, dbg_type_label(in),
+           dbg_closure_type_name(in->type));
+    if (cl.block != NULL)
+        printf("era %" PRIu64 "  %s gen %u", cl.era, dbg_block_kind_name(cl.block->kind),
+               cl.block->gen);
+    else {
+        char name[1024];
+        dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
+        printf("static%s%s", name[0] ? " " : "", name);
+    }
+    print_provenance(in);
+    era_color_off(s);
+    printf("\n");
+}
+
+void print_root(const DbgRoot *r)
+{
+    printf("    root: %s", dbg_root_kind_name(r->kind));
+    if (r->kind == DEBUG_ROOT_FRAME) {
+        printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
+        if (r->thread > 1)   /* +RTS -N: a thread other than hs_init's */
+            printf(", thread %u", r->thread);
+    } else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
+        printf(" #%u", r->index);
+    else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
+        char name[1024];
+        dbg_static_root_name(r, name, sizeof name);
+        printf(" %s", name);
+    }
+    printf("\n");
+}
+
+/* 439812 as "439,812". */
+const char *grouped(uint64_t v, char buf[32])
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, v), o = 0;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* "era 3" or "eras 3–21" (likewise gen). */
+void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi)
+{
+    if (lo == hi)
+        printf("%s %" PRIu64, one, lo);
+    else
+        printf("%s %" PRIu64 "\u2013%" PRIu64, many, lo, hi);
+}
+
+/* A run of closures with one info table on one line:
+ * "<- 439,812 × SessionEntry (CONSTR, eras 3–21, gen 0–1)  [prov]  0x… … 0x…". */
+void print_run_line(const Style *s, const DbgPathRun *run)
+{
+    char n[32];
+    era_color_on(s, run->era_lo);
+    printf("    <- %s \u00d7 %s (%s, ", grouped(run->n, n), dbg_type_label(run->info),
+           dbg_closure_type_name(run->info->type));
+    print_range("era", "eras", run->era_lo, run->era_hi);
+    printf(", ");
+    print_range("gen", "gen", run->gen_lo, run->gen_hi);
+    printf(")");
+    print_provenance(run->info);
+    printf("  0x%" PRIx64 " \u2026 0x%" PRIx64, run->first_addr, run->last_addr);
+    era_color_off(s);
+    printf("\n");
+}
+
+/* A retainer path: the match, then what holds it up to the root; runs of
+ * one info table on one line each unless s->full. */
+int print_path_of(DbgClient *c, const Style *s, const DbgPath *p)
+{
+    print_closure_line(c, s, p->addrs[0], "    ");
+    DbgPathRun *runs = NULL;
+    size_t n_runs = 0;
+    if (!s->full && dbg_path_runs(c, p, 1, &runs, &n_runs) != 0)
+        return -1;
+    if (s->full)
+        for (size_t i = 1; i < p->n; i++)
+            print_closure_line(c, s, p->addrs[i], "    <- ");
+    for (size_t i = 0; i < n_runs; i++) {
+        if (runs[i].n == 1)
+            print_closure_line(c, s, runs[i].first_addr, "    <- ");
+        else
+            print_run_line(s, &runs[i]);
+    }
+    free(runs);
+    const DbgRoot *roots;
+    size_t nr;
+    dbg_roots(c, &roots, &nr);
+    print_root(&roots[p->root]);
+    return 0;
+}
+
+int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr)
+{
+    DbgPath p;
+    if (dbg_retainer_path(c, r, addr, &p) != 0)
+        return -1;
+    int st = print_path_of(c, s, &p);
+    dbg_path_free(&p);
+    return st;
+}

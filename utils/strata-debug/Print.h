@@ -1,0 +1,41 @@
+/*
+ * utils/strata-debug/Print.h -- printing closures, roots and retainer
+ * paths as text, shared by the commands (main.c, DiffCmd.c).
+ */
+#ifndef STRATA_DEBUG_PRINT_H
+#define STRATA_DEBUG_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "DebugAnalysis.h"
+#include "DebugClient.h"
+
+typedef struct {
+    bool color;
+    bool full;                   /* every closure of a path, no runs */
+} Style;
+
+/* A stable background per era (--color), and back to normal. */
+void era_color_on(const Style *s, uint64_t era);
+void era_color_off(const Style *s);
+/* "  [label in module, file:span]", or nothing without provenance. */
+void print_provenance(const DbgInfo *in);
+/* One closure: address, label, type, era and block (or static name),
+ * provenance; after prefix. */
+void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix);
+/* "    root: ..." */
+void print_root(const DbgRoot *r);
+/* 439812 as "439,812". */
+const char *grouped(uint64_t v, char buf[32]);
+/* "era 3" or "eras 3–21" (likewise gen). */
+void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi);
+/* A run of closures with one info table on one line. */
+void print_run_line(const Style *s, const DbgPathRun *run);
+/* A retainer path: the object, what holds it (in runs unless s->full), the
+ * root.  p is a path as dbg_retainer_path gives it. */
+int print_path_of(DbgClient *c, const Style *s, const DbgPath *p);
+/* The retainer path of addr in r; -1 (dbg_error) on failure. */
+int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr);
+
+#endif /* STRATA_DEBUG_PRINT_H */
