@@ -28,7 +28,7 @@
 
 typedef struct {
     DbgDiffTable *t;
-    AddrMap by_key;              /* hash of the key -> row + 1 (collisions: compared) */
+    WordMap by_key;              /* hash of the key -> row + 1 (collisions: compared) */
 } Rows;
 
 static void info_key(const DbgInfo *in, char *buf, size_t len)
@@ -42,7 +42,7 @@ static DbgDiffRow *row_for(Rows *rs, const char *key)
 {
     uint64_t h = dbg_label_hash(key) | 1;   /* 0 is the map's empty key */
     for (;; h += 2) {
-        uint64_t *v = addr_map_get(&rs->by_key, h);
+        uint64_t *v = word_map_get(&rs->by_key, h);
         if (v == NULL)
             break;
         if (strcmp(rs->t->rows[*v - 1].key, key) == 0)
@@ -54,7 +54,7 @@ static DbgDiffRow *row_for(Rows *rs, const char *key)
     rs->t->rows = rows;
     DbgDiffRow *row = &rows[rs->t->n];
     *row = (DbgDiffRow){.key = strdup(key)};
-    if (row->key == NULL || addr_map_put(&rs->by_key, h, rs->t->n + 1) != 0) {
+    if (row->key == NULL || word_map_put(&rs->by_key, h, rs->t->n + 1) != 0) {
         free(row->key);
         return NULL;
     }
@@ -66,15 +66,15 @@ typedef struct {
     DbgDiff *d;
     bool is_b;
     Rows growth, infos;
-    AddrMap growth_of, info_of;  /* info address (or era + 1) -> row + 1 */
+    WordMap growth_of, info_of;  /* info address (or era + 1) -> row + 1 */
 } Count;
 
 static DbgDiffRow *row_of(DbgClient *c, Count *k, bool growth, const DbgClosure *cl)
 {
     uint64_t key = growth && k->d->by == DBG_BY_ERA ? cl->era + 1 : cl->info->addr;
-    AddrMap *m = growth ? &k->growth_of : &k->info_of;
+    WordMap *m = growth ? &k->growth_of : &k->info_of;
     Rows *rs = growth ? &k->growth : &k->infos;
-    uint64_t *v = addr_map_get(m, key);
+    uint64_t *v = word_map_get(m, key);
     if (v != NULL)
         return &rs->t->rows[*v - 1];
     char buf[1024];
@@ -84,7 +84,7 @@ static DbgDiffRow *row_of(DbgClient *c, Count *k, bool growth, const DbgClosure 
     else
         info_key(cl->info, buf, sizeof buf);
     DbgDiffRow *row = row_for(rs, label);
-    if (row == NULL || addr_map_put(m, key, (size_t)(row - rs->t->rows) + 1) != 0) {
+    if (row == NULL || word_map_put(m, key, (size_t)(row - rs->t->rows) + 1) != 0) {
         dbg_fail(c, "out of memory for the diff's rows");
         return NULL;
     }
@@ -136,28 +136,28 @@ static int count_object(DbgClient *c, const DbgClosure *cl, void *env)
 
 /* Rows made from one of the two tables already there: A's rows are found
  * again by key when B is counted. */
-static int count_side(DbgClient *c, DbgReach *r, DbgDiff *d, bool is_b, AddrMap *row_of_info)
+static int count_side(DbgClient *c, DbgReach *r, DbgDiff *d, bool is_b, WordMap *row_of_info)
 {
     Count k = {d, is_b, {&d->growth, {0}}, {&d->infos, {0}}, {0}, {0}};
     /* Index the rows A left by their keys, for B to find them. */
     int st = 0;
     for (size_t i = 0; i < d->growth.n && st == 0; i++) {
         uint64_t h = dbg_label_hash(d->growth.rows[i].key) | 1;
-        while (addr_map_get(&k.growth.by_key, h) != NULL)
+        while (word_map_get(&k.growth.by_key, h) != NULL)
             h += 2;
-        st = addr_map_put(&k.growth.by_key, h, i + 1);
+        st = word_map_put(&k.growth.by_key, h, i + 1);
     }
     for (size_t i = 0; i < d->infos.n && st == 0; i++) {
         uint64_t h = dbg_label_hash(d->infos.rows[i].key) | 1;
-        while (addr_map_get(&k.infos.by_key, h) != NULL)
+        while (word_map_get(&k.infos.by_key, h) != NULL)
             h += 2;
-        st = addr_map_put(&k.infos.by_key, h, i + 1);
+        st = word_map_put(&k.infos.by_key, h, i + 1);
     }
     if (st == 0)
         st = dbg_reach_for_each_heap(c, r, count_object, &k) != 0 ? -1 : 0;
-    addr_map_free(&k.growth.by_key);
-    addr_map_free(&k.infos.by_key);
-    addr_map_free(&k.growth_of);
+    word_map_free(&k.growth.by_key);
+    word_map_free(&k.infos.by_key);
+    word_map_free(&k.growth_of);
     *row_of_info = k.info_of;
     return st;
 }
@@ -171,9 +171,9 @@ int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
     DbgReach *r = dbg_reach_marks(a);
     if (r == NULL)
         return -1;
-    AddrMap info_of;
+    WordMap info_of;
     int st = count_side(a, r, out, false, &info_of);
-    addr_map_free(&info_of);
+    word_map_free(&info_of);
     dbg_reach_free(r);
     /* A's tables go with A's client: B's replace them where B has the row. */
     for (size_t i = 0; i < out->growth.n; i++)
@@ -209,13 +209,13 @@ int dbg_diff_finish(DbgClient *b, DbgDiff *d)
     DbgReach *r = dbg_reach_marks(b);
     if (r == NULL)
         return -1;
-    AddrMap info_of = {0};
+    WordMap info_of = {0};
     int st = count_side(b, r, d, true, &info_of);
     if (st == 0)
         st = dbg_diff_new_walk(b, d, r, &info_of);   /* keeps r for the paths */
     else
         dbg_reach_free(r);
-    addr_map_free(&info_of);
+    word_map_free(&info_of);
     if (st == 0)
         qsort(d->growth.rows, d->growth.n, sizeof *d->growth.rows, by_gain);
     return st;

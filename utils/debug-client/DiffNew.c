@@ -68,7 +68,7 @@ static int push(Queue *q, uint64_t v)
 
 /* Phase 2's graph: node 0 is the virtual root, edges as pairs. */
 typedef struct {
-    AddrMap id_of;               /* rank + 1 -> node */
+    WordMap id_of;               /* rank + 1 -> node */
     uint64_t *bytes;             /* [node] own bytes */
     uint32_t *row;               /* [node] row of a new object, else UNSEEN */
     size_t n, cap;
@@ -79,7 +79,7 @@ typedef struct {
 typedef struct {
     DbgClient *c;
     DbgDiff *d;
-    const AddrMap *row_of_info;
+    const WordMap *row_of_info;
     DbgDiffNew *w;
     Queue q, entries;
     Sub s;
@@ -127,7 +127,7 @@ static int add_node(Walk *k, uint64_t addr, size_t rank, uint32_t *id)
     s->bytes[s->n] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
     s->row[s->n] = UNSEEN;
     if (cl.block != NULL && cl.era > k->d->a_era) {
-        const uint64_t *v = addr_map_get(k->row_of_info, cl.info->addr);
+        const uint64_t *v = word_map_get(k->row_of_info, cl.info->addr);
         if (v != NULL) {
             s->row[s->n] = (uint32_t)(*v - 1);
             DbgDiffRow *row = &k->d->infos.rows[*v - 1];
@@ -136,7 +136,7 @@ static int add_node(Walk *k, uint64_t addr, size_t rank, uint32_t *id)
         }
     }
     s->n++;
-    if (addr != 0 && addr_map_put(&s->id_of, rank + 1, *id) != 0)
+    if (addr != 0 && word_map_put(&s->id_of, rank + 1, *id) != 0)
         return dbg_fail(k->c, "out of memory for the diff's new objects");
     return 0;
 }
@@ -172,7 +172,7 @@ static int meet_new(Walk *k, uint64_t addr, size_t from_rank, uint32_t from)
         if (add_node(k, addr, rank, &id) != 0 || push(&k->q, addr) != 0)
             return dbg_fail(k->c, "out of memory for the diff's queue");
     } else {
-        const uint64_t *v = addr_map_get(&k->s.id_of, rank + 1);
+        const uint64_t *v = word_map_get(&k->s.id_of, rank + 1);
         if (v == NULL)
             return 0;   /* reached in phase 1: no new object dominates it */
         id = (uint32_t)*v;
@@ -210,7 +210,7 @@ static int drain(Walk *k, bool phase2)
             return -1;
         uint32_t from = 0;
         if (phase2)
-            from = (uint32_t)*addr_map_get(&k->s.id_of, rank + 1);
+            from = (uint32_t)*word_map_get(&k->s.id_of, rank + 1);
         for (size_t i = 0; i < n; i++)
             if ((phase2 ? meet_new(k, k->ptrs[i], rank, from)
                         : meet_old(k, k->ptrs[i], (uint32_t)rank)) != 0)
@@ -345,7 +345,7 @@ out:
     return st;
 }
 
-int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const AddrMap *row_of_info)
+int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const WordMap *row_of_info)
 {
     DbgDiffNew *w = calloc(1, sizeof *w);
     if (w == NULL) {
@@ -370,7 +370,7 @@ int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const AddrMap *row_
     free(k.q.a);
     free(k.entries.a);
     free(k.ptrs);
-    addr_map_free(&k.s.id_of);
+    word_map_free(&k.s.id_of);
     free(k.s.bytes);
     free(k.s.row);
     free(k.s.edges);

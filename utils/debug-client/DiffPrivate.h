@@ -12,7 +12,7 @@
  * traversal r (marks): fills each row's retained_bytes and example and
  * keeps what dbg_diff_path needs in d->paths.  row_of_info maps an info
  * table's address to its row in d->infos, plus 1. */
-int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const AddrMap *row_of_info);
+int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const WordMap *row_of_info);
 void dbg_diff_new_free(DbgDiffNew *n);
 
 #endif /* STRATA_DIFFPRIVATE_H */
