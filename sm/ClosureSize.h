@@ -70,8 +70,23 @@ static inline StgWord closure_sizeW(const StgClosure *c)
     return closure_sizeW_info(c, c->info);
 }
 
-/* Forwarding pointers: an evacuated closure's info word holds the address
- * of its copy with the low bit set (info tables are word aligned). */
+/* Note [Forwarding pointers]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Once a closure has been copied to to-space, its from-space header word
+ * (the info pointer) holds the address of the copy with bit 0 set.  Info
+ * tables are word aligned, so a real info pointer never has that bit, and
+ * one load tells "not yet copied" from "copied, here is where".  Every
+ * later visit of the old address (evacuate, the scavenger, the weak pointer
+ * pass) follows it instead of copying again, which is what keeps sharing
+ * shared.  The copy itself keeps the original info pointer.
+ *
+ * With several GC threads, a thread copies first and then installs the
+ * forwarding word with a compare-and-swap on the header (evacuate_claim in
+ * Evac.c): the winner's copy is the one, a loser takes back its own copy
+ * and follows the winner's pointer, so no closure is ever copied twice and
+ * censuses stay exact.  Forwarding words live only during a collection:
+ * from-space is freed at its end, so nothing outside the collector (and
+ * the sanity checker, which runs inside it) ever sees one. */
 static inline int closure_is_forwarded(const StgClosure *c)
 {
     return ((StgWord)c->info & 1) != 0;

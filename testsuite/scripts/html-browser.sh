@@ -2,7 +2,8 @@
 # testsuite/scripts/html-browser.sh -- strata-html's reports in a real
 # browser: Debian's chromium, headless, driven by html-browser.js
 # (puppeteer-core from utils/package-lock.json), opens reports made from
-# -hT, -hi and -he logs of the examples, from a log GHC wrote, from a .hp
+# -hT, -hi and -he logs of the examples, from logs GHC 9.0.2 and GHC 9.10.3
+# wrote (the latter's -he golden), from a .hp
 # file and from a --diff, and checks the rendered DOM: the views, the
 # number of bands drawn in each chart, the legend labels, the marker rules,
 # the detailed table's rows, IPE columns and sparklines, the table filter
@@ -122,6 +123,18 @@ node -e 'const p=require("./leak-he.json").profiles[0]; const e=p.chart.bands.ma
     fail "leak -he: chart bands are not in era order with one colour per era"
 expectations leak-he leak-he.json '{"eras_live":'"$live"',"header_contains":["Live at the end: era 1"]}'
 browse leak-he leak-he.html
+
+# -he written by GHC 9.10.3 (the golden of scripts/ghc-goldens.sh, a -prof
+# program run with --automatic-era-increment): the same era view as for
+# strata's own -he logs, the eras in order with one colour each, GHC's
+# three phase markers.
+report ghc910-he "$top_srcdir/testsuite/golden/ghc910-he.eventlog"
+live=$(node -e 'console.log(require("./ghc910-he.json").profiles[0].eras_live_at_end.length)')
+[ "$live" -ge 10 ] || fail "GHC 9.10 -he: $live eras live at the end, expected at least 10"
+node -e 'const p=require("./ghc910-he.json").profiles[0]; const e=p.chart.bands.map(b=>+b.name.slice(4)); process.exit(p.mode==="-he" && e.every((x,i)=>!i||e[i-1]<x) && p.chart.bands.every(b=>b.color===+b.name.slice(4)) && p.markers.map(m=>m.text).join()==="phase 1,phase 2,phase 3" ? 0 : 1)' ||
+    fail "GHC 9.10 -he: bands not in era order with one colour per era, or markers lost"
+expectations ghc910-he ghc910-he.json '{"eras_live":'"$live"',"header_contains":["GHC-9.10.3","Live at the end: era 1"]}'
+browse ghc910-he ghc910-he.html
 
 # bintrees -hT: a GC-heavy run.
 expect_status 0 "$ex/bintrees" 14 +RTS -hT -l -i0.005 -olbintrees.eventlog -RTS
