@@ -101,10 +101,7 @@ for log in "$golden"/ghc910-*.eventlog; do
 done
 
 # ---- strata-live --file following a GHC 9.10.3 program -------------------------
-# The program is built -threaded: GHC 9.10.3's non-threaded RTS flushes on
-# its timer in the middle of writing an event now and then (about one run
-# in twenty here under load), and then neither ghc-events nor strata can
-# read the log past that point.
+# The program is built -threaded, as a server watched live would be.
 if command -v curl >/dev/null; then
     "$bin/sessions-ipe" 30 +RTS -hi -l -i0.05 --eventlog-flush-interval=0.1 -olfollow.eventlog -RTS \
         >follow.out 2>follow.prog.err &
@@ -119,15 +116,30 @@ if command -v curl >/dev/null; then
     kill -0 "$prog_pid" 2>/dev/null && running=yes
     wait "$prog_pid" && pass || fail "the GHC program failed: $(cat follow.prog.err)"
     [ "$running" = yes ] && pass || fail "the GHC program ended before strata-live read its first census"
-    for _ in $(seq 300); do grep -q 'stream ended after' follow.err && break; sleep 0.1; done
-    grep -q 'stream ended after' follow.err || fail "strata-live did not see the log end: $(cat follow.err)"
-    { read -r n_file; read -r label bytes; } < <(last_census follow.eventlog)
-    [ "$(metric 'strata_heap_census_number{')" = "$n_file" ] && pass ||
-        fail "strata-live ended on census $(metric 'strata_heap_census_number{'), the file has $n_file"
-    curl -sf "$url/metrics" >follow.metrics
-    grep -q "^strata_heap_census_bytes{.*=\"$label\".*} $bytes\$" follow.metrics && pass ||
-        fail "/metrics lacks the last census's band $label = $bytes"
-    echo "strata-live followed $n_file censuses of a GHC 9.10.3 program's log"
+    # GHC 9.10.3 itself now and then writes a log that ghc-events cannot
+    # read past some offset (a flush on its timer lands in the middle of an
+    # event; about one run in ten here under load, -threaded or not).  Then
+    # strata-live must stop at the same offset, with the same words, as
+    # strata-events; otherwise it must end on the file's last census.
+    if "$bands" follow.eventlog >follow.ghc 2>follow.ghc.err; then
+        for _ in $(seq 300); do grep -q 'stream ended after' follow.err && break; sleep 0.1; done
+        grep -q 'stream ended after' follow.err || fail "strata-live did not see the log end: $(cat follow.err)"
+        { read -r n_file; read -r label bytes; } < <(last_census follow.eventlog)
+        [ "$(metric 'strata_heap_census_number{')" = "$n_file" ] && pass ||
+            fail "strata-live ended on census $(metric 'strata_heap_census_number{'), the file has $n_file"
+        curl -sf "$url/metrics" >follow.metrics
+        grep -q "^strata_heap_census_bytes{.*=\"$label\".*} $bytes\$" follow.metrics && pass ||
+            fail "/metrics lacks the last census's band $label = $bytes"
+        echo "strata-live followed $n_file censuses of a GHC 9.10.3 program's log"
+    else
+        echo "GHC 9.10.3 wrote a log ghc-events cannot read: $(head -n 1 follow.ghc.err)"
+        "$events" check follow.eventlog >follow.check
+        problem=$(sed -n 's/^follow\.eventlog: \(offset [0-9]*: .*\)$/\1/p' follow.check)
+        [ -n "$problem" ] || fail "ghc-events rejects the log but strata-events check does not: $(cat follow.check)"
+        for _ in $(seq 300); do grep -qF -e "$problem" follow.err && break; sleep 0.1; done
+        grep -qF -e "follow.eventlog: $problem" follow.err && pass ||
+            fail "strata-live did not stop where strata-events does ($problem): $(cat follow.err)"
+    fi
     stop_live
 else
     skip_part curl "curl is not installed: strata-live did not follow a GHC 9.10 program"
