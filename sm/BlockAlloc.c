@@ -123,8 +123,11 @@ static inline StgWord mega_group_mblocks(StgWord n)
  * megablock from the megablock layer.
  *
  * In debug builds (STRATA_DEBUG >= 2) freed blocks are also filled with
- * 0xaa, so that a stale read in a non-sanitizer build sees a recognisable
- * pattern instead of plausible data.
+ * 0xaa (HEAP_POISON_BYTE), so that a stale read in a non-sanitizer build
+ * sees a recognisable pattern instead of plausible data.  The nursery is
+ * never freed, so the collector fills its used part the same way after
+ * each GC (poison_nursery in GC.c): together they make all of from-space
+ * read as poison, and the sanity checker names a pointer that reads it.
  */
 static inline void mem_poison(void *p, StgWord bytes)
 {
@@ -150,7 +153,7 @@ static inline void mem_unpoison(void *p, StgWord bytes)
 static void mem_scrub(void *p, StgWord bytes)
 {
 #if STRATA_DEBUG >= 2
-    memset(p, 0xaa, bytes);
+    memset(p, HEAP_POISON_BYTE, bytes);
 #endif
     mem_poison(p, bytes);
 }

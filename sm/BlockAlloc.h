@@ -18,6 +18,13 @@
 
 #include "strata/Block.h"
 
+/* The byte that debug builds (STRATA_DEBUG >= 2) fill memory with when it
+ * stops holding live objects: freed blocks here, the nursery after each
+ * GC (sm/GC.c).  A word read through a stale pointer is HEAP_POISON_WORD.
+ * See Note [Poisoning free blocks] in BlockAlloc.c. */
+#define HEAP_POISON_BYTE 0xaa
+#define HEAP_POISON_WORD ((StgWord)0xaaaaaaaaaaaaaaaaULL)
+
 /* Empties the free lists and counters.  mblock_init must have succeeded
  * first, and no megablocks may be in use yet (else panic).  Calls nothing
  * but the megablock layer. */

@@ -271,6 +271,20 @@ static void collect_reachable(unsigned N)
             gc_observe_thread_phase(i, GC_PHASE_DONE);
 }
 
+/* Fills the used part of every nursery block with the poison pattern
+ * before the nursery is reset: the blocks are reused, not freed, so
+ * without this a pointer kept across the GC would read the moved object's
+ * old contents, and later whatever is allocated there.  Debug builds only
+ * (Note [Poisoning free blocks] in BlockAlloc.c). */
+static void poison_nursery(void)
+{
+#if STRATA_DEBUG >= 2
+    for (unsigned i = 0; i < capabilities_n; i++)
+        for (BlockDesc *bd = capabilities[i].nursery.blocks; bd != NULL; bd = bd->link)
+            memset(bd->start, HEAP_POISON_BYTE, (size_t)(bd->free - bd->start) * sizeof(StgWord));
+#endif
+}
+
 /* Frees from-space and the dead large objects; clears the GC flags on
  * what survived; recounts the collected generations. */
 static void free_from_space(unsigned N)
@@ -540,6 +554,7 @@ static void collect_with_world_stopped(bool major)
     fill_thread_details(&details);
     free_from_space(N);
     tenure_after_gc(N);
+    poison_nursery();
     storage_reset_nursery();
     StgWord returned = policy_resize_after_gc(N);
     fill_details(&details, N, is_major, returned);

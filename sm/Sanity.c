@@ -32,6 +32,10 @@
 #include "Storage.h"
 #include "Weak.h"
 
+#if defined(STRATA_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 static const char *check_when;
 
 /* The old objects on mutable lists, for the remembered-set check: a
@@ -226,6 +230,43 @@ static const char *describe_type(const StgClosure *c)
     return c == NULL ? "(root slot)" : strata_closure_type_name(c->info->type);
 }
 
+/* Note [Naming a stale pointer]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A pointer kept across a GC without a root (a C local, a global) still
+ * holds the object's old address.  In debug builds (STRATA_DEBUG >= 2)
+ * everything a GC leaves behind reads as HEAP_POISON_WORD (Note [Poisoning
+ * free blocks] in BlockAlloc.c), and under AddressSanitizer freed blocks
+ * are poisoned, so a heap pointer that fails a check and reads either way
+ * is named stale: someone stored it back into a root or a field after the
+ * object had moved.  Only words in a megablock the allocator holds are
+ * read here, which are mapped (Note [The checker reads only what it has
+ * proved readable]). */
+static bool reads_poison(const StgClosure *p)
+{
+#if defined(STRATA_ASAN)
+    if (__asan_address_is_poisoned(p))
+        return true;
+#endif
+#if STRATA_DEBUG >= 2
+    return *(const StgWord *)p == HEAP_POISON_WORD;
+#else
+    return false;
+#endif
+}
+
+#define STALE_WHY "it points into freed memory or an earlier GC's from-space (poisoned, " \
+                  "reads 0xaaaa...), so the object it meant has moved or died: a pointer " \
+                  "kept across a GC must live in a root (strata_roots_push)"
+
+_Noreturn static void fail_stale(const StgClosure *c, StgWord field, const StgClosure *p)
+{
+    if (c == NULL)
+        fail("stale pointer in root slot %lu (value=%p): " STALE_WHY, (unsigned long)field,
+             (void *)p);
+    fail("stale pointer (object=%p %s, field=%lu, value=%p): " STALE_WHY, (void *)c,
+         describe_type(c), (unsigned long)field, (void *)p);
+}
+
 /* Checks one pointer field of object c (in block owner, or static). */
 static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord field,
                           const StgClosure *p)
@@ -248,6 +289,10 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
         fail("pointer into heap address space the allocator does not hold (object=%p %s, "
              "field=%lu, value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
     BlockDesc *bd = Bdescr(p);
+    bool wrong = !(bd->flags & BF_KNOWN) || (StgPtr)p < bd->start || (StgPtr)p >= bd->free ||
+                 closure_is_forwarded(p) || !info_is_valid(p->info);
+    if (wrong && reads_poison(p))
+        fail_stale(c, field, p);
     if (!(bd->flags & BF_KNOWN))
         fail("pointer into a block that is not in the heap: from-space or freed "
              "(object=%p %s, field=%lu, value=%p, target block=%p)",
@@ -281,6 +326,27 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
     }
 }
 
+/* Note [A thunk's reserved word]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A thunk (and an AP) has one header word more than a constructor
+ * (includes/strata/Closures.h): it is 0 until evaluation starts, and only
+ * rts/Eval.c writes it, in the same step that changes the info pointer to
+ * BLACKHOLE or IND.  So an object that is still a thunk and has a nonzero
+ * word 1 was written through the wrong macro: STRATA_FIELD(t, 0) is word 1
+ * of t, not its first pointer field (STRATA_THUNK_FIELD(t, 0), word 2).
+ * The collector never scans word 1, so whatever was stored there would be
+ * neither kept alive nor updated; the checker says so before that
+ * matters. */
+static void check_thunk_header(const StgClosure *c)
+{
+    StgWord reserved = ((const StgWord *)c)[1];
+    if (reserved != 0)
+        fail("unevaluated thunk's reserved header word is set (object=%p %s, word 1=%#lx): "
+             "a field written with STRATA_FIELD or STRATA_WORD, which are for constructors; "
+             "a thunk's fields are STRATA_THUNK_FIELD and STRATA_THUNK_WORD",
+             (void *)c, describe_type(c), (unsigned long)reserved);
+}
+
 /* Checks every pointer field of c (owner: its block, NULL if static). */
 static void check_fields(const StgClosure *c, const BlockDesc *owner)
 {
@@ -295,6 +361,7 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
         first = 1; n = info->ptrs; break;
     case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
     case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC:
+        check_thunk_header(c);
         first = THUNK_HEADER_WORDS; n = info->ptrs; break;
     case BLACKHOLE:
         if (!info_is_valid(((const StgBlackhole *)c)->thunk_info))
@@ -307,6 +374,7 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
     case PAP:
         first = 2; n = 1 + ((const StgPAP *)c)->n_args; break;
     case AP:
+        check_thunk_header(c);
         first = 3; n = 1 + ((const StgAP *)c)->n_args; break;
     case WEAK:
         first = 1; n = 2; break;   /* key, value; the list is weak_check's */

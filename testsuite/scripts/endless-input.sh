@@ -3,7 +3,8 @@
 # (Note [Reading a snapshot refuses before it reads] in
 # utils/debug-client/Snapshot.c): /dev/zero, an endless FIFO and a header
 # that declares an absurd heap each get a clear error at once, holding
-# little memory, from strata-debug's snapshot reader and the eventlog tools.
+# little memory, from strata-debug's snapshot reader, the eventlog tools
+# and strata-html's .hp reader.
 # A `timeout` and a `ulimit -v` turn a reader that keeps reading into a
 # failure here rather than a hung or swapping machine.
 set -u
@@ -65,5 +66,67 @@ wait "$writer" 2>/dev/null
 # The eventlog reader refuses the same inputs at offset 0.
 expect_status 1 limited "$events" show /dev/zero
 grep -q . "$err" && pass || fail "strata-events show /dev/zero: no message"
+
+# strata-html's .hp reader (Note [A .hp line has a bound] in
+# utils/strata-html/from_hp.c): line 1 must start with JOB, and no line
+# may run past 1 MiB, however long its input goes on.  Each is refused
+# holding under 100 MB.
+html=$top_builddir/utils/strata-html/strata-html
+
+# Runs CMD under limited, recording its peak RSS in KB in $rss_kb.
+rss_kb=0
+measured() {
+    rm -f rss.txt
+    if [ ! -x /usr/bin/time ]; then
+        limited "$@"
+        return
+    fi
+    limited /usr/bin/time -f '%M' -o rss.txt "$@"
+    local st=$?
+    rss_kb=$(tail -n 1 rss.txt 2>/dev/null)
+    return $st
+}
+
+expect_rss_under_100mb() {
+    if [ ! -x /usr/bin/time ]; then
+        skip_part time "/usr/bin/time is not installed: RSS not measured ($1)"
+    elif [ "${rss_kb:-0}" -gt 0 ] 2>/dev/null && [ "$rss_kb" -lt 102400 ]; then
+        pass
+    else
+        fail "$1: peak RSS ${rss_kb:-?} KB, expected under 100 MB"
+    fi
+}
+
+expect_status 1 measured "$html" -p /dev/zero -o zero.html
+expect_stderr_contains "/dev/zero: not a .hp heap profile (line 1 does not start with JOB)"
+expect_rss_under_100mb "strata-html -p /dev/zero"
+
+mkfifo text.hp
+yes > text.hp 2>/dev/null &
+writer=$!
+expect_status 1 measured "$html" -p text.hp -o text.html
+expect_stderr_contains "text.hp: not a .hp heap profile (line 1 does not start with JOB)"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+
+# A JOB line that never ends.
+mkfifo endless.hp
+{ printf 'JOB "'; tr '\0' 'x' < /dev/zero; } > endless.hp 2>/dev/null &
+writer=$!
+expect_status 1 measured "$html" -p endless.hp -o endless.html
+expect_stderr_contains "endless.hp: line 1: longer than 1048576 bytes"
+expect_rss_under_100mb "strata-html -p on an endless line"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+
+# Valid lines, then zeros for ever: refused at the first bad line.
+mkfifo zeros.hp
+{ printf 'JOB "x"\nBEGIN_SAMPLE 0.0\n'; cat /dev/zero; } > zeros.hp 2>/dev/null &
+writer=$!
+expect_status 1 measured "$html" -p zeros.hp -o zeros.html
+expect_stderr_contains "zeros.hp: line 3: longer than 1048576 bytes"
+expect_rss_under_100mb "strata-html -p on a profile followed by zeros"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
 
 finish

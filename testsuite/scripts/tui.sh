@@ -4,7 +4,8 @@
 # shows the local-root frames, searches for the leaked constructor in old
 # eras and shows the retainer path to its root, finds the working data
 # held by handle()'s frame, shows census and fragmentation panes, writes
-# a snapshot, survives resizes, shows its help, colours rows by era, and
+# a snapshot, survives resizes, shows its help, colours rows by era, diffs
+# against an earlier snapshot (new and survivors in two colours), and
 # quitting resumes the program.  Then a session on that snapshot, sessions
 # without colour (NO_COLOR, TERM=vt100), and bad input.
 set -u
@@ -130,6 +131,10 @@ for _ in $(seq 200); do
     awk 'NR > 1 && !/^total/ && $3 >= 4 {found = 1} END {exit !found}' eras.txt && break
     sleep 0.1
 done
+
+# A, for the diff view: the tui's own snapshot below is B.
+"$dbg" snapshot "$test_tmp/a.snap" --socket "$sock" --new-era >/dev/null 2>a.err ||
+    setup_fail "strata-debug snapshot a.snap failed: $(head -n 1 a.err)"
 
 start_tui 120 40 "$dbg" tui --socket "$sock"
 wait_for "program paused; q resumes it and quits"
@@ -317,6 +322,35 @@ keys r
 wait_for "refresh: a snapshot does not change"
 keys 3
 wait_for "census by type"
+keys q
+expect_clean_exit
+
+# --- the diff view against A: new groups and survivors in two colours -----------------------
+start_tui 130 40 "$dbg" tui --snapshot "$test_tmp/tui.snap"
+wait_for "snapshot opened; ? for help"
+keys 5
+wait_for "no diff yet: press d"
+keys d
+wait_for "diff against snapshot A> "
+keys "$test_tmp/no-such.snap" Enter
+wait_for "diff: A: "
+expect_line "diff: A: .*no-such\.snap"
+keys d "$test_tmp/a.snap" Enter
+wait_for "diff against $test_tmp/a.snap: A era "
+expect_line '^ *new +[0-9]+ +[0-9]+ +[0-9]+  SessionEntry \(CONSTR'
+expect_line '^ *survivor +[0-9]+ +[0-9]+ +[0-9]+  SessionEntry \(CONSTR'
+# A row's background: the first 256-colour code on the first row of its part
+# (tmux writes a code only where the attributes change).
+row_colour() { screen_esc | grep -E "$1" | head -n 1 | grep -oE '48;5;[0-9]+' | head -n 1; }
+new_colour=$(row_colour 'new +[0-9]+ +[0-9]+ +[0-9]+  ')
+old_colour=$(row_colour 'survivor +[0-9]+ +[0-9]+ +[0-9]+  ')
+if [ -z "$new_colour" ] || [ -z "$old_colour" ]; then
+    fail "the diff's rows are not on era colours (new: '$new_colour', survivor: '$old_colour')"
+elif [ "$new_colour" = "$old_colour" ]; then
+    fail "new and survivor rows have the same colour ($new_colour)"
+else
+    pass
+fi
 keys q
 expect_clean_exit
 

@@ -28,6 +28,7 @@
 #include "Census.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
+#include "DebugRequest.h"
 #include "RtsFlags.h"
 #include "os/Thread.h"
 
@@ -698,6 +699,33 @@ static void expect_error(int fd, const uint8_t *req, size_t len, int status, con
         fail_msg("expected status %d with '%s', got %d: '%s'", status, text, st, msg);
 }
 
+/* The decoder alone (rts/debug/DebugRequest.c), on NEW_ERA: a bare
+ * request decodes; a payload, flags or a cut-short frame are refused with
+ * the command's name. */
+static void test_debug_decoder_new_era(void **state)
+{
+    (void)state;
+    DebugRequest r;
+    char err[256];
+    assert_string_equal(debug_command_name(DEBUG_CMD_NEW_ERA), "new-era");
+    const uint8_t bare[] = {DEBUG_CMD_NEW_ERA, 0, 0, 0};
+    assert_int_equal(debug_request_decode(bare, sizeof bare, &r, err, sizeof err),
+                     DEBUG_STATUS_OK);
+    assert_int_equal(r.cmd, DEBUG_CMD_NEW_ERA);
+    assert_string_equal(err, "");
+    const uint8_t payload[] = {DEBUG_CMD_NEW_ERA, 0, 0, 0, 7};
+    assert_int_equal(debug_request_decode(payload, sizeof payload, &r, err, sizeof err),
+                     DEBUG_STATUS_BAD_LENGTH);
+    assert_string_equal(err, "new-era: payload has 1 bytes, expected 0");
+    const uint8_t flags[] = {DEBUG_CMD_NEW_ERA, 0, 1, 0};
+    assert_int_equal(debug_request_decode(flags, sizeof flags, &r, err, sizeof err),
+                     DEBUG_STATUS_BAD_ARGUMENT);
+    assert_string_equal(err, "new-era: flags are 0x1, expected 0");
+    assert_int_equal(debug_request_decode(bare, 3, &r, err, sizeof err),
+                     DEBUG_STATUS_BAD_LENGTH);
+    assert_non_null(strstr(err, "request length is 3 bytes"));
+}
+
 static void test_debug_malformed_requests(void **state)
 {
     (void)state;
@@ -726,7 +754,7 @@ static void test_debug_malformed_requests(void **state)
     expect_error(fd, req, l, DEBUG_STATUS_BAD_ARGUMENT, "flags");
     static const uint16_t empty_cmds[] = {DEBUG_CMD_VERSION, DEBUG_CMD_RESUME, DEBUG_CMD_ROOTS,
                                           DEBUG_CMD_SAVED, DEBUG_CMD_BLOCKS,
-                                          DEBUG_CMD_SNAPSHOT};
+                                          DEBUG_CMD_SNAPSHOT, DEBUG_CMD_NEW_ERA};
     for (size_t i = 0; i < sizeof empty_cmds / sizeof *empty_cmds; i++)
         expect_error(fd, req, frame(req, empty_cmds[i], "xyz", 3), DEBUG_STATUS_BAD_LENGTH,
                      "payload has 3 bytes, expected 0");
@@ -1882,6 +1910,7 @@ int main(void)
         cmocka_unit_test(test_debug_census_orders_eras_numerically),
         cmocka_unit_test(test_debug_retainer_path_names_frame),
         cmocka_unit_test(test_debug_static_root_named_from_symbols),
+        cmocka_unit_test(test_debug_decoder_new_era),
         cmocka_unit_test(test_debug_malformed_requests),
         cmocka_unit_test(test_debug_pause_resume_during_allocation),
         cmocka_unit_test(test_debug_snapshot_round_trip),

@@ -10,6 +10,7 @@
 #include "MBlock.h"
 #include "Sanity.h"
 #include "Storage.h"
+#include "require.h"
 
 STRATA_CONSTR_INFO(Pair_info, "Pair", 2, 0);
 STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
@@ -58,11 +59,19 @@ static void corrupt_pointer_to_freed_block(void)
     sanity_check_heap("test");
 }
 
+/* Freed memory reads as poison where the build poisons it (debug level 2
+ * and up, AddressSanitizer), and the checker then calls the pointer stale
+ * (Note [Naming a stale pointer] in sm/Sanity.c). */
+#if STRATA_DEBUG >= 2 || defined(STRATA_ASAN)
+#define FREED_POINTER_MESSAGE "stale pointer (object="
+#else
+#define FREED_POINTER_MESSAGE "pointer into a block that is not in the heap"
+#endif
+
 static void test_sanity_catches_pointer_into_freed_block(void **state)
 {
     (void)state;
-    harness_expect_failure(corrupt_pointer_to_freed_block, 0, SIGABRT,
-                           "pointer into a block that is not in the heap");
+    harness_expect_failure(corrupt_pointer_to_freed_block, 0, SIGABRT, FREED_POINTER_MESSAGE);
 }
 
 static void corrupt_info_pointer(void)
@@ -221,6 +230,96 @@ static void test_sanity_catches_object_running_onto_garbage(void **state)
                            "bad info pointer (object=");
 }
 
+/* A thunk's pointer field written through STRATA_FIELD, the constructors'
+ * macro: it lands in the thunk's reserved header word (Note [A thunk's
+ * reserved word] in sm/Sanity.c).  Under -DS, as a user would meet it. */
+static StgClosure *never_entered(StgClosure **self)
+{
+    (void)self;
+    return NULL;
+}
+STRATA_THUNK_INFO(Box_thunk_info, "BoxThunk", 1, 0, never_entered);
+
+static void misuse_field_on_thunk(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    static const StgRootSite site = {"misuse_field_on_thunk", __FILE__, __LINE__};
+    StgClosure **r = strata_roots_push(&site, 2);
+    r[0] = strata_alloc_thunk(&Box_thunk_info);
+    r[1] = mk_int(42);
+    STRATA_FIELD(r[0], 0) = r[1];   /* should be STRATA_THUNK_FIELD */
+    for (;;)
+        (void)mk_int(0);
+}
+
+static void test_sanity_catches_field_written_over_thunk_header(void **state)
+{
+    (void)state;
+    harness_expect_failure(misuse_field_on_thunk, 0, SIGABRT,
+                           "unevaluated thunk's reserved header word is set");
+}
+
+/* The same thunk written the right way passes. */
+static void test_sanity_passes_thunk_field_written_right(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    static const StgRootSite site = {"thunk_field_written_right", __FILE__, __LINE__};
+    StgClosure **r = strata_roots_push(&site, 2);
+    r[0] = strata_alloc_thunk(&Box_thunk_info);
+    r[1] = mk_int(42);
+    STRATA_THUNK_FIELD(r[0], 0) = r[1];
+    for (int i = 0; i < 3000; i++)
+        (void)mk_int((StgWord)i);   /* several GCs, each checked before and after */
+    strata_perform_gc(1);
+    assert_int_equal(STRATA_WORD(STRATA_THUNK_FIELD(r[0], 0), 0), 42);
+    strata_roots_pop(r);
+    hs_exit();
+}
+
+/* A pointer read after the GC that moved its object: in debug builds it
+ * reads the poison pattern, not the 42 that was written (nor whatever is
+ * allocated there next). */
+static void test_sanity_stale_pointer_reads_poison(void **state)
+{
+    (void)state;
+#if STRATA_DEBUG >= 2 && !defined(STRATA_ASAN)
+    harness_start("-A8k", NULL);
+    StgClosure *stale = mk_int(42);   /* no root: the GC moves nothing it knows of */
+    assert_int_equal(STRATA_WORD(stale, 0), 42);
+    strata_perform_gc(0);
+    assert_int_equal(STRATA_WORD(stale, 0), HEAP_POISON_WORD);
+    hs_exit();
+#else
+    skip_in_build("the debug fill of from-space without ASan (build-debug2/, --enable-debug=2)");
+#endif
+}
+
+/* A pointer kept across a major GC in a C local and stored back into its
+ * root: the next check names it. */
+static void misuse_stale_root(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    StgClosure **r = old_pair();
+    StgClosure *kept = r[0];
+    strata_perform_gc(1);   /* copies the pair; its old blocks are freed */
+    r[0] = kept;
+    for (;;)
+        (void)mk_int(0);
+}
+
+static void test_sanity_names_stale_pointer_in_root(void **state)
+{
+    (void)state;
+#if STRATA_DEBUG >= 2 || defined(STRATA_ASAN)
+    harness_expect_failure(misuse_stale_root, 0, SIGABRT,
+                           "stale pointer in root slot");
+#else
+    harness_expect_failure(misuse_stale_root, 0, SIGABRT,
+                           "pointer into a block that is not in the heap");
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +334,10 @@ int main(void)
         cmocka_unit_test(test_sanity_catches_integer_in_pointer_field),
         cmocka_unit_test(test_sanity_catches_pointer_to_unheld_heap),
         cmocka_unit_test(test_sanity_catches_object_running_onto_garbage),
+        cmocka_unit_test(test_sanity_catches_field_written_over_thunk_header),
+        cmocka_unit_test(test_sanity_passes_thunk_field_written_right),
+        cmocka_unit_test(test_sanity_stale_pointer_reads_poison),
+        cmocka_unit_test(test_sanity_names_stale_pointer_in_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /*
  * utils/debug-client/Diff.c -- the diff of two heaps (DebugDiff.h): a
  * census of A kept as rows, then one of B merged into them, B's objects
- * split by A's era.  The new objects' retained sizes and paths come from
- * DiffNew.c.  Relies on the marks-only traversal (Note [Marks only] in
+ * split by A's era.  B is counted during DiffNew.c's walk, which also
+ * gives the new objects' retained sizes and paths.  Relies on the marks-only traversal (Note [Marks only] in
  * Reach.c) and its address-order walk.
  */
 #include <inttypes.h>
@@ -26,11 +26,6 @@
  * memory of one heap, not two.  Counts are of objects (a pinned block's
  * free space is not counted, unlike census). */
 
-typedef struct {
-    DbgDiffTable *t;
-    WordMap by_key;              /* hash of the key -> row + 1 (collisions: compared) */
-} Rows;
-
 static void info_key(const DbgInfo *in, char *buf, size_t len)
 {
     snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s\x1f%u", in->name, in->module, in->src_file,
@@ -38,7 +33,7 @@ static void info_key(const DbgInfo *in, char *buf, size_t len)
 }
 
 /* The row of key (made if new), or NULL on no memory. */
-static DbgDiffRow *row_for(Rows *rs, const char *key)
+static DbgDiffRow *row_for(DbgDiffRows *rs, const char *key)
 {
     uint64_t h = dbg_label_hash(key) | 1;   /* 0 is the map's empty key */
     for (;; h += 2) {
@@ -62,21 +57,23 @@ static DbgDiffRow *row_for(Rows *rs, const char *key)
     return row;
 }
 
-typedef struct {
-    DbgDiff *d;
-    bool is_b;
-    Rows growth, infos;
-    WordMap growth_of, info_of;  /* info address (or era + 1) -> row + 1 */
-} Count;
-
-static DbgDiffRow *row_of(DbgClient *c, Count *k, bool growth, const DbgClosure *cl)
+/* The row of the object cl in the growth table (by `by`) or the info
+ * table.  Objects of one label come in runs (a block holds one kind, a
+ * breadth-first walk meets a list's cells in a row), so the last key's row
+ * is tried before the maps. */
+static DbgDiffRow *row_of(DbgClient *c, DbgDiffCount *k, bool growth, const DbgClosure *cl)
 {
     uint64_t key = growth && k->d->by == DBG_BY_ERA ? cl->era + 1 : cl->info->addr;
     WordMap *m = growth ? &k->growth_of : &k->info_of;
-    Rows *rs = growth ? &k->growth : &k->infos;
+    DbgDiffRows *rs = growth ? &k->growth : &k->infos;
+    if (key == rs->last_key && rs->last_row != 0)
+        return &rs->t->rows[rs->last_row - 1];
     uint64_t *v = word_map_get(m, key);
-    if (v != NULL)
+    if (v != NULL) {
+        rs->last_key = key;
+        rs->last_row = *v;
         return &rs->t->rows[*v - 1];
+    }
     char buf[1024];
     const char *label = buf;
     if (growth && k->d->by != DBG_BY_INFO)
@@ -90,10 +87,17 @@ static DbgDiffRow *row_of(DbgClient *c, Count *k, bool growth, const DbgClosure 
     }
     if (k->is_b || row->info == NULL)
         row->info = cl->info;
+    rs->last_key = key;
+    rs->last_row = (size_t)(row - rs->t->rows) + 1;
     return row;
 }
 
-static void count_into(const Count *k, const DbgClosure *cl, DbgDiffRow *row, uint64_t bytes)
+DbgDiffRow *dbg_diff_info_row(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl)
+{
+    return row_of(c, k, false, cl);
+}
+
+static void count_into(const DbgDiffCount *k, const DbgClosure *cl, DbgDiffRow *row, uint64_t bytes)
 {
     if (!k->is_b) {
         row->a_bytes += bytes;
@@ -111,9 +115,8 @@ static void count_into(const Count *k, const DbgClosure *cl, DbgDiffRow *row, ui
     }
 }
 
-static int count_object(DbgClient *c, const DbgClosure *cl, void *env)
+int dbg_diff_count(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl)
 {
-    Count *k = env;
     uint64_t bytes = (uint64_t)cl->n_words * 8;
     DbgDiffRow *g = row_of(c, k, true, cl), *i = row_of(c, k, false, cl);
     if (g == NULL || i == NULL)
@@ -134,32 +137,42 @@ static int count_object(DbgClient *c, const DbgClosure *cl, void *env)
     return 0;
 }
 
-/* Rows made from one of the two tables already there: A's rows are found
- * again by key when B is counted. */
-static int count_side(DbgClient *c, DbgReach *r, DbgDiff *d, bool is_b, WordMap *row_of_info)
+static int count_heap_object(DbgClient *c, const DbgClosure *cl, void *env)
 {
-    Count k = {d, is_b, {&d->growth, {0}}, {&d->infos, {0}}, {0}, {0}};
-    /* Index the rows A left by their keys, for B to find them. */
-    int st = 0;
-    for (size_t i = 0; i < d->growth.n && st == 0; i++) {
-        uint64_t h = dbg_label_hash(d->growth.rows[i].key) | 1;
-        while (word_map_get(&k.growth.by_key, h) != NULL)
+    return dbg_diff_count(c, env, cl);
+}
+
+/* Indexes the rows a table already has by their keys: A's rows are found
+ * again by key when B is counted. */
+static int index_rows(DbgDiffRows *rs)
+{
+    for (size_t i = 0; i < rs->t->n; i++) {
+        uint64_t h = dbg_label_hash(rs->t->rows[i].key) | 1;
+        while (word_map_get(&rs->by_key, h) != NULL)
             h += 2;
-        st = word_map_put(&k.growth.by_key, h, i + 1);
+        if (word_map_put(&rs->by_key, h, i + 1) != 0)
+            return -1;
     }
-    for (size_t i = 0; i < d->infos.n && st == 0; i++) {
-        uint64_t h = dbg_label_hash(d->infos.rows[i].key) | 1;
-        while (word_map_get(&k.infos.by_key, h) != NULL)
-            h += 2;
-        st = word_map_put(&k.infos.by_key, h, i + 1);
+    return 0;
+}
+
+int dbg_diff_count_start(DbgClient *c, DbgDiff *d, bool is_b, DbgDiffCount *k)
+{
+    *k = (DbgDiffCount){.d = d, .is_b = is_b, .growth = {.t = &d->growth},
+                        .infos = {.t = &d->infos}};
+    if (index_rows(&k->growth) != 0 || index_rows(&k->infos) != 0) {
+        dbg_diff_count_end(k);
+        return dbg_fail(c, "out of memory for the diff's rows");
     }
-    if (st == 0)
-        st = dbg_reach_for_each_heap(c, r, count_object, &k) != 0 ? -1 : 0;
-    word_map_free(&k.growth.by_key);
-    word_map_free(&k.infos.by_key);
-    word_map_free(&k.growth_of);
-    *row_of_info = k.info_of;
-    return st;
+    return 0;
+}
+
+void dbg_diff_count_end(DbgDiffCount *k)
+{
+    word_map_free(&k->growth.by_key);
+    word_map_free(&k->infos.by_key);
+    word_map_free(&k->growth_of);
+    word_map_free(&k->info_of);
 }
 
 int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
@@ -171,9 +184,12 @@ int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
     DbgReach *r = dbg_reach_marks(a);
     if (r == NULL)
         return -1;
-    WordMap info_of;
-    int st = count_side(a, r, out, false, &info_of);
-    word_map_free(&info_of);
+    DbgDiffCount k;
+    int st = dbg_diff_count_start(a, out, false, &k);
+    if (st == 0) {
+        st = dbg_reach_for_each_heap(a, r, count_heap_object, &k) != 0 ? -1 : 0;
+        dbg_diff_count_end(&k);
+    }
     dbg_reach_free(r);
     /* A's tables go with A's client: B's replace them where B has the row. */
     for (size_t i = 0; i < out->growth.n; i++)
@@ -209,13 +225,15 @@ int dbg_diff_finish(DbgClient *b, DbgDiff *d)
     DbgReach *r = dbg_reach_marks(b);
     if (r == NULL)
         return -1;
-    WordMap info_of = {0};
-    int st = count_side(b, r, d, true, &info_of);
+    /* B is counted as the walk meets its objects: see Note [One walk of B]
+     * in DiffNew.c. */
+    DbgDiffCount k;
+    int st = dbg_diff_count_start(b, d, true, &k);
     if (st == 0)
-        st = dbg_diff_new_walk(b, d, r, &info_of);   /* keeps r for the paths */
+        st = dbg_diff_new_walk(b, d, r, &k);   /* keeps r for the paths */
     else
         dbg_reach_free(r);
-    word_map_free(&info_of);
+    dbg_diff_count_end(&k);
     if (st == 0)
         qsort(d->growth.rows, d->growth.n, sizeof *d->growth.rows, by_gain);
     return st;

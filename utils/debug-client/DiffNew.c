@@ -33,6 +33,19 @@
  * census.  The parents give each new object a path through old objects
  * first, so it shows where the new data hangs off the old heap. */
 
+/* Note [One walk of B]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * The two phases together take every object the marks reached exactly
+ * once off their queue (an object is queued when its parent is first set,
+ * and the roots they start from are the marks' seeds), so B's census is
+ * counted there, from the closure each step decodes anyway, instead of in
+ * a sweep of the marks before the walk: a diff traverses B twice (the
+ * marks, the walk), not three times.  The rows made in between by a new
+ * object's node (add_node) are the same rows the count finds later.
+ * When no reachable object of B is newer than A (the marks of B's blocks
+ * of later eras are empty: a look at those blocks only), there is nothing
+ * to walk for, and B is counted by a sweep of the marks as census does. */
+
 struct DbgDiffNew {
     DbgReach *r;
     uint32_t *par;               /* by rank: UNSEEN, a parent's rank, or n + root */
@@ -79,7 +92,7 @@ typedef struct {
 typedef struct {
     DbgClient *c;
     DbgDiff *d;
-    const WordMap *row_of_info;
+    DbgDiffCount *count;
     DbgDiffNew *w;
     Queue q, entries;
     Sub s;
@@ -127,13 +140,12 @@ static int add_node(Walk *k, uint64_t addr, size_t rank, uint32_t *id)
     s->bytes[s->n] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
     s->row[s->n] = UNSEEN;
     if (cl.block != NULL && cl.era > k->d->a_era) {
-        const uint64_t *v = word_map_get(k->row_of_info, cl.info->addr);
-        if (v != NULL) {
-            s->row[s->n] = (uint32_t)(*v - 1);
-            DbgDiffRow *row = &k->d->infos.rows[*v - 1];
-            if (row->example == 0)
-                row->example = addr;
-        }
+        DbgDiffRow *row = dbg_diff_info_row(k->c, k->count, &cl);
+        if (row == NULL)
+            return -1;
+        s->row[s->n] = (uint32_t)(row - k->d->infos.rows);
+        if (row->example == 0)
+            row->example = addr;
     }
     s->n++;
     if (addr != 0 && word_map_put(&s->id_of, rank + 1, *id) != 0)
@@ -180,11 +192,14 @@ static int meet_new(Walk *k, uint64_t addr, size_t from_rank, uint32_t from)
     return add_edge(k, from, id) == 0 ? 0 : dbg_fail(k->c, "out of memory for the diff");
 }
 
-/* The pointers of the closure at addr into k->ptrs; how many, or SIZE_MAX. */
-static size_t ptrs_of(Walk *k, uint64_t addr)
+/* Counts the closure at addr (if a heap object) and puts its pointers in
+ * k->ptrs; how many, or SIZE_MAX. */
+static size_t count_and_ptrs_of(Walk *k, uint64_t addr)
 {
     DbgClosure cl;
     if (dbg_closure(k->c, addr, &cl) != 0)
+        return SIZE_MAX;
+    if (cl.block != NULL && dbg_diff_count(k->c, k->count, &cl) != 0)
         return SIZE_MAX;
     size_t n = dbg_closure_ptrs(k->c, &cl, k->ptrs, k->cap_ptrs);
     if (n > k->cap_ptrs) {
@@ -205,7 +220,7 @@ static int drain(Walk *k, bool phase2)
     while (k->q.head < k->q.n) {
         uint64_t addr = k->q.a[k->q.head++];
         size_t rank = dbg_reach_rank(k->w->r, addr);
-        size_t n = ptrs_of(k, addr);
+        size_t n = count_and_ptrs_of(k, addr);
         if (n == SIZE_MAX)
             return -1;
         uint32_t from = 0;
@@ -345,7 +360,20 @@ out:
     return st;
 }
 
-int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const WordMap *row_of_info)
+static int stop_at_first(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    (void)c;
+    (void)cl;
+    (void)env;
+    return 1;
+}
+
+static int count_heap_object(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    return dbg_diff_count(c, env, cl);
+}
+
+int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, DbgDiffCount *count)
 {
     DbgDiffNew *w = calloc(1, sizeof *w);
     if (w == NULL) {
@@ -354,14 +382,17 @@ int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const WordMap *row_
     }
     w->r = r;
     d->paths = w;
-    if (dbg_reach_rank_build(r) != 0)
+    int found = dbg_reach_for_each_heap_from(b, r, d->a_era + 1, stop_at_first, NULL);
+    if (found == 0)   /* nothing new is alive: no walk (Note [One walk of B]) */
+        return dbg_reach_for_each_heap(b, r, count_heap_object, count) != 0 ? -1 : 0;
+    if (found < 0 || dbg_reach_rank_build(r) != 0)
         return -1;
     w->n = dbg_reach_n_ranked(r);
     w->par = malloc((w->n ? w->n : 1) * sizeof *w->par);
     if (w->par == NULL)
         return dbg_fail(b, "out of memory for the diff's parents");
     memset(w->par, 0xff, w->n * sizeof *w->par);
-    Walk k = {.c = b, .d = d, .row_of_info = row_of_info, .w = w};
+    Walk k = {.c = b, .d = d, .count = count, .w = w};
     int st = walk_phases(&k);
     if (st == 0 && k.s.n >= UNSEEN)
         st = dbg_fail(b, "diff: too many new objects for 32-bit node numbers");
@@ -380,7 +411,7 @@ int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const WordMap *row_
 int dbg_diff_path(DbgClient *b, const DbgDiff *d, uint64_t addr, DbgPath *out)
 {
     const DbgDiffNew *w = d->paths;
-    size_t rank = w != NULL ? dbg_reach_rank(w->r, addr) : SIZE_MAX;
+    size_t rank = w != NULL && w->par != NULL ? dbg_reach_rank(w->r, addr) : SIZE_MAX;
     if (rank == SIZE_MAX || w->par[rank] == UNSEEN)
         return dbg_fail(b, "0x%" PRIx64 " is not a reachable object of B", addr);
     *out = (DbgPath){0};

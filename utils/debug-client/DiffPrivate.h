@@ -8,11 +8,34 @@
 #include "ClientPrivate.h"
 #include "DebugDiff.h"
 
+/* One table's rows as a side is counted. */
+typedef struct {
+    DbgDiffTable *t;
+    WordMap by_key;              /* hash of the key -> row + 1 (collisions: compared) */
+    uint64_t last_key;           /* the key looked up last, and its row + 1 (0: none) */
+    size_t last_row;
+} DbgDiffRows;
+
+/* The census of one side into d's two tables (Diff.c). */
+typedef struct {
+    DbgDiff *d;
+    bool is_b;
+    DbgDiffRows growth, infos;
+    WordMap growth_of, info_of;  /* info address (or era + 1) -> row + 1 */
+} DbgDiffCount;
+
+int dbg_diff_count_start(DbgClient *c, DbgDiff *d, bool is_b, DbgDiffCount *k);
+/* Counts heap object cl once: its bytes into its rows and the totals. */
+int dbg_diff_count(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl);
+/* The row of cl's info table in d->infos (made if new); NULL on no memory. */
+DbgDiffRow *dbg_diff_info_row(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl);
+void dbg_diff_count_end(DbgDiffCount *k);
+
 /* The walk of Note [Retained by the new objects] in DiffNew.c over B's
- * traversal r (marks): fills each row's retained_bytes and example and
- * keeps what dbg_diff_path needs in d->paths.  row_of_info maps an info
- * table's address to its row in d->infos, plus 1. */
-int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, const WordMap *row_of_info);
+ * traversal r (marks): counts each reachable heap object of B into k
+ * (Note [One walk of B]), fills each row's retained_bytes and example and
+ * keeps what dbg_diff_path needs in d->paths. */
+int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, DbgDiffCount *k);
 void dbg_diff_new_free(DbgDiffNew *n);
 
 #endif /* STRATA_DIFFPRIVATE_H */

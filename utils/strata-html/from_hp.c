@@ -2,17 +2,66 @@
  * utils/strata-html/from_hp.c -- reading a .hp heap profile (-p) into a
  * Profile: the text format GHC's RTS and strata's write for hp2ps
  * (JOB, DATE, SAMPLE_UNIT, VALUE_UNIT, MARK, BEGIN_SAMPLE, "label<TAB>bytes",
- * END_SAMPLE).  Line by line; memory is bounded by the longest line.
+ * END_SAMPLE).  Line by line; a line is bounded (Note [A .hp line has a
+ * bound]).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile.h"
 
 #define PROGRESS_EVERY_LINES 4096
+
+/* Note [A .hp line has a bound]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * getline grows its buffer for as long as no newline comes, so /dev/zero
+ * or a FIFO that never writes one would take all memory before the first
+ * check ran.  The reader takes a line of at most HP_MAX_LINE bytes (a
+ * label of a deep cost-centre stack is a few KB; GHC's JOB line holds the
+ * command line) and refuses a longer one, naming it; line 1 is refused as
+ * soon as its first bytes are not "JOB", so a file of another kind is
+ * refused at once whatever its length.  Memory is bounded by HP_MAX_LINE
+ * plus what the samples hold; time to the error by HP_MAX_LINE bytes. */
+#define HP_MAX_LINE ((size_t)1 << 20)
+
+enum { LINE_EOF = -1, LINE_TOO_LONG = -2, LINE_NOT_HP = -3, LINE_NO_MEMORY = -4 };
+
+/* Reads one line, newline included, into *line (NUL-terminated; it may
+ * hold NUL bytes, so the length is returned); or one of the LINE_ codes.
+ * first: this is line 1, which must start with JOB. */
+static ssize_t read_line(char **line, size_t *cap, FILE *f, bool first)
+{
+    size_t len = 0;
+    int ch;
+    while ((ch = getc_unlocked(f)) != EOF) {   /* this thread alone reads f */
+        if (len + 2 > *cap) {
+            if (*cap >= HP_MAX_LINE + 2)
+                return LINE_TOO_LONG;
+            size_t want = *cap < 256 ? 256 : *cap * 2;
+            if (want > HP_MAX_LINE + 2)
+                want = HP_MAX_LINE + 2;
+            char *grown = realloc(*line, want);
+            if (grown == NULL)
+                return LINE_NO_MEMORY;
+            *line = grown;
+            *cap = want;
+        }
+        (*line)[len++] = (char)ch;
+        if (first && len <= 3 && ch != "JOB"[len - 1])
+            return LINE_NOT_HP;
+        if (ch == '\n')
+            break;
+    }
+    if (len == 0)
+        return LINE_EOF;
+    (*line)[len] = '\0';
+    return (ssize_t)len;
+}
 
 /* "KEY rest": 1 and *rest if line starts with KEY and a space. */
 static int keyword(const char *line, const char *key, const char **rest)
@@ -164,15 +213,28 @@ int profile_read_hp(Profile *p, FILE *f)
     uint64_t done = 0;
     ssize_t got;
     int in_sample = 0, status = 0;
-    while ((got = getline(&line, &cap, f)) > 0 && !p->out_of_memory) {
+    while (!p->out_of_memory && (got = read_line(&line, &cap, f, line_no == 0)) != LINE_EOF) {
         line_no++;
+        if (got < 0) {
+            status = -1;
+            if (got == LINE_NOT_HP)
+                fprintf(stderr, "%s: %s: not a .hp heap profile (line 1 does not start with "
+                                "JOB)\n", TOOL_NAME, p->path);
+            else if (got == LINE_TOO_LONG)
+                fprintf(stderr, "%s: %s: line %zu: longer than %zu bytes, which no .hp "
+                                "profile's line is\n", TOOL_NAME, p->path, line_no, HP_MAX_LINE);
+            else
+                fprintf(stderr, "%s: %s: line %zu: out of memory\n", TOOL_NAME, p->path,
+                        line_no);
+            break;
+        }
         done += (uint64_t)got;
         size_t len = (size_t)got;
         int had_newline = line[len - 1] == '\n';
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             len--;
         line[len] = '\0';
-        if (line_no == 1 && strncmp(line, "JOB", 3) != 0) {
+        if (line_no == 1 && strncmp(line, "JOB", 3) != 0) {   /* "JO" and end of file */
             fprintf(stderr, "%s: %s: not a .hp heap profile (line 1 does not start with JOB)\n",
                     TOOL_NAME, p->path);
             status = -1;

@@ -33,7 +33,8 @@ int tui_heap_set_status(TuiHeap *h, bool error, const char *fmt, ...)
 
 const char *tui_view_name(TuiView v)
 {
-    static const char *const names[] = {"Roots", "Search", "Census", "Fragmentation"};
+    static const char *const names[] = {"Roots", "Search", "Census", "Fragmentation",
+                                         "Diff"};
     return v < TUI_N_VIEWS ? names[v] : "?";
 }
 
@@ -65,7 +66,7 @@ int tui_heap_ensure_reach(TuiHeap *h)
 
 bool tui_heap_needs_traversal(const TuiHeap *h, TuiView v)
 {
-    return h->reach == NULL && (v == TUI_VIEW_SEARCH || !h->built[v]);
+    return h->reach == NULL && v != TUI_VIEW_DIFF && (v == TUI_VIEW_SEARCH || !h->built[v]);
 }
 
 /* ----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /*
  * utils/strata-debug/tui/TuiHeap.h -- the terminal UI's views of the heap,
  * as trees (TuiTree.h) built with the client library: the roots, search
- * results with their retainer paths, the census and fragmentation.  No
+ * results with their retainer paths, the census, fragmentation and the
+ * diff against an earlier snapshot.  No
  * terminal here: TuiMain.c drives it and TuiDraw.c shows it.
  *
  * Opening draws the roots without a traversal (only the blocks holding
@@ -15,7 +16,9 @@
 #include "TuiQuery.h"
 #include "TuiTree.h"
 
-typedef enum { TUI_VIEW_ROOTS, TUI_VIEW_SEARCH, TUI_VIEW_CENSUS, TUI_VIEW_FRAG, TUI_N_VIEWS } TuiView;
+typedef enum {
+    TUI_VIEW_ROOTS, TUI_VIEW_SEARCH, TUI_VIEW_CENSUS, TUI_VIEW_FRAG, TUI_VIEW_DIFF, TUI_N_VIEWS
+} TuiView;
 
 /* Node kinds (TuiNode.kind). */
 enum {
@@ -58,6 +61,8 @@ int tui_heap_build_view(TuiHeap *h, TuiView v);
 int tui_heap_search(TuiHeap *h, const char *text);
 /* Next census grouping (type, info, era, module); rebuilds the view. */
 int tui_heap_next_census_by(TuiHeap *h);
+/* The diff view against the earlier snapshot a_file (TuiHeapDiff.c). */
+int tui_heap_diff(TuiHeap *h, const char *a_file);
 /* Writes a snapshot of the paused heap. */
 int tui_heap_snapshot(TuiHeap *h, const char *file);
 /* Live only: resumes the program, pauses it again and rebuilds the views. */

@@ -126,6 +126,8 @@ int tui_heap_build_view(TuiHeap *h, TuiView v)
         return build_census(h);
     if (v == TUI_VIEW_FRAG)
         return build_frag(h);
+    if (v == TUI_VIEW_DIFF)
+        return tui_heap_diff_hint(h);   /* d builds it */
     return 0;
 }
 

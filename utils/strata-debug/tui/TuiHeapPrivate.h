@@ -2,7 +2,8 @@
  * utils/strata-debug/tui/TuiHeapPrivate.h -- what the files of the heap's
  * views share: TuiHeap.c (status, traversal, search, opening, snapshots,
  * refresh), TuiHeapNodes.c (node labels and the loader that expands
- * them), TuiHeapPanes.c (census and fragmentation).
+ * them), TuiHeapPanes.c (census and fragmentation), TuiHeapDiff.c (the
+ * diff).
  */
 #ifndef STRATA_TUIHEAPPRIVATE_H
 #define STRATA_TUIHEAPPRIVATE_H
@@ -19,6 +20,8 @@ int tui_heap_ensure_reach(TuiHeap *h);
 TuiNode *tui_heap_closure_node(TuiHeap *h, int kind, const char *prefix, uint64_t addr);
 /* The loader of every view's tree (TuiTreeLoadFn; env is the TuiHeap). */
 int tui_heap_load_node(TuiNode *n, void *env);
+/* The diff view before any diff: how to get one. */
+int tui_heap_diff_hint(TuiHeap *h);
 /* Rebuilds the roots view. */
 int tui_heap_build_roots(TuiHeap *h);
 

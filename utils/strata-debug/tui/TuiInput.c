@@ -44,6 +44,8 @@ TuiAction tui_key_action(int key, const TuiKeys *k)
     case '2': return TUI_ACT_VIEW_SEARCH;
     case '3': return TUI_ACT_VIEW_CENSUS;
     case '4': return TUI_ACT_VIEW_FRAG;
+    case '5': return TUI_ACT_VIEW_DIFF;
+    case 'd': return TUI_ACT_DIFF;
     case '\t': return TUI_ACT_NEXT_VIEW;
     case 'b': return TUI_ACT_CENSUS_BY;
     case 's': return TUI_ACT_SNAPSHOT;
@@ -55,7 +57,7 @@ TuiAction tui_key_action(int key, const TuiKeys *k)
 
 static const char *const help_keys[] = {
     "Up/Down, k/j", "PgUp/PgDn, ^B/^F", "Home/End, g/G", "Enter, Space, Right, l",
-    "Left, h", "/", "1 2 3 4, Tab", "b", "s", "r", "^L", "?", "q, ^C",
+    "Left, h", "/", "1 2 3 4 5, Tab", "b", "d", "s", "r", "^L", "?", "q, ^C",
 };
 static const char *const help_what[] = {
     "move the cursor",
@@ -65,8 +67,9 @@ static const char *const help_what[] = {
     "result: its retainer path)",
     "collapse, or go to the parent",
     "search: a constructor, type:CLOSURE_TYPE, info:0xADDR, era:LO-HI, limit:N (default 100)",
-    "views: roots, search results, census, fragmentation",
+    "views: roots, search results, census, fragmentation, diff",
     "census: group by type, info table, era, module",
+    "diff against an earlier snapshot (A): new groups and survivors, by era colour",
     "write a snapshot of the paused heap to a file",
     "refresh: let the program run a moment, then pause it again (live only)",
     "redraw the screen",
@@ -83,7 +86,7 @@ size_t tui_help_rows(const char *const **keys, const char *const **what)
 
 const char *tui_footer_keys(void)
 {
-    return "?:help  q:quit  /:search  Enter:expand  1-4:views  b:group  s:snapshot  r:refresh";
+    return "?:help  q:quit  /:search  Enter:expand  1-5:views  b:group  d:diff  s:snapshot  r:refresh";
 }
 
 void tui_prompt_set(TuiPrompt *p, const char *text)

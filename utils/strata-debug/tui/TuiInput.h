@@ -28,6 +28,8 @@ typedef enum {
     TUI_ACT_VIEW_SEARCH,
     TUI_ACT_VIEW_CENSUS,
     TUI_ACT_VIEW_FRAG,
+    TUI_ACT_VIEW_DIFF,
+    TUI_ACT_DIFF,                /* diff against a snapshot (asks for it) */
     TUI_ACT_NEXT_VIEW,
     TUI_ACT_CENSUS_BY,           /* census: next grouping */
     TUI_ACT_SNAPSHOT,

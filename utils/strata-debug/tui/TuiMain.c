@@ -35,7 +35,7 @@ typedef struct {
     TuiHeap heap;
     TuiUiState ui;
     TuiPrompt prompt;
-    enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_SNAPSHOT } prompt_kind;
+    enum { PROMPT_NONE, PROMPT_SEARCH, PROMPT_SNAPSHOT, PROMPT_DIFF } prompt_kind;
     TuiKeys keys;
 } Tui;
 
@@ -83,6 +83,10 @@ static void finish_prompt(Tui *t)
     } else if (kind == PROMPT_SNAPSHOT) {
         working(t, "working: writing the snapshot...");
         tui_heap_snapshot(&t->heap, t->prompt.text);
+    } else if (kind == PROMPT_DIFF) {
+        working(t, "working: reading A, then traversing this heap...");
+        t->ui.view = TUI_VIEW_DIFF;
+        tui_heap_diff(&t->heap, t->prompt.text);
     }
 }
 
@@ -146,6 +150,8 @@ static bool handle_key(Tui *t, int key)
     case TUI_ACT_VIEW_SEARCH: show_view(t, TUI_VIEW_SEARCH); break;
     case TUI_ACT_VIEW_CENSUS: show_view(t, TUI_VIEW_CENSUS); break;
     case TUI_ACT_VIEW_FRAG: show_view(t, TUI_VIEW_FRAG); break;
+    case TUI_ACT_VIEW_DIFF: show_view(t, TUI_VIEW_DIFF); break;
+    case TUI_ACT_DIFF: start_prompt(t, PROMPT_DIFF, "diff against snapshot A> ", ""); break;
     case TUI_ACT_NEXT_VIEW: show_view(t, (TuiView)((t->ui.view + 1) % TUI_N_VIEWS)); break;
     case TUI_ACT_CENSUS_BY:
         if (t->heap.reach == NULL)
