@@ -127,6 +127,13 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out);
 /* The pointer fields of a closure (non-NULL values only), at most cap of
  * them into out; returns how many there are. */
 size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap);
+/* The pointer fields of a closure, all of them, into *ptrs: a buffer of
+ * the caller's of *cap entries (NULL and 0 to start; free() it at the
+ * end), grown with realloc when the closure has more; *n says how many.
+ * Returns 0, or -1 when out of C heap (not said: the caller says what it
+ * was doing). */
+int dbg_closure_ptrs_grow(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs, size_t *cap,
+                          size_t *n);
 /* Every word of a closure (word 0 is the info pointer) and whether it is
  * a pointer field, at most cap of them; returns the closure's word count.
  * For the TUI's field view. */

@@ -278,23 +278,6 @@ static uint64_t node_addr(const DbgDom *d, uint32_t v)
     return v == 0 ? 0 : dbg_reach_addr(d->r, v - 1);
 }
 
-/* The pointer fields of cl into *ptrs (grown as needed, *cap entries);
- * *n says how many.  Returns 0, or -1 when out of C heap. */
-static int closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs, size_t *cap,
-                        size_t *n)
-{
-    *n = dbg_closure_ptrs(c, cl, *ptrs, *cap);
-    if (*n <= *cap)
-        return 0;
-    uint64_t *g = realloc(*ptrs, *n * sizeof *g);
-    if (g == NULL)
-        return -1;
-    *ptrs = g;
-    *cap = *n;
-    dbg_closure_ptrs(c, cl, *ptrs, *cap);
-    return 0;
-}
-
 /* The graph: every pointer between reachable objects, plus node 0's edges
  * to the roots' closures; and each node's own bytes into d->retained. */
 static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
@@ -335,7 +318,7 @@ static int build_graph(DbgDom *d, uint32_t **off_out, uint32_t **succ_out)
                 goto fail;
             if (d->retained != NULL)
                 d->retained[v] = cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0;
-            if (closure_ptrs(c, &cl, &ptrs, &ptr_cap, &np) != 0)
+            if (dbg_closure_ptrs_grow(c, &cl, &ptrs, &ptr_cap, &np) != 0)
                 goto oom;
         }
         for (size_t i = 0; i < np; i++) {
@@ -718,7 +701,7 @@ static int holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, cons
                         EdgeScan *e, DbgBoundary *out, uint32_t *group)
 {
     size_t np;
-    if (closure_ptrs(c, cl, &e->ptrs, &e->ptr_cap, &np) != 0)
+    if (dbg_closure_ptrs_grow(c, cl, &e->ptrs, &e->ptr_cap, &np) != 0)
         return -1;
     for (size_t i = 0; i < np; i++) {
         DbgClosure t;
@@ -1030,7 +1013,7 @@ static int walk(DbgClient *c, const DbgReach *r, Labels *L, AddrStack *s, EdgeSc
         size_t np;
         if (dbg_closure(c, a, &cl) != 0)
             return -1;
-        if (closure_ptrs(c, &cl, &e->ptrs, &e->ptr_cap, &np) != 0)
+        if (dbg_closure_ptrs_grow(c, &cl, &e->ptrs, &e->ptr_cap, &np) != 0)
             return dbg_fail(c, "out of memory for the era boundary");
         for (size_t i = 0; i < np; i++) {
             size_t k = e->ptrs[i] != 0 ? dbg_reach_rank(r, e->ptrs[i]) : SIZE_MAX;

@@ -58,6 +58,8 @@ struct DbgReach {
     size_t n_found;
     size_t n_blocks;
     uint64_t dangling;
+    uint64_t *ptrs;              /* the fields of the object being scanned */
+    size_t ptr_cap;
     /* Dense numbering (dbg_reach_rank), built on first use: */
     uint64_t **rank_base;        /* per block, per mark word: marked words before it,
                                   * counted over the whole heap in block order */
@@ -115,6 +117,7 @@ void dbg_reach_free(DbgReach *r)
     free(r->found);
     free(r->hot);
     free(r->mark_space);
+    free(r->ptrs);
     free(r);
 }
 
@@ -308,24 +311,12 @@ static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
     if ((it->block != NO_BLOCK ? dbg_closure_in(c, &c->blocks[it->block], it->addr, &cl)
                                : dbg_closure(c, it->addr, &cl)) != 0)
         return -1;
-    uint64_t ptrs[64];
-    size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
-    if (np <= 64) {
-        for (size_t i = 0; i < np; i++)
-            if (visit_dfs(c, r, ptrs[i]) != 0)
-                return -1;
-        return 0;
-    }
-    uint64_t *all = malloc(np * sizeof *all);
-    if (all == NULL)
+    size_t np;
+    if (dbg_closure_ptrs_grow(c, &cl, &r->ptrs, &r->ptr_cap, &np) != 0)
         return dbg_fail(c, "out of memory");
-    dbg_closure_ptrs(c, &cl, all, np);
     for (size_t i = 0; i < np; i++)
-        if (visit_dfs(c, r, all[i]) != 0) {
-            free(all);
+        if (visit_dfs(c, r, r->ptrs[i]) != 0)
             return -1;
-        }
-    free(all);
     return 0;
 }
 
@@ -422,24 +413,15 @@ static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_
             if (t != SIZE_MAX && parent_get(r, t) == 0)
                 parent_set(r, t, (uint64_t)n + 1 + i);
         }
-    uint64_t small[64], *ptrs = small;
-    size_t cap = 64;
+    uint64_t *ptrs = NULL;
+    size_t cap = 0, np;
     for (size_t q = 0; q < r->n; q++) {
         DbgClosure cl;
         if (dbg_closure(c, r->order[q], &cl) != 0)
             goto fail;
-        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
-        if (np > cap) {
-            uint64_t *g = malloc(np * sizeof *g);
-            if (g == NULL) {
-                dbg_fail(c, "out of memory");
-                goto fail;
-            }
-            if (ptrs != small)
-                free(ptrs);
-            ptrs = g;
-            cap = np;
-            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        if (dbg_closure_ptrs_grow(c, &cl, &ptrs, &cap, &np) != 0) {
+            dbg_fail(c, "out of memory");
+            goto fail;
         }
         uint64_t self = 0;   /* this object's rank + 1, looked up once needed */
         for (size_t i = 0; i < np; i++) {
@@ -451,12 +433,10 @@ static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_
             }
         }
     }
-    if (ptrs != small)
-        free(ptrs);
+    free(ptrs);
     return 0;
 fail:
-    if (ptrs != small)
-        free(ptrs);
+    free(ptrs);
     return -1;
 }
 
@@ -584,8 +564,8 @@ static int search_paths(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t 
     if (r->limit > 0 && (r->found = malloc(r->limit * sizeof *r->found)) == NULL)
         return dbg_fail(c, "out of memory");
     AddrQueue q = {0};
-    uint64_t small[64], *ptrs = small;
-    size_t cap = 64;
+    uint64_t *ptrs = NULL;
+    size_t cap = 0, np;
     for (size_t k = 0; k < sizeof seed_order; k++)
         for (size_t i = 0; i < n_roots; i++) {
             size_t t = roots[i].kind == seed_order[k] ? dbg_reach_rank(r, roots[i].addr)
@@ -620,17 +600,8 @@ static int search_paths(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t 
             goto fail;
         if (r->n_found < r->limit && dbg_query_matches(&r->query, &cl))
             r->found[r->n_found++] = it.addr;
-        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
-        if (np > cap) {
-            uint64_t *g = malloc(np * sizeof *g);
-            if (g == NULL)
-                goto oom;
-            if (ptrs != small)
-                free(ptrs);
-            ptrs = g;
-            cap = np;
-            dbg_closure_ptrs(c, &cl, ptrs, cap);
-        }
+        if (dbg_closure_ptrs_grow(c, &cl, &ptrs, &cap, &np) != 0)
+            goto oom;
         uint64_t self = 0;   /* this object's rank + 1, looked up once needed */
         for (size_t i = 0; i < np; i++) {
             size_t t = dbg_reach_rank(r, ptrs[i]);
@@ -644,15 +615,13 @@ static int search_paths(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t 
                 goto oom;
         }
     }
-    if (ptrs != small)
-        free(ptrs);
+    free(ptrs);
     queue_free(&q);
     return 0;
 oom:
     dbg_fail(c, "out of memory for the traversal");
 fail:
-    if (ptrs != small)
-        free(ptrs);
+    free(ptrs);
     queue_free(&q);
     return -1;
 }
@@ -684,26 +653,14 @@ const uint64_t *dbg_reach_found(const DbgReach *r, size_t *n)
 static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
 {
     DbgClosure cl;
-    uint64_t ptrs[64];
     if (dbg_closure(c, addr, &cl) != 0)
         return -1;
-    size_t np = dbg_closure_ptrs(c, &cl, ptrs, 64);
-    if (np <= 64) {
-        for (size_t i = 0; i < np; i++)
-            if (visit(c, r, ptrs[i]) != 0)
-                return -1;
-        return 0;
-    }
-    uint64_t *all = malloc(np * sizeof *all);
-    if (all == NULL)
+    size_t np;
+    if (dbg_closure_ptrs_grow(c, &cl, &r->ptrs, &r->ptr_cap, &np) != 0)
         return dbg_fail(c, "out of memory");
-    dbg_closure_ptrs(c, &cl, all, np);
     for (size_t i = 0; i < np; i++)
-        if (visit(c, r, all[i]) != 0) {
-            free(all);
+        if (visit(c, r, r->ptrs[i]) != 0)
             return -1;
-        }
-    free(all);
     return 0;
 }
 
