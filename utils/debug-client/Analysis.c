@@ -454,7 +454,7 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
  * per-generation weak lists (Note [Weak pointers] in sm/Weak.c), not
  * through any pointer: a weak nothing refers to is still live.  The stub
  * does not send those lists, so the weaks are found by walking every
- * block for closures of type WEAK.  Reachability (Reach.c) gives a WEAK no
+ * block for closures of type WEAK.  Reachability (Marks.c) gives a WEAK no
  * pointer fields (Decode.c), so "the key is marked" is exactly the
  * collector's test: reachable from the roots other than through weak
  * pointers' values.  A static key never dies (the collector's rule too).

@@ -176,7 +176,7 @@ int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_e
 
 /* Dense numbering of a traversal's reachable objects, 0 .. n-1 (heap
  * objects in address order, then statics); see Note [Ranks from the marks]
- * in Reach.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an
+ * in Ranks.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an
  * address that is not a reachable object. */
 int dbg_reach_rank_build(DbgReach *r);
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr);

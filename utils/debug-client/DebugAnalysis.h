@@ -33,7 +33,7 @@ DbgReach *dbg_reach(DbgClient *c);
 /* The same without recording parents (no retainer paths): a census needs
  * only the marks, and the parents are most of the memory. */
 DbgReach *dbg_reach_opts(DbgClient *c, bool paths);
-/* Marks only (Note [Marks only] in Reach.c): the same reachable set,
+/* Marks only (Note [Marks only] in Marks.c): the same reachable set,
  * found depth first, in a fraction of the memory; dbg_reach_objects gives
  * nothing and dbg_search finds nothing: read the objects with
  * dbg_reach_for_each_heap.  What a census needs. */

@@ -3,7 +3,7 @@
  * and what it answers: each object's retained size (the bytes that would
  * be freed if it died), the objects that keep the most memory, and the era
  * boundary (objects of later eras holding objects of older ones, ranked by
- * the old bytes only they keep alive).  Relies on Reach.c's dense object
+ * the old bytes only they keep alive).  Relies on Ranks.c's dense object
  * numbering (Note [Ranks from the marks]).  See docs/strata-debug.md and
  * docs/design/debugger.md.
  */

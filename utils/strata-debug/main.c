@@ -791,7 +791,7 @@ static int run_command(DbgClient *c, const char *cmd, const Opts *o)
     double t0 = now_s();
     bool paths = strcmp(cmd, "fragmentation") == 0 && o->retainers > 0;
     /* A census, the dominator tree and the boundary need only the marks
-     * and the ranks (Note [Marks only] in Reach.c), retainers the paths
+     * and the ranks (Note [Marks only] in Marks.c), retainers the paths
      * and its matches but not the order (Note [Paths without the
      * order]). */
     bool marks = strcmp(cmd, "census") == 0 || strcmp(cmd, "boundary") == 0 ||
