@@ -4,7 +4,6 @@
  * runtime's (sm/ClosureSize.h, docs/design/objects.md, and the table in
  * docs/debug-protocol.md), and the names tools print.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "ClientPrivate.h"
@@ -278,21 +277,6 @@ size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_
     PtrCollect p = {cl->words, out, cap, 0};
     for_each_ptr_word(c, cl, collect_ptr, &p);
     return p.n;
-}
-
-int dbg_closure_ptrs_grow(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs, size_t *cap,
-                          size_t *n)
-{
-    *n = dbg_closure_ptrs(c, cl, *ptrs, *cap);
-    if (*n <= *cap)
-        return 0;
-    uint64_t *g = realloc(*ptrs, *n * sizeof *g);
-    if (g == NULL)
-        return -1;
-    *ptrs = g;
-    *cap = *n;
-    dbg_closure_ptrs(c, cl, *ptrs, *cap);
-    return 0;
 }
 
 typedef struct {

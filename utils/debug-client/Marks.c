@@ -250,8 +250,9 @@ static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
     size_t np;
     if (dbg_closure_ptrs_grow(c, &cl, &r->ptrs, &r->ptr_cap, &np) != 0)
         return dbg_fail(c, "out of memory");
+    const uint64_t *ptrs = r->ptrs;   /* visit_dfs does not change it */
     for (size_t i = 0; i < np; i++)
-        if (visit_dfs(c, r, r->ptrs[i]) != 0)
+        if (visit_dfs(c, r, ptrs[i]) != 0)
             return -1;
     return 0;
 }
@@ -301,8 +302,9 @@ static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
     size_t np;
     if (dbg_closure_ptrs_grow(c, &cl, &r->ptrs, &r->ptr_cap, &np) != 0)
         return dbg_fail(c, "out of memory");
+    const uint64_t *ptrs = r->ptrs;   /* visit does not change it */
     for (size_t i = 0; i < np; i++)
-        if (visit(c, r, r->ptrs[i]) != 0)
+        if (visit(c, r, ptrs[i]) != 0)
             return -1;
     return 0;
 }
