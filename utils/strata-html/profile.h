@@ -1,8 +1,8 @@
 /*
  * utils/strata-html/profile.h -- the internal API of strata-html: the heap
  * profile it builds from one input (profile.c), the two readers that feed
- * it (from_eventlog.c, from_hp.c), the JSON writer (json.c) and the page
- * writer (page.c).  See docs/design/html.md for the memory bound.
+ * it (from_eventlog.c, from_hp.c), the JSON writer (json.c, json_text.c)
+ * and the page writer (page.c).  See docs/design/html.md for the memory bound.
  */
 #ifndef STRATA_HTML_PROFILE_H
 #define STRATA_HTML_PROFILE_H
@@ -205,6 +205,11 @@ typedef struct Options {
     int json;
     int normalise_time;     /* --diff on a 0-100 % time axis per run */
 } Options;
+
+/* json_text.c: a JSON string (NULL as null; Note [JSON strings are code
+ * points]) and a JSON number (non-finite as null). */
+void json_string(FILE *out, const char *s);
+void json_number(FILE *out, double v);
 
 /* json.c: the report's data, one JSON object (docs/strata-html.md). */
 void json_write_report(FILE *out, const Options *o, Profile *const *profiles, size_t n);
