@@ -53,7 +53,9 @@ hp)
     incs=(utils/strata-html reader base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
-        utils/debug-client/Client.c utils/debug-client/Decode.c utils/debug-client/Marks.c
+        utils/debug-client/BlockIndex.c
+        utils/debug-client/Client.c utils/debug-client/Payloads.c utils/debug-client/Decode.c
+        utils/debug-client/Marks.c
         utils/debug-client/Ranks.c utils/debug-client/Reach.c utils/debug-client/Search.c
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c
         utils/debug-client/PrivateFile.c wire/DebugWire.c wire/ClosureTypeNames.c)
