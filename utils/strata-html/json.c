@@ -59,9 +59,9 @@ static char *ipe_name(const EvrIpe *ipe)
 
 /* A cost centre as hp2ps names it: its label, but "Module.CAF" for the
  * CAF cost centres (every module has one called "CAF"). */
-static const char *cc_display(const CostCentre *cc, char *buf, size_t size)
+static const char *cc_display(const HpCostCentre *cc, char *buf, size_t size)
 {
-    if (strcmp(cc->label, "CAF") == 0 && cc->module != NULL && cc->module[0] != '\0') {
+    if (hp_cost_centre_is_caf(cc)) {
         snprintf(buf, size, "%s.CAF", cc->module);
         return buf;
     }
@@ -84,8 +84,8 @@ static char *ccs_name(const Profile *p, const char *key)
         char *end;
         unsigned long id = strtoul(k, &end, 10);
         char buf[512];
-        const char *label = id < p->n_ccs && p->ccs[id].label
-                                ? cc_display(&p->ccs[id], buf, sizeof buf) : NULL;
+        const HpCostCentre *cc = hp_cost_centre(&p->ccs, id);
+        const char *label = cc != NULL ? cc_display(cc, buf, sizeof buf) : NULL;
         if (label == NULL) {
             snprintf(buf, sizeof buf, "cc%lu", id);
             label = buf;
@@ -144,7 +144,7 @@ static void write_ccs(FILE *out, const Profile *p, const char *key)
             k = *end == ',' ? end + 1 : end;
         }
         for (size_t i = n; i-- > 0;) {
-            const CostCentre *cc = ids[i] < p->n_ccs ? &p->ccs[ids[i]] : NULL;
+            const HpCostCentre *cc = hp_cost_centre(&p->ccs, ids[i]);
             char buf[512];
             snprintf(buf, sizeof buf, "cc%lu", ids[i]);
             fputs(i + 1 == n ? "{\"label\":" : ",{\"label\":", out);

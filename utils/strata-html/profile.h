@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "CostCentres.h"
 #include "IpeTable.h"
 #include "LabelIndex.h"
 
@@ -75,17 +76,6 @@ typedef struct Filters {
     int messages;           /* --include-trace-events: traceEvent messages too */
 } Filters;
 
-/* A cost centre of a -prof program (HEAP_PROF_COST_CENTRE). */
-typedef struct CostCentre {
-    char *label;            /* owned, NULL where the id was never defined */
-    char *module;           /* owned */
-    char *srcloc;           /* owned */
-} CostCentre;
-
-/* Cost centre ids above this are refused as corrupt (GHC numbers them from
- * 1 up, one per cost centre in the program). */
-#define PROFILE_MAX_CC_ID (1u << 24)
-
 enum { HEAP_SERIES_SIZE, HEAP_SERIES_BLOCKS, HEAP_SERIES_LIVE, HEAP_SERIES_COUNT };
 
 typedef struct Profile {
@@ -116,8 +106,7 @@ typedef struct Profile {
     Band *bands;
     size_t n_bands, bands_cap;
     EvrIpeTable ipes;               /* -hi: every IPE event, by address */
-    CostCentre *ccs;                /* -hc: cost centres by id, n_ccs slots */
-    size_t n_ccs;
+    HpCostCentres ccs;              /* -hc: cost centres by id (utils/heapprof) */
     int hp_cost_centres;            /* a .hp file of -hc (its JOB says so) */
     /* Heap */
     Series heap_series[HEAP_SERIES_COUNT];
@@ -158,7 +147,7 @@ char *profile_strdup(Profile *p, const char *s, size_t len);
 void profile_set_warning(Profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Records cost centre id (HEAP_PROF_COST_CENTRE); ids past
- * PROFILE_MAX_CC_ID are ignored. */
+ * HP_MAX_CC_ID are ignored. */
 void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
                          const char *module, size_t module_len, const char *srcloc,
                          size_t srcloc_len);
