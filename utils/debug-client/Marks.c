@@ -241,20 +241,29 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
     return 0;
 }
 
+/* Calls visit_fn on each pointer field of cl.  Inline, so that each
+ * traversal's visit is called directly. */
+static inline __attribute__((always_inline)) int
+visit_fields(DbgClient *c, DbgReach *r, const DbgClosure *cl,
+             int (*visit_fn)(DbgClient *c, DbgReach *r, uint64_t addr))
+{
+    size_t np;
+    if (dbg_closure_ptrs_grow(c, cl, &r->ptrs, &r->ptr_cap, &np) != 0)
+        return dbg_fail(c, "out of memory");
+    const uint64_t *ptrs = r->ptrs;   /* a visit does not change it */
+    for (size_t i = 0; i < np; i++)
+        if (visit_fn(c, r, ptrs[i]) != 0)
+            return -1;
+    return 0;
+}
+
 static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
 {
     DbgClosure cl;
     if ((it->block != NO_BLOCK ? dbg_closure_in(c, &c->blocks[it->block], it->addr, &cl)
                                : dbg_closure(c, it->addr, &cl)) != 0)
         return -1;
-    size_t np;
-    if (dbg_closure_ptrs_grow(c, &cl, &r->ptrs, &r->ptr_cap, &np) != 0)
-        return dbg_fail(c, "out of memory");
-    const uint64_t *ptrs = r->ptrs;   /* visit_dfs does not change it */
-    for (size_t i = 0; i < np; i++)
-        if (visit_dfs(c, r, ptrs[i]) != 0)
-            return -1;
-    return 0;
+    return visit_fields(c, r, &cl, visit_dfs);
 }
 
 /* Note [Prefetching the marks-only traversal]
@@ -299,14 +308,7 @@ static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
     DbgClosure cl;
     if (dbg_closure(c, addr, &cl) != 0)
         return -1;
-    size_t np;
-    if (dbg_closure_ptrs_grow(c, &cl, &r->ptrs, &r->ptr_cap, &np) != 0)
-        return dbg_fail(c, "out of memory");
-    const uint64_t *ptrs = r->ptrs;   /* visit does not change it */
-    for (size_t i = 0; i < np; i++)
-        if (visit(c, r, ptrs[i]) != 0)
-            return -1;
-    return 0;
+    return visit_fields(c, r, &cl, visit);
 }
 
 /* Note [Marks only]

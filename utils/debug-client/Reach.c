@@ -49,18 +49,28 @@ static void parent_set(DbgReach *r, size_t t, uint64_t p)
         r->parents64[t] = p;
 }
 
-static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
+/* Ranks the objects and allocates their parents, all 0 (none yet), in 32
+ * bits where they fit.  0, or -1 (said). */
+static int parents_alloc(DbgClient *c, DbgReach *r, size_t n_roots)
 {
     if (dbg_reach_rank_build(r) != 0)
         return -1;
     size_t n = dbg_reach_n_ranked(r);
     r->n_parent_objs = n;
     if ((uint64_t)n + 1 + n_roots <= UINT32_MAX)
-        r->parents32 = calloc(n ? n : 1, sizeof *r->parents32);   /* 0: none yet */
+        r->parents32 = calloc(n ? n : 1, sizeof *r->parents32);
     else
         r->parents64 = calloc(n ? n : 1, sizeof *r->parents64);
     if (r->parents32 == NULL && r->parents64 == NULL)
         return dbg_fail(c, "out of memory for retainer paths");
+    return 0;
+}
+
+static int record_parents(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
+{
+    if (parents_alloc(c, r, n_roots) != 0)
+        return -1;
+    size_t n = r->n_parent_objs;
     for (size_t k = 0; k < sizeof dbg_seed_order; k++)
         for (size_t i = 0; i < n_roots; i++) {
             size_t t = roots[i].kind == dbg_seed_order[k] ? dbg_reach_rank(r, roots[i].addr)
@@ -212,16 +222,9 @@ static void queue_free(AddrQueue *q)
  * traversal], which keeps their order. */
 static int search_paths(DbgClient *c, DbgReach *r, const DbgRoot *roots, size_t n_roots)
 {
-    if (dbg_reach_rank_build(r) != 0)
+    if (parents_alloc(c, r, n_roots) != 0)
         return -1;
-    size_t n = dbg_reach_n_ranked(r);
-    r->n_parent_objs = n;
-    if ((uint64_t)n + 1 + n_roots <= UINT32_MAX)
-        r->parents32 = calloc(n ? n : 1, sizeof *r->parents32);   /* 0: none yet */
-    else
-        r->parents64 = calloc(n ? n : 1, sizeof *r->parents64);
-    if (r->parents32 == NULL && r->parents64 == NULL)
-        return dbg_fail(c, "out of memory for retainer paths");
+    size_t n = r->n_parent_objs;
     if (r->limit > 0 && (r->found = malloc(r->limit * sizeof *r->found)) == NULL)
         return dbg_fail(c, "out of memory");
     AddrQueue q = {0};
