@@ -8,16 +8,6 @@
 #include "CostCentres.h"
 #include "GrowArray.h"
 
-static char *copy(EvrStr s)
-{
-    char *c = malloc(s.len + 1);
-    if (c != NULL) {
-        memcpy(c, s.ptr, s.len);
-        c[s.len] = '\0';
-    }
-    return c;
-}
-
 int hp_cost_centre_define(HpCostCentres *t, uint32_t id, EvrStr label, EvrStr module,
                           EvrStr srcloc)
 {
@@ -33,7 +23,7 @@ int hp_cost_centre_define(HpCostCentres *t, uint32_t id, EvrStr label, EvrStr mo
     HpCostCentre *cc = &t->cc[id];
     if (cc->label != NULL)
         return 0;   /* defined once; a repeat keeps the first */
-    HpCostCentre c = { copy(label), copy(module), copy(srcloc) };
+    HpCostCentre c = { evr_str_dup(label), evr_str_dup(module), evr_str_dup(srcloc) };
     if (c.label == NULL || c.module == NULL || c.srcloc == NULL) {
         free(c.label);
         free(c.module);

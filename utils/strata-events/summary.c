@@ -190,13 +190,9 @@ static const EvrIpe *bucket_ipe(const Summary *s, const Bucket *b)
 
 static char *copy_bytes(Summary *s, EvrStr str)
 {
-    char *c = malloc(str.len + 1);
-    if (c == NULL) {
+    char *c = evr_str_dup(str);
+    if (c == NULL)
         s->out_of_memory = 1;
-        return NULL;
-    }
-    memcpy(c, str.ptr, str.len);
-    c[str.len] = '\0';
     return c;
 }
 
