@@ -462,6 +462,55 @@ int evr_decodes_type(uint16_t id)
     }
 }
 
+/* event_decode for the heap profile's events. */
+static void decode_heap_prof(EvrEvent *ev, Cursor *c)
+{
+    switch (ev->type) {
+    case EVENT_HEAP_PROF_BEGIN:
+        ev->u.prof_begin.profile_id = cursor_u8(c);
+        ev->u.prof_begin.interval_ns = cursor_u64(c);
+        ev->u.prof_begin.breakdown = cursor_u32(c);
+        for (int i = 0; i < EVR_HEAP_PROF_FILTERS; i++)
+            ev->u.prof_begin.filters[i] = cursor_cstr(c);
+        if (c->bad == NULL && (ev->u.prof_begin.breakdown < HEAP_PROF_BREAKDOWN_COST_CENTRE ||
+                              ev->u.prof_begin.breakdown > HEAP_PROF_BREAKDOWN_ERA))
+            c->bad = "unknown heap profile breakdown code (GHC's are 1-9)";
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_BEGIN:
+    case EVENT_HEAP_PROF_SAMPLE_END:
+        ev->u.sample.census = cursor_u64(c);
+        ev->u.sample.sample_time_ns = ev->time_ns;
+        break;
+    case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
+        ev->u.sample.census = cursor_u64(c);
+        ev->u.sample.sample_time_ns = cursor_u64(c);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_STRING:
+        ev->u.sample_string.profile_id = cursor_u8(c);
+        ev->u.sample_string.residency_bytes = cursor_u64(c);
+        ev->u.sample_string.label = cursor_cstr(c);
+        break;
+    case EVENT_HEAP_PROF_COST_CENTRE:
+        ev->u.cost_centre.id = cursor_u32(c);
+        ev->u.cost_centre.label = cursor_cstr(c);
+        ev->u.cost_centre.module = cursor_cstr(c);
+        ev->u.cost_centre.srcloc = cursor_cstr(c);
+        ev->u.cost_centre.flags = cursor_u8(c);
+        break;
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE: {
+        const uint8_t *ids = NULL;
+        ev->u.sample_cc.profile_id = cursor_u8(c);
+        ev->u.sample_cc.residency_bytes = cursor_u64(c);
+        ev->u.sample_cc.depth = cursor_u8(c);
+        cursor_take(c, (size_t)ev->u.sample_cc.depth * 4, &ids);
+        ev->u.sample_cc.stack = ids;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* Decodes ev->payload into ev->u; sets ev->decoded / ev->malformed. */
 static void event_decode(EvrEvent *ev, int variable)
 {
@@ -510,45 +559,14 @@ static void event_decode(EvrEvent *ev, int variable)
         ev->u.user.text = cursor_rest(&c);
         break;
     case EVENT_HEAP_PROF_BEGIN:
-        ev->u.prof_begin.profile_id = cursor_u8(&c);
-        ev->u.prof_begin.interval_ns = cursor_u64(&c);
-        ev->u.prof_begin.breakdown = cursor_u32(&c);
-        for (int i = 0; i < EVR_HEAP_PROF_FILTERS; i++)
-            ev->u.prof_begin.filters[i] = cursor_cstr(&c);
-        if (c.bad == NULL && (ev->u.prof_begin.breakdown < HEAP_PROF_BREAKDOWN_COST_CENTRE ||
-                              ev->u.prof_begin.breakdown > HEAP_PROF_BREAKDOWN_ERA))
-            c.bad = "unknown heap profile breakdown code (GHC's are 1-9)";
-        break;
     case EVENT_HEAP_PROF_SAMPLE_BEGIN:
     case EVENT_HEAP_PROF_SAMPLE_END:
-        ev->u.sample.census = cursor_u64(&c);
-        ev->u.sample.sample_time_ns = ev->time_ns;
-        break;
     case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        ev->u.sample.census = cursor_u64(&c);
-        ev->u.sample.sample_time_ns = cursor_u64(&c);
-        break;
     case EVENT_HEAP_PROF_SAMPLE_STRING:
-        ev->u.sample_string.profile_id = cursor_u8(&c);
-        ev->u.sample_string.residency_bytes = cursor_u64(&c);
-        ev->u.sample_string.label = cursor_cstr(&c);
-        break;
     case EVENT_HEAP_PROF_COST_CENTRE:
-        ev->u.cost_centre.id = cursor_u32(&c);
-        ev->u.cost_centre.label = cursor_cstr(&c);
-        ev->u.cost_centre.module = cursor_cstr(&c);
-        ev->u.cost_centre.srcloc = cursor_cstr(&c);
-        ev->u.cost_centre.flags = cursor_u8(&c);
+    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
+        decode_heap_prof(ev, &c);
         break;
-    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE: {
-        const uint8_t *ids = NULL;
-        ev->u.sample_cc.profile_id = cursor_u8(&c);
-        ev->u.sample_cc.residency_bytes = cursor_u64(&c);
-        ev->u.sample_cc.depth = cursor_u8(&c);
-        cursor_take(&c, (size_t)ev->u.sample_cc.depth * 4, &ids);
-        ev->u.sample_cc.stack = ids;
-        break;
-    }
     case EVENT_IPE:
         ev->u.ipe.info = cursor_u64(&c);
         ev->u.ipe.table_name = cursor_cstr(&c);

@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <strata/EventLogFormat.h>
 
@@ -37,6 +39,18 @@ typedef struct EvrStr {
     const char *ptr;   /* first byte (never NULL once decoded) */
     size_t len;        /* bytes, excluding any NUL terminator */
 } EvrStr;
+
+/* A NUL-terminated copy of s (malloc'd; free() it), or NULL when out of
+ * memory.  Inline: it needs nothing of the reader. */
+static inline char *evr_str_dup(EvrStr s)
+{
+    char *c = malloc(s.len + 1);
+    if (c != NULL) {
+        memcpy(c, s.ptr, s.len);
+        c[s.len] = '\0';
+    }
+    return c;
+}
 
 /* One declared event type from the header. */
 typedef struct EvrEventType {

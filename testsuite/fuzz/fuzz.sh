@@ -48,12 +48,15 @@ debug-request)
     incs=(rts/debug wire base) max_len=4096 keep_len=4096 ;;
 hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/strata-html/profile.c utils/strata-html/series.c
-        utils/strata-html/from_hp.c utils/strata-html/progress.c
+        utils/strata-html/from_hp.c utils/strata-html/progress.c utils/heapprof/CostCentres.c
         reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
-    incs=(utils/strata-html reader base) max_len=16384 keep_len=4096 ;;
+    incs=(utils/strata-html utils/heapprof reader base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
-        utils/debug-client/Client.c utils/debug-client/Decode.c utils/debug-client/Reach.c
+        utils/debug-client/BlockIndex.c
+        utils/debug-client/Client.c utils/debug-client/Payloads.c utils/debug-client/Decode.c
+        utils/debug-client/Marks.c
+        utils/debug-client/Ranks.c utils/debug-client/Reach.c utils/debug-client/Search.c
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c
         utils/debug-client/PrivateFile.c wire/DebugWire.c wire/ClosureTypeNames.c)
     incs=(utils/debug-client wire base) max_len=65536 keep_len=16384 ;;

@@ -271,7 +271,7 @@ static void test_debug_census_equals_profiler(void **state)
     assert_non_null(strstr(cs.buckets[0].label, "NumThunk"));
     dbg_census_free(&cs);
 
-    /* A marks-only traversal (depth first, Note [Marks only] in Reach.c)
+    /* A marks-only traversal (depth first, Note [Marks only] in Marks.c)
      * reaches the same objects and gives the same census, bucket for
      * bucket, in every grouping. */
     DbgReach *m = dbg_reach_marks(c);

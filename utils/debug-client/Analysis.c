@@ -425,17 +425,11 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
         DbgClosure cl;
         if (dbg_closure(c, objs[i], &cl) != 0)
             break;
-        size_t np = dbg_closure_ptrs(c, &cl, ptrs, cap);
-        if (np > cap) {
-            uint64_t *p = realloc(ptrs, np * sizeof *p);
-            if (p == NULL) {
-                free(ptrs);
-                word_map_free(&ids);
-                return dbg_fail(c, "out of memory");
-            }
-            ptrs = p;
-            cap = np;
-            dbg_closure_ptrs(c, &cl, ptrs, cap);
+        size_t np;
+        if (dbg_closure_ptrs_grow(c, &cl, &ptrs, &cap, &np) != 0) {
+            free(ptrs);
+            word_map_free(&ids);
+            return dbg_fail(c, "out of memory");
         }
         for (size_t k = 0; k < np; k++) {
             uint64_t *t = word_map_get(&ids, ptrs[k]);
@@ -460,7 +454,7 @@ int dbg_write_gml(DbgClient *c, const DbgReach *r, FILE *f)
  * per-generation weak lists (Note [Weak pointers] in sm/Weak.c), not
  * through any pointer: a weak nothing refers to is still live.  The stub
  * does not send those lists, so the weaks are found by walking every
- * block for closures of type WEAK.  Reachability (Reach.c) gives a WEAK no
+ * block for closures of type WEAK.  Reachability (Marks.c) gives a WEAK no
  * pointer fields (Decode.c), so "the key is marked" is exactly the
  * collector's test: reachable from the roots other than through weak
  * pointers' values.  A static key never dies (the collector's rule too).

@@ -1,8 +1,8 @@
 /*
  * utils/debug-client/Client.c -- the client library's transport (requests
  * over the debug socket, docs/debug-protocol.md), its caches (blocks,
- * info tables, static closures: each fetched once) and the wire payload
- * decoders shared with the snapshot reader (Snapshot.c).
+ * info tables, static closures: each fetched once).  The wire payloads'
+ * decoders, shared with the snapshot reader, are Payloads.c's.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -209,263 +209,6 @@ void dbg_drop_blocks(DbgClient *c)
 }
 
 /* ----------------------------------------------------------------------
- * Payload decoders
- * ---------------------------------------------------------------------- */
-
-int dbg_parse_target(DbgClient *c, DebugCursor *cur)
-{
-    DbgTarget *t = &c->target;
-    free(t->program);
-    free(t->strata_version);
-    t->protocol = debug_get_u32(cur);
-    t->word_size = debug_get_u32(cur);
-    t->block_size = debug_get_u32(cur);
-    t->mblock_size = debug_get_u32(cur);
-    t->pid = debug_get_u32(cur);
-    t->paused = debug_get_u32(cur) != 0;
-    t->era = debug_get_u64(cur);
-    t->n_mblocks = debug_get_u64(cur);
-    t->program = debug_get_str(cur);
-    t->strata_version = debug_get_str(cur);
-    if (cur->bad)
-        return dbg_fail(c, "malformed version record");
-    if (t->protocol != DEBUG_PROTOCOL_VERSION || t->word_size != 8)
-        return dbg_fail(c, "unsupported target: protocol %u, word size %u (expected %u, 8)",
-                        t->protocol, t->word_size, DEBUG_PROTOCOL_VERSION);
-    c->have_target = true;
-    return 0;
-}
-
-static int block_cmp(const void *a, const void *b)
-{
-    uint64_t x = ((const DbgBlock *)a)->start, y = ((const DbgBlock *)b)->start;
-    return x < y ? -1 : x > y;
-}
-
-int dbg_parse_blocks(DbgClient *c, DebugCursor *cur)
-{
-    uint32_t n = debug_get_u32(cur);
-    if (cur->bad || cur->left < (size_t)n * DEBUG_BLOCK_ENTRY_BYTES)
-        return dbg_fail(c, "malformed block list (%u entries in %zu bytes)", n, cur->left);
-    DbgBlock *bs = calloc(n ? n : 1, sizeof *bs);
-    uint8_t **data = calloc(n ? n : 1, sizeof *data);
-    if (bs == NULL || data == NULL) {
-        free(bs);
-        free(data);
-        return dbg_fail(c, "out of memory for %u blocks", n);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        DbgBlock *b = &bs[i];
-        b->start = debug_get_u64(cur);
-        b->era = debug_get_u64(cur);
-        b->used_bytes = debug_get_u64(cur);
-        b->n_blocks = debug_get_u32(cur);
-        b->flags = debug_get_u16(cur);
-        b->gen = debug_get_u16(cur);
-        b->kind = debug_get_u8(cur);
-        debug_get_bytes(cur, 7);
-        /* A later era segment of a block counts no blocks of its own (the
-         * protocol's block entries). */
-        uint64_t room_blocks = b->n_blocks > 0 ? b->n_blocks : 1;
-        if (b->used_bytes > room_blocks * 4096 || b->start % 8 != 0 ||
-            b->start + b->used_bytes < b->start) {
-            dbg_fail(c, "malformed block entry %u (start 0x%llx, %llu bytes used of %u blocks)",
-                     i, (unsigned long long)b->start, (unsigned long long)b->used_bytes,
-                     b->n_blocks);
-            free(bs);
-            free(data);
-            return -1;
-        }
-    }
-    qsort(bs, n, sizeof *bs, block_cmp);
-    for (uint32_t i = 1; i < n; i++)
-        if (bs[i].start < bs[i - 1].start + bs[i - 1].used_bytes) {
-            dbg_fail(c, "malformed block list: blocks 0x%llx and 0x%llx overlap",
-                     (unsigned long long)bs[i - 1].start, (unsigned long long)bs[i].start);
-            free(bs);
-            free(data);
-            return -1;
-        }
-    dbg_drop_blocks(c);
-    c->blocks = bs;
-    c->block_data = data;
-    c->n_blocks = n;
-    c->have_blocks = true;
-    if (block_index_build(&c->block_index, bs, n) != 0) {
-        dbg_drop_blocks(c);
-        return dbg_fail(c, "out of memory for the index of %u blocks", n);
-    }
-    return 0;
-}
-
-static void free_roots(DbgClient *c)
-{
-    for (size_t i = 0; i < c->n_roots; i++) {
-        free((char *)c->roots[i].func);
-        free((char *)c->roots[i].file);
-    }
-    free(c->roots);
-    c->roots = NULL;
-    c->n_roots = 0;
-    c->have_roots = false;
-    word_map_free(&c->named_statics);
-}
-
-/* Frees the cached static closures (the map's values). */
-static void free_statics(DbgClient *c)
-{
-    size_t pos = 0;
-    uint64_t key, val;
-    while (word_map_next(&c->statics, &pos, &key, &val)) {
-        StaticObj *s = (StaticObj *)(uintptr_t)val;
-        free(s->words);
-        free(s);
-    }
-}
-
-int dbg_parse_roots(DbgClient *c, DebugCursor *cur)
-{
-    free_roots(c);
-    uint32_t n = debug_get_u32(cur);
-    if (cur->bad || n > cur->left / 25)
-        return dbg_fail(c, "malformed root list (%u roots in %zu bytes)", n, cur->left);
-    c->roots = calloc(n ? n : 1, sizeof *c->roots);
-    if (c->roots == NULL)
-        return dbg_fail(c, "out of memory for %u roots", n);
-    for (uint32_t i = 0; i < n && !cur->bad; i++) {
-        DbgRoot *r = &c->roots[i];
-        r->kind = debug_get_u8(cur);
-        r->index = debug_get_u32(cur);
-        r->slot = debug_get_u32(cur);
-        r->addr = debug_get_u64(cur);
-        r->func = debug_get_str(cur);
-        r->file = debug_get_str(cur);
-        r->line = debug_get_u32(cur);
-        c->n_roots = i + 1;
-    }
-    if (cur->bad) {
-        free_roots(c);
-        return dbg_fail(c, "malformed root list (truncated)");
-    }
-    /* Each thread's frames come just before its THREAD root (rts/debug/
-     * DebugHeap.c): the frames take the id of the next THREAD root. */
-    uint32_t thread = 0;
-    for (uint32_t i = n; i-- > 0;) {
-        DbgRoot *r = &c->roots[i];
-        if (r->kind == DEBUG_ROOT_THREAD)
-            thread = r->index;
-        else if (r->kind == DEBUG_ROOT_FRAME)
-            r->thread = thread;
-    }
-    /* Static closures the stub could name (Note [Naming static roots] in
-     * rts/debug/DebugHeap.c); the first root of an address wins. */
-    for (uint32_t i = 0; i < n; i++) {
-        const DbgRoot *r = &c->roots[i];
-        if (r->kind != DEBUG_ROOT_STATIC || r->func[0] == '\0' || r->addr == 0 ||
-            word_map_get(&c->named_statics, r->addr) != NULL)
-            continue;
-        if (word_map_put(&c->named_statics, r->addr, (uint64_t)i + 1) != 0) {
-            free_roots(c);
-            return dbg_fail(c, "out of memory for %u roots", n);
-        }
-    }
-    c->have_roots = true;
-    return 0;
-}
-
-static void free_info(DbgInfo *in)
-{
-    if (in == NULL)
-        return;
-    free((char *)in->name);
-    free((char *)in->table_name);
-    free((char *)in->closure_desc);
-    free((char *)in->ty_desc);
-    free((char *)in->label);
-    free((char *)in->module);
-    free((char *)in->src_file);
-    free((char *)in->src_span);
-    free(in);
-}
-
-int dbg_parse_infos(DbgClient *c, DebugCursor *cur)
-{
-    uint32_t n = debug_get_u32(cur);
-    for (uint32_t i = 0; i < n && !cur->bad; i++) {
-        DbgInfo *in = calloc(1, sizeof *in);
-        if (in == NULL)
-            return dbg_fail(c, "out of memory for info tables");
-        in->addr = debug_get_u64(cur);
-        in->type = debug_get_u32(cur);
-        in->ptrs = debug_get_u16(cur);
-        in->nptrs = debug_get_u16(cur);
-        in->arity = debug_get_u32(cur);
-        in->prov_source = debug_get_u8(cur);
-        in->name = debug_get_str(cur);
-        in->table_name = debug_get_str(cur);
-        in->closure_desc = debug_get_str(cur);
-        in->ty_desc = debug_get_str(cur);
-        in->label = debug_get_str(cur);
-        in->module = debug_get_str(cur);
-        in->src_file = debug_get_str(cur);
-        in->src_span = debug_get_str(cur);
-        if (cur->bad || in->type == 0 || in->type >= 65 || in->addr == 0) {
-            free_info(in);
-            return dbg_fail(c, "malformed info table record %u", i);
-        }
-        uint64_t *old = word_map_get(&c->infos, in->addr);
-        if (old != NULL) {
-            free_info(in);
-            continue;
-        }
-        if (word_map_put(&c->infos, in->addr, (uint64_t)(uintptr_t)in) != 0) {
-            free_info(in);
-            return dbg_fail(c, "out of memory for info tables");
-        }
-    }
-    return cur->bad ? dbg_fail(c, "malformed info table list (truncated)") : 0;
-}
-
-int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n_words)
-{
-    if (word_map_get(&c->statics, addr) != NULL)
-        return 0;
-    StaticObj *s = malloc(sizeof *s);
-    uint64_t *w = malloc((n_words ? n_words : 1) * sizeof *w);
-    if (s == NULL || w == NULL) {
-        free(s);
-        free(w);
-        return dbg_fail(c, "out of memory for a static closure");
-    }
-    for (uint32_t i = 0; i < n_words; i++)
-        w[i] = debug_load_u64(words + (size_t)i * 8);
-    *s = (StaticObj){addr, n_words, w};
-    if (word_map_put(&c->statics, addr, (uint64_t)(uintptr_t)s) != 0) {
-        free(s);
-        free(w);
-        return dbg_fail(c, "out of memory for a static closure");
-    }
-    return 0;
-}
-
-int dbg_set_block_data(DbgClient *c, size_t i, const uint8_t *data, uint64_t len)
-{
-    if (len != c->blocks[i].used_bytes)
-        return dbg_fail(c, "block 0x%llx: %llu bytes of contents for %llu bytes used",
-                        (unsigned long long)c->blocks[i].start, (unsigned long long)len,
-                        (unsigned long long)c->blocks[i].used_bytes);
-    if (c->block_data[i] != NULL)
-        return 0;
-    uint8_t *copy = dbg_block_space(c, len);
-    if (copy == NULL)
-        return dbg_fail(c, "out of memory for a block of %llu bytes", (unsigned long long)len);
-    memcpy(copy, data, len);
-    c->block_data[i] = copy;
-    c->blocks[i].data = copy;
-    return 0;
-}
-
-/* ----------------------------------------------------------------------
  * Opening and closing
  * ---------------------------------------------------------------------- */
 
@@ -509,25 +252,6 @@ fail:
     return NULL;
 }
 
-void dbg_free_state(DbgClient *c)
-{
-    free(c->target.program);
-    free(c->target.strata_version);
-    dbg_drop_blocks(c);
-    free_roots(c);
-    size_t pos = 0;
-    uint64_t key, val;
-    while (word_map_next(&c->infos, &pos, &key, &val))
-        free_info((DbgInfo *)(uintptr_t)val);
-    word_map_free(&c->infos);
-    c->last_info_addr = 0;
-    c->last_info = NULL;
-    free_statics(c);
-    word_map_free(&c->statics);
-    word_map_free(&c->bad_statics);
-    debug_buf_free(&c->resp);
-}
-
 void dbg_close(DbgClient *c)
 {
     if (c == NULL)
@@ -554,8 +278,8 @@ const DbgTarget *dbg_target(DbgClient *c)
 static void forget_heap(DbgClient *c)
 {
     dbg_drop_blocks(c);
-    free_roots(c);
-    free_statics(c);
+    dbg_free_roots(c);
+    dbg_free_statics(c);
     word_map_free(&c->statics);
     word_map_free(&c->bad_statics);
 }

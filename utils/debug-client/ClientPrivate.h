@@ -141,7 +141,8 @@ int dbg_closure_in(DbgClient *c, const DbgBlock *b, uint64_t addr, DbgClosure *o
 
 int dbg_fail(DbgClient *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Wire payload decoders, shared by the socket and the snapshot reader. */
+/* Wire payload decoders, shared by the socket and the snapshot reader
+ * (Payloads.c). */
 int dbg_parse_target(DbgClient *c, DebugCursor *cur);
 int dbg_parse_blocks(DbgClient *c, DebugCursor *cur);
 int dbg_parse_roots(DbgClient *c, DebugCursor *cur);
@@ -155,7 +156,11 @@ uint8_t *dbg_block_space(DbgClient *c, uint64_t len);
 void dbg_drop_blocks(DbgClient *c);
 /* Stores a block's contents (copied) for block index i. */
 int dbg_set_block_data(DbgClient *c, size_t i, const uint8_t *data, uint64_t len);
+/* Frees everything the decoders filled in (Payloads.c). */
 void dbg_free_state(DbgClient *c);
+/* Frees the roots, or the static closures, of the last pause. */
+void dbg_free_roots(DbgClient *c);
+void dbg_free_statics(DbgClient *c);
 /* The checksum that closes a snapshot file, over its first len bytes
  * (Snapshot.c); the snapshot fuzzer fixes it up so that its mutations
  * reach the parser. */
@@ -176,7 +181,7 @@ int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_e
 
 /* Dense numbering of a traversal's reachable objects, 0 .. n-1 (heap
  * objects in address order, then statics); see Note [Ranks from the marks]
- * in Reach.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an
+ * in Ranks.c.  Build once, then dbg_reach_rank gives SIZE_MAX for an
  * address that is not a reachable object. */
 int dbg_reach_rank_build(DbgReach *r);
 size_t dbg_reach_rank(const DbgReach *r, uint64_t addr);

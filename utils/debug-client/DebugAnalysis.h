@@ -33,7 +33,7 @@ DbgReach *dbg_reach(DbgClient *c);
 /* The same without recording parents (no retainer paths): a census needs
  * only the marks, and the parents are most of the memory. */
 DbgReach *dbg_reach_opts(DbgClient *c, bool paths);
-/* Marks only (Note [Marks only] in Reach.c): the same reachable set,
+/* Marks only (Note [Marks only] in Marks.c): the same reachable set,
  * found depth first, in a fraction of the memory; dbg_reach_objects gives
  * nothing and dbg_search finds nothing: read the objects with
  * dbg_reach_for_each_heap.  What a census needs. */
@@ -168,7 +168,7 @@ int dbg_constructor_names_near(DbgClient *c, const DbgReach *r, const char *name
  * successors are succ[off[v] .. off[v + 1]), node 0 is the root.  idom[v]
  * is set for every node reachable from 0 (idom[0] = 0) and is UINT32_MAX
  * for the others.  -1 on out of memory.  See Note [Dominators by Cooper,
- * Harvey and Kennedy] in Dominators.c. */
+ * Harvey and Kennedy] in Idom.c. */
 int dbg_graph_idom(uint32_t n, const uint64_t *off, const uint32_t *succ, uint32_t *idom);
 
 /* The dominator tree of the reachable heap, with a virtual root holding
@@ -231,8 +231,8 @@ typedef struct {
 int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out);
 /* The same answer from a traversal (any: dbg_reach_marks is enough),
  * without the dominator tree unless a holder is reached only through
- * other holders (Notes [A boundary without holders] and [A boundary
- * without the dominator tree] in Dominators.c). */
+ * other holders (Note [A boundary without holders] in Boundary.c, Note
+ * [A boundary without the dominator tree] in BoundaryLabels.c). */
 int dbg_boundary_reach(DbgClient *c, DbgReach *r, const DbgQuery *q, DbgBoundary *out);
 void dbg_boundary_free(DbgBoundary *b);
 

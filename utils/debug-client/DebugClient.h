@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef struct DbgClient DbgClient;
 
@@ -127,6 +128,26 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out);
 /* The pointer fields of a closure (non-NULL values only), at most cap of
  * them into out; returns how many there are. */
 size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap);
+/* The pointer fields of a closure, all of them, into *ptrs: a buffer of
+ * the caller's of *cap entries (NULL and 0 to start; free() it at the
+ * end), grown with realloc when the closure has more; *n says how many.
+ * Returns 0, or -1 when out of C heap (not said: the caller says what it
+ * was doing). */
+static inline int dbg_closure_ptrs_grow(DbgClient *c, const DbgClosure *cl, uint64_t **ptrs,
+                                        size_t *cap, size_t *n)
+{
+    /* Inline: the traversals call it for every object. */
+    *n = dbg_closure_ptrs(c, cl, *ptrs, *cap);
+    if (*n <= *cap)
+        return 0;
+    uint64_t *g = realloc(*ptrs, *n * sizeof *g);
+    if (g == NULL)
+        return -1;
+    *ptrs = g;
+    *cap = *n;
+    dbg_closure_ptrs(c, cl, *ptrs, *cap);
+    return 0;
+}
 /* Every word of a closure (word 0 is the info pointer) and whether it is
  * a pointer field, at most cap of them; returns the closure's word count.
  * For the TUI's field view. */

@@ -201,44 +201,13 @@ static int keep_weaks(DbgClient *c, const DbgReach *r, WordMap *kept, uint64_t *
     return 0;
 }
 
-int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
+/* The segments of the heap blocks: runs of adjacent saved objects (saved:
+ * reached, or kept for a weak pointer), and a pinned block with any saved
+ * object whole (marked in pinned_done).  0, or -1 (said). */
+static int put_block_segments(DbgClient *c, const DbgReach *r, DebugBuf *b, const DbgBlock *bs,
+                              size_t nb, const WordMap *weak_kept, uint8_t *pinned_done,
+                              uint64_t *n_segments)
 {
-    const DbgBlock *bs;
-    const DbgRoot *rs;
-    size_t nb, nr;
-    if (dbg_blocks(c, &bs, &nb) != 0 || dbg_roots(c, &rs, &nr) != 0)
-        return -1;
-    DebugBuf b = {0};
-    debug_buf_put_bytes(&b, SNAP_MAGIC, 8);
-    debug_buf_put_u32(&b, SNAP_VERSION);
-    put_target(&b, dbg_target(c));
-    debug_buf_put_u64(&b, dbg_target(c)->paused_at);
-    put_blocks(&b, bs, nb);
-    put_roots(&b, rs, nr);
-
-    /* Segments: runs of adjacent saved objects in each block (a pinned
-     * block with any: whole), then the static closures saved.  Saved are
-     * the live objects, and every weak pointer with its value (the weaks
-     * command needs them; see Note [Weak pointers in a snapshot]). */
-    size_t n;
-    const uint64_t *objs = dbg_reach_objects(r, &n);
-    WordMap weak_kept = {0}, infos = {0};
-    uint64_t *weak_statics = NULL;
-    size_t n_weak_statics = 0;
-    if (keep_weaks(c, r, &weak_kept, &weak_statics, &n_weak_statics) != 0) {
-        debug_buf_free(&b);
-        return -1;
-    }
-    uint8_t *pinned_done = calloc(nb ? nb : 1, 1);
-    if (pinned_done == NULL) {
-        word_map_free(&weak_kept);
-        free(weak_statics);
-        debug_buf_free(&b);
-        return dbg_fail(c, "out of memory");
-    }
-    size_t seg_count_at = b.len;
-    uint64_t n_segments = 0;
-    debug_buf_put_u64(&b, 0);
     int st = 0;
     for (size_t i = 0; i < nb && st == 0; i++) {
         const DbgBlock *blk = &bs[i];
@@ -253,13 +222,13 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
             DbgClosure cl;
             if ((st = dbg_closure(c, blk->start + k * 8, &cl)) != 0)
                 break;
-            bool live = dbg_reach_has(r, cl.addr) || word_map_get(&weak_kept, cl.addr) != NULL;
+            bool live = dbg_reach_has(r, cl.addr) || word_map_get(weak_kept, cl.addr) != NULL;
             any = any || live;
             if (live && blk->kind != DEBUG_BLOCK_PINNED) {
                 if (!in_run || k != run_end) {
                     if (in_run)
-                        put_segment(&b, blk->start + run * 8, 1, w + run, run_end - run,
-                                    &n_segments);
+                        put_segment(b, blk->start + run * 8, 1, w + run, run_end - run,
+                                    n_segments);
                     run = k;
                     in_run = true;
                 }
@@ -268,32 +237,22 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
             k += cl.n_words;
         }
         if (in_run)
-            put_segment(&b, blk->start + run * 8, 1, w + run, run_end - run, &n_segments);
+            put_segment(b, blk->start + run * 8, 1, w + run, run_end - run, n_segments);
         if (any && blk->kind == DEBUG_BLOCK_PINNED) {
             pinned_done[i] = 1;
-            put_segment(&b, blk->start, 1, w, words, &n_segments);
+            put_segment(b, blk->start, 1, w, words, n_segments);
         }
     }
-    for (size_t i = 0; i < n && st == 0; i++) {
-        DbgClosure cl;
-        if ((st = dbg_closure(c, objs[i], &cl)) == 0 && cl.block == NULL)
-            put_segment(&b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
-    }
-    for (size_t i = 0; i < n_weak_statics && st == 0; i++) {
-        DbgClosure cl;
-        if ((st = dbg_closure(c, weak_statics[i], &cl)) == 0)
-            put_segment(&b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
-    }
-    /* Info tables: every one an object in a saved area uses. */
-    for (size_t i = 0; i < n && st == 0; i++)
-        st = add_infos(c, &infos, objs[i]);
-    size_t pos = 0;
-    uint64_t key, val;
-    while (st == 0 && word_map_next(&weak_kept, &pos, &key, &val))
-        st = add_infos(c, &infos, key);
-    word_map_free(&weak_kept);
-    free(weak_statics);
-    for (size_t i = 0; i < nb && st == 0; i++) {   /* unreachable objects of live pinned blocks */
+    return st;
+}
+
+/* The info tables of every object of the pinned blocks saved whole (their
+ * unreachable objects too).  0, or -1 (said). */
+static int add_pinned_infos(DbgClient *c, WordMap *infos, const DbgBlock *bs, size_t nb,
+                            const uint8_t *pinned_done)
+{
+    int st = 0;
+    for (size_t i = 0; i < nb && st == 0; i++) {
         if (!pinned_done[i])
             continue;
         const uint64_t *w = (const uint64_t *)(const void *)bs[i].data;
@@ -305,23 +264,92 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
             DbgClosure cl;
             if ((st = dbg_closure(c, bs[i].start + k * 8, &cl)) != 0)
                 break;
-            word_map_put(&infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
+            word_map_put(infos, cl.info->addr, (uint64_t)(uintptr_t)cl.info);
             k += cl.n_words;
         }
     }
+    return st;
+}
+
+/* Segments: runs of adjacent saved objects in each block (a pinned block
+ * with any: whole), then the static closures saved; and into infos every
+ * info table an object in a saved area uses.  Saved are the live objects,
+ * and every weak pointer with its value (the weaks command needs them; see
+ * Note [Weak pointers in a snapshot]).  0, or -1 (said). */
+static int put_segments(DbgClient *c, const DbgReach *r, DebugBuf *b, WordMap *infos)
+{
+    const DbgBlock *bs;
+    size_t nb, n;
+    dbg_blocks(c, &bs, &nb);
+    const uint64_t *objs = dbg_reach_objects(r, &n);
+    WordMap weak_kept = {0};
+    uint64_t *weak_statics = NULL;
+    size_t n_weak_statics = 0;
+    if (keep_weaks(c, r, &weak_kept, &weak_statics, &n_weak_statics) != 0)
+        return -1;
+    uint8_t *pinned_done = calloc(nb ? nb : 1, 1);
+    if (pinned_done == NULL) {
+        word_map_free(&weak_kept);
+        free(weak_statics);
+        return dbg_fail(c, "out of memory");
+    }
+    size_t seg_count_at = b->len;
+    uint64_t n_segments = 0;
+    debug_buf_put_u64(b, 0);
+    int st = put_block_segments(c, r, b, bs, nb, &weak_kept, pinned_done, &n_segments);
+    for (size_t i = 0; i < n && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, objs[i], &cl)) == 0 && cl.block == NULL)
+            put_segment(b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
+    }
+    for (size_t i = 0; i < n_weak_statics && st == 0; i++) {
+        DbgClosure cl;
+        if ((st = dbg_closure(c, weak_statics[i], &cl)) == 0)
+            put_segment(b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
+    }
+    /* Info tables: every one an object in a saved area uses. */
+    for (size_t i = 0; i < n && st == 0; i++)
+        st = add_infos(c, infos, objs[i]);
+    size_t pos = 0;
+    uint64_t key, val;
+    while (st == 0 && word_map_next(&weak_kept, &pos, &key, &val))
+        st = add_infos(c, infos, key);
+    word_map_free(&weak_kept);
+    free(weak_statics);
+    if (st == 0)
+        st = add_pinned_infos(c, infos, bs, nb, pinned_done);
     free(pinned_done);
-    if (st != 0) {
+    if (st == 0) {
+        DebugBuf tmp = *b;   /* patch the segment count in place */
+        tmp.len = seg_count_at;
+        debug_buf_put_u64(&tmp, n_segments);
+    }
+    return st;
+}
+
+int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
+{
+    const DbgBlock *bs;
+    const DbgRoot *rs;
+    size_t nb, nr;
+    if (dbg_blocks(c, &bs, &nb) != 0 || dbg_roots(c, &rs, &nr) != 0)
+        return -1;
+    DebugBuf b = {0};
+    debug_buf_put_bytes(&b, SNAP_MAGIC, 8);
+    debug_buf_put_u32(&b, SNAP_VERSION);
+    put_target(&b, dbg_target(c));
+    debug_buf_put_u64(&b, dbg_target(c)->paused_at);
+    put_blocks(&b, bs, nb);
+    put_roots(&b, rs, nr);
+    WordMap infos = {0};
+    if (put_segments(c, r, &b, &infos) != 0) {
         word_map_free(&infos);
         debug_buf_free(&b);
         return -1;
     }
-    {
-        DebugBuf tmp = b;   /* patch the segment count in place */
-        tmp.len = seg_count_at;
-        debug_buf_put_u64(&tmp, n_segments);
-    }
     debug_buf_put_u32(&b, (uint32_t)infos.n);
-    pos = 0;
+    size_t pos = 0;
+    uint64_t key, val;
     while (word_map_next(&infos, &pos, &key, &val))
         put_info(&b, (const DbgInfo *)(uintptr_t)val);
     word_map_free(&infos);
@@ -331,7 +359,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
         debug_buf_free(&b);
         return dbg_fail(c, "out of memory building the snapshot");
     }
-    st = write_file(c, file, &b);
+    int st = write_file(c, file, &b);
     debug_buf_free(&b);
     return st;
 }

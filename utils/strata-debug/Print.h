@@ -1,6 +1,6 @@
 /*
  * utils/strata-debug/Print.h -- printing closures, roots and retainer
- * paths as text, shared by the commands (main.c, DiffCmd.c).
+ * paths as text, shared by the commands (the *Cmds.c files, DiffCmd.c).
  */
 #ifndef STRATA_DEBUG_PRINT_H
 #define STRATA_DEBUG_PRINT_H

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "CostCentres.h"
 #include "GrowArray.h"
 #include "IpeTable.h"
 #include "LabelIndex.h"
@@ -74,8 +75,7 @@ typedef struct Summary {
     Bucket *buckets;
     size_t n_buckets, buckets_capacity;
     EvrIpeTable ipes;          /* every IPE event, by address */
-    char **cc_names;           /* -hc: owned cost-centre names by id, n_cc_names slots */
-    size_t n_cc_names;
+    HpCostCentres ccs;         /* -hc: the cost centres by id */
     int have_heap_size, have_heap_live, have_blocks_size;
     uint64_t max_heap_size, max_heap_live, max_blocks_size;
     Marker *markers;
@@ -190,13 +190,9 @@ static const EvrIpe *bucket_ipe(const Summary *s, const Bucket *b)
 
 static char *copy_bytes(Summary *s, EvrStr str)
 {
-    char *c = malloc(str.len + 1);
-    if (c == NULL) {
+    char *c = evr_str_dup(str);
+    if (c == NULL)
         s->out_of_memory = 1;
-        return NULL;
-    }
-    memcpy(c, str.ptr, str.len);
-    c[str.len] = '\0';
     return c;
 }
 
@@ -229,52 +225,23 @@ static void max_update(int *have, uint64_t *max, uint64_t v)
  * an empty stack "MAIN", an id never defined "cc<id>".  Stacks with the
  * same names share a bucket.
  */
-#define SUMMARY_MAX_CC_ID (1u << 24)
-
 static void cc_define(Summary *s, const EvrEvent *ev)
 {
-    uint32_t id = ev->u.cost_centre.id;
-    if (id >= SUMMARY_MAX_CC_ID)
-        return;
-    if (id >= s->n_cc_names) {
-        size_t n = s->n_cc_names;   /* every name is kept: length = capacity */
-        if (GROW_ARRAY_RESERVE_MIN(s->cc_names, n, (size_t)id + 1, 64) != 0) {
-            s->out_of_memory = 1;
-            return;
-        }
-        memset(s->cc_names + s->n_cc_names, 0, (n - s->n_cc_names) * sizeof *s->cc_names);
-        s->n_cc_names = n;
-    }
-    if (s->cc_names[id] != NULL)
-        return;
-    EvrStr label = ev->u.cost_centre.label, module = ev->u.cost_centre.module;
-    int caf = label.len == 3 && memcmp(label.ptr, "CAF", 3) == 0 && module.len > 0;
-    size_t n = label.len + (caf ? module.len + 1 : 0);
-    char *name = malloc(n + 1);
-    if (name == NULL) {
+    if (hp_cost_centre_define(&s->ccs, ev->u.cost_centre.id, ev->u.cost_centre.label,
+                              ev->u.cost_centre.module, ev->u.cost_centre.srcloc) != 0)
         s->out_of_memory = 1;
-        return;
-    }
-    if (caf)
-        snprintf(name, n + 1, "%.*s.CAF", (int)module.len, module.ptr);
-    else
-        snprintf(name, n + 1, "%.*s", (int)label.len, label.ptr);
-    s->cc_names[id] = name;
 }
 
 static void cc_sample(Summary *s, const EvrEvent *ev)
 {
     size_t depth = ev->u.sample_cc.depth, len = 5;
-    char ids[256][16];
-    const char *names[256];
+    const HpCostCentre *ccs[256];
     for (size_t k = 0; k < depth; k++) {
-        uint32_t id = evr_ccs_id(ev, k);
-        names[k] = id < s->n_cc_names ? s->cc_names[id] : NULL;
-        if (names[k] == NULL) {
-            snprintf(ids[k], sizeof ids[k], "cc%" PRIu32, id);
-            names[k] = ids[k];
-        }
-        len += strlen(names[k]) + 1;
+        ccs[k] = hp_cost_centre(&s->ccs, evr_ccs_id(ev, k));
+        len += ccs[k] == NULL                    ? 16
+               : hp_cost_centre_is_caf(ccs[k]) ? strlen(ccs[k]->module) + 4
+                                               : strlen(ccs[k]->label);
+        len++;
     }
     char *name = malloc(len);
     if (name == NULL) {
@@ -284,8 +251,15 @@ static void cc_sample(Summary *s, const EvrEvent *ev)
     size_t n = 0;
     if (depth == 0)
         n = (size_t)snprintf(name, len, "MAIN");
-    for (size_t k = 0; k < depth; k++)
-        n += (size_t)snprintf(name + n, len - n, "%s%s", k ? "/" : "", names[k]);
+    for (size_t k = 0; k < depth; k++) {
+        const char *sep = k ? "/" : "";
+        if (ccs[k] == NULL)
+            n += (size_t)snprintf(name + n, len - n, "%scc%" PRIu32, sep, evr_ccs_id(ev, k));
+        else if (hp_cost_centre_is_caf(ccs[k]))
+            n += (size_t)snprintf(name + n, len - n, "%s%s.CAF", sep, ccs[k]->module);
+        else
+            n += (size_t)snprintf(name + n, len - n, "%s%s", sep, ccs[k]->label);
+    }
     Bucket *b = bucket_get(s, (EvrStr){ .ptr = name, .len = n });
     if (b == NULL)
         s->out_of_memory = 1;
@@ -371,9 +345,7 @@ static void summary_add(Summary *s, const EvrEvent *ev)
 static void summary_free(Summary *s)
 {
     evr_label_index_free(&s->labels);
-    for (size_t i = 0; i < s->n_cc_names; i++)
-        free(s->cc_names[i]);
-    free(s->cc_names);
+    hp_cost_centres_free(&s->ccs);
     for (size_t i = 0; i < s->n_markers; i++)
         free(s->markers[i].name);
     evr_ipe_table_free(&s->ipes);

@@ -40,95 +40,6 @@ typedef struct Key {
 static const char *sort_names[] = { "size", "stddev", "name", "number", "gradient" };
 
 /* ----------------------------------------------------------------------
- * JSON output helpers
- * ------------------------------------------------------------------- */
-
-/* Note [JSON strings are code points]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Labels, markers and file names are UTF-8 as GHC writes them.  Each
- * well-formed UTF-8 sequence is written as the code point it encodes
- * (\uXXXX, a surrogate pair past U+FFFF), so "fase \u00e9" reads "fase é"
- * in every view; escaping each byte instead showed the Latin-1 reading of
- * the bytes ("Ã©").  A byte that does not start a well-formed sequence
- * (a stray continuation byte, a sequence cut short, an overlong form, a
- * surrogate, past U+10FFFF) becomes one U+FFFD and decoding resumes at the
- * next byte, so bad input is visible but never breaks the JSON.  The output
- * stays ASCII, and '<', '>', '&' are escaped too, so the text is safe
- * inside the page's <script> element.
- */
-
-/* The code point of the UTF-8 sequence at s (NUL-terminated), and its
- * length in *len; -1 with *len = 1 if s does not start a well-formed one. */
-static long utf8_decode(const unsigned char *s, size_t *len)
-{
-    *len = 1;
-    unsigned c = s[0];
-    if (c < 0x80)
-        return (long)c;
-    size_t n;
-    unsigned long cp, min;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2; cp = c & 0x1f; min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3; cp = c & 0x0f; min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4; cp = c & 0x07; min = 0x10000;
-    } else {
-        return -1;
-    }
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)     /* also stops at the NUL */
-            return -1;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return -1;
-    *len = n;
-    return (long)cp;
-}
-
-/* A JSON string: see Note [JSON strings are code points]. */
-static void jstr(FILE *out, const char *s)
-{
-    if (s == NULL) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    const unsigned char *c = (const unsigned char *)s;
-    while (*c) {
-        size_t len;
-        long cp = utf8_decode(c, &len);
-        c += len;
-        if (cp < 0)
-            fputs("\\ufffd", out);
-        else if (cp == '"' || cp == '\\')
-            fprintf(out, "\\%c", (int)cp);
-        else if (cp < 0x20 || cp == '<' || cp == '>' || cp == '&' || cp >= 0x7f) {
-            if (cp > 0xffff) {
-                long v = cp - 0x10000;
-                fprintf(out, "\\u%04lx\\u%04lx", 0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff));
-            } else {
-                fprintf(out, "\\u%04lx", cp);
-            }
-        } else {
-            fputc((int)cp, out);
-        }
-    }
-    fputc('"', out);
-}
-
-static void jnum(FILE *out, double v)
-{
-    if (!isfinite(v))
-        fputs("null", out);
-    else if (v == floor(v) && fabs(v) < 1e15)
-        fprintf(out, "%.0f", v);
-    else
-        fprintf(out, "%.6g", v);
-}
-
-/* ----------------------------------------------------------------------
  * Rows: display names and ordering
  * ------------------------------------------------------------------- */
 
@@ -148,9 +59,9 @@ static char *ipe_name(const EvrIpe *ipe)
 
 /* A cost centre as hp2ps names it: its label, but "Module.CAF" for the
  * CAF cost centres (every module has one called "CAF"). */
-static const char *cc_display(const CostCentre *cc, char *buf, size_t size)
+static const char *cc_display(const HpCostCentre *cc, char *buf, size_t size)
 {
-    if (strcmp(cc->label, "CAF") == 0 && cc->module != NULL && cc->module[0] != '\0') {
+    if (hp_cost_centre_is_caf(cc)) {
         snprintf(buf, size, "%s.CAF", cc->module);
         return buf;
     }
@@ -173,8 +84,8 @@ static char *ccs_name(const Profile *p, const char *key)
         char *end;
         unsigned long id = strtoul(k, &end, 10);
         char buf[512];
-        const char *label = id < p->n_ccs && p->ccs[id].label
-                                ? cc_display(&p->ccs[id], buf, sizeof buf) : NULL;
+        const HpCostCentre *cc = hp_cost_centre(&p->ccs, id);
+        const char *label = cc != NULL ? cc_display(cc, buf, sizeof buf) : NULL;
         if (label == NULL) {
             snprintf(buf, sizeof buf, "cc%lu", id);
             label = buf;
@@ -213,7 +124,7 @@ static void write_ccs(FILE *out, const Profile *p, const char *key)
                 char *piece = strndup(s + i, end - i);
                 if (piece != NULL) {
                     fputs(first ? "{\"label\":" : ",{\"label\":", out);
-                    jstr(out, piece);
+                    json_string(out, piece);
                     fputs(",\"module\":null}", out);
                     free(piece);
                 }
@@ -233,13 +144,13 @@ static void write_ccs(FILE *out, const Profile *p, const char *key)
             k = *end == ',' ? end + 1 : end;
         }
         for (size_t i = n; i-- > 0;) {
-            const CostCentre *cc = ids[i] < p->n_ccs ? &p->ccs[ids[i]] : NULL;
+            const HpCostCentre *cc = hp_cost_centre(&p->ccs, ids[i]);
             char buf[512];
             snprintf(buf, sizeof buf, "cc%lu", ids[i]);
             fputs(i + 1 == n ? "{\"label\":" : ",{\"label\":", out);
-            jstr(out, cc && cc->label ? cc_display(cc, buf, sizeof buf) : buf);
+            json_string(out, cc && cc->label ? cc_display(cc, buf, sizeof buf) : buf);
             fputs(",\"module\":", out);
-            jstr(out, cc && cc->label ? cc->module : NULL);
+            json_string(out, cc && cc->label ? cc->module : NULL);
             fputc('}', out);
         }
     }
@@ -468,7 +379,7 @@ static void write_values(FILE *out, const Series *s, const double *values)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, values ? values[i] : 0.0);
+        json_number(out, values ? values[i] : 0.0);
     }
     fputc(']', out);
 }
@@ -500,7 +411,7 @@ static void write_spark(FILE *out, const Series *s, const double *max)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, top);
+        json_number(out, top);
     }
     fputc(']', out);
 }
@@ -512,17 +423,17 @@ static void write_ipe(FILE *out, const EvrIpe *ipe)
         return;
     }
     fputs("{\"table_name\":", out);
-    jstr(out, ipe->table_name.ptr);
+    json_string(out, ipe->table_name.ptr);
     fputs(",\"closure_desc\":", out);
-    jstr(out, ipe->closure_desc.ptr);
+    json_string(out, ipe->closure_desc.ptr);
     fputs(",\"ty_desc\":", out);
-    jstr(out, ipe->ty_desc.ptr);
+    json_string(out, ipe->ty_desc.ptr);
     fputs(",\"label\":", out);
-    jstr(out, ipe->label.ptr);
+    json_string(out, ipe->label.ptr);
     fputs(",\"module\":", out);
-    jstr(out, ipe->module.ptr);
+    json_string(out, ipe->module.ptr);
     fputs(",\"srcloc\":", out);
-    jstr(out, ipe->srcloc.ptr);
+    json_string(out, ipe->srcloc.ptr);
     fputc('}', out);
 }
 
@@ -530,28 +441,28 @@ static void write_row(FILE *out, const Row *r, long color)
 {
     const Profile *p = r->p;
     fputs("{\"label\":", out);
-    jstr(out, r->b->label);
+    json_string(out, r->b->label);
     fputs(",\"name\":", out);
-    jstr(out, r->name);
+    json_string(out, r->name);
     fprintf(out, ",\"rank\":%ld,\"color\":%ld,\"integrated_byte_s\":", r->size_rank, color);
-    jnum(out, r->st.integrated_byte_s);
+    json_number(out, r->st.integrated_byte_s);
     fprintf(out, ",\"peak_bytes\":%" PRIu64 ",\"last_bytes\":%" PRIu64 ",\"mean_bytes\":",
             r->b->peak_bytes, r->st.last_bytes);
-    jnum(out, round(r->st.mean));
+    json_number(out, round(r->st.mean));
     fputs(",\"stddev_bytes\":", out);
-    jnum(out, r->st.stddev);
+    json_number(out, r->st.stddev);
     fputs(",\"intercept_bytes\":", out);
-    jnum(out, r->st.intercept);
+    json_number(out, r->st.intercept);
     fputs(",\"slope_bytes_per_s\":", out);
-    jnum(out, r->st.slope);
+    json_number(out, r->st.slope);
     fputs(",\"r2\":", out);
     if (r->st.have_fit)
-        jnum(out, r->st.r2);
+        json_number(out, r->st.r2);
     else
         fputs("null", out);
     fputs(",\"era\":", out);
     if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA && r->have_number)
-        jnum(out, r->number);
+        json_number(out, r->number);
     else
         fputs("null", out);
     fputs(",\"ipe\":", out);
@@ -582,7 +493,7 @@ static void write_heap(FILE *out, const Profile *p, int which, const char *key)
         if (!first)
             fputc(',', out);
         first = 0;
-        jnum(out, p->heap_max[which][i]);   /* the largest size in the bin */
+        json_number(out, p->heap_max[which][i]);   /* the largest size in the bin */
     }
     fputc(']', out);
     fprintf(out, ",\"peak_bytes\":%" PRIu64 "}", p->heap_peak[which]);
@@ -609,34 +520,34 @@ static const char *mode_name(const Profile *p)
 static void write_meta(FILE *out, const Profile *p)
 {
     fputs("\"file\":", out);
-    jstr(out, p->path);
+    json_string(out, p->path);
     fputs(",\"source\":", out);
-    jstr(out, p->from_hp ? "hp" : "eventlog");
+    json_string(out, p->from_hp ? "hp" : "eventlog");
     fputs(",\"program\":", out);
-    jstr(out, p->program);
+    json_string(out, p->program);
     fputs(",\"args\":[", out);
     for (size_t i = 0; i < p->n_args; i++) {
         if (i)
             fputc(',', out);
-        jstr(out, p->args[i]);
+        json_string(out, p->args[i]);
     }
     fputs("],\"rts_identifier\":", out);
-    jstr(out, p->rts_id);
+    json_string(out, p->rts_id);
     fputs(",\"mode\":", out);
-    jstr(out, mode_flag(p));
+    json_string(out, mode_flag(p));
     fputs(",\"mode_name\":", out);
-    jstr(out, mode_name(p));
+    json_string(out, mode_name(p));
     fputs(",\"interval_ns\":", out);
     if (p->from_hp)
         fputs("null", out);
     else
         fprintf(out, "%" PRIu64, p->interval_ns);
     fputs(",\"date\":", out);
-    jstr(out, p->date);
+    json_string(out, p->date);
     fprintf(out, ",\"censuses\":%" PRIu64 ",\"events\":%" PRIu64 ",\"end_time_s\":%.6f",
             p->n_censuses, p->n_events, (double)p->end_time_ns / 1e9);
     fputs(",\"warning\":", out);
-    jstr(out, p->warning);
+    json_string(out, p->warning);
 }
 
 /* The chart: the chosen keys' largest and least values per point in this
@@ -652,7 +563,7 @@ static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_
     for (size_t i = 0; i < n_chart; i++) {
         const Row *r = keys[i].row[input];
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
-        jstr(out, keys[i].name);
+        json_string(out, keys[i].name);
         fprintf(out, ",\"color\":%ld,\"present\":%s,\"values\":", keys[i].color,
                 r ? "true" : "false");
         write_values(out, &p->census_series, r ? r->b->bins->max : NULL);
@@ -724,7 +635,7 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
         fprintf(out, "%s{\"time_s\":%.6f,\"kind\":\"%s\",\"text\":", i ? "," : "",
                 (double)p->markers[i].time_ns / 1e9,
                 p->markers[i].is_marker ? "marker" : "message");
-        jstr(out, p->markers[i].text);
+        json_string(out, p->markers[i].text);
         fputc('}', out);
     }
     fprintf(out, "],\"markers_dropped\":%" PRIu64, p->markers_dropped);
@@ -742,9 +653,9 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
             fprintf(out, "%s{\"era\":", f ? "" : ",");
             f = 0;
             if (r->have_number)
-                jnum(out, r->number);   /* a number, as in the table */
+                json_number(out, r->number);   /* a number, as in the table */
             else
-                jstr(out, r->b->label);
+                json_string(out, r->b->label);
             fprintf(out, ",\"bytes\":%" PRIu64 ",\"color\":%ld}", r->st.last_bytes,
                     table_keys[i].color);
         }
@@ -779,19 +690,19 @@ static void write_diff(FILE *out, Key *keys, size_t n_keys)
         const Row *a = keys[i].row[0], *b = keys[i].row[1];
         double sa = a ? a->st.integrated_byte_s : 0, sb = b ? b->st.integrated_byte_s : 0;
         fputs(i ? ",\n{\"name\":" : "{\"name\":", out);
-        jstr(out, keys[i].name);
+        json_string(out, keys[i].name);
         fprintf(out, ",\"color\":%ld,\"a_byte_s\":", keys[i].color);
-        jnum(out, sa);
+        json_number(out, sa);
         fputs(",\"b_byte_s\":", out);
-        jnum(out, sb);
+        json_number(out, sb);
         fprintf(out, ",\"a_peak_bytes\":%" PRIu64 ",\"b_peak_bytes\":%" PRIu64
                      ",\"a_last_bytes\":%" PRIu64 ",\"b_last_bytes\":%" PRIu64 ",\"change_byte_s\":",
                 a ? a->b->peak_bytes : 0, b ? b->b->peak_bytes : 0, a ? a->st.last_bytes : 0,
                 b ? b->st.last_bytes : 0);
-        jnum(out, sb - sa);
+        json_number(out, sb - sa);
         fputs(",\"change_percent\":", out);
         if (sa > 0)
-            jnum(out, round(1000.0 * (sb - sa) / sa) / 10.0);
+            json_number(out, round(1000.0 * (sb - sa) / sa) / 10.0);
         else
             fputs("null", out);
         fputc('}', out);
@@ -827,7 +738,7 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
                  "\"reverse\":%s,\"y_axis_bytes\":",
             TOOL_NAME, o->bands, sort_names[sort_key], o->reverse ? "true" : "false");
     if (o->y_axis > 0)
-        jnum(out, o->y_axis);
+        json_number(out, o->y_axis);
     else
         fputs("null", out);
     fprintf(out, ",\"normalised_time\":%s},\"profiles\":[", o->normalise_time ? "true" : "false");

@@ -220,131 +220,158 @@ static int one_report(const char *const *inputs, size_t n, const char *output, i
     return status;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct Args {
+    Options o;
+    Filters filters;
+    const char *output, *diff;
+    int hp;
+} Args;
+
+/* The options into a (a->filters' include and exclude arrays have room
+ * for argc entries).  -1 to go on, else the exit status (--help and
+ * --version done, or a usage error said). */
+static int parse_options(int argc, char **argv, Args *a)
 {
-    Options o = { .bands = 15, .sort = SORT_SIZE };
-    Filters filters = { 0 };
-    const char **incl = calloc((size_t)argc, sizeof *incl);
-    const char **excl = calloc((size_t)argc, sizeof *excl);
-    const char *output = NULL, *diff = NULL;
-    int hp = 0, c, status = TOOL_EXIT_USAGE;
-    if (incl == NULL || excl == NULL) {
-        fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
-        return TOOL_EXIT_FAIL;
-    }
-    filters.include = incl;
-    filters.exclude = excl;
+    Options *o = &a->o;
+    Filters *filters = &a->filters;
+    int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:pi:x:h", long_options, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'o':
-            output = optarg;
+            a->output = optarg;
             break;
         case 'p':
-            hp = 1;
+            a->hp = 1;
             break;
         case 'i':
-            incl[filters.n_include++] = optarg;
+            filters->include[filters->n_include++] = optarg;
             break;
         case 'x':
-            excl[filters.n_exclude++] = optarg;
+            filters->exclude[filters->n_exclude++] = optarg;
             break;
         case 'h':
             usage(stdout);
-            status = TOOL_EXIT_OK;
-            goto done;
+            return TOOL_EXIT_OK;
         case OPT_VERSION:
             printf("%s %s (%s)\n", TOOL_NAME, PACKAGE_VERSION, html_asset_versions);
-            status = TOOL_EXIT_OK;
-            goto done;
+            return TOOL_EXIT_OK;
         case OPT_INCLUDE_TRACE_EVENTS:
-            filters.messages = 1;
+            filters->messages = 1;
             break;
         case OPT_BANDS:
             errno = 0;
-            o.bands = strtol(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || errno != 0 || o.bands < 0 || o.bands > 1000000) {
+            o->bands = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || errno != 0 || o->bands < 0 ||
+                o->bands > 1000000) {
                 usage_error("--bands takes a whole number from 0 (all) to 1000000, not", optarg);
-                goto done;
+                return TOOL_EXIT_USAGE;
             }
             break;
         case OPT_SORT:
-            if (!parse_sort(optarg, &o.sort)) {
+            if (!parse_sort(optarg, &o->sort)) {
                 usage_error("--sort takes size, stddev, name, number or gradient, not", optarg);
-                goto done;
+                return TOOL_EXIT_USAGE;
             }
-            o.sort_given = 1;
+            o->sort_given = 1;
             break;
         case OPT_REVERSE:
-            o.reverse = 1;
+            o->reverse = 1;
             break;
         case OPT_NO_TRACES:
-            filters.no_traces = 1;
+            filters->no_traces = 1;
             break;
         case OPT_Y_AXIS:
             errno = 0;
-            o.y_axis = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || errno != 0 || !isfinite(o.y_axis) ||
-                o.y_axis <= 0) {
+            o->y_axis = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || errno != 0 || !isfinite(o->y_axis) ||
+                o->y_axis <= 0) {
                 usage_error("--y-axis takes a positive number of bytes, not", optarg);
-                goto done;
+                return TOOL_EXIT_USAGE;
             }
             break;
         case OPT_JSON:
-            o.json = 1;
+            o->json = 1;
             break;
         case OPT_DIFF:
-            diff = optarg;
+            a->diff = optarg;
             break;
         case OPT_NORMALISE_TIME:
-            o.normalise_time = 1;
+            o->normalise_time = 1;
             break;
         case ':':
             usage_error("option needs an argument", argv[optind - 1]);
-            goto done;
+            return TOOL_EXIT_USAGE;
         default:
             usage_error("unknown option", argv[optind - 1]);
-            goto done;
+            return TOOL_EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
+    return -1;
+}
+
+/* The inputs after the options, against them: 0 if fine, else the usage
+ * error is said. */
+static int check_inputs(const Args *a, const char *const *inputs, size_t n_inputs)
+{
+    if (n_inputs == 0) {
         usage_error("missing FILE", NULL);
-        goto done;
+        return -1;
     }
-    size_t n_inputs = (size_t)(argc - optind);
-    const char *const *inputs = (const char *const *)argv + optind;
-    if (diff != NULL && n_inputs > 1) {
+    if (a->diff != NULL && n_inputs > 1) {
         usage_error("--diff compares one FILE with FILE2, not several", inputs[1]);
-        goto done;
+        return -1;
     }
-    if (output != NULL && n_inputs > 1) {
+    if (a->output != NULL && n_inputs > 1) {
         usage_error("-o names one report; several FILEs get one each, beside them", NULL);
-        goto done;
+        return -1;
     }
     for (size_t i = 0; i < n_inputs && n_inputs > 1; i++)
         if (strcmp(inputs[i], "-") == 0) {
             usage_error("standard input (-) can only be read alone", NULL);
-            goto done;
+            return -1;
         }
-    if (o.normalise_time && diff == NULL) {
+    if (a->o.normalise_time && a->diff == NULL) {
         usage_error("--normalise-time needs --diff FILE2", NULL);
-        goto done;
+        return -1;
     }
-    if (diff != NULL) {
-        if (strcmp(inputs[0], "-") == 0 && strcmp(diff, "-") == 0) {
-            usage_error("only one input can be standard input", NULL);
-            goto done;
-        }
-        const char *pair[2] = { inputs[0], diff };
-        status = one_report(pair, 2, output, hp, &o, &filters);
-        goto done;
+    if (a->diff != NULL && strcmp(inputs[0], "-") == 0 && strcmp(a->diff, "-") == 0) {
+        usage_error("only one input can be standard input", NULL);
+        return -1;
     }
-    status = TOOL_EXIT_OK;
-    for (size_t i = 0; i < n_inputs; i++)
-        if (one_report(inputs + i, 1, output, hp, &o, &filters) != TOOL_EXIT_OK)
-            status = TOOL_EXIT_FAIL;
-done:
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Args a = { .o = { .bands = 15, .sort = SORT_SIZE } };
+    const char **incl = calloc((size_t)argc, sizeof *incl);
+    const char **excl = calloc((size_t)argc, sizeof *excl);
+    int status = TOOL_EXIT_USAGE;
+    if (incl == NULL || excl == NULL) {
+        fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+        return TOOL_EXIT_FAIL;
+    }
+    a.filters.include = incl;
+    a.filters.exclude = excl;
+    int st = parse_options(argc, argv, &a);
+    size_t n_inputs = optind < argc ? (size_t)(argc - optind) : 0;
+    const char *const *inputs = (const char *const *)argv + optind;
+    if (st >= 0) {
+        status = st;
+    } else if (check_inputs(&a, inputs, n_inputs) != 0) {
+        status = TOOL_EXIT_USAGE;
+    } else if (a.diff != NULL) {
+        const char *pair[2] = { inputs[0], a.diff };
+        status = one_report(pair, 2, a.output, a.hp, &a.o, &a.filters);
+    } else {
+        status = TOOL_EXIT_OK;
+        for (size_t i = 0; i < n_inputs; i++)
+            if (one_report(inputs + i, 1, a.output, a.hp, &a.o, &a.filters) != TOOL_EXIT_OK)
+                status = TOOL_EXIT_FAIL;
+    }
     free(incl);
     free(excl);
     return status;

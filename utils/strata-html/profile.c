@@ -55,12 +55,7 @@ void profile_free(Profile *p)
     free(p->bands);
     evr_label_index_free(&p->labels);
     evr_ipe_table_free(&p->ipes);
-    for (size_t i = 0; i < p->n_ccs; i++) {
-        free(p->ccs[i].label);
-        free(p->ccs[i].module);
-        free(p->ccs[i].srcloc);
-    }
-    free(p->ccs);
+    hp_cost_centres_free(&p->ccs);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
     free(p->markers);
@@ -379,23 +374,10 @@ void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t labe
                          const char *module, size_t module_len, const char *srcloc,
                          size_t srcloc_len)
 {
-    if (id >= PROFILE_MAX_CC_ID)
-        return;
-    if (id >= p->n_ccs) {
-        size_t n = p->n_ccs;   /* every id is kept: length = capacity */
-        if (GROW_ARRAY_RESERVE_MIN(p->ccs, n, (size_t)id + 1, 64) != 0) {
-            p->out_of_memory = 1;
-            return;
-        }
-        memset(p->ccs + p->n_ccs, 0, (n - p->n_ccs) * sizeof *p->ccs);
-        p->n_ccs = n;
-    }
-    CostCentre *cc = &p->ccs[id];
-    if (cc->label != NULL)
-        return;     /* defined once; a repeat keeps the first */
-    cc->label = profile_strdup(p, label, label_len);
-    cc->module = profile_strdup(p, module, module_len);
-    cc->srcloc = profile_strdup(p, srcloc, srcloc_len);
+    EvrStr l = { .ptr = label, .len = label_len }, m = { .ptr = module, .len = module_len };
+    EvrStr s = { .ptr = srcloc, .len = srcloc_len };
+    if (hp_cost_centre_define(&p->ccs, id, l, m, s) != 0)
+        p->out_of_memory = 1;
 }
 
 int profile_is_cost_centre(const Profile *p)

@@ -1,8 +1,8 @@
 /*
  * utils/strata-html/profile.h -- the internal API of strata-html: the heap
  * profile it builds from one input (profile.c), the two readers that feed
- * it (from_eventlog.c, from_hp.c), the JSON writer (json.c) and the page
- * writer (page.c).  See docs/design/html.md for the memory bound.
+ * it (from_eventlog.c, from_hp.c), the JSON writer (json.c, json_text.c)
+ * and the page writer (page.c).  See docs/design/html.md for the memory bound.
  */
 #ifndef STRATA_HTML_PROFILE_H
 #define STRATA_HTML_PROFILE_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "CostCentres.h"
 #include "IpeTable.h"
 #include "LabelIndex.h"
 
@@ -75,17 +76,6 @@ typedef struct Filters {
     int messages;           /* --include-trace-events: traceEvent messages too */
 } Filters;
 
-/* A cost centre of a -prof program (HEAP_PROF_COST_CENTRE). */
-typedef struct CostCentre {
-    char *label;            /* owned, NULL where the id was never defined */
-    char *module;           /* owned */
-    char *srcloc;           /* owned */
-} CostCentre;
-
-/* Cost centre ids above this are refused as corrupt (GHC numbers them from
- * 1 up, one per cost centre in the program). */
-#define PROFILE_MAX_CC_ID (1u << 24)
-
 enum { HEAP_SERIES_SIZE, HEAP_SERIES_BLOCKS, HEAP_SERIES_LIVE, HEAP_SERIES_COUNT };
 
 typedef struct Profile {
@@ -116,8 +106,7 @@ typedef struct Profile {
     Band *bands;
     size_t n_bands, bands_cap;
     EvrIpeTable ipes;               /* -hi: every IPE event, by address */
-    CostCentre *ccs;                /* -hc: cost centres by id, n_ccs slots */
-    size_t n_ccs;
+    HpCostCentres ccs;              /* -hc: cost centres by id (utils/heapprof) */
     int hp_cost_centres;            /* a .hp file of -hc (its JOB says so) */
     /* Heap */
     Series heap_series[HEAP_SERIES_COUNT];
@@ -158,7 +147,7 @@ char *profile_strdup(Profile *p, const char *s, size_t len);
 void profile_set_warning(Profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Records cost centre id (HEAP_PROF_COST_CENTRE); ids past
- * PROFILE_MAX_CC_ID are ignored. */
+ * HP_MAX_CC_ID are ignored. */
 void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
                          const char *module, size_t module_len, const char *srcloc,
                          size_t srcloc_len);
@@ -205,6 +194,11 @@ typedef struct Options {
     int json;
     int normalise_time;     /* --diff on a 0-100 % time axis per run */
 } Options;
+
+/* json_text.c: a JSON string (NULL as null; Note [JSON strings are code
+ * points]) and a JSON number (non-finite as null). */
+void json_string(FILE *out, const char *s);
+void json_number(FILE *out, double v);
 
 /* json.c: the report's data, one JSON object (docs/strata-html.md). */
 void json_write_report(FILE *out, const Options *o, Profile *const *profiles, size_t n);

@@ -135,13 +135,9 @@ void live_state_stream_end(LiveState *s, int ok)
 
 static char *copy_str(LiveState *s, EvrStr str)
 {
-    char *c = malloc(str.len + 1);
-    if (c == NULL) {
+    char *c = evr_str_dup(str);
+    if (c == NULL)
         s->out_of_memory = 1;
-        return NULL;
-    }
-    memcpy(c, str.ptr, str.len);
-    c[str.len] = '\0';
     return c;
 }
 

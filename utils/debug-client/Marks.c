@@ -1,0 +1,403 @@
+/*
+ * utils/debug-client/Marks.c -- the graph core's traversal: marks what
+ * the roots reach, breadth first keeping the discovery order, or depth
+ * first keeping only the marks (Note [Marks only]), and reads the marked
+ * objects back in address order.  Marks are a bitmap per block (a bit per
+ * word), so a heap of N bytes needs N/64 bytes of marks.  The analyses
+ * (Reach.c, Analysis.c, Dominators.c, Boundary.c) start from a DbgReach;
+ * the dense numbering of what is marked is Ranks.c's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ClientPrivate.h"
+#include "GrowArray.h"
+#include "DebugAnalysis.h"
+#include "ReachPrivate.h"
+#include "strata/Debug.h"
+
+bool dbg_parse_era_range(const char *s, DbgEraRange *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    unsigned long long lo = strtoull(s, &end, 10), hi = lo;
+    if (*end == '-') {
+        const char *h = end + 1;
+        if (*h < '0' || *h > '9')
+            return false;
+        hi = strtoull(h, &end, 10);
+    }
+    if (*end != '\0' || hi < lo)
+        return false;
+    *out = (DbgEraRange){true, lo, hi};
+    return true;
+}
+
+bool dbg_era_selected(const DbgEraRange *r, uint64_t era)
+{
+    return r == NULL || !r->on || (era >= r->lo && era <= r->hi);
+}
+
+void dbg_reach_free(DbgReach *r)
+{
+    if (r == NULL)
+        return;
+    if (r->mark_space == NULL)
+        for (size_t i = 0; i < r->n_blocks; i++)
+            free(r->marks[i]);
+    free(r->marks);
+    word_map_free(&r->static_marks);
+    free(r->parents32);
+    free(r->parents64);
+    if (r->rank_base != NULL)
+        for (size_t i = 0; i < r->n_blocks; i++)
+            free(r->rank_base[i]);
+    free(r->rank_base);
+    word_map_free(&r->static_rank);
+    free(r->block_first);
+    free(r->static_addrs);
+    free(r->order);
+    free(r->stack);
+    free(r->found);
+    free(r->hot);
+    free(r->mark_space);
+    free(r->ptrs);
+    free(r);
+}
+
+const uint64_t *dbg_reach_objects(const DbgReach *r, size_t *n)
+{
+    *n = r->marks_only ? 0 : r->n;
+    return r->order;
+}
+
+size_t dbg_reach_count(const DbgReach *r)
+{
+    return r->n_reached;
+}
+
+uint64_t dbg_reach_dangling(const DbgReach *r)
+{
+    return r->dangling;
+}
+
+/* The mark word and bit of addr, or NULL for a static closure. */
+static uint64_t *mark_word(DbgClient *c, DbgReach *r, uint64_t addr, uint64_t *bit, int *err)
+{
+    const DbgBlock *b = block_of(c, addr);
+    if (b == NULL)
+        return NULL;
+    size_t i = (size_t)(b - c->blocks);
+    if (r->marks[i] == NULL) {
+        r->marks[i] = calloc((b->used_bytes / 8 + 63) / 64 + 1, sizeof(uint64_t));
+        if (r->marks[i] == NULL) {
+            *err = dbg_fail(c, "out of memory for marks");
+            return NULL;
+        }
+    }
+    uint64_t w = (addr - b->start) / 8;
+    *bit = (uint64_t)1 << (w % 64);
+    return &r->marks[i][w / 64];
+}
+
+bool dbg_reach_has(const DbgReach *r, uint64_t addr)
+{
+    const DbgBlock *b = block_of(r->c, addr);
+    if (b == NULL)
+        return word_map_get(&r->static_marks, addr) != NULL;
+    const uint64_t *m = r->marks[b - r->c->blocks];
+    uint64_t w = (addr - b->start) / 8;
+    return m != NULL && (m[w / 64] >> (w % 64) & 1) != 0;
+}
+
+/* Visits addr from parent: marks and queues it the first time.  Returns
+ * -1 on a fatal error. */
+static int visit(DbgClient *c, DbgReach *r, uint64_t addr)
+{
+    if (addr == 0 || addr % 8 != 0) {
+        r->dangling++;
+        return 0;
+    }
+    int err = 0;
+    uint64_t bit;
+    uint64_t *mw = mark_word(c, r, addr, &bit, &err);
+    if (err)
+        return -1;
+    if (mw != NULL) {
+        if (*mw & bit)
+            return 0;
+        *mw |= bit;
+    } else {
+        if (word_map_get(&r->static_marks, addr) != NULL)
+            return 0;
+        DbgClosure cl;
+        if (dbg_closure(c, addr, &cl) != 0) {   /* not a static closure */
+            r->dangling++;
+            return 0;
+        }
+        if (word_map_put(&r->static_marks, addr, 1) != 0)
+            return dbg_fail(c, "out of memory for marks");
+    }
+    r->n_reached++;
+    if (GROW_ARRAY_RESERVE_MIN(r->order, r->cap, r->n + 1, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
+    r->order[r->n++] = addr;
+    return 0;
+}
+
+/* Note [Hot block records]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Marking an object reached by a pointer needs its block's start, end,
+ * contents and mark words: in DbgBlock (48 bytes, with fields only the
+ * commands read) and in the marks' pointer array, two cache misses per
+ * pointer on a heap of a quarter of a million blocks.  The marks-only
+ * traversal keeps them together in a record of 32 bytes per block, found
+ * with the block index's page table, and all blocks' mark words in one
+ * allocation (untouched pages of it cost nothing): one miss.  A block's
+ * entry in r->marks is set when its first object is marked, so "no marks"
+ * still means "no live object" to everything after the traversal. */
+typedef struct HotBlock {
+    uint64_t start, end;
+    uint64_t *marks;
+    const uint8_t *data;
+} HotBlock;
+
+static int hot_blocks_build(DbgClient *c, DbgReach *r)
+{
+    size_t words = 0;
+    for (size_t i = 0; i < r->n_blocks; i++)
+        words += (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
+    r->hot = malloc((r->n_blocks ? r->n_blocks : 1) * sizeof *r->hot);
+    r->mark_space = calloc(words ? words : 1, sizeof *r->mark_space);
+    if (r->hot == NULL || r->mark_space == NULL)
+        return dbg_fail(c, "out of memory for marks");
+    words = 0;
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const DbgBlock *b = &c->blocks[i];
+        r->hot[i] = (HotBlock){b->start, b->start + b->used_bytes, r->mark_space + words,
+                               b->data};
+        words += (b->used_bytes / 8 + 63) / 64 + 1;
+    }
+    return 0;
+}
+
+/* visit for the marks-only traversal: pushes addr on the stack the first
+ * time, with what scanning it needs, and asks for its words' cache line. */
+static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
+{
+    if (addr == 0 || addr % 8 != 0) {
+        r->dangling++;
+        return 0;
+    }
+    MarkItem it = {addr, NO_BLOCK, NULL};
+    /* block_of's answer, from the hot records where the page table has one. */
+    size_t i = NO_BLOCK;
+    uint32_t e;
+    int k = block_index_entry(&c->block_index, addr, &e);
+    if (k > 0 && e != UINT32_MAX) {
+        while (e + 1 < r->n_blocks && r->hot[e + 1].start <= addr)
+            e++;
+        if (addr >= r->hot[e].start && addr < r->hot[e].end)
+            i = e;
+    } else if (k == 0) {
+        const DbgBlock *b = block_of(c, addr);
+        if (b != NULL)
+            i = (size_t)(b - c->blocks);
+    }
+    if (i != NO_BLOCK) {
+        const HotBlock *h = &r->hot[i];
+        uint64_t *m = h->marks;
+        uint64_t w = (addr - h->start) / 8, bit = (uint64_t)1 << (w % 64);
+        if (m[w / 64] & bit)
+            return 0;
+        m[w / 64] |= bit;
+        r->marks[i] = m;
+        it.block = i;
+        if (h->data != NULL) {
+            it.words = (const uint64_t *)(const void *)(h->data + (addr - h->start));
+            __builtin_prefetch(it.words);
+        }
+    } else {
+        /* The static marked last: many objects point at one (every leaf
+         * of a tree at its empty constructor), so ask the map less. */
+        if (addr == r->last_static || word_map_get(&r->static_marks, addr) != NULL) {
+            r->last_static = addr;
+            return 0;
+        }
+        DbgClosure cl;
+        if (dbg_closure(c, addr, &cl) != 0) {   /* not a static closure */
+            r->dangling++;
+            return 0;
+        }
+        if (word_map_put(&r->static_marks, addr, 1) != 0)
+            return dbg_fail(c, "out of memory for marks");
+        r->last_static = addr;
+    }
+    r->n_reached++;
+    if (GROW_ARRAY_RESERVE_MIN(r->stack, r->cap_stack, r->n_stack + 1, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
+    r->stack[r->n_stack++] = it;
+    return 0;
+}
+
+/* Calls visit_fn on each pointer field of cl.  Inline, so that each
+ * traversal's visit is called directly. */
+static inline __attribute__((always_inline)) int
+visit_fields(DbgClient *c, DbgReach *r, const DbgClosure *cl,
+             int (*visit_fn)(DbgClient *c, DbgReach *r, uint64_t addr))
+{
+    size_t np;
+    if (dbg_closure_ptrs_grow(c, cl, &r->ptrs, &r->ptr_cap, &np) != 0)
+        return dbg_fail(c, "out of memory");
+    const uint64_t *ptrs = r->ptrs;   /* a visit does not change it */
+    for (size_t i = 0; i < np; i++)
+        if (visit_fn(c, r, ptrs[i]) != 0)
+            return -1;
+    return 0;
+}
+
+static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
+{
+    DbgClosure cl;
+    if ((it->block != NO_BLOCK ? dbg_closure_in(c, &c->blocks[it->block], it->addr, &cl)
+                               : dbg_closure(c, it->addr, &cl)) != 0)
+        return -1;
+    return visit_fields(c, r, &cl, visit_dfs);
+}
+
+/* Note [Prefetching the marks-only traversal]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Depth first, each object popped is one pushed a moment ago, somewhere
+ * else in a heap far bigger than the caches: the traversal waits on
+ * memory at every object (most of a census's time on the 1 GB heap of
+ * docs/design/debugger.md).  So objects pass from the stack through a
+ * small first-in first-out window before they are scanned, and their
+ * words are prefetched as they enter it: a dozen misses are under way at
+ * once instead of one.  The order changes, the marks and the dangling
+ * count do not (every reached object is scanned once either way). */
+
+static int traverse_marks_only(DbgClient *c, DbgReach *r)
+{
+    MarkItem win[PREFETCH_WINDOW];
+    size_t head = 0, n_win = 0;
+    while (r->n_stack > 0 || n_win > 0) {
+        while (n_win < PREFETCH_WINDOW && r->n_stack > 0) {
+            MarkItem *it = &win[(head + n_win++) % PREFETCH_WINDOW];
+            *it = r->stack[--r->n_stack];
+            if (it->words != NULL) {
+                __builtin_prefetch(it->words);
+                __builtin_prefetch(&c->blocks[it->block]);
+            }
+        }
+        MarkItem it = win[head];
+        head = (head + 1) % PREFETCH_WINDOW;
+        n_win--;
+        if (scan_item(c, r, &it) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+const uint8_t dbg_seed_order[5] = {DEBUG_ROOT_FRAME, DEBUG_ROOT_SAVED, DEBUG_ROOT_STABLE_PTR,
+                                    DEBUG_ROOT_STATIC, DEBUG_ROOT_THREAD};
+
+/* Visits every pointer field of the object at addr. */
+static int scan(DbgClient *c, DbgReach *r, uint64_t addr)
+{
+    DbgClosure cl;
+    if (dbg_closure(c, addr, &cl) != 0)
+        return -1;
+    return visit_fields(c, r, &cl, visit);
+}
+
+/* Note [Marks only]
+ * ~~~~~~~~~~~~~~~~~
+ * The breadth-first order is what makes retainer paths shortest and what
+ * the listing commands print in; a census needs neither, only the marks.
+ * Keeping the order costs 8 bytes an object (270 MB for the 1 GB heap of
+ * docs/design/debugger.md, a third of its live bytes), so a census
+ * traverses depth first with a stack, which stays as deep as the heap's
+ * widest pending fan-out (a few hundred entries for a tree) instead of
+ * growing to every object, and then reads the objects back in address
+ * order from the marks (dbg_reach_for_each_heap).  The set marked is the
+ * same, and so is the dangling count: each reached object's fields are
+ * visited once either way.  The dominator tree, the boundary and the
+ * retainers' paths (Note [Paths without the order]) start from these
+ * marks too. */
+DbgReach *dbg_reach_marks(DbgClient *c)
+{
+    const DbgRoot *roots;
+    size_t n_roots;
+    return dbg_reach_traverse(c, true, &roots, &n_roots);
+}
+
+int dbg_reach_for_each_heap(DbgClient *c, const DbgReach *r,
+                            int (*f)(DbgClient *c, const DbgClosure *cl, void *env), void *env)
+{
+    return dbg_reach_for_each_heap_from(c, r, 0, f, env);
+}
+
+int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_era,
+                                 int (*f)(DbgClient *c, const DbgClosure *cl, void *env),
+                                 void *env)
+{
+    for (size_t i = 0; i < r->n_blocks; i++) {
+        const uint64_t *m = r->marks[i];
+        if (m == NULL || c->blocks[i].era < min_era)
+            continue;
+        size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
+        for (size_t k = 0; k < nw; k++)
+            for (uint64_t bits = m[k]; bits != 0; bits &= bits - 1) {
+                uint64_t w = (uint64_t)k * 64 + (uint64_t)__builtin_ctzll(bits);
+                DbgClosure cl;
+                if (dbg_closure_in(c, &c->blocks[i], c->blocks[i].start + w * 8, &cl) != 0)
+                    return -1;
+                int st = f(c, &cl, env);
+                if (st != 0)
+                    return st;
+            }
+    }
+    return 0;
+}
+
+DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
+                             size_t *n_roots)
+{
+    const DbgBlock *bs;
+    size_t n_blocks;
+    if (dbg_blocks(c, &bs, &n_blocks) != 0 || dbg_roots(c, roots, n_roots) != 0 ||
+        dbg_load_all(c) != 0)
+        return NULL;
+    DbgReach *r = calloc(1, sizeof *r);
+    if (r == NULL || (r->marks = calloc(n_blocks ? n_blocks : 1, sizeof *r->marks)) == NULL) {
+        free(r);
+        dbg_fail(c, "out of memory");
+        return NULL;
+    }
+    r->n_blocks = n_blocks;
+    r->c = c;
+    r->marks_only = marks_only;
+    if (marks_only && hot_blocks_build(c, r) != 0)
+        goto fail;
+    for (size_t k = 0; k < sizeof dbg_seed_order; k++)
+        for (size_t i = 0; i < *n_roots; i++)
+            if ((*roots)[i].kind == dbg_seed_order[k] &&
+                (marks_only ? visit_dfs(c, r, (*roots)[i].addr) : visit(c, r, (*roots)[i].addr)) != 0)
+                goto fail;
+    if (marks_only) {
+        /* Depth first (Note [Marks only]), through a prefetch window. */
+        if (traverse_marks_only(c, r) != 0)
+            goto fail;
+        free(r->hot);   /* the marks stay in r->mark_space */
+        r->hot = NULL;
+    } else {
+        for (size_t q = 0; q < r->n; q++)
+            if (scan(c, r, r->order[q]) != 0)
+                goto fail;
+    }
+    return r;
+fail:
+    dbg_reach_free(r);
+    return NULL;
+}

@@ -1,0 +1,56 @@
+/*
+ * utils/heapprof/CostCentres.c -- the cost centres of a -hc heap profile,
+ * by id (CostCentres.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "CostCentres.h"
+#include "GrowArray.h"
+
+int hp_cost_centre_define(HpCostCentres *t, uint32_t id, EvrStr label, EvrStr module,
+                          EvrStr srcloc)
+{
+    if (id >= HP_MAX_CC_ID)
+        return 0;
+    if (id >= t->n) {
+        size_t n = t->n;   /* every id is kept: length = capacity */
+        if (GROW_ARRAY_RESERVE_MIN(t->cc, n, (size_t)id + 1, 64) != 0)
+            return -1;
+        memset(t->cc + t->n, 0, (n - t->n) * sizeof *t->cc);
+        t->n = n;
+    }
+    HpCostCentre *cc = &t->cc[id];
+    if (cc->label != NULL)
+        return 0;   /* defined once; a repeat keeps the first */
+    HpCostCentre c = { evr_str_dup(label), evr_str_dup(module), evr_str_dup(srcloc) };
+    if (c.label == NULL || c.module == NULL || c.srcloc == NULL) {
+        free(c.label);
+        free(c.module);
+        free(c.srcloc);
+        return -1;
+    }
+    *cc = c;
+    return 0;
+}
+
+const HpCostCentre *hp_cost_centre(const HpCostCentres *t, uint64_t id)
+{
+    return id < t->n && t->cc[id].label != NULL ? &t->cc[id] : NULL;
+}
+
+bool hp_cost_centre_is_caf(const HpCostCentre *cc)
+{
+    return strcmp(cc->label, "CAF") == 0 && cc->module[0] != '\0';
+}
+
+void hp_cost_centres_free(HpCostCentres *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->cc[i].label);
+        free(t->cc[i].module);
+        free(t->cc[i].srcloc);
+    }
+    free(t->cc);
+    memset(t, 0, sizeof *t);
+}
