@@ -548,7 +548,8 @@ StgWord block_n_free(void) { return n_free_blocks; }
  * Debugging
  * ----------------------------------------------------------------------- */
 
-/* Checks one group on free_list[list]; prev is its predecessor there. */
+/* Checks one group on free_list[list]; prev is its predecessor there
+ * (.inv.free-list, .inv.free-tail). */
 static void check_free_group(const BlockDesc *bd, unsigned list, const BlockDesc *prev)
 {
     if (!heap_alloced(bd) || ((StgWord)bd & (BDESCR_SIZE - 1)) != 0 ||

@@ -66,6 +66,8 @@ typedef struct {
     bool data_end;
 } Log;
 
+/* The checker reads every integer big-endian (.inv.big-endian): a log
+ * written in any other byte order fails its framing at the first marker. */
 static uint16_t be16(const uint8_t *p)
 {
     return (uint16_t)(p[0] << 8 | p[1]);
@@ -159,7 +161,7 @@ static void parse_log(const uint8_t *b, size_t n, Log *log, bool truncated_ok)
         uint16_t type = be16(b + at);
         if (type == EVENT_DATA_END) {
             assert_int_equal(block_end, 0);
-            assert_int_equal(at + 2, n);    /* nothing after the end */
+            assert_int_equal(at + 2, n);    /* nothing after the end (.inv.data-end) */
             log->data_end = true;
             return;
         }
@@ -910,7 +912,7 @@ static void test_eventlog_writer_heap_overflow_well_formed(void **state)
     unlink(tmp_path);
     Log log;
     parse_log(b, n, &log, false);
-    assert_true(log.data_end);
+    assert_true(log.data_end);      /* .inv.data-end, via rts_shutdown_and_exit */
     assert_int_equal(log_count(&log, EVENT_CAPSET_DELETE), 2);
     log_free(&log);
     free(b);
@@ -954,7 +956,7 @@ static void test_eventlog_writer_file_limit_cut_to_whole_blocks(void **state)
     unlink(tmp_path);
     assert_true(n < LIMIT_BYTES);
     Log log;
-    parse_log(b, n, &log, false);      /* whole blocks, then the data end */
+    parse_log(b, n, &log, false);      /* whole blocks, then the data end (.inv.whole-blocks) */
     assert_true(log.data_end);
     assert_true(log.complete_blocks >= 1);
     unsigned kept = log_count(&log, EVENT_USER_MSG);
