@@ -5,7 +5,7 @@
  *
  * Relies on the megablock layer (sm/MBlock.h) for memory and on
  * support/Messages.h for panics.  It is the design of GHC's block allocator
- * (shared/reference/ghc-formats.md §6.1), written afresh; the invariants
+ * (docs/reference/storage.md), written afresh; the invariants
  * and decisions are in docs/design/block-allocator.md, whose tags
  * (.inv.free-marker, ...) the code below cites.
  *

@@ -3,7 +3,7 @@
  * (eventlog/EventLog.c, EventLogWriter.c, EventTypes.c) and the ticker
  * (support/os/Ticker.c).  Logs are captured with the memory writer or read
  * back from files and parsed by the small checker below, which knows
- * GHC's framing (shared/reference §1-2) independently of the writer: the
+ * GHC's framing (docs/reference/eventlog-format.md) independently of the writer: the
  * header, block markers and their sizes, payload lengths, the data end.
  * The reader library is deliberately not used, so the two are checked
  * against each other only through the format.
@@ -36,7 +36,8 @@
 
 #define VAR (-2)
 
-/* The sizes shared/reference §2 gives for every type strata emits. */
+/* The sizes docs/reference/eventlog-format.md gives for every type strata
+ * emits. */
 static const struct {
     uint16_t id;
     int size;
