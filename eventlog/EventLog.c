@@ -9,7 +9,8 @@
  * There are two buffers: capability 0's (GC and user events) and the
  * global one (capsets, process identity, heap profile, IPE), as in GHC.
  * Each begins with a BLOCK_MARKER whose size and end time are patched when
- * the buffer is flushed.  Only the mutator thread calls in here.
+ * the buffer is flushed.  Only the mutator thread calls in here
+ * (.inv.mutator-only).
  */
 #include "EventLog.h"
 

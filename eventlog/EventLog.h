@@ -1,7 +1,7 @@
 /*
  * eventlog/EventLog.h -- the eventlog writer's API: start-up and shutdown,
  * and one posting function per event strata emits.  Bytes are GHC's format
- * exactly (strata/EventLogFormat.h, shared/reference §1-2).  All calls come
+ * exactly (strata/EventLogFormat.h, docs/reference/eventlog-format.md).  All calls come
  * from the mutator thread (the ticker only asks; see support/os/Ticker.h).
  * Every post is a no-op when the eventlog is off.  See
  * docs/design/eventlog.md.

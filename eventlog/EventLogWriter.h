@@ -1,6 +1,6 @@
 /*
  * eventlog/EventLogWriter.h -- where the eventlog's bytes go: a struct of
- * function pointers (STYLE.md §2, in the manner of GHC's EventLogWriter)
+ * function pointers (docs/HACKING.md, Module boundaries; in the manner of GHC's EventLogWriter)
  * with three implementations: a file, nowhere, and a growable memory
  * buffer that tests read back.  The writer sees only bytes; framing is
  * EventLog.c's business.  See docs/design/eventlog.md.

@@ -17,7 +17,7 @@
  *
  * Every libdwarf call gets an error pointer (without one libdwarf aborts
  * the process): an error stops the walk, frees the error and is reported
- * to the caller; what was indexed before it is kept.
+ * to the caller; what was indexed before it is kept (.inv.no-crash).
  */
 #include "DwarfIndex.h"
 

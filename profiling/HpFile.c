@@ -12,7 +12,7 @@
  *     END_SAMPLE 0.11
  *     MARK 0.20
  *
- * (shared/reference, the .hp section).  A write error is reported once,
+ * (docs/reference/heap-profile.md, "The .hp file").  A write error is reported once,
  * naming the file, and the profile is abandoned; the program goes on.
  */
 #include "HpFile.h"

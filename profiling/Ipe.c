@@ -1,6 +1,6 @@
 /*
  * profiling/Ipe.c -- IPE events for the info tables that appear in -hi
- * samples.  The wire layout is GHC's (shared/reference §2.5): the table's
+ * samples.  The wire layout is GHC's (docs/reference/eventlog-format.md, IPE entries): the table's
  * address, then table name, closure description, type, label, module and
  * "file:span", where the closure description is the closure type number in
  * decimal (ghc-events parses it as a number).  The other fields are the

@@ -61,7 +61,7 @@ static void emit_to_eventlog(const Census *c)
             if (c->buckets[i].bytes > 0 && c->buckets[i].info != NULL)
                 ipe_post_once(c->buckets[i].info);
     /* The Word64 of SAMPLE_BEGIN/END is GHC's LDV census counter, 0 without
-     * -hb (shared/reference §2.4); eras are the -he labels instead. */
+     * -hb (docs/reference/eventlog-format.md); eras are the -he labels instead. */
     eventlog_post_heap_prof_sample_begin(0);
     for (size_t i = 0; i < c->n_buckets; i++)
         if (c->buckets[i].bytes > 0)

@@ -218,7 +218,8 @@ static Location locate(uintptr_t addr, bool *refreshed)
     ProvObject *o = r->object;
     if (!o->indexed)
         object_index(o);
-    /* One bias for the whole file, from the mapping of its first segment:
+    /* One bias for the whole file, from the mapping of its first segment
+     * (.inv.one-bias):
      * two segments may share a file page, so another mapping's offset can
      * be ambiguous (a RELRO segment in the page that ends .rodata). */
     intptr_t bias;

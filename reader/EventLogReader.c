@@ -5,7 +5,7 @@
  * their capability (from the enclosing block marker) and, for the event
  * types the tools need, decoded fields.  Relies only on stdio and the
  * format constants in strata/EventLogFormat.h; the format itself is
- * described in shared/reference/ghc-formats.md §1-2.
+ * described in docs/reference/eventlog-format.md.
  *
  * Notes here: [Reader buffer], [Reader errors], [Block attribution],
  * [Decoding known events].
@@ -335,7 +335,7 @@ static int header_read(EventLogReader *r)
  * fixed events by appending; readers take the prefix).  A shorter one, a
  * missing NUL terminator, or bytes left after the last field of a
  * variable-size event we know sets EvrEvent.malformed: ghc-events would
- * misparse such an event (shared/reference §1.6), so `check` reports it.
+ * misparse such an event (docs/reference/eventlog-format.md, section 3), so `check` reports it.
  */
 typedef struct Cursor {
     const uint8_t *p;

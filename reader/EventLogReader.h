@@ -6,7 +6,7 @@
  * then yields one event at a time.  It reads through one fixed-size buffer
  * and never loads the whole file, so memory is bounded by the buffer plus
  * the type table.  The binary format is the one in strata/EventLogFormat.h
- * (shared/reference/ghc-formats.md §1-2).  See Note [Reader errors] in
+ * (docs/reference/eventlog-format.md).  See Note [Reader errors] in
  * EventLogReader.c for what is an error and what is tolerated.
  *
  * Typical use:

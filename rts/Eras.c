@@ -1,5 +1,5 @@
 /*
- * rts/Eras.c -- GHC's era API (shared/reference §4) on top of the storage
+ * rts/Eras.c -- GHC's era API (docs/reference/heap-profile.md) on top of the storage
  * manager's per-block eras (Note [Eras live in block descriptors] in
  * sm/Storage.c).  Eras work in every build, at no per-object cost.
  */

@@ -7,8 +7,8 @@
  * +RTS ... -RTS groups of argv, which are removed from argv.  Relies on
  * Messages.h for error output and on nothing else in the runtime; the
  * caller (hs_init) acts on show_usage/show_info and copies debug_flags to
- * rts_debug_flags.  Reference: shared/reference/ghc-formats.md sections 4
- * and 7 (GHC's rts/RtsFlags.c); the Notes below record where we differ.
+ * rts_debug_flags.  Reference: docs/reference/rts-flags.md
+ * and heap-profile.md (GHC's rts/RtsFlags.c); the Notes below record where we differ.
  */
 #include "RtsFlags.h"
 

@@ -1,6 +1,6 @@
 /*
  * rts/RtsFlags.h -- the one structure every RTS flag is parsed into, and the
- * parser's API.  Flags are spelled as GHC spells them (shared/reference §7).
+ * parser's API.  Flags are spelled as GHC spells them (docs/reference/rts-flags.md).
  */
 #ifndef STRATA_RTSFLAGS_H
 #define STRATA_RTSFLAGS_H

@@ -5,7 +5,8 @@
  * Free entries form a list threaded through the table, tagged with the low
  * bit so that they can never be mistaken for a closure pointer.  Threads
  * on every capability make, read and free them, so the table is under
- * table_lock (never held across an allocation); the collector visits it
+ * table_lock (never held across an allocation: .inv.no-lock-across-alloc);
+ * the collector visits it
  * with the world stopped.
  */
 #include "StablePtr.h"

@@ -2,7 +2,8 @@
 # scripts/check-layers.sh [SRCDIR] -- the layering check of
 # docs/design/layers.md: reads every #include "..." in the runtime's and
 # the tools' sources under SRCDIR (default: this checkout) and fails,
-# naming file and line, on any edge the layer table forbids.  Prints
+# naming file and line, on any edge the layer table forbids
+# (.inv.layers-one-way).  Prints
 # "layers: OK (N includes checked)" when there is none.
 #
 # A folder's layer and what it may include:
@@ -19,8 +20,8 @@
 #                                                           the reader, utils/
 # Tests, examples and benchmarks may include anything and are not read.
 #
-# OS headers: only support/os/ may include the headers of OS calls
-# (<sys/...>, <unistd.h>, <fcntl.h>, <poll.h>, <pthread.h>, <link.h>,
+# OS headers (.inv.os-confined): only support/os/ may include the headers
+# of OS calls (<sys/...>, <unistd.h>, <fcntl.h>, <poll.h>, <pthread.h>, <link.h>,
 # <dlfcn.h>, <dirent.h>, <sched.h>, <semaphore.h>); every other runtime
 # layer reaches the OS through support/os/'s os_ calls.  The C library's
 # own headers (<stdio.h>, <time.h>, ...) stay allowed everywhere, and the

@@ -5,7 +5,7 @@
  *
  * Relies on the megablock layer (sm/MBlock.h) for memory and on
  * support/Messages.h for panics.  It is the design of GHC's block allocator
- * (shared/reference/ghc-formats.md §6.1), written afresh; the invariants
+ * (docs/reference/storage.md), written afresh; the invariants
  * and decisions are in docs/design/block-allocator.md, whose tags
  * (.inv.free-marker, ...) the code below cites.
  *
@@ -551,7 +551,8 @@ StgWord block_n_free(void) { return n_free_blocks; }
  * Debugging
  * ----------------------------------------------------------------------- */
 
-/* Checks one group on free_list[list]; prev is its predecessor there. */
+/* Checks one group on free_list[list]; prev is its predecessor there
+ * (.inv.free-list, .inv.free-tail). */
 static void check_free_group(const BlockDesc *bd, unsigned list, const BlockDesc *prev)
 {
     if (!heap_alloced(bd) || ((StgWord)bd & (BDESCR_SIZE - 1)) != 0 ||

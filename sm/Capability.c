@@ -196,7 +196,9 @@ void capabilities_interrupt_all(void)
     os_mutex_unlock(&sched_lock);
 }
 
-/* Parks my_cap until no sync is in progress; called with sched_lock held. */
+/* Parks my_cap until no sync is in progress; called with sched_lock held.
+ * Before it counts as parked, its roots and bump pointer are written back
+ * (.inv.stopped); stop_world waits for every other held capability. */
 static void park_locked(Capability *cap)
 {
     if (capability_before_park_hook != NULL)

@@ -120,7 +120,8 @@ const SyncStats *capability_sync_stats(void);
 
 /* The lock that guards the block allocator and the shared lists of
  * generation 0 (large objects) against mutators on other capabilities.
- * Not needed while the world is stopped. */
+ * Not needed while the world is stopped.  Never held across an allocation
+ * or a safe point (.inv.no-lock-across-alloc). */
 void sm_lock(void);
 void sm_unlock(void);
 

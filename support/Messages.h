@@ -1,5 +1,6 @@
 /*
- * support/Messages.h -- the runtime's three kinds of message (STYLE.md §7):
+ * support/Messages.h -- the runtime's three kinds of message (docs/HACKING.md,
+ * Messages):
  * rts_panic for broken invariants, rts_error for user errors, and
  * debug_trace for opt-in tracing.  All go to stderr prefixed by the
  * program name.
@@ -40,7 +41,8 @@ extern unsigned rts_debug_flags;
     } while (0)
 void rts_debug_belch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Assertions by build level (configure --enable-debug=N, STYLE.md §6):
+/* Assertions by build level (configure --enable-debug=N, docs/HACKING.md,
+ * Assertions and checks):
  *   ASSERT            level >= 1: cheap checks at module boundaries (what a
  *                     caller hands in, what a module hands back);
  *   ASSERT_INTERNAL   level >= 2: a module's own invariants, on its hot

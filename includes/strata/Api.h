@@ -59,7 +59,7 @@ STRATA_API void strata_safepoint(void);
 STRATA_API unsigned strata_n_capabilities(void);
 STRATA_API uint32_t strata_my_thread_id(void);
 
-/* Eras (GHC's API, shared/reference §4): the era stamped on new objects.
+/* Eras (GHC's API, docs/reference/heap-profile.md): the era stamped on new objects.
  * It starts at 1; 0 means "not counted" by -he. */
 STRATA_API void setUserEra(StgWord era);
 STRATA_API StgWord getUserEra(void);

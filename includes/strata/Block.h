@@ -1,8 +1,8 @@
 /*
  * strata/Block.h -- the block descriptor, the one storage-manager type shared
- * across modules (STYLE.md §2), and the address arithmetic that finds it.
+ * across modules (docs/HACKING.md, Module boundaries), and the address arithmetic that finds it.
  *
- * Layout and flags follow GHC's bdescr (shared/reference §6.1), except that
+ * Layout and flags follow GHC's bdescr (docs/reference/storage.md), except that
  * the 12 bytes GHC leaves as padding hold the block's era here.  See
  * docs/design/eras.md and Note [Eras live in block descriptors] in sm/Storage.c.
  */

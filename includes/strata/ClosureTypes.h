@@ -1,6 +1,6 @@
 /*
  * strata/ClosureTypes.h -- closure type numbers, exactly GHC 9.x's
- * (shared/reference §6.4), so that IPE closure descriptions and -hT labels
+ * (docs/reference/storage.md), so that IPE closure descriptions and -hT labels
  * mean what they mean in GHC.  Keep the numbering in GHC's order.
  */
 #ifndef STRATA_CLOSURETYPES_H

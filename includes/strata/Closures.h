@@ -1,12 +1,13 @@
 /*
  * strata/Closures.h -- the layout of every heap object.
  *
- * Word 0 of every closure is its info pointer.  Thunks have one more header
- * word (GHC's SMP thunk header) so that a thunk of any size can be
- * overwritten in place by an indirection.  Payloads hold pointer words first,
- * then non-pointer words.  A NULL pointer field is allowed everywhere and
- * means "not set yet": allocation zeroes pointer fields, so an object is
- * always safe for the collector to scan.  See docs/design/objects.md.
+ * Word 0 of every closure is its info pointer (.inv.header).  Thunks have
+ * one more header word (GHC's SMP thunk header) so that a thunk of any size
+ * can be overwritten in place by an indirection.  Payloads hold pointer
+ * words first, then non-pointer words (.inv.layout).  A NULL pointer field
+ * is allowed everywhere and means "not set yet": allocation zeroes pointer
+ * fields, so an object is always safe for the collector to scan
+ * (.inv.null-ok).  See docs/design/objects.md.
  */
 #ifndef STRATA_CLOSURES_H
 #define STRATA_CLOSURES_H
@@ -129,7 +130,8 @@ typedef struct StgStack_ {       /* STACK: one chunk of local-root frames */
     struct StgStack_ *prev;      /* older chunk, or NULL */
     StgWord stack_size;          /* words available in stack[] */
     StgPtr sp;                   /* first free word of stack[]; frames below */
-    StgWord stack[];             /* frames: site, n_slots, slots[n_slots] */
+    StgWord stack[];             /* whole frames: site, n_slots, slots[n_slots]
+                                    (.inv.frames) */
 } StgStack;
 
 #define ROOT_FRAME_HEADER_WORDS 2

@@ -1,7 +1,7 @@
 /*
  * strata/Config.h -- word type, version and the storage manager's fixed sizes.
  *
- * The block and megablock geometry is GHC's (shared/reference §6.1): 4 KiB
+ * The block and megablock geometry is GHC's (docs/reference/storage.md): 4 KiB
  * blocks inside 1 MiB-aligned megablocks whose first 16 KiB hold one 64-byte
  * descriptor per block slot.  Everything here is a compile-time constant.
  */

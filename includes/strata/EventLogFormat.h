@@ -1,7 +1,8 @@
 /*
  * strata/EventLogFormat.h -- GHC's eventlog binary format: the one
  * definition shared by the runtime's writer and the tools' reader
- * (STYLE.md §2).  Every number is GHC's (shared/reference §1-2):
+ * (docs/HACKING.md, Module boundaries).  Every number is GHC's
+ * (docs/reference/eventlog-format.md):
  * big-endian framing, event type ids, fixed payload sizes.
  */
 #ifndef STRATA_EVENTLOGFORMAT_H
@@ -103,7 +104,7 @@ enum {
 #define EVENT_SIZE_HEAP_SIZE 12
 #define EVENT_SIZE_HEAP_LIVE 12
 #define EVENT_SIZE_HEAP_INFO_GHC 38     /* CapsetId, Word16 gens, 4 x Word64 */
-#define EVENT_SIZE_GC_STATS_GHC 58      /* see shared/reference §2.2 */
+#define EVENT_SIZE_GC_STATS_GHC 58      /* docs/reference/eventlog-format.md */
 #define EVENT_SIZE_GC_GLOBAL_SYNC 0
 #define EVENT_SIZE_MEM_RETURN 16        /* CapsetId, 3 x Word32 */
 #define EVENT_SIZE_BLOCKS_SIZE 12       /* CapsetId, Word64 bytes */

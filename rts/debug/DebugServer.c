@@ -46,11 +46,12 @@
  * exact), sets PAUSED, wakes the stub and waits until the state changes.
  * Every object is initialised at an allocation (Alloc.h), no GC is in
  * progress, and the mutator is the only thread that collects, so while
- * PAUSED nothing in the heap moves or changes; the mutex hand-over makes
- * the mutator's writes visible to the stub.  RESUME, a disconnect, or
- * hs_exit sets RUNNING and wakes the mutator.  A PAUSE that the mutator
- * does not reach in time (it does not allocate) is cancelled under the
- * same lock and answered TIMEOUT, so the two threads never disagree. */
+ * PAUSED nothing in the heap moves or changes (.inv.paused-heap); the
+ * mutex hand-over makes the mutator's writes visible to the stub.  RESUME,
+ * a disconnect, or hs_exit sets RUNNING and wakes the mutator.  A PAUSE
+ * that the mutator does not reach in time (it does not allocate) is
+ * cancelled under the same lock and answered TIMEOUT, so the two threads
+ * never disagree. */
 
 typedef enum { RUNNING, PAUSE_REQUESTED, PAUSED } PauseState;
 

@@ -84,7 +84,7 @@ static StgWord n_live = 0;       /* adjustors in the table */
 static Adjustor *pending = NULL; /* freed while running: released later */
 /* The table and the pending list, against callers on other capabilities.
  * Never held across an allocation (a GC's sync would wait for a thread
- * blocked on it). */
+ * blocked on it; .inv.no-lock-across-alloc). */
 static OsMutex adjustor_lock = OS_MUTEX_INIT;
 static StgWord n_pending = 0;
 
@@ -163,6 +163,8 @@ static void check_one(const Adjustor *a, const char *where)
                   (unsigned)a->sig.n_args);
 }
 
+/* .inv.live-table: every live adjustor in the table, pending ones only on
+ * the pending list, and the counts agree. */
 void adjustor_check(void)
 {
     StgWord live = 0, pend = 0;
@@ -236,7 +238,8 @@ void adjustor_exit(void)
 /* A callback cannot return an error to its C caller, and returning a
  * made-up value would silently corrupt whatever the caller computes, so a
  * refused call stops the program.  Only the owning thread may shut the
- * runtime down properly (statistics, eventlog); another thread exits. */
+ * runtime down properly (statistics, eventlog); another thread exits.
+ * A call after hs_exit lands here too (.inv.outlives-runtime). */
 _Noreturn static void refuse_call(const Adjustor *a)
 {
     long holder = owner_thread_holder_id();

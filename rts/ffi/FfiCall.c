@@ -12,7 +12,8 @@
  * make the stable pointers for sptr arguments and call.  The callee may
  * call back into strata and collect; the values it was given are plain C
  * values by then, except addresses of byte arrays, which is why those
- * must be arrays that never move.  See docs/design/ffi.md.
+ * must be arrays that never move (.inv.dyncall-phases, .inv.unmoving-address
+ * in docs/design/ffi.md).
  *
  * Note [The signature cache]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -24,7 +25,8 @@
  * may make another dynamic call whose text maps to the same slot while the
  * outer call still uses the slot's call interface; a slot with a call in
  * progress is therefore never replaced -- the inner call parses into its
- * own frame instead.  Only the owning thread gets here, so no locking.
+ * own frame instead (.inv.busy-slot).  Only the owning thread gets here,
+ * so no locking.
  */
 #include <ffi.h>
 #include <stdbool.h>

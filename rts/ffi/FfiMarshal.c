@@ -14,8 +14,9 @@
  * double is never what was meant; one converts to the other as C does.
  * An address may come as Ptr, as a one-word constructor of the program's
  * own, or as a byte array that cannot move while C holds its address
- * (pinned, large or static).  Our own boxes of the wrong kind (a D# for
- * an integer, an I# for an address) are rejected, naming both kinds.
+ * (pinned, large or static: .inv.unmoving-address).  Our own boxes of the
+ * wrong kind (a D# for an integer, an I# for an address) are rejected,
+ * naming both kinds.
  */
 #include "FfiMarshal.h"
 

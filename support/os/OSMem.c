@@ -3,7 +3,7 @@
  * and release address space with mmap, mprotect and madvise.
  *
  * This is the only file in strata that calls mmap, munmap, mprotect or
- * madvise (STYLE.md §2).  It relies on nothing but libc; every function
+ * madvise (docs/HACKING.md, Module boundaries).  It relies on nothing but libc; every function
  * returns 0 or an errno value and never prints.  The megablock layer
  * (sm/MBlock.c) is its one client; docs/design/block-allocator.md explains
  * how the two fit together.

@@ -1,7 +1,8 @@
 /*
  * support/os/OSMem.h -- the OS memory services the storage manager needs:
  * reserve address space, commit and decommit parts of it, release it.
- * All return 0 or an errno value (STYLE.md §2).  Tests can make the Nth
+ * All return 0 or an errno value (docs/HACKING.md,
+ * Module boundaries).  Tests can make the Nth
  * call fail (os_mem_fail_after) so that every error path runs.
  */
 #ifndef STRATA_OSMEM_H

@@ -17,7 +17,8 @@
  * ~~~~~~~~~~~~~~~~~
  * Periodic work (flushing the eventlog, the heap census) touches state the
  * mutator owns, so it must run on the mutator, at a safe point.  The
- * ticker thread therefore never runs an action: when one is due it marks
+ * ticker thread therefore never runs an action (.inv.mutator-only in
+ * docs/design/eventlog.md): when one is due it marks
  * it, sets xattention, and calls the interrupt function, which stores NULL
  * into every running capability's hp_lim so that the next allocation on
  * any of them takes the slow path, which calls storage_attention_handler

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # testsuite/golden/make-golden.py -- writes the hand-built eventlogs that
 # testsuite/scripts/strata-events.sh feeds to strata-events.  Each log is
-# built byte by byte from shared/reference/ghc-formats.md §1-2 (big-endian
+# built byte by byte from docs/reference/eventlog-format.md, sections 1-2 (big-endian
 # framing, block markers, payload layouts), so the inputs do not depend on
 # strata's own writer.  Run it from anywhere; it writes next to itself:
 #

@@ -48,6 +48,7 @@ step st ev = case evSpec ev of
   _ -> st
   where
     need ok msg s = if ok then s else s {stProblems = msg : stProblems s}
+    -- .inv.ipe-before-sample: an IPE seen before the label's sample.
     checkLabel l s = case (stBreakdown s, l) of
       (Just HeapProfBreakdownInfoTable, '0' : 'x' : hex) -> case readHex hex of
         [(a, "")] | a `Set.member` stIpes s -> s

@@ -88,6 +88,15 @@ cmp -s a.censuses file.censuses && cmp -s b.censuses file.censuses && pass ||
 "$events" summary a.eventlog >a.summary
 grep -q '^rts: "strata' a.summary && grep -q '^profile: -hT' a.summary && pass ||
     fail "the late client's log lacks the preamble: $(head -5 a.summary)"
+# .inv.preamble-once: the late client got each preamble event once, from
+# the cache or live, never both -- as many as the file holds.
+"$events" show a.eventlog >a.show
+"$events" show file.eventlog >file.show
+for what in 'Program arguments:' 'Start of heap profile:' 'An IPE entry:'; do
+    na=$(grep -c ": $what" a.show)
+    nf=$(grep -c ": $what" file.show)
+    [ "$na" -eq "$nf" ] && pass || fail "the late client has $na '$what' events, the file $nf"
+done
 [ "$(head -c 4 d.eventlog | od -An -tx1 | tr -d ' ')" = 68647262 ] && pass ||
     fail "the client that left early did not get the header first"
 grep -q 'control bytes skipped' prog.err && pass || fail "+RTS -s has no control line"
@@ -146,8 +155,9 @@ stall_kb=$(sed -n 's/^VmHWM //p' stall.out)
 file_bytes=$(stat -c %s stall-file.eventlog)
 [ "$file_bytes" -gt $((16 * 1024 * 1024)) ] && pass ||
     fail "the run wrote only $file_bytes bytes of eventlog: too little to test the bound"
-# The bound, a block being queued, and the preamble: 8 + 2 + 2 MiB.  (Not
-# under the sanitizers: ASan's quarantine keeps freed blocks resident.)
+# The bound (.inv.bounded-queue), a block being queued, and the preamble:
+# 8 + 2 + 2 MiB.  (Not under the sanitizers: ASan's quarantine keeps freed
+# blocks resident.)
 if [ -z "${SAN_CFLAGS:-}" ]; then
     [ -n "$base_kb" ] && [ -n "$stall_kb" ] && [ "$stall_kb" -le $((base_kb + 12 * 1024)) ] &&
         pass || fail "peak RSS with a stalled client ${stall_kb} kB, without one ${base_kb} kB"

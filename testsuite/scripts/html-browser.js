@@ -58,7 +58,7 @@ function readChart(pane, column) {
 
 // Per band of the area chart of input `column`: the largest y in the
 // chart's option (what ECharts was given to draw) and the detailed table's
-// peak for that band.
+// peak for that band (.inv.peak-shown).
 function chartPeaks(column) {
     const r = window.strataReport;
     const col = document.querySelectorAll('[data-pane="area"] .column')[column || 0];
@@ -333,7 +333,7 @@ if (report !== '--probe') (async () => {
             await page.screenshot({ path: `${shotPrefix}-${v}.png`, fullPage: true });
         }
         check(errors.length === 0, 'no script errors', errors);
-        check(requests.length === 0, 'no network requests', requests);
+        check(requests.length === 0, 'no network requests', requests);   // .inv.self-contained
     } finally {
         await browser.close();
         fs.rmSync(userDataDir, { recursive: true, force: true });

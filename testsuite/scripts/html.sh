@@ -85,6 +85,7 @@ expect_status 0 "$html" --json leak.eventlog
 [ -s leak.eventlog.json ] || fail "--json did not write leak.eventlog.json"
 expect_status 0 "$events" summary --json leak.eventlog
 cp "$out" summary.json
+# .inv.every-census-counts: the integrated sizes, from every census, agree.
 node -e '
 const fs = require("fs");
 const s = JSON.parse(fs.readFileSync("summary.json", "utf8"));
@@ -208,7 +209,7 @@ expect_status 0 "$html" --json he.eventlog
 expect_json 'd.options.sort' 'number' he.eventlog.json
 expect_json 'const e = p.chart.bands.map(b => +b.name.slice(4)); e.every((x, i) => !i || e[i - 1] < x)' 'true' he.eventlog.json
 expect_json 'p.eras_live_at_end.length >= 4 && p.eras_live_at_end.every(e => e.bytes > 0)' 'true' he.eventlog.json
-expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json
+expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json   # .inv.same-colour
 expect_json 'p.eras_live_at_end.every(e => typeof e.era === "number")' 'true' he.eventlog.json
 
 # --- -hi: IPE fields; a GHC-written log. ------------------------------------
@@ -340,6 +341,7 @@ expect_status 1 "$html" short.eventlog --diff text.eventlog
 expect_stderr_contains "strata-html: text.eventlog: not a GHC eventlog"
 
 # --- The progress line: an input that takes more than a second. ----------
+# Read from a pipe, which can be read only once (.inv.one-pass).
 expect_status 0 "$ex/bintrees" 16 +RTS -hT -l -i0.001 -A64k -olbig.eventlog -RTS
 half=$(($(wc -c <big.eventlog) / 8))
 { head -c "$half" big.eventlog; sleep 1.5; tail -c +"$((half + 1))" big.eventlog; } |

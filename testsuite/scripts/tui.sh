@@ -199,7 +199,8 @@ expect_line "^  \+ <- 0x[0-9a-f]+  MUT_VAR_(DIRTY|CLEAN)  MUT_VAR_(DIRTY|CLEAN) 
 # Chunk is live.
 keys / C-u 'Chunk limit:1' Enter
 wait_for "search: constructor Chunk, limit 1 -- "
-# Refresh lets the program run, pauses it again, and re-runs the search.
+# Refresh lets the program run, pauses it again, and re-runs the search on
+# the new pause's heap (.inv.one-pause).
 keys r
 wait_for "paused again at era"
 wait_for "search: constructor Chunk, limit 1 -- "

@@ -569,6 +569,9 @@ static void test_block_alloc_fails_cleanly(void **state)
  * Debug fill and sanitizer poisoning
  * ----------------------------------------------------------------------- */
 
+/* .inv.asan: free blocks and a megablock group's slack are poisoned,
+ * descriptors never are. */
+
 static void test_block_alloc_poisons_free_blocks(void **state)
 {
     (void)state;

@@ -162,6 +162,7 @@ static void compare_with_collector(unsigned gen, bool major)
         census_live_mismatches++;
 }
 
+/* .inv.census-total */
 static void test_census_total_equals_live_bytes(void **state)
 {
     (void)state;
@@ -215,6 +216,7 @@ static void expect_tally_equals_walk(HeapBreakdown by, bool selected, uint64_t l
     live_tally_free(&t);
 }
 
+/* .inv.tally-equals-walk */
 static void test_census_counted_during_gc_equals_walk(void **state)
 {
     (void)state;

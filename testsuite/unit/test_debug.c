@@ -215,6 +215,8 @@ static void census_body(void)
     STRATA_ROOTS_POP(r);
 }
 
+/* .inv.census-equal: the client's census of a paused heap equals the
+ * profiler's for the same major GC. */
 static void test_debug_census_equals_profiler(void **state)
 {
     (void)state;
@@ -780,7 +782,7 @@ static void test_debug_malformed_requests(void **state)
     expect_error(fd, req, frame(req, DEBUG_CMD_CLOSURES, p, 12), DEBUG_STATUS_BAD_LENGTH,
                  "for count 2");
 
-    /* Now paused: bad addresses. */
+    /* Now paused: bad addresses (.inv.no-unmapped-read). */
     u = 20000;
     char msg[512];
     assert_int_equal(raw_exchange(fd, req, frame(req, DEBUG_CMD_PAUSE, &u, 4), msg, sizeof msg),
@@ -829,7 +831,8 @@ static void test_debug_malformed_requests(void **state)
     expect_error(fd, (const uint8_t *)&huge, 4, DEBUG_STATUS_BAD_LENGTH, "request length");
     close(fd);   /* disconnect while paused: resumes */
 
-    /* A second client while one is connected is told it is busy. */
+    /* A second client while one is connected is told it is busy
+     * (.inv.one-client). */
     int fd1 = raw_connect(ch.socket);
     assert_int_equal(raw_exchange(fd1, req, frame(req, DEBUG_CMD_VERSION, NULL, 0), msg,
                                   sizeof msg), DEBUG_STATUS_OK);

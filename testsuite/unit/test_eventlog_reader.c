@@ -1,7 +1,7 @@
 /*
  * testsuite/unit/test_eventlog_reader.c -- the streaming eventlog reader
  * (reader/EventLogReader.c).  Logs are built in memory by a tiny
- * test-local writer (big-endian, straight from shared/reference §1-2, so
+ * test-local writer (big-endian, straight from docs/reference/eventlog-format.md, so
  * the tests do not depend on the runtime's writer) and read back both from
  * memory and through a FILE, whose buffered refills must give the same
  * events.  Every reader is checked with evr_check before it is closed.

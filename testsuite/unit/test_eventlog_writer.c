@@ -3,7 +3,7 @@
  * (eventlog/EventLog.c, EventLogWriter.c, EventTypes.c) and the ticker
  * (support/os/Ticker.c).  Logs are captured with the memory writer or read
  * back from files and parsed by the small checker below, which knows
- * GHC's framing (shared/reference §1-2) independently of the writer: the
+ * GHC's framing (docs/reference/eventlog-format.md) independently of the writer: the
  * header, block markers and their sizes, payload lengths, the data end.
  * The reader library is deliberately not used, so the two are checked
  * against each other only through the format.
@@ -36,7 +36,8 @@
 
 #define VAR (-2)
 
-/* The sizes shared/reference §2 gives for every type strata emits. */
+/* The sizes docs/reference/eventlog-format.md gives for every type strata
+ * emits. */
 static const struct {
     uint16_t id;
     int size;
@@ -66,6 +67,8 @@ typedef struct {
     bool data_end;
 } Log;
 
+/* The checker reads every integer big-endian (.inv.big-endian): a log
+ * written in any other byte order fails its framing at the first marker. */
 static uint16_t be16(const uint8_t *p)
 {
     return (uint16_t)(p[0] << 8 | p[1]);
@@ -159,7 +162,7 @@ static void parse_log(const uint8_t *b, size_t n, Log *log, bool truncated_ok)
         uint16_t type = be16(b + at);
         if (type == EVENT_DATA_END) {
             assert_int_equal(block_end, 0);
-            assert_int_equal(at + 2, n);    /* nothing after the end */
+            assert_int_equal(at + 2, n);    /* nothing after the end (.inv.data-end) */
             log->data_end = true;
             return;
         }
@@ -910,7 +913,7 @@ static void test_eventlog_writer_heap_overflow_well_formed(void **state)
     unlink(tmp_path);
     Log log;
     parse_log(b, n, &log, false);
-    assert_true(log.data_end);
+    assert_true(log.data_end);      /* .inv.data-end, via rts_shutdown_and_exit */
     assert_int_equal(log_count(&log, EVENT_CAPSET_DELETE), 2);
     log_free(&log);
     free(b);
@@ -954,7 +957,7 @@ static void test_eventlog_writer_file_limit_cut_to_whole_blocks(void **state)
     unlink(tmp_path);
     assert_true(n < LIMIT_BYTES);
     Log log;
-    parse_log(b, n, &log, false);      /* whole blocks, then the data end */
+    parse_log(b, n, &log, false);      /* whole blocks, then the data end (.inv.whole-blocks) */
     assert_true(log.data_end);
     assert_true(log.complete_blocks >= 1);
     unsigned kept = log_count(&log, EVENT_USER_MSG);

@@ -540,6 +540,7 @@ static double call_and_halve(double (*cb)(double), double x)
     return cb(x) / 2;
 }
 
+/* .inv.busy-slot: two texts collide on one cache slot on purpose. */
 static void test_ffi_nested_dynamic_calls_sharing_a_cache_slot(void **state)
 {
     (void)state;
@@ -720,7 +721,7 @@ static void expect_call_rejected(DynCall c, StrataFfiStatus want_status, const c
     callee_called = false;
     char *err = harness_capture_stderr(run_dyn_call, &c);
     assert_int_equal(status, want_status);
-    assert_false(callee_called);
+    assert_false(callee_called);        /* .inv.dyncall-phases: nothing called */
     if (strstr(err, want) == NULL)
         fail_msg("expected \"%s\" in: %s", want, err);
     free(err);
@@ -1002,7 +1003,8 @@ static void test_ffi_misuse_without_error_channel_stops(void **state)
                            "rts_getDouble: expected a floating-point number (D# or F#), got I#");
 }
 
-/* After hs_exit a function pointer can still be freed, from any thread. */
+/* After hs_exit a function pointer can still be freed, from any thread
+ * (.inv.outlives-runtime). */
 static void *foreign_frees(void *arg)
 {
     (void)arg;

@@ -75,6 +75,28 @@ static StgWord heap_live_words(void)
     return w;
 }
 
+/* .inv.gen-counts: after a GC that collected every generation, each
+ * generation's counters equal a recount of its two lists. */
+static void check_gen_counts(void)
+{
+    for (unsigned g = 0; g < storage_n_gens; g++) {
+        const Generation *gen = &storage_gens[g];
+        StgWord blocks = 0, words = 0, large_blocks = 0, large_words = 0;
+        for (const BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link) {
+            blocks += bd->blocks;
+            words += (StgWord)(bd->free - bd->start);
+        }
+        for (const BlockDesc *bd = gen->large_objects; bd != NULL; bd = bd->link) {
+            large_blocks += bd->blocks;
+            large_words += (StgWord)(bd->free - bd->start);
+        }
+        assert_int_equal(gen->n_blocks, blocks);
+        assert_int_equal(gen->n_words, words);
+        assert_int_equal(gen->n_large_blocks, large_blocks);
+        assert_int_equal(gen->n_large_words, large_words);
+    }
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -111,6 +133,7 @@ static void test_gc_frees_unreachable(void **state)
         (void)mk_list(0, 1000);   /* garbage */
     strata_perform_gc(1);
     strata_perform_gc(1);
+    check_gen_counts();
     /* Exactly the kept list survives (plus the TSO and the root stack). */
     StgWord list_words = 1000 * (4 + 2);
     StgWord runtime_words = sizeof(StgTSO) / WORD_SIZE;
@@ -123,6 +146,7 @@ static void test_gc_frees_unreachable(void **state)
     freeStablePtr(keep);
     strata_perform_gc(1);
     assert_int_equal(heap_live_words(), runtime_words + stack_words);
+    check_gen_counts();
 }
 
 static void test_gc_cycles(void **state)

@@ -119,6 +119,7 @@ static void test_provenance_static_local_and_header(void **state)
     assert_string_equal(p->module, "testsuite/unit/test_provenance.c");
 }
 
+/* .inv.explicit-wins */
 static void test_provenance_explicit_wins(void **state)
 {
     (void)state;
@@ -191,7 +192,7 @@ static void test_provenance_outside_mapped_files(void **state)
     free(thunk);
 }
 
-/* Without profiling or a debugger request, nothing is read. */
+/* Without profiling or a debugger request, nothing is read (.inv.lazy). */
 static void test_provenance_costs_nothing_unused(void **state)
 {
     (void)state;
@@ -297,7 +298,8 @@ static void test_provenance_unreadable_files(void **state)
 }
 
 /* A truncated copy of this program, and copies with each DWARF section
- * overwritten by noise: reading them may lose names, never crash. */
+ * overwritten by noise: reading them may lose names, never crash
+ * (.inv.no-crash). */
 static void test_provenance_corrupt_dwarf(void **state)
 {
     (void)state;

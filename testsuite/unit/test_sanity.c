@@ -83,6 +83,7 @@ static void corrupt_info_pointer(void)
     sanity_check_heap("test");
 }
 
+/* .inv.header: a word 0 that is no info pointer is caught. */
 static void test_sanity_catches_bad_info_pointer(void **state)
 {
     (void)state;

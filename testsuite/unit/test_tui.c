@@ -125,6 +125,7 @@ static const char *line_text(const TuiTree *t, size_t i)
     return t->lines[i].node->text;
 }
 
+/* .inv.lazy-children: children are loaded on the first expansion only. */
 static void test_tui_tree_expands_lazily_once(void **state)
 {
     (void)state;
@@ -169,6 +170,7 @@ static void test_tui_tree_failed_load_shows_its_message(void **state)
     tui_tree_free(&t);
 }
 
+/* .inv.cursor-follows-node */
 static void test_tui_tree_cursor_follows_its_node(void **state)
 {
     (void)state;
@@ -304,7 +306,8 @@ static void test_tui_line_layout(void **state)
     n.text = (char *)"\xc3\xa9t\xc3\xa9";               /* "été" */
     tui_line_format(&l, 4, false, buf);
     assert_string_equal(buf, "- \xc3\xa9t");
-    /* Control characters and stray bytes do not reach the terminal. */
+    /* Control characters and stray bytes do not reach the terminal
+     * (.inv.no-terminal-escape). */
     n.text = (char *)"a\tb\033c\xff";
     tui_line_format(&l, 40, false, buf);
     assert_string_equal(buf, "- a b c?");

@@ -2,7 +2,9 @@
  * utils/strata-html/profile.h -- the internal API of strata-html: the heap
  * profile it builds from one input (profile.c), the two readers that feed
  * it (from_eventlog.c, from_hp.c), the JSON writer (json.c, json_text.c)
- * and the page writer (page.c).  See docs/design/html.md for the memory bound.
+ * and the page writer (page.c).  See docs/design/html.md for the memory
+ * bound (.inv.bounded-memory: per band a label, some numbers and one
+ * BandBins).
  */
 #ifndef STRATA_HTML_PROFILE_H
 #define STRATA_HTML_PROFILE_H
