@@ -13,7 +13,6 @@
 #include "Adjustor.h"
 #include "Control.h"
 #include "DebugServer.h"
-#include "Eras.h"
 #include "Finalizers.h"
 #include "EventLog.h"
 #include "EventLogSocket.h"
@@ -269,6 +268,7 @@ void hs_init(int *argc, char ***argv)
         .capabilities = rts_flags.capabilities,
         .gc_threads = rts_flags.gc_threads,
         .par_gc_from_gen = rts_flags.par_gc_from_gen,
+        .automatic_era_increment = rts_flags.automatic_era_increment,
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);
@@ -280,15 +280,15 @@ void hs_init(int *argc, char ***argv)
     control_reset();
     start_eventlog_socket_or_exit();
     start_eventlog_or_exit();   /* before anything can overflow the heap */
-    eras_reset();
     /* Before the first thread attaches: its allocations may collect. */
     gc_add_root_source(roots_visit);
     gc_add_root_source(stable_ptr_visit_roots);
     threads_attach(cap);   /* thread 1: its TSO and root stack */
     gc_add_weak_root_source(stable_name_visit_weak_roots);
-    /* The census sees a GC's heap before the era advances (GHC's order). */
+    /* The census sees a GC's heap before the era advances (GHC's order):
+     * the automatic increment runs after the post-GC hooks
+     * (storage_era_after_gc). */
     gc_add_post_hook(prof_heap_after_gc);
-    gc_add_post_hook(eras_after_gc);
     gc_add_post_hook(finalizers_after_gc);
     start_heap_profile_or_exit();
     if (!debug_server_start_from_flags())

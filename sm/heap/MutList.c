@@ -13,7 +13,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "WordMapOrPanic.h"
-#include "strata/Alloc.h"
+#include "strata/Barrier.h"
 
 StgClosure **static_roots = NULL;
 StgWord static_roots_count = 0;

@@ -7,7 +7,7 @@
 #ifndef STRATA_HEAPITER_H
 #define STRATA_HEAPITER_H
 
-#include "Storage.h"
+#include "Heap.h"
 
 typedef enum {
     HEAP_BLOCK_SMALL,      /* a generation's small-object block */

@@ -5,6 +5,8 @@
  */
 #include "HeapIter.h"
 
+#include "Nursery.h"
+
 void heap_for_each_block(HeapBlockFn fn, void *ctx)
 {
     storage_sync_nursery();
