@@ -205,9 +205,7 @@ static void start_heap_profile_or_exit(void)
     prof_heap_set_reporter(&to_stats);
     ProfConfig config = {
         .breakdown = rts_flags.heap_breakdown,
-        .era_selected = rts_flags.era_selected,
-        .era_lo = rts_flags.era_lo,
-        .era_hi = rts_flags.era_hi,
+        .eras = rts_flags.eras,
         .interval_secs = rts_flags.census_interval_secs,
         .every_tick = rts_flags.census_every_tick,
         .automatic_samples = rts_flags.automatic_heap_samples,

@@ -355,8 +355,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
             if (i == 0) {
                 t->tally = wanted;
             } else {
-                t->own_tally.era_lo = wanted->era_lo;
-                t->own_tally.era_hi = wanted->era_hi;
+                t->own_tally.eras = wanted->eras;
                 live_tally_reset(&t->own_tally);
                 t->tally = &t->own_tally;
             }
