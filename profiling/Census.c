@@ -13,7 +13,7 @@
  * per-table totals then go into labelled buckets.  The era
  * breakdown needs no per-object work at all: every object in a block has
  * the block's era (Note [Eras live in block descriptors] in
- * sm/Storage.c), so it adds whole blocks.
+ * sm/alloc/Storage.c), so it adds whole blocks.
  */
 #include "Census.h"
 
@@ -197,7 +197,7 @@ typedef struct {
 } TakeCtx;
 
 /* Every era segment with objects whose era is counted (a block of one era
- * is one segment; Note [Blocks of several eras] in sm/EraRuns.h); nursery
+ * is one segment; Note [Blocks of several eras] in sm/block/EraRuns.h); nursery
  * blocks hold the objects allocated since the GC (a census right after a
  * major GC finds none, one requested at exit may). */
 static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)

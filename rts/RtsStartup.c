@@ -73,7 +73,7 @@ static void original_args_save(const int *argc, char **const *argv)
 }
 
 /* Runs when the mutator answers an attention request (Note [The
- * allocation limit] in sm/Storage.c). */
+ * allocation limit] in sm/alloc/Storage.c). */
 static void serve_attention(void)
 {
     debug_server_serve_attention();
@@ -241,7 +241,7 @@ static void parse_flags_or_exit(int *argc, char ***argv)
     rts_debug_flags = rts_flags.debug_flags;
 }
 
-/* A heap overflow has been reported (sm/Storage.c): shut down as GHC
+/* A heap overflow has been reported (sm/alloc/Storage.c): shut down as GHC
  * does, with exit status 251. */
 _Noreturn static void exit_on_heap_overflow(void)
 {

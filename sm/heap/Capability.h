@@ -1,5 +1,5 @@
 /*
- * sm/Capability.h -- capabilities: the right to mutate the heap, held by
+ * sm/heap/Capability.h -- capabilities: the right to mutate the heap, held by
  * one OS thread at a time, with the allocation state that goes with it
  * (a nursery, a pinned block, remembered-set blocks), and the
  * stop-the-world sync that collections, era changes and the heap debugger

@@ -1,5 +1,5 @@
 /*
- * sm/HeapIter.c -- the walk over the heap's block groups (see HeapIter.h).
+ * sm/heap/HeapIter.c -- the walk over the heap's block groups (see HeapIter.h).
  * Reads the storage manager's lists; changes nothing but the current
  * nursery block's free pointer (synced from the allocation register).
  */

@@ -1,5 +1,5 @@
 /*
- * sm/MutList.c -- remembered sets: per-generation mutable lists kept in
+ * sm/heap/MutList.c -- remembered sets: per-generation mutable lists kept in
  * chains of blocks, and the list of static closures that point into the
  * heap.  See .inv.remembered in MutList.h.
  */

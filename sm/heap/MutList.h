@@ -1,5 +1,5 @@
 /*
- * sm/MutList.h -- remembered sets.
+ * sm/heap/MutList.h -- remembered sets.
  *
  * .inv.remembered: after every GC and at every allocation, each object in
  * generation g > 0 that may point into a generation younger than g is on

@@ -10,7 +10,7 @@
 #include "Storage.h"
 
 /* The era an object lives in: its block's, or its run's in a block of
- * several eras (Note [Blocks of several eras] in sm/EraRuns.h). */
+ * several eras (Note [Blocks of several eras] in sm/block/EraRuns.h). */
 static uint64_t object_era(const StgClosure *c)
 {
     return block_era_at(Bdescr(c), c);
