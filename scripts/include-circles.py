@@ -8,10 +8,18 @@ modules that define what it declares (functions and extern variables).  A
 public header (includes/strata/) whose declarations the scanned folders
 define in one module is part of that module (strata/Barrier.h of MutList).
 Prints each circle (strongly connected component of more than one module)
-with its files, largest first; DIRs default to sm and includes/strata."""
+with its files, largest first; DIRs default to sm and includes/strata.
+
+With --floors first, fails (exit 1) when a circle holds a file of one of
+the floors below or above the collector (sm/block/, sm/heap/, sm/alloc/):
+only the collector's own core may be one circle (.inv.sm-floors)."""
 import os, re, sys
-root = sys.argv[1] if len(sys.argv) > 1 else '.'
-dirs = sys.argv[2:] or ['sm', 'includes/strata']
+args = sys.argv[1:]
+floors = bool(args) and args[0] == '--floors'
+if floors:
+    args = args[1:]
+root = args[0] if args else '.'
+dirs = args[1:] or ['sm', 'includes/strata']
 files = []
 for d in dirs:
     for dp, _, fs in os.walk(os.path.join(root, d)):
@@ -107,3 +115,9 @@ for c in circles:
     print('  files: ' + ' '.join(members))
 if not circles:
     print('no include circle')
+in_floors = [f for c in circles for f in files
+             if mod[f] in c and re.match(r'sm/(block|heap|alloc)/', f)]
+if floors and in_floors:
+    print('include-circles: a circle holds files of the floors (.inv.sm-floors): '
+          + ' '.join(in_floors), file=sys.stderr)
+    sys.exit(1)
