@@ -91,6 +91,24 @@ static void maybe_collect_for_large(void)
 
 static bool serve_attention(void);
 
+/* Moves cap's allocation to its next nursery block, or returns false when
+ * the nursery is exhausted. */
+static bool nursery_next_block(Capability *cap)
+{
+    BlockDesc *cur = cap->nursery.current;
+    cur->free = cap->regs->hp;
+    if (cur->free == cur->start) {
+        /* Nothing was allocated here: just restamp the era. */
+        nursery_enter_block(cap, cur);
+        return true;
+    }
+    if (cur->link == NULL)
+        return false;
+    nursery_enter_block(cap, cur->link);
+    return true;
+}
+
+
 /* Puts back the limit of the calling thread's nursery block after an
  * interrupt cleared it.  The interrupt may have overwritten a retirement
  * (hp_lim = hp after an era change): a block of another era stays

@@ -1,7 +1,8 @@
 /*
- * sm/heap/Nursery.c -- each capability's nursery: making it, entering its
- * next block (stamped with the current era, .inv.block-era), syncing the
- * bump pointer, counting what was allocated and resetting it after a GC.
+ * sm/heap/Nursery.c -- each capability's nursery: making it, syncing the
+ * bump pointer, counting what was allocated and resetting it after a GC
+ * (entering a block, stamped with the current era, is inline in
+ * Nursery.h; moving on to the next one is the allocation slow path's).
  * Relies on the block allocator, the generations (Heap.h) and the current
  * era (Era.h).  See docs/design/storage.md.
  */
@@ -41,15 +42,6 @@ bool storage_nursery_create(Capability *cap, StgWord n_blocks)
     return true;
 }
 
-static void nursery_enter_block(Capability *cap, BlockDesc *bd)
-{
-    cap->nursery.current = bd;
-    bd->free = bd->start;
-    bd->era = storage_current_era;
-    bd->n_era_runs = 0;
-    cap->regs->hp = bd->start;
-    __atomic_store_n(&cap->regs->hp_lim, bd->start + BLOCK_SIZE_W, __ATOMIC_RELAXED);
-}
 
 void storage_reset_nursery(void)
 {
@@ -97,19 +89,3 @@ StgWord storage_nursery_blocks(void)
         n += capabilities[i].nursery.n_blocks;
     return n;
 }
-
-bool nursery_next_block(Capability *cap)
-{
-    BlockDesc *cur = cap->nursery.current;
-    cur->free = cap->regs->hp;
-    if (cur->free == cur->start) {
-        /* Nothing was allocated here: just restamp the era. */
-        nursery_enter_block(cap, cur);
-        return true;
-    }
-    if (cur->link == NULL)
-        return false;
-    nursery_enter_block(cap, cur->link);
-    return true;
-}
-
