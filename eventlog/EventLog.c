@@ -190,7 +190,7 @@ static uint8_t *put_cstring(uint8_t *p, const char *s, size_t max_bytes)
 /* Note [One buffer per capability]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * As in GHC, each capability posts into its own buffer with no lock: only
- * its holder posts there (.inv.cap-owner in sm/Capability.h), and each
+ * its holder posts there (.inv.cap-owner in sm/heap/Capability.h), and each
  * block's marker names the capability, which is how readers attribute the
  * events.  Events that belong to no capability (capsets, the heap
  * profile's samples, IPE entries) and events posted by a thread that

@@ -13,7 +13,7 @@
  * per-table totals then go into labelled buckets.  The era
  * breakdown needs no per-object work at all: every object in a block has
  * the block's era (Note [Eras live in block descriptors] in
- * sm/Storage.c), so it adds whole blocks.
+ * sm/alloc/Storage.c), so it adds whole blocks.
  */
 #include "Census.h"
 
@@ -183,21 +183,21 @@ static void count_era_segment(Walk *w, uint64_t era, StgPtr from, StgPtr to)
     w->census->total_bytes += bytes;
 }
 
-static bool era_counted(uint64_t era, HeapBreakdown by, bool selected, uint64_t lo, uint64_t hi)
+/* A selection never holds era 0 (-he<n> needs n >= 1). */
+static bool era_counted(uint64_t era, HeapBreakdown by, EraRange eras)
 {
-    if (selected)
-        return era >= lo && era <= hi;
+    if (!era_range_has(eras, era))
+        return false;
     return by != HEAP_BY_ERA || era != 0;   /* era 0: "not counted" by -he */
 }
 
 typedef struct {
     Walk *walk;
-    bool era_selected;
-    uint64_t era_lo, era_hi;
+    EraRange eras;
 } TakeCtx;
 
 /* Every era segment with objects whose era is counted (a block of one era
- * is one segment; Note [Blocks of several eras] in sm/EraRuns.h); nursery
+ * is one segment; Note [Blocks of several eras] in sm/block/EraRuns.h); nursery
  * blocks hold the objects allocated since the GC (a census right after a
  * major GC finds none, one requested at exit may). */
 static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
@@ -210,7 +210,7 @@ static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void 
         StgPtr from, to;
         uint64_t era;
         block_era_segment(bd, i, &from, &to, &era);
-        if (to <= from || !era_counted(era, w->by, t->era_selected, t->era_lo, t->era_hi))
+        if (to <= from || !era_counted(era, w->by, t->eras))
             continue;
         if (w->by == HEAP_BY_ERA)
             count_era_segment(w, era, from, to);
@@ -219,12 +219,11 @@ static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void 
     }
 }
 
-void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
-                 uint64_t era_hi)
+void census_take(Census *c, HeapBreakdown by, EraRange eras)
 {
     Walk w = {.census = c, .by = by};
-    live_tally_init(&w.tally, 0, UINT64_MAX);   /* blocks are chosen here */
-    TakeCtx t = {&w, era_selected, era_lo, era_hi};
+    live_tally_init(&w.tally, ERA_RANGE_ALL);   /* blocks are chosen here */
+    TakeCtx t = {&w, eras};
     heap_for_each_block(take_block, &t);
     live_tally_flush(&w.tally);
     add_tally(&w, &w.tally);

@@ -30,8 +30,7 @@ typedef struct {
  * must be empty, as after a major GC) and fills c, which census_init has
  * prepared, for the given breakdown and era range.  Era 0 is skipped in
  * the era breakdown and whenever an era range is selected. */
-void census_take(Census *c, HeapBreakdown by, bool era_selected, uint64_t era_lo,
-                 uint64_t era_hi);
+void census_take(Census *c, HeapBreakdown by, EraRange eras);
 
 /* Fills c from the per-table totals a major GC counted (any breakdown but
  * HEAP_BY_ERA); the same figures census_take would find right after that

@@ -74,8 +74,7 @@ static void check_tally_census(const Census *counted)
 {
     Census walked;
     census_init(&walked);
-    census_take(&walked, prof_config.breakdown, prof_config.era_selected, prof_config.era_lo,
-                prof_config.era_hi);
+    census_take(&walked, prof_config.breakdown, prof_config.eras);
     const char *diff = census_first_difference(counted, &walked);
     if (diff == NULL)
         diff = census_first_difference(&walked, counted);
@@ -99,8 +98,7 @@ static void take_census(void)
         if (debug_enabled(DEBUG_SANITY))
             check_tally_census(&c);
     } else {
-        census_take(&c, prof_config.breakdown, prof_config.era_selected, prof_config.era_lo,
-                    prof_config.era_hi);
+        census_take(&c, prof_config.breakdown, prof_config.eras);
     }
     if (eventlog_enabled())
         emit_to_eventlog(&c);
@@ -184,8 +182,7 @@ bool prof_heap_init(const ProfConfig *config, const char *job)
     censuses_asked = 0;
     use_tally = prof_config.breakdown != HEAP_BY_ERA;
     if (use_tally)
-        live_tally_init(&tally, prof_config.era_selected ? prof_config.era_lo : 0,
-                        prof_config.era_selected ? prof_config.era_hi : UINT64_MAX);
+        live_tally_init(&tally, prof_config.eras);
     if (eventlog_enabled()) {
         eventlog_post_heap_prof_begin((uint64_t)(prof_config.interval_secs * 1e9),
                                       (uint32_t)prof_config.breakdown);

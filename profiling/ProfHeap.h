@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "Era.h"
+
 /* Heap-profile breakdowns: the eventlog's HEAP_PROF_BEGIN codes. */
 typedef enum {
     HEAP_BY_NONE = 0,
@@ -23,8 +25,8 @@ typedef enum {
  * runtime fills it in, profiling/ never reads flags). */
 typedef struct {
     HeapBreakdown breakdown;      /* -h<x>; HEAP_BY_NONE = no profiling */
-    bool era_selected;            /* -he<n> or -he<lo>-<hi> was given */
-    uint64_t era_lo, era_hi;      /* inclusive range of eras counted */
+    EraRange eras;                /* eras counted: -he<n> or -he<lo>-<hi>,
+                                     else ERA_RANGE_ALL */
     double interval_secs;         /* -i<secs>; 0 = a census every major GC */
     bool every_tick;              /* --census-gc=every-tick */
     bool automatic_samples;       /* false with --no-automatic-heap-samples */

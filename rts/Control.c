@@ -3,7 +3,7 @@
  * Control.h): a queue filled on the socket thread and emptied by the
  * mutator at a safe point, the built-in namespaces, and the program's own
  * commands (strata_control_register).  Relies on the storage manager's
- * attention request (Note [The allocation limit] in sm/Storage.c) to reach
+ * attention request (Note [The allocation limit] in sm/alloc/Storage.c) to reach
  * the mutator, on profiling/ProfHeap.c for heap-profile commands and on
  * eventlog/ for flushing.  See docs/design/eventlog.md, "Control
  * commands".

@@ -1,12 +1,11 @@
 /*
- * rts/Eras.c -- GHC's era API (docs/reference/heap-profile.md) on top of the storage
- * manager's per-block eras (Note [Eras live in block descriptors] in
- * sm/Storage.c).  Eras work in every build, at no per-object cost.
+ * rts/Eras.c -- GHC's era API (docs/reference/heap-profile.md) on top of
+ * the storage manager's era module (sm/heap/Era.h; Note [Eras live in block
+ * descriptors] in sm/heap/Era.c).  Eras work in every build, at no
+ * per-object cost.  The --automatic-era-increment is the storage
+ * manager's own policy (storage_era_after_gc).
  */
-#include "Eras.h"
-
 #include "Messages.h"
-#include "RtsFlags.h"
 #include "Storage.h"
 #include "os/Thread.h"
 #include "strata/Api.h"
@@ -33,41 +32,12 @@ StgWord getUserEra(void)
     return (StgWord)storage_current_era;
 }
 
-/* Advances the era by `by`, refusing a step past the largest era: a
- * wrapped era would read as 0, "not counted", and silently hide every
- * later object from -he.  The era then stays where it is, and the refusal
- * is reported once a run (the automatic increment would repeat it at
- * every major GC). */
-static bool era_overflow_reported;
-
-static void era_advance(const char *who, uint64_t by)
-{
-    uint64_t era;
-    if (storage_advance_era(by, &era) || era_overflow_reported)
-        return;
-    era_overflow_reported = true;
-    rts_error("%s: the era cannot pass %llu (era=%llu, by=%llu); it stays %llu", who,
-              (unsigned long long)UINT64_MAX, (unsigned long long)era,
-              (unsigned long long)by, (unsigned long long)era);
-}
-
+/* Advances the era by `by`; a step past the largest era is refused and
+ * reported (storage_increment_era), since a wrapped era would read as 0,
+ * "not counted", and silently hide every later object from -he. */
 StgWord incrementUserEra(StgWord by)
 {
     if (era_caller_ok("incrementUserEra"))
-        era_advance("incrementUserEra", by);
+        (void)storage_increment_era("incrementUserEra", by);
     return (StgWord)storage_current_era;
-}
-
-void eras_reset(void)
-{
-    era_overflow_reported = false;
-}
-
-/* --automatic-era-increment: one era per major GC, unless the user has
- * turned eras off by setting 0 (GHC's rule). */
-void eras_after_gc(unsigned collected_gen, bool major)
-{
-    (void)collected_gen;
-    if (major && rts_flags.automatic_era_increment && storage_current_era > 0)
-        era_advance("--automatic-era-increment", 1);
 }

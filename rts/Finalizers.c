@@ -4,7 +4,7 @@
  * the collector queues (sm/Weak.h) after the collection has returned.
  * Relies on the allocator (a WEAK is an ordinary nursery object), the
  * attention request of the allocation slow path (Note [The allocation
- * limit] in sm/Storage.c) and the post-GC hooks (sm/GC.h).
+ * limit] in sm/alloc/Storage.c) and the post-GC hooks (sm/GC.h).
  * See Note [Weak pointers] in sm/Weak.c and docs/api-guide.md.
  *
  * Note [When finalizers run]

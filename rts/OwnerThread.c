@@ -4,7 +4,7 @@
  * support/os/Thread.c for the kernel's thread ids.
  *
  * Since capabilities, "holds the runtime" means "holds a capability"
- * (sm/Capability.h: one thread-local load); the id of the thread that
+ * (sm/heap/Capability.h: one thread-local load); the id of the thread that
  * called hs_init is kept for messages and for "is the runtime running".
  */
 #include "OwnerThread.h"

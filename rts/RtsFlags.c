@@ -66,8 +66,7 @@
         .debug_flags = 0,                                                    \
         .heap_breakdown = HEAP_BY_NONE,                                      \
         .era_selected = false,                                               \
-        .era_lo = 0,                                                         \
-        .era_hi = 0,                                                         \
+        .eras = {0, UINT64_MAX},   /* ERA_RANGE_ALL */                        \
         .census_interval_secs = 0.1,                                         \
         .census_every_tick = false,                                          \
         .automatic_heap_samples = true,                                      \
@@ -493,8 +492,7 @@ static bool parse_era_selector(RtsFlags *flags, const char *opt, const char *sel
     if (lo < 1 || hi < lo || hi == UINT64_MAX)
         goto bad;
     flags->era_selected = true;
-    flags->era_lo = lo;
-    flags->era_hi = hi;
+    flags->eras = (EraRange){lo, hi};
     return true;
 
 bad:
@@ -933,7 +931,7 @@ bool rts_flags_check(const RtsFlags *f)
     default:
         return false;
     }
-    if (f->era_selected && (f->era_lo < 1 || f->era_hi < f->era_lo))
+    if (f->era_selected && (f->eras.lo < 1 || f->eras.hi < f->eras.lo))
         return false;
     if (!interval_ok(f->census_interval_secs) || !interval_ok(f->eventlog_flush_secs))
         return false;

@@ -37,7 +37,8 @@ typedef struct {
     /* Heap profiling */
     HeapBreakdown heap_breakdown; /* -hT -hi -he -hd -hy -hm */
     bool era_selected;            /* -he<n> or -he<lo>-<hi> was given */
-    uint64_t era_lo, era_hi;      /* inclusive range of eras counted */
+    EraRange eras;                /* eras counted; ERA_RANGE_ALL unless
+                                   * era_selected */
     double census_interval_secs;  /* -i<secs>, default 0.1; 0 = every major GC */
     bool census_every_tick;       /* --census-gc=every-tick: each -i tick forces a
                                    * major GC and a census, as GHC does; false

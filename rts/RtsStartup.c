@@ -13,7 +13,6 @@
 #include "Adjustor.h"
 #include "Control.h"
 #include "DebugServer.h"
-#include "Eras.h"
 #include "Finalizers.h"
 #include "EventLog.h"
 #include "EventLogSocket.h"
@@ -74,7 +73,7 @@ static void original_args_save(const int *argc, char **const *argv)
 }
 
 /* Runs when the mutator answers an attention request (Note [The
- * allocation limit] in sm/Storage.c). */
+ * allocation limit] in sm/alloc/Storage.c). */
 static void serve_attention(void)
 {
     debug_server_serve_attention();
@@ -206,9 +205,7 @@ static void start_heap_profile_or_exit(void)
     prof_heap_set_reporter(&to_stats);
     ProfConfig config = {
         .breakdown = rts_flags.heap_breakdown,
-        .era_selected = rts_flags.era_selected,
-        .era_lo = rts_flags.era_lo,
-        .era_hi = rts_flags.era_hi,
+        .eras = rts_flags.eras,
         .interval_secs = rts_flags.census_interval_secs,
         .every_tick = rts_flags.census_every_tick,
         .automatic_samples = rts_flags.automatic_heap_samples,
@@ -244,7 +241,7 @@ static void parse_flags_or_exit(int *argc, char ***argv)
     rts_debug_flags = rts_flags.debug_flags;
 }
 
-/* A heap overflow has been reported (sm/Storage.c): shut down as GHC
+/* A heap overflow has been reported (sm/alloc/Storage.c): shut down as GHC
  * does, with exit status 251. */
 _Noreturn static void exit_on_heap_overflow(void)
 {
@@ -269,6 +266,7 @@ void hs_init(int *argc, char ***argv)
         .capabilities = rts_flags.capabilities,
         .gc_threads = rts_flags.gc_threads,
         .par_gc_from_gen = rts_flags.par_gc_from_gen,
+        .automatic_era_increment = rts_flags.automatic_era_increment,
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);
@@ -280,15 +278,15 @@ void hs_init(int *argc, char ***argv)
     control_reset();
     start_eventlog_socket_or_exit();
     start_eventlog_or_exit();   /* before anything can overflow the heap */
-    eras_reset();
     /* Before the first thread attaches: its allocations may collect. */
     gc_add_root_source(roots_visit);
     gc_add_root_source(stable_ptr_visit_roots);
     threads_attach(cap);   /* thread 1: its TSO and root stack */
     gc_add_weak_root_source(stable_name_visit_weak_roots);
-    /* The census sees a GC's heap before the era advances (GHC's order). */
+    /* The census sees a GC's heap before the era advances (GHC's order):
+     * the automatic increment runs after the post-GC hooks
+     * (storage_era_after_gc). */
     gc_add_post_hook(prof_heap_after_gc);
-    gc_add_post_hook(eras_after_gc);
     gc_add_post_hook(finalizers_after_gc);
     start_heap_profile_or_exit();
     if (!debug_server_start_from_flags())

@@ -11,7 +11,13 @@
 #   base/                       containers for everyone  -> includes
 #   support/, support/os/       messages, OS calls       -> includes, base
 #   wire/                       formats shared with tools -> includes, base
-#   sm/                         the storage manager      -> base, support, wire
+#   sm/block/, sm/heap/, sm/, sm/alloc/
+#                               the storage manager, in floors, each one
+#                               -> base, support, wire and the floors below:
+#     sm/block/                 megablocks, blocks, era runs
+#     sm/heap/                  generations, capabilities, nurseries, the era
+#     sm/                       the collector
+#     sm/alloc/                 start-up and allocation, which may collect
 #   eventlog/                   the eventlog writer      -> sm and below
 #   profiling/                  the heap profiler        -> eventlog and below
 #   rts/, rts/ffi/, rts/debug/  the runtime's services   -> profiling and below
@@ -39,6 +45,9 @@ layer_of() {
     base/*) echo base ;;
     support/*) echo support ;;
     wire/*) echo wire ;;
+    sm/block/*) echo sm-block ;;
+    sm/heap/*) echo sm-heap ;;
+    sm/alloc/*) echo sm-alloc ;;
     sm/*) echo sm ;;
     eventlog/*) echo eventlog ;;
     reader/*) echo reader ;;
@@ -49,6 +58,9 @@ layer_of() {
     esac
 }
 
+# The storage manager's floors, bottom up (docs/design/storage.md).
+sm_all="sm-block sm-heap sm sm-alloc"
+
 # allowed LAYER: the layers LAYER may include, space-separated.
 allowed() {
     case $1 in
@@ -56,10 +68,13 @@ allowed() {
     base) echo "includes base" ;;
     support) echo "includes base support" ;;
     wire) echo "includes base wire" ;;
-    sm) echo "includes base support wire sm" ;;
-    eventlog) echo "includes base support wire sm eventlog" ;;
-    profiling) echo "includes base support wire sm eventlog profiling" ;;
-    rts) echo "includes base support wire sm eventlog profiling rts" ;;
+    sm-block) echo "includes base support wire sm-block" ;;
+    sm-heap) echo "includes base support wire sm-block sm-heap" ;;
+    sm) echo "includes base support wire sm-block sm-heap sm" ;;
+    sm-alloc) echo "includes base support wire sm-block sm-heap sm sm-alloc" ;;
+    eventlog) echo "includes base support wire $sm_all eventlog" ;;
+    profiling) echo "includes base support wire $sm_all eventlog profiling" ;;
+    rts) echo "includes base support wire $sm_all eventlog profiling rts" ;;
     reader) echo "includes base reader" ;;
     utils) echo "includes base wire reader utils" ;;
     esac

@@ -12,6 +12,7 @@
 
 #include "BlockAlloc.h"
 #include "Capability.h"
+#include "Era.h"
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "GCThread.h"
@@ -24,7 +25,6 @@
 #include "Tenure.h"
 #include "Weak.h"
 #include "os/Clock.h"
-#include "strata/Alloc.h"
 
 #define MAX_GC_HOOKS 8
 static GCHook gc_hooks[MAX_GC_HOOKS];
@@ -369,8 +369,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
             if (i == 0) {
                 t->tally = wanted;
             } else {
-                t->own_tally.era_lo = wanted->era_lo;
-                t->own_tally.era_hi = wanted->era_hi;
+                t->own_tally.eras = wanted->eras;
                 live_tally_reset(&t->own_tally);
                 t->tally = &t->own_tally;
             }
@@ -569,6 +568,7 @@ static void collect_with_world_stopped(bool major)
     gc_collecting = 0;   /* the hooks (census, finalizers) are not the collector */
     for (unsigned i = 0; i < n_gc_hooks; i++)
         gc_hooks[i](N, is_major);
+    storage_era_after_gc(is_major);   /* after the census hook: GHC's order */
 }
 
 void gc_collect_forced(bool major)

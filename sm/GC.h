@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "LiveTally.h"
+#include "Policy.h"
 #include "strata/Closures.h"
 
 /* Nonzero while a collection runs (the world stopped): the fatal-signal
@@ -28,8 +29,6 @@ void gc_collect(bool major);
  * first does not count: this one collects too (Note [Who collects]). */
 void gc_collect_forced(bool major);
 
-/* Makes the next collection a major one (a heap census is due). */
-void gc_request_major(void);
 
 /* Makes the next major collection count its survivors by info table into
  * t (blocks of t's eras only), set t->filled, and forget the request;

@@ -10,7 +10,8 @@
 #include "GC.h"
 #include "GCThread.h"
 #include "LiveTally.h"
-#include "Storage.h"
+#include "Heap.h"
+#include "Nursery.h"
 
 /* Block descriptor fields other GC threads may change while this one reads
  * them (a live large group's generation and BF_EVACUATED, a to-space

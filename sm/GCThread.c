@@ -56,7 +56,7 @@ bool gc_threads_init(unsigned n_threads, unsigned n_gens)
             return false;
         }
         t->index = i;
-        live_tally_init(&t->own_tally, 0, 0);
+        live_tally_init(&t->own_tally, (EraRange){0, 0});
     }
     gc_n_threads = 1;
     return true;

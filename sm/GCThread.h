@@ -20,7 +20,7 @@
 
 #include "EraMap.h"
 #include "LiveTally.h"
-#include "Storage.h"
+#include "Heap.h"
 #include "WSDeque.h"
 
 /* The most GC threads (-qn). */

@@ -28,11 +28,10 @@
 #include "HeapIter.h"
 #include "Messages.h"
 
-void live_tally_init(LiveTally *t, uint64_t era_lo, uint64_t era_hi)
+void live_tally_init(LiveTally *t, EraRange eras)
 {
     memset(t, 0, sizeof *t);
-    t->era_lo = era_lo;
-    t->era_hi = era_hi;
+    t->eras = eras;
 }
 
 void live_tally_free(LiveTally *t)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "Era.h"
 #include "WordMap.h"
 #include "strata/InfoTables.h"
 
@@ -28,8 +29,7 @@ typedef struct {
 } LiveTallySlot;
 
 typedef struct {
-    /* Which blocks count: those whose era is in [era_lo, era_hi]. */
-    uint64_t era_lo, era_hi;
+    EraRange eras;              /* which blocks count: those of these eras */
     bool filled;                /* set by the GC that counted */
     LiveTallySlot cache[LIVE_TALLY_SLOTS];
     WordMap index;              /* info pointer -> entry index */
@@ -37,8 +37,8 @@ typedef struct {
     size_t n_entries, cap_entries;
 } LiveTally;
 
-/* An empty tally counting blocks of eras era_lo..era_hi. */
-void live_tally_init(LiveTally *t, uint64_t era_lo, uint64_t era_hi);
+/* An empty tally counting blocks of the eras in eras. */
+void live_tally_init(LiveTally *t, EraRange eras);
 void live_tally_free(LiveTally *t);
 
 /* Empties t for the next GC, keeping its era range and memory. */
@@ -46,7 +46,7 @@ void live_tally_reset(LiveTally *t);
 
 static inline bool live_tally_counts_era(const LiveTally *t, uint64_t era)
 {
-    return era >= t->era_lo && era <= t->era_hi;
+    return era_range_has(t->eras, era);
 }
 
 void live_tally_miss(LiveTally *t, LiveTallySlot *s, const StgInfoTable *info);

@@ -8,9 +8,8 @@
 
 #include <string.h>
 
-#include "GC.h"
 #include "MBlock.h"
-#include "Storage.h"
+#include "Heap.h"
 
 /* Set when a minor GC leaves the heap above -M, or when a heap census is
  * due: the next GC is major. */

@@ -13,6 +13,9 @@
 
 #include "strata/Config.h"
 
+/* Makes the next collection a major one (a heap census is due). */
+void gc_request_major(void);
+
 /* The oldest generation this collection takes: all of them when major is
  * true or a major GC was asked for (gc_request_major, or a minor GC that
  * left the heap above -M), else the oldest that outgrew its budget. */

@@ -29,7 +29,8 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
-#include "Storage.h"
+#include "Era.h"
+#include "Heap.h"
 #include "Weak.h"
 
 #if defined(STRATA_ASAN)

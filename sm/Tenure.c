@@ -5,7 +5,8 @@
 #include "Tenure.h"
 
 #include "Messages.h"
-#include "Storage.h"
+#include "Heap.h"
+#include "Nursery.h"
 
 /* Direct promotion lasts this many GCs before a probe GC ages again. */
 #define TENURE_PROBE_INTERVAL 16

@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "strata/Barrier.h"
 #include "strata/Regs.h"
 
 #define STRATA_LARGE_OBJECT_WORDS (LARGE_OBJECT_THRESHOLD / WORD_SIZE)
@@ -82,16 +83,12 @@ STRATA_API StgClosure *strata_alloc_pinned_bytes(StgWord n_bytes);
 #define STRATA_BYTES_PTR(c) ((void *)((StgArrBytes *)(c))->payload)
 #define STRATA_BYTES_LEN(c) (((StgArrBytes *)(c))->bytes)
 
-/* A mutable variable holding NULL, and its barriered write. */
+/* A mutable variable holding NULL; its barriered write is in Barrier.h. */
 STRATA_API StgClosure *strata_alloc_mut_var(void);
-STRATA_API void strata_mut_var_write(StgClosure *mv, StgClosure *value);
-#define STRATA_MUT_VAR_READ(mv) __atomic_load_n(&((StgMutVar *)(mv))->var, __ATOMIC_ACQUIRE)
 
-/* A mutable array of n elements, all NULL, and its barriered write. */
+/* A mutable array of n elements, all NULL; its barriered write is in
+ * Barrier.h. */
 STRATA_API StgClosure *strata_alloc_mut_array(StgWord n);
-STRATA_API void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value);
-STRATA_API StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i);
-#define STRATA_MUT_ARRAY_LEN(a) (((StgMutArrPtrs *)(a))->ptrs)
 
 /* Forces a collection: major if major is nonzero. */
 STRATA_API void strata_perform_gc(int major);

@@ -4,7 +4,7 @@
  *
  * Layout and flags follow GHC's bdescr (docs/reference/storage.md), except that
  * the 12 bytes GHC leaves as padding hold the block's era here.  See
- * docs/design/eras.md and Note [Eras live in block descriptors] in sm/Storage.c.
+ * docs/design/eras.md and Note [Eras live in block descriptors] in sm/heap/Era.c.
  */
 #ifndef STRATA_BLOCK_H
 #define STRATA_BLOCK_H
@@ -32,7 +32,7 @@ typedef struct BlockDesc_ {
                                    tail descriptor of a free group */
     uint32_t n_era_runs;        /* era runs at the end of a single block
                                    whose objects are of several eras (Note
-                                   [Blocks of several eras] in sm/EraRuns.h);
+                                   [Blocks of several eras] in sm/block/EraRuns.h);
                                    0 for a block of one era and every group */
     uint64_t era;               /* era of the group's objects, or of the first
                                    run's; 0 = not counted by -he

@@ -11,7 +11,7 @@
  * written with relaxed atomics (a plain move on every target strata runs
  * on).  Only the inline fast paths in Alloc.h and Roots.h read these;
  * everything else goes through functions.  See Note [The allocation limit]
- * in sm/Storage.c and Note [Stopping the world] in sm/Capability.c.
+ * in sm/alloc/Storage.c and Note [Stopping the world] in sm/heap/Capability.c.
  */
 #ifndef STRATA_REGS_H
 #define STRATA_REGS_H

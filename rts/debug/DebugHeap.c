@@ -2,7 +2,7 @@
  * rts/debug/DebugHeap.c -- the debug stub's heap-reading handlers (DebugHeap.h).
  * Relies on the mutator being paused at a safe point (DebugServer.c: the
  * nursery's free pointer and the root stack are synced before it blocks),
- * on the storage manager's block lists (sm/Storage.h), the root stacks
+ * on the storage manager's block lists (sm/heap/Heap.h), the root stacks
  * (rts/Roots.h), the stable pointer table and the static root list.
  * See docs/design/debugger.md and docs/debug-protocol.md.
  */
@@ -132,7 +132,7 @@ void debug_info_provenance(uint64_t addr, const StgInfoTable *info, DebugProvena
 
 /* One entry per era segment of a block: a block of one era is one entry,
  * as it always was; a block of several (Note [Blocks of several eras] in
- * sm/EraRuns.h) is one entry per run, so the client, which gives an
+ * sm/block/EraRuns.h) is one entry per run, so the client, which gives an
  * object its entry's era, needs no notion of runs.  Only a block's first
  * entry carries its block count. */
 typedef struct {

@@ -2,7 +2,7 @@
  * rts/debug/DebugServer.c -- the debug stub: a thread serving one client at a
  * time on a Unix socket, and the pause handshake with the mutator.
  * Relies on the storage manager's attention request (Note [The allocation
- * limit] in sm/Storage.c) to stop the mutator at a safe point, on
+ * limit] in sm/alloc/Storage.c) to stop the mutator at a safe point, on
  * DebugRequest.c to decode requests and on DebugHeap.c to answer the ones
  * that read the heap, and on support/os/ (Socket, Thread, File, Process) for
  * every OS call.  See docs/design/debugger.md and

@@ -5,7 +5,7 @@
  * This is the only file in strata that calls mmap, munmap, mprotect or
  * madvise (docs/HACKING.md, Module boundaries).  It relies on nothing but libc; every function
  * returns 0 or an errno value and never prints.  The megablock layer
- * (sm/MBlock.c) is its one client; docs/design/block-allocator.md explains
+ * (sm/block/MBlock.c) is its one client; docs/design/block-allocator.md explains
  * how the two fit together.
  *
  * The calls are not thread-safe with respect to the failure-injection

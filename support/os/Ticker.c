@@ -2,7 +2,7 @@
  * support/os/Ticker.c -- the ticker thread (see Ticker.h).  Relies on pthreads
  * and CLOCK_MONOTONIC condition-variable timeouts, and on an interrupt
  * function the storage manager installs (clearing every capability's
- * hp_lim, Note [The allocation limit] in sm/Storage.c).
+ * hp_lim, Note [The allocation limit] in sm/alloc/Storage.c).
  */
 #include "os/Ticker.h"
 

@@ -2,7 +2,7 @@
  * support/os/Ticker.h -- periodic work without signals: a thread that wakes at
  * the registered intervals and asks the mutator for attention (an atomic
  * flag plus the interrupt function set by ticker_set_interrupt, which clears
- * every capability's hp_lim, Note [The allocation limit] in sm/Storage.c).
+ * every capability's hp_lim, Note [The allocation limit] in sm/alloc/Storage.c).
  * The actions themselves run on a mutator thread, at its next allocation
  * slow path, via ticker_run_due_actions.  Linux (pthreads,
  * CLOCK_MONOTONIC).  See Note [The ticker] in Ticker.c.

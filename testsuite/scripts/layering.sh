@@ -2,7 +2,8 @@
 # testsuite/scripts/layering.sh -- the layering check (scripts/check-layers.sh,
 # docs/design/layers.md) passes on the tree, and fails, naming file and
 # line, on violations planted in a copy: the storage manager reading the
-# flags, the eventlog writer reading the storage manager's caller, the
+# flags, a floor of the storage manager reaching up (the heap floor into
+# the collector, the collector into allocation), the eventlog writer reading the storage manager's caller, the
 # base library reading the runtime's messages, the reader reading the
 # writer, a tool
 # compiling against the runtime, OS headers outside support/os/ (the
@@ -27,7 +28,10 @@ rm -rf tree/utils/node_modules
 plant() {
     sed -i "3i $2" "tree/$1"
 }
-plant sm/Storage.c '#include "RtsFlags.h"'
+plant sm/alloc/Storage.c '#include "RtsFlags.h"'
+plant sm/heap/Heap.c '#include "GC.h"'
+plant sm/block/BlockAlloc.c '#include "Capability.h"'
+plant sm/GC.c '#include "Storage.h"'
 plant eventlog/EventLog.c '#include "ProfHeap.h"'
 plant utils/strata-events/main.c '#include "Storage.h"'
 plant wire/DebugWire.c '#include "Messages.h"'
@@ -39,9 +43,12 @@ plant support/os/File.c '#include <sys/mman.h>'
 plant utils/strata-debug/main.c '#include <poll.h>'
 
 expect_status 1 bash "$check" tree
-expect_stderr_contains 'sm/Storage.c:3: layer sm includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm may include includes base support wire sm'
+expect_stderr_contains 'sm/alloc/Storage.c:3: layer sm-alloc includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm-alloc may include includes base support wire sm-block sm-heap sm sm-alloc'
+expect_stderr_contains 'sm/heap/Heap.c:3: layer sm-heap includes "GC.h" (sm/GC.h, layer sm), which it may not: sm-heap may include includes base support wire sm-block sm-heap'
+expect_stderr_contains 'sm/block/BlockAlloc.c:3: layer sm-block includes "Capability.h" (sm/heap/Capability.h, layer sm-heap)'
+expect_stderr_contains 'sm/GC.c:3: layer sm includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
 expect_stderr_contains 'eventlog/EventLog.c:3: layer eventlog includes "ProfHeap.h" (profiling/ProfHeap.h, layer profiling)'
-expect_stderr_contains 'utils/strata-events/main.c:3: layer utils includes "Storage.h" (sm/Storage.h, layer sm)'
+expect_stderr_contains 'utils/strata-events/main.c:3: layer utils includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
 expect_stderr_contains 'wire/DebugWire.c:3: layer wire includes "Messages.h" (support/Messages.h, layer support)'
 expect_stderr_contains 'base/StrIndex.c:3: layer base includes "Messages.h" (support/Messages.h, layer support)'
 expect_stderr_contains 'reader/IpeTable.c:3: layer reader includes "EventLog.h" (eventlog/EventLog.h, layer eventlog)'
@@ -49,6 +56,6 @@ expect_stderr_contains 'rts/debug/DebugServer.c:3: layer rts includes <sys/socke
 expect_stderr_contains 'profiling/ElfSymbols.c:3: layer profiling includes <unistd.h>, an OS header'
 grep -q 'support/os/File.c' "$err" && fail "support/os/ was refused an OS header: $(cat "$err")" || pass
 grep -q 'utils/strata-debug/main.c:3:.*<poll.h>' "$err" && fail "a tool was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'layers: 8 forbidden include(s)'
+expect_stderr_contains 'layers: 11 forbidden include(s)'
 
 finish

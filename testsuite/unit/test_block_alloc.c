@@ -1,6 +1,6 @@
 /*
  * testsuite/unit/test_block_alloc.c -- unit tests for the block allocator
- * (sm/BlockAlloc.c) on top of the megablock layer.
+ * (sm/block/BlockAlloc.c) on top of the megablock layer.
  *
  * The group setup reserves a 4 GiB heap and initialises the block
  * allocator; every test leaves nothing allocated, and the per-test teardown

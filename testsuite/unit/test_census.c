@@ -69,7 +69,7 @@ static void test_census_by_closure_type(void **state)
     strata_perform_gc(1);
     Census c;
     census_init(&c);
-    census_take(&c, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    census_take(&c, HEAP_BY_CLOSURE_TYPE, ERA_RANGE_ALL);
     assert_non_null(find(&c, "Leaf"));
     assert_int_equal(find(&c, "Leaf")->bytes, 100 * 2 * 8);
     assert_int_equal(find(&c, "Cell")->bytes, 50 * 3 * 8);
@@ -93,23 +93,23 @@ static void test_census_by_info_table_and_provenance(void **state)
     char label[32];
     snprintf(label, sizeof label, "0x%lx", (unsigned long)(uintptr_t)&Leaf_info);
     census_init(&c);
-    census_take(&c, HEAP_BY_INFO_TABLE, false, 0, 0);
+    census_take(&c, HEAP_BY_INFO_TABLE, ERA_RANGE_ALL);
     assert_non_null(find(&c, label));
     assert_ptr_equal(find(&c, label)->info, &Leaf_info);
     assert_int_equal(find(&c, label)->bytes, 100 * 2 * 8);
     census_free(&c);
 
     census_init(&c);
-    census_take(&c, HEAP_BY_TYPE, false, 0, 0);
+    census_take(&c, HEAP_BY_TYPE, ERA_RANGE_ALL);
     assert_int_equal(find(&c, "Tree")->bytes, 100 * 2 * 8);
     assert_non_null(find(&c, "<unknown>"));   /* tables without provenance */
     census_free(&c);
     census_init(&c);
-    census_take(&c, HEAP_BY_MOD, false, 0, 0);
+    census_take(&c, HEAP_BY_MOD, ERA_RANGE_ALL);
     assert_int_equal(find(&c, "Tree")->bytes, 100 * 2 * 8);
     census_free(&c);
     census_init(&c);
-    census_take(&c, HEAP_BY_DESCR, false, 0, 0);
+    census_take(&c, HEAP_BY_DESCR, ERA_RANGE_ALL);
     assert_int_equal(find(&c, "Leaf")->bytes, 100 * 2 * 8);
     assert_int_equal(find(&c, "Cell")->bytes, 50 * 3 * 8);
     census_free(&c);
@@ -131,7 +131,7 @@ static void test_census_by_era_and_selection(void **state)
     strata_perform_gc(1);
     Census c;
     census_init(&c);
-    census_take(&c, HEAP_BY_ERA, false, 0, 0);
+    census_take(&c, HEAP_BY_ERA, ERA_RANGE_ALL);
     assert_null(find(&c, "0"));                  /* era 0 is not counted */
     assert_int_equal(find(&c, "2")->bytes, 10 * 2 * 8);
     assert_int_equal(find(&c, "3")->bytes, 10 * 2 * 8);
@@ -139,7 +139,7 @@ static void test_census_by_era_and_selection(void **state)
     census_free(&c);
 
     census_init(&c);   /* -hT -he2-3 */
-    census_take(&c, HEAP_BY_CLOSURE_TYPE, true, 2, 3);
+    census_take(&c, HEAP_BY_CLOSURE_TYPE, (EraRange){2, 3});
     assert_int_equal(c.total_bytes, 20 * 2 * 8);
     assert_int_equal(find(&c, "Leaf")->bytes, 20 * 2 * 8);
     census_free(&c);
@@ -193,10 +193,10 @@ static void test_census_total_equals_live_bytes(void **state)
  * counts objects, with and without an era range; the heap holds small
  * objects in several eras and generations, thunks, large and pinned byte
  * arrays, and a dirty array the GC cleans. */
-static void expect_tally_equals_walk(HeapBreakdown by, bool selected, uint64_t lo, uint64_t hi)
+static void expect_tally_equals_walk(HeapBreakdown by, EraRange eras)
 {
     LiveTally t;
-    live_tally_init(&t, selected ? lo : 0, selected ? hi : UINT64_MAX);
+    live_tally_init(&t, eras);
     gc_request_tally(&t);
     strata_perform_gc(0);   /* a minor GC leaves the request in place */
     assert_false(t.filled);
@@ -206,7 +206,7 @@ static void expect_tally_equals_walk(HeapBreakdown by, bool selected, uint64_t l
     census_init(&counted);
     census_init(&walked);
     census_from_tally(&counted, by, &t);
-    census_take(&walked, by, selected, lo, hi);
+    census_take(&walked, by, eras);
     assert_true(walked.objects > 0);
     assert_null(census_first_difference(&counted, &walked));
     assert_null(census_first_difference(&walked, &counted));
@@ -239,12 +239,12 @@ static void test_census_counted_during_gc_equals_walk(void **state)
     static const HeapBreakdown per_object[] = {HEAP_BY_CLOSURE_TYPE, HEAP_BY_INFO_TABLE,
                                                HEAP_BY_DESCR, HEAP_BY_TYPE, HEAP_BY_MOD};
     for (size_t i = 0; i < sizeof per_object / sizeof per_object[0]; i++) {
-        expect_tally_equals_walk(per_object[i], false, 0, 0);
-        expect_tally_equals_walk(per_object[i], true, 2, 3);
+        expect_tally_equals_walk(per_object[i], ERA_RANGE_ALL);
+        expect_tally_equals_walk(per_object[i], (EraRange){2, 3});
     }
     /* A withdrawn request leaves the tally alone. */
     LiveTally t;
-    live_tally_init(&t, 0, UINT64_MAX);
+    live_tally_init(&t, ERA_RANGE_ALL);
     gc_request_tally(&t);
     gc_request_tally(NULL);
     strata_perform_gc(1);
@@ -295,7 +295,7 @@ static void test_census_by_era_equals_per_object_truth(void **state)
     strata_perform_gc(1);
     Census c;
     census_init(&c);
-    census_take(&c, HEAP_BY_ERA, false, 0, 0);
+    census_take(&c, HEAP_BY_ERA, ERA_RANGE_ALL);
     for (StgWord era = 2; era < N_ERAS + 2; era++) {
         char label[24];
         snprintf(label, sizeof label, "%lu", (unsigned long)era);
@@ -325,7 +325,7 @@ static void test_census_labels_weak_pap_ap(void **state)
     strata_perform_gc(1);
     Census c;
     census_init(&c);
-    census_take(&c, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    census_take(&c, HEAP_BY_CLOSURE_TYPE, ERA_RANGE_ALL);
     assert_non_null(find(&c, "WEAK"));
     assert_int_equal(find(&c, "WEAK")->bytes, sizeof(StgWeak));
     assert_int_equal(find(&c, "PAP")->bytes, sizeof(StgPAP) + 1 * 8);

@@ -200,13 +200,13 @@ static void census_body(void)
     strata_perform_gc(1);
     Census cs;
     census_init(&cs);
-    census_take(&cs, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    census_take(&cs, HEAP_BY_CLOSURE_TYPE, ERA_RANGE_ALL);
     for (size_t i = 0; i < cs.n_buckets; i++)
         child_report("T %s %lu\n", cs.buckets[i].label, (unsigned long)cs.buckets[i].bytes);
     child_report("TOTAL %lu\n", (unsigned long)cs.total_bytes);
     census_free(&cs);
     census_init(&cs);
-    census_take(&cs, HEAP_BY_ERA, true, 2, 3);
+    census_take(&cs, HEAP_BY_ERA, (EraRange){2, 3});
     child_report("ERA23 %lu\n", (unsigned long)cs.total_bytes);
     census_free(&cs);
     child_report("END\n");
@@ -355,7 +355,7 @@ static void census_threads_body(void)
     strata_perform_gc(1);
     Census cs;
     census_init(&cs);
-    census_take(&cs, HEAP_BY_CLOSURE_TYPE, false, 0, 0);
+    census_take(&cs, HEAP_BY_CLOSURE_TYPE, ERA_RANGE_ALL);
     for (size_t i = 0; i < cs.n_buckets; i++)
         child_report("T %s %lu\n", cs.buckets[i].label, (unsigned long)cs.buckets[i].bytes);
     child_report("TOTAL %lu\n", (unsigned long)cs.total_bytes);

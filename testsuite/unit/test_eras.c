@@ -10,7 +10,7 @@
 #include "Storage.h"
 
 /* The era an object lives in: its block's, or its run's in a block of
- * several eras (Note [Blocks of several eras] in sm/EraRuns.h). */
+ * several eras (Note [Blocks of several eras] in sm/block/EraRuns.h). */
 static uint64_t object_era(const StgClosure *c)
 {
     return block_era_at(Bdescr(c), c);
@@ -249,11 +249,39 @@ static void test_eras_increment_never_wraps(void **state)
     free(err);
 }
 
+/* The automatic increment is the storage manager's own policy
+ * (storage_era_after_gc, run by the collector with its world stopped):
+ * when it is the first to reach the last era it says so once, in its own
+ * name, and the era stays. */
+static void gc_at_the_last_era(void *arg)
+{
+    (void)arg;
+    setUserEra(UINT64_MAX - 1);
+    strata_perform_gc(1);
+    assert_int_equal(getUserEra(), UINT64_MAX);
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    assert_int_equal(getUserEra(), UINT64_MAX);
+}
+
+static void test_eras_automatic_increment_never_wraps(void **state)
+{
+    (void)state;
+    harness_start("--automatic-era-increment", NULL);
+    char *err = harness_capture_stderr(gc_at_the_last_era, NULL);
+    const char *want = "--automatic-era-increment: the era cannot pass 18446744073709551615 "
+                       "(era=18446744073709551615, by=1); it stays 18446744073709551615\n";
+    assert_non_null(strstr(err, want));
+    assert_null(strstr(strstr(err, want) + strlen(want), "cannot pass"));   /* said once */
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_eras_api_follows_ghc, teardown),
         cmocka_unit_test_teardown(test_eras_increment_never_wraps, teardown),
+        cmocka_unit_test_teardown(test_eras_automatic_increment_never_wraps, teardown),
         cmocka_unit_test_teardown(test_eras_change_retires_the_allocation_block, teardown),
         cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
         cmocka_unit_test_teardown(test_eras_thousands_share_blocks_and_keep_their_eras, teardown),

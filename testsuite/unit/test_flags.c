@@ -373,27 +373,27 @@ static void test_flags_era_selector_good(void **state)
     (void)state;
     parse_ok("-he3");
     assert_true(f.era_selected);
-    assert_int_equal(f.era_lo, 3);
-    assert_int_equal(f.era_hi, 3);
+    assert_int_equal(f.eras.lo, 3);
+    assert_int_equal(f.eras.hi, 3);
     /* A selector alone does not choose the breakdown (see process_args). */
     assert_int_equal(f.heap_breakdown, HEAP_BY_NONE);
     parse_ok("-he{7}");
-    assert_int_equal(f.era_lo, 7);
-    assert_int_equal(f.era_hi, 7);
+    assert_int_equal(f.eras.lo, 7);
+    assert_int_equal(f.eras.hi, 7);
     parse_ok("-he3-5");
-    assert_int_equal(f.era_lo, 3);
-    assert_int_equal(f.era_hi, 5);
+    assert_int_equal(f.eras.lo, 3);
+    assert_int_equal(f.eras.hi, 5);
     parse_ok("-he{2-9}");
-    assert_int_equal(f.era_lo, 2);
-    assert_int_equal(f.era_hi, 9);
+    assert_int_equal(f.eras.lo, 2);
+    assert_int_equal(f.eras.hi, 9);
     parse_ok("-he4-4");
-    assert_int_equal(f.era_lo, 4);
-    assert_int_equal(f.era_hi, 4);
+    assert_int_equal(f.eras.lo, 4);
+    assert_int_equal(f.eras.hi, 4);
     parse_ok("-hi");
     assert_int_equal(f.heap_breakdown, HEAP_BY_INFO_TABLE);
     parse_ok("-he1");   /* a selector is not a second breakdown */
     assert_int_equal(f.heap_breakdown, HEAP_BY_INFO_TABLE);
-    assert_int_equal(f.era_lo, 1);
+    assert_int_equal(f.eras.lo, 1);
 
     rts_flags_init_defaults(&f);
     parse_ok("-he");
@@ -855,7 +855,7 @@ static void test_flags_args_bare_era_selector(void **state)
     out = process(&a, (const char *[]){"prog", "+RTS", "-he3", "-he", NULL});
     assert_true(a.ok);
     assert_int_equal(f.heap_breakdown, HEAP_BY_ERA);
-    assert_int_equal(f.era_lo, 3);
+    assert_int_equal(f.eras.lo, 3);
     free(out);
 }
 
@@ -942,8 +942,8 @@ static void test_flags_check_catches_bad_values(void **state)
     assert_false(rts_flags_check(&g));
     rts_flags_init_defaults(&g);
     g.era_selected = true;
-    g.era_lo = 5;
-    g.era_hi = 4;
+    g.eras.lo = 5;
+    g.eras.hi = 4;
     assert_false(rts_flags_check(&g));
     rts_flags_init_defaults(&g);
     g.eventlog_classes = 1u << 20;

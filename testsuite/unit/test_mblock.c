@@ -1,6 +1,6 @@
 /*
  * testsuite/unit/test_mblock.c -- unit tests for the megablock layer
- * (sm/MBlock.c) and, through it, the OS memory layer (support/os/OSMem.c).
+ * (sm/block/MBlock.c) and, through it, the OS memory layer (support/os/OSMem.c).
  *
  * The group setup reserves a 4 GiB heap and initialises the block
  * allocator; every test leaves no megablock in use, and the per-test

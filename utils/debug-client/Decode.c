@@ -1,7 +1,7 @@
 /*
  * utils/debug-client/Decode.c -- closures decoded with their info tables:
  * sizes and pointer fields by closure type, the same layout rules as the
- * runtime's (sm/ClosureSize.h, docs/design/objects.md, and the table in
+ * runtime's (sm/heap/ClosureSize.h, docs/design/objects.md, and the table in
  * docs/debug-protocol.md), and the names tools print.
  */
 #include <string.h>

@@ -1,10 +1,12 @@
 /*
- * sm/HeapIter.c -- the walk over the heap's block groups (see HeapIter.h).
+ * sm/heap/HeapIter.c -- the walk over the heap's block groups (see HeapIter.h).
  * Reads the storage manager's lists; changes nothing but the current
  * nursery block's free pointer (synced from the allocation register, so
  * that every nursery block's free is exact: .inv.nursery-free).
  */
 #include "HeapIter.h"
+
+#include "Nursery.h"
 
 void heap_for_each_block(HeapBlockFn fn, void *ctx)
 {

@@ -1,6 +1,6 @@
 /*
- * sm/Capability.c -- capabilities and the stop-the-world sync (see
- * Capability.h and docs/design/capabilities.md).
+ * sm/heap/Capability.c -- capabilities, the thread-local registers and the
+ * stop-the-world sync (see Capability.h and docs/design/capabilities.md).
  *
  * Note [Stopping the world]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -33,7 +33,6 @@
 
 #include "BlockAlloc.h"
 #include "Messages.h"
-#include "Storage.h"
 #include "os/Clock.h"
 #include "os/Thread.h"
 
@@ -52,6 +51,8 @@ static SyncStats sync_stats;            /* under sched_lock */
 static OsMutex sm_mutex = OS_MUTEX_INIT;
 
 void (*capability_before_park_hook)(void) = NULL;
+
+_Thread_local StgRegs strata_regs STRATA_TLS_MODEL;
 
 void sm_lock(void)
 {
@@ -77,7 +78,7 @@ static void regs_hp_lim_store(StgRegs *r, StgPtr lim)
  * Start-up
  * ---------------------------------------------------------------------- */
 
-bool capabilities_init(unsigned n, StgWord nursery_bytes, unsigned n_gens)
+bool capabilities_init(unsigned n, unsigned n_gens)
 {
     capabilities = calloc(n, sizeof(Capability));
     if (capabilities == NULL) {
@@ -85,9 +86,6 @@ bool capabilities_init(unsigned n, StgWord nursery_bytes, unsigned n_gens)
         return false;
     }
     capabilities_n = n;
-    StgWord n_blocks = nursery_bytes / BLOCK_SIZE;
-    if (n_blocks < 2)
-        n_blocks = 2;
     for (unsigned i = 0; i < n; i++) {
         Capability *cap = &capabilities[i];
         cap->no = i;
@@ -97,8 +95,6 @@ bool capabilities_init(unsigned n, StgWord nursery_bytes, unsigned n_gens)
             rts_error("capabilities: out of C heap for capability %u", i);
             return false;
         }
-        if (!storage_nursery_create(cap, n_blocks))
-            return false;
     }
     atomic_store(&xsync_pending, false);
     sync_owner = NULL;
@@ -196,6 +192,12 @@ void capabilities_interrupt_all(void)
     os_mutex_unlock(&sched_lock);
 }
 
+void capability_sync_nursery(Capability *cap)
+{
+    if (cap->nursery.current != NULL)
+        cap->nursery.current->free = cap->regs->hp;
+}
+
 /* Parks my_cap until no sync is in progress; called with sched_lock held.
  * Before it counts as parked, its roots and bump pointer are written back
  * (.inv.stopped); stop_world waits for every other held capability. */
@@ -203,7 +205,7 @@ static void park_locked(Capability *cap)
 {
     if (capability_before_park_hook != NULL)
         capability_before_park_hook();
-    storage_sync_nursery_of(cap);
+    capability_sync_nursery(cap);
     cap->parked = true;
     os_cond_broadcast(&sched_changed);
     while (sync_owner != NULL)

@@ -1,5 +1,5 @@
 /*
- * sm/Capability.h -- capabilities: the right to mutate the heap, held by
+ * sm/heap/Capability.h -- capabilities: the right to mutate the heap, held by
  * one OS thread at a time, with the allocation state that goes with it
  * (a nursery, a pinned block, remembered-set blocks), and the
  * stop-the-world sync that collections, era changes and the heap debugger
@@ -54,10 +54,15 @@ extern unsigned capabilities_n;
 /* The capability the calling thread holds, or NULL. */
 Capability *capability_mine(void);
 
-/* Creates n capabilities (all free); each gets a nursery of nursery_bytes.
+/* Creates n capabilities (all free), with remembered sets for n_gens
+ * generations; their nurseries come after (storage_nursery_create).
  * Returns false after a message if memory cannot be had. */
-bool capabilities_init(unsigned n, StgWord nursery_bytes, unsigned n_gens);
+bool capabilities_init(unsigned n, unsigned n_gens);
 void capabilities_exit(void);
+
+/* Copies cap's bump pointer into its current nursery block's free field
+ * (before the heap is walked, and when cap parks). */
+void capability_sync_nursery(Capability *cap);
 
 /* Takes a free capability for the calling thread, waiting while all are
  * held or a sync is in progress.  The thread must hold none. */

@@ -1,5 +1,5 @@
 /*
- * sm/ClosureSize.h -- the size of a closure in words, from its info table.
+ * sm/heap/ClosureSize.h -- the size of a closure in words, from its info table.
  * Used by the collector (copy), the sanity checker and heap walkers.
  */
 #ifndef STRATA_CLOSURESIZE_H

@@ -1,19 +1,17 @@
 /*
- * sm/Storage.h -- generations, the nursery, the allocation slow paths and
- * the current era: the storage manager's state between collections.
- * See docs/design/storage.md.
+ * sm/heap/Heap.h -- the heap floor: generations and their block lists, what
+ * the storage manager is configured with, heap accounting and heap
+ * overflow.  Everything in sm/ above it reads these; nothing here
+ * allocates objects or collects.  See docs/design/storage.md.
  */
-#ifndef STRATA_STORAGE_H
-#define STRATA_STORAGE_H
+#ifndef STRATA_HEAP_H
+#define STRATA_HEAP_H
 
 #include <stdbool.h>
 
 #include "strata/Block.h"
 #include "strata/Closures.h"
-#include "strata/Regs.h"
 #include "Capability.h"
-#include "EraMap.h"
-#include "WordMap.h"
 
 typedef struct Generation_ {
     uint16_t no;                 /* 0 = youngest */
@@ -44,23 +42,6 @@ extern Generation *storage_gens;     /* [0 .. storage_n_gens-1] */
 extern unsigned storage_n_gens;
 #define oldest_gen (&storage_gens[storage_n_gens - 1])
 
-/* The era stamped on new blocks (GHC's user_era).  Read freely; change it
- * through storage_set_era. */
-extern uint64_t storage_current_era;
-
-/* Makes era the current one: records it for the sanity checker's bound and
- * retires the allocation blocks of the old era (.inv.block-era). */
-void storage_set_era(uint64_t era);
-
-/* Adds by to the era, reading and changing it with the world stopped (so
- * that increments from several threads all count), unless that would pass
- * UINT64_MAX: then returns false and changes nothing.  *era_out receives
- * the era afterwards. */
-bool storage_advance_era(uint64_t by, uint64_t *era_out);
-
-/* The highest era ever current this run: no block may carry a higher one. */
-uint64_t storage_max_era(void);
-
 /* Bytes allocated in large objects and pinned blocks since the last GC, by
  * every capability (under sm_lock while the world runs). */
 extern StgWord storage_large_alloc_bytes;
@@ -81,6 +62,8 @@ typedef struct {
     StgWord max_heap_bytes;      /* -M: 0 = unlimited */
     double oldgen_factor;        /* -F: an old generation's budget is its
                                     live size times this */
+    bool automatic_era_increment; /* --automatic-era-increment: the era
+                                    advances after each major GC (Era.h) */
 } StorageConfig;
 
 /* The configuration storage_init was given (valid until storage_exit). */
@@ -93,30 +76,13 @@ extern StorageConfig storage_config;
 typedef void (*HeapOverflowHandler)(void);
 extern HeapOverflowHandler storage_heap_overflow_handler;
 
-/* Sets up megablocks, the block allocator, generations and the nursery
- * from config (copied).  Returns false (after a message) if memory cannot
- * be had. */
-bool storage_init(const StorageConfig *config);
-void storage_exit(void);
+/* Reserves the heap's address space, starts the block allocator and makes
+ * the generations, from config (copied into storage_config).  Returns
+ * false (after a message) if memory cannot be had. */
+bool heap_init(const StorageConfig *config);
 
-/* Gives cap a nursery of n_blocks single blocks (capabilities_init). */
-bool storage_nursery_create(Capability *cap, StgWord n_blocks);
-
-/* Copies each capability's bump pointer into its current nursery block's
- * free field (before the heap is walked; the world must be stopped). */
-void storage_sync_nursery(void);
-void storage_sync_nursery_of(Capability *cap);
-
-/* Empties every nursery after a GC and starts allocation at its first
- * block (the world stopped). */
-void storage_reset_nursery(void);
-
-/* Bytes allocated in the nurseries (or cap's) since they were last reset. */
-StgWord storage_nursery_allocated_bytes(void);
-StgWord storage_nursery_allocated_bytes_of(Capability *cap);
-
-/* Blocks in all the nurseries. */
-StgWord storage_nursery_blocks(void);
+/* Frees the generations and gives the reservation back. */
+void heap_exit(void);
 
 /* Moves cap's (every capability's) pinned block being filled onto
  * generation 0's large-object list. */
@@ -140,23 +106,4 @@ _Noreturn void storage_heap_overflow(StgWord needed_bytes);
 StgWord storage_max_object_words(void);
 _Noreturn void storage_alloc_too_large(const char *what, StgWord n, const char *unit);
 
-/* Hook run when an allocation finds hp_lim == NULL (an attention request
- * from the timer or the debugger); NULL when nobody asks for attention. */
-extern void (*storage_attention_handler)(void);
-
-/* A large object (at least LARGE_OBJECT_THRESHOLD bytes) that is never a
- * safe point: no collection runs, so pointers the caller holds stay valid
- * (the local-root stack's chunks: Note [Local roots live in a STACK]).  The
- * bytes count towards the next collection as usual. */
-StgPtr storage_alloc_large_no_gc(StgWord n_words);
-
-/* A safe point outside allocation (strata_safepoint): parks for another
- * capability's sync and serves attention requests.  The caller holds a
- * capability. */
-void storage_safepoint(void);
-
-/* Asks the mutator for attention from another thread (the heap debugger):
- * its next allocation calls storage_attention_handler.  Thread-safe. */
-void storage_request_attention(void);
-
-#endif /* STRATA_STORAGE_H */
+#endif /* STRATA_HEAP_H */

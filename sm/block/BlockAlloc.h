@@ -1,5 +1,5 @@
 /*
- * sm/BlockAlloc.h -- the block allocator: groups of 4 KiB blocks carved
+ * sm/block/BlockAlloc.h -- the block allocator: groups of 4 KiB blocks carved
  * from megablocks, kept on free lists bucketed by log2 of the group size,
  * coalesced with free neighbours when freed (docs/reference/storage.md).
  * Design and invariants: docs/design/block-allocator.md.

@@ -1,5 +1,5 @@
 /*
- * sm/MutList.h -- remembered sets.
+ * sm/heap/MutList.h -- remembered sets.
  *
  * .inv.remembered: after every GC and at every allocation, each object in
  * generation g > 0 that may point into a generation younger than g is on
@@ -12,7 +12,7 @@
 #ifndef STRATA_MUTLIST_H
 #define STRATA_MUTLIST_H
 
-#include "Storage.h"
+#include "Heap.h"
 
 /* Appends p to a chain of remembered-set blocks (newest first); when the
  * first block is full, new_block gives a fresh one (it never returns

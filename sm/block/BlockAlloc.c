@@ -1,9 +1,9 @@
 /*
- * sm/BlockAlloc.c -- the block allocator: groups of contiguous 4 KiB blocks
+ * sm/block/BlockAlloc.c -- the block allocator: groups of contiguous 4 KiB blocks
  * carved out of megablocks, with free lists bucketed by log2 of the group
  * size and coalescing of free neighbours.
  *
- * Relies on the megablock layer (sm/MBlock.h) for memory and on
+ * Relies on the megablock layer (sm/block/MBlock.h) for memory and on
  * support/Messages.h for panics.  It is the design of GHC's block allocator
  * (docs/reference/storage.md), written afresh; the invariants
  * and decisions are in docs/design/block-allocator.md, whose tags

@@ -1,5 +1,5 @@
 /*
- * sm/MutList.c -- remembered sets: per-generation mutable lists kept in
+ * sm/heap/MutList.c -- remembered sets: per-generation mutable lists kept in
  * chains of blocks, and the list of static closures that point into the
  * heap.  See .inv.remembered in MutList.h.
  */
@@ -13,7 +13,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "WordMapOrPanic.h"
-#include "strata/Alloc.h"
+#include "strata/Barrier.h"
 
 StgClosure **static_roots = NULL;
 StgWord static_roots_count = 0;

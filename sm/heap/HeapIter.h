@@ -1,5 +1,5 @@
 /*
- * sm/HeapIter.h -- the one walk over the heap's blocks and objects, used
+ * sm/heap/HeapIter.h -- the one walk over the heap's blocks and objects, used
  * by the census (profiling/Census.c), the heap debugger's stub
  * (rts/debug/DebugHeap.c) and the sanity checker (sm/Sanity.c), so that
  * all three see the same blocks, the nursery included.
@@ -7,7 +7,7 @@
 #ifndef STRATA_HEAPITER_H
 #define STRATA_HEAPITER_H
 
-#include "Storage.h"
+#include "Heap.h"
 
 typedef enum {
     HEAP_BLOCK_SMALL,      /* a generation's small-object block */

@@ -1,5 +1,5 @@
 /*
- * sm/MBlock.h -- megablocks: 1 MiB, 1 MiB-aligned pieces of one large
+ * sm/block/MBlock.h -- megablocks: 1 MiB, 1 MiB-aligned pieces of one large
  * address-space reservation (so heap_alloced is a range check, as in GHC's
  * two-step allocator on 64-bit platforms).
  *

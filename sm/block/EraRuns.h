@@ -1,10 +1,10 @@
 /*
- * sm/EraRuns.h -- blocks whose objects are of several eras.
+ * sm/block/EraRuns.h -- blocks whose objects are of several eras.
  *
  * Note [Blocks of several eras]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A block normally holds objects of one era, its descriptor's
- * (Note [Eras live in block descriptors] in Storage.c).  Giving every era
+ * (Note [Eras live in block descriptors] in sm/heap/Era.c).  Giving every era
  * a block of its own costs a block per live era per generation and a fresh
  * nursery block per era change, which is what made 20,000 one-object eras
  * take 170 MB.  So a single block may also hold its objects in *era runs*:

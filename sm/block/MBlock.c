@@ -1,5 +1,5 @@
 /*
- * sm/MBlock.c -- megablocks: 1 MiB, 1 MiB-aligned pieces of one large
+ * sm/block/MBlock.c -- megablocks: 1 MiB, 1 MiB-aligned pieces of one large
  * address-space reservation, handed to the block allocator.
  *
  * Relies on the OS memory layer (support/os/OSMem.h) for reserving and

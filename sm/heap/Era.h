@@ -1,0 +1,58 @@
+/*
+ * sm/heap/Era.h -- the era module: the current era (GHC's user_era), how it
+ * is set and advanced, the era range everything that selects eras uses,
+ * and the --automatic-era-increment policy.  Note [Eras live in block
+ * descriptors] in Era.c; docs/design/eras.md.
+ */
+#ifndef STRATA_ERA_H
+#define STRATA_ERA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* An inclusive range of eras [lo, hi]: the -he<lo>-<hi> selection, the
+ * eras a census or a live tally counts.  ERA_RANGE_ALL is every era. */
+typedef struct {
+    uint64_t lo, hi;
+} EraRange;
+
+#define ERA_RANGE_ALL ((EraRange){0, UINT64_MAX})
+
+static inline bool era_range_has(EraRange r, uint64_t era)
+{
+    return era >= r.lo && era <= r.hi;
+}
+
+/* The era stamped on new blocks (GHC's user_era).  Read freely; change it
+ * through storage_set_era. */
+extern uint64_t storage_current_era;
+
+/* Starts a run's eras at 1 (storage_init), forgetting a refusal reported
+ * by a previous run. */
+void storage_era_init(void);
+
+/* Makes era the current one: records it for the sanity checker's bound and
+ * starts a run of it in every capability's allocation blocks
+ * (.inv.block-era). */
+void storage_set_era(uint64_t era);
+
+/* Adds by to the era, reading and changing it with the world stopped (so
+ * that increments from several threads all count), unless that would pass
+ * UINT64_MAX: then returns false and changes nothing.  *era_out receives
+ * the era afterwards. */
+bool storage_advance_era(uint64_t by, uint64_t *era_out);
+
+/* storage_advance_era for who (a caller's name, for the message), which
+ * reports a refusal once a run (a wrapped era would read as 0, "not
+ * counted").  Returns the era afterwards. */
+uint64_t storage_increment_era(const char *who, uint64_t by);
+
+/* The --automatic-era-increment policy (StorageConfig): after a major GC,
+ * with the collection's world still stopped, the era advances by one
+ * unless it is 0 (GHC's rule).  Called by the collector. */
+void storage_era_after_gc(bool major);
+
+/* The highest era ever current this run: no block may carry a higher one. */
+uint64_t storage_max_era(void);
+
+#endif /* STRATA_ERA_H */

@@ -1,0 +1,47 @@
+/*
+ * sm/heap/Nursery.h -- each capability's nursery: single blocks allocated
+ * into in order, each taking the current era when allocation into it
+ * starts.  The allocation slow path (sm/alloc/Storage.c) moves on to the
+ * next block; the collector syncs, counts and resets them.
+ * See docs/design/storage.md.
+ */
+#ifndef STRATA_NURSERY_H
+#define STRATA_NURSERY_H
+
+#include <stdbool.h>
+
+#include "Capability.h"
+#include "Era.h"
+
+/* Gives cap a nursery of n_blocks single blocks (storage_init). */
+bool storage_nursery_create(Capability *cap, StgWord n_blocks);
+
+/* Copies each capability's bump pointer into its current nursery block's
+ * free field (before the heap is walked; the world must be stopped).  One
+ * capability's: capability_sync_nursery (Capability.h). */
+void storage_sync_nursery(void);
+
+/* Empties every nursery after a GC and starts allocation at its first
+ * block (the world stopped). */
+void storage_reset_nursery(void);
+
+/* Bytes allocated in the nurseries (or cap's) since they were last reset. */
+StgWord storage_nursery_allocated_bytes(void);
+StgWord storage_nursery_allocated_bytes_of(Capability *cap);
+
+/* Blocks in all the nurseries. */
+StgWord storage_nursery_blocks(void);
+
+/* Starts allocation into bd, stamped with the current era (.inv.block-era).
+ * Inline: the allocation slow path enters a block per 4 KiB allocated. */
+static inline void nursery_enter_block(Capability *cap, BlockDesc *bd)
+{
+    cap->nursery.current = bd;
+    bd->free = bd->start;
+    bd->era = storage_current_era;
+    bd->n_era_runs = 0;
+    cap->regs->hp = bd->start;
+    __atomic_store_n(&cap->regs->hp_lim, bd->start + BLOCK_SIZE_W, __ATOMIC_RELAXED);
+}
+
+#endif /* STRATA_NURSERY_H */
