@@ -60,7 +60,7 @@ _Noreturn __attribute__((format(printf, 1, 2))) static void fail(const char *fmt
  * Blocks
  * ---------------------------------------------------------------------- */
 
-/* .inv.era-runs (sm/EraRuns.h): offsets increase within the used part,
+/* .inv.era-runs (sm/block/EraRuns.h): offsets increase within the used part,
  * and no run's era was never current. */
 static void check_era_runs(const BlockDesc *bd)
 {
