@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef STRATA_LIVE_PAGE
 #include "profile.h"
@@ -24,15 +25,22 @@ int live_page_built(void)
  * strata-html Profile (bounded: Note [Bounded series] in series.c, every
  * census folded into 400 bins keeping each bin's peak) fed every event,
  * and json_write_report's JSON of it.  Rendering costs a pass over the
- * bands, so it is done at most once per change (`version`) and kept
- * (`json`), whatever the number of browsers: each request gets a copy.
- *
- * A census is drawn once it is whole: while one is being read its bands
- * hold part of it (Band.cur_bytes), so the data is not rendered then;
- * a request gets the last rendering, and when the census ends the data
- * is rendered at once if someone has asked for it since the last
- * rendering (`watched`), so that a page waiting for it has it at its next
- * poll.  Nobody watching: nothing is rendered. */
+ * bands, under the lock the reading thread needs, so:
+ *   - it is done on request only (live_page_refresh, at a page's status
+ *     poll), never by the reading thread: nobody watching, nothing is
+ *     rendered, and the reader keeps its speed however fast censuses come;
+ *   - at most once per change (`version`), kept (`json`) and copied to
+ *     every browser, whatever their number;
+ *   - at most once per RENDER_MIN_NS, and never more often than every
+ *     RENDER_COST_FACTOR times its own last cost, so that the reader holds
+ *     the lock most of the time even with thousands of bands; a page is
+ *     then a census or two behind until the log's pace slows;
+ *   - never while a census is being read: its bands hold part of it
+ *     (Band.cur_bytes); the next poll renders it whole.
+ * The status tells a page the version it would get (json_version), so it
+ * fetches the data only when there is new data to draw. */
+#define RENDER_MIN_NS 100000000ull   /* 100 ms: the page's poll */
+#define RENDER_COST_FACTOR 4
 struct LivePage {
     char *source_name;
     Filters filters;            /* none: traceMarker markers, as strata-html */
@@ -43,8 +51,16 @@ struct LivePage {
     char *json;                 /* the last rendering, of json_version */
     size_t json_len;
     uint64_t json_version;
-    int watched;                /* data asked for since the last rendering */
+    uint64_t rendered_ns;       /* when it was made (CLOCK_MONOTONIC) */
+    uint64_t render_cost_ns;    /* what it took */
 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static Profile *profile_new(LivePage *lp)
 {
@@ -99,6 +115,7 @@ void live_page_stream_begin(LivePage *lp)
 
 static void render(LivePage *lp)
 {
+    uint64_t start = now_ns();
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -114,7 +131,8 @@ static void render(LivePage *lp)
     lp->json = buf;
     lp->json_len = len;
     lp->json_version = lp->version;
-    lp->watched = 0;
+    lp->rendered_ns = now_ns();
+    lp->render_cost_ns = lp->rendered_ns - start;
 }
 
 void live_page_add(LivePage *lp, const EvrEvent *ev, int promote)
@@ -129,15 +147,10 @@ void live_page_add(LivePage *lp, const EvrEvent *ev, int promote)
     if (p->out_of_memory)
         return;
     int was_open = p->census_open;
-    uint64_t markers = p->n_markers;
+    size_t markers = p->n_markers;
     profile_take_event(p, ev);
-    if (p != lp->shown)
-        return;
-    if ((was_open && !p->census_open) || p->n_markers != markers) {
+    if (p == lp->shown && ((was_open && !p->census_open) || p->n_markers != markers))
         lp->version++;
-        if (lp->watched && !p->census_open)
-            render(lp);
-    }
 }
 
 void live_page_stream_end(LivePage *lp)
@@ -150,17 +163,25 @@ void live_page_stream_end(LivePage *lp)
     }
 }
 
-uint64_t live_page_version(const LivePage *lp)
+uint64_t live_page_refresh(LivePage *lp)
 {
-    return lp->version;
+    /* Note [The live page's data] */
+    if (lp->json == NULL) {
+        render(lp);
+    } else if (lp->json_version != lp->version && !lp->shown->census_open) {
+        uint64_t wait = RENDER_COST_FACTOR * lp->render_cost_ns;
+        if (wait < RENDER_MIN_NS)
+            wait = RENDER_MIN_NS;
+        if (now_ns() - lp->rendered_ns >= wait)
+            render(lp);
+    }
+    return lp->json_version;
 }
 
 char *live_page_data(LivePage *lp, size_t *len, uint64_t *version)
 {
-    /* Note [The live page's data]: a census being read is not drawn. */
-    if (lp->json == NULL || (lp->json_version != lp->version && !lp->shown->census_open))
+    if (lp->json == NULL)
         render(lp);
-    lp->watched = 1;
     if (lp->json == NULL)
         return NULL;
     char *copy = malloc(lp->json_len + 1);
@@ -251,7 +272,7 @@ void live_page_stream_end(LivePage *lp)
     (void)lp;
 }
 
-uint64_t live_page_version(const LivePage *lp)
+uint64_t live_page_refresh(LivePage *lp)
 {
     (void)lp;
     return 0;

@@ -41,12 +41,15 @@ void live_page_add(LivePage *lp, const EvrEvent *ev, int promote);
 /* The stream ended: a new stream that was never promoted is dropped. */
 void live_page_stream_end(LivePage *lp);
 
-/* Goes up whenever the page's data would change (a census completed, a
- * marker, a new stream). */
-uint64_t live_page_version(const LivePage *lp);
+/* Renders the data again if it changed and it is time to (Note [The
+ * live page's data]); returns the version live_page_data now gives.  The
+ * version goes up with every change (a census completed, a marker, a new
+ * stream). */
+uint64_t live_page_refresh(LivePage *lp);
 
-/* The report's JSON data as a malloc'd copy (*len bytes), with the
- * version it shows in *version; NULL when out of memory. */
+/* The report's JSON data, as last rendered (rendered now if never), as a
+ * malloc'd copy (*len bytes), with its version in *version; NULL when out
+ * of memory. */
 char *live_page_data(LivePage *lp, size_t *len, uint64_t *version);
 
 /* The whole page (malloc'd, *len bytes): the report with the data now,

@@ -104,13 +104,15 @@ static void jfield_u64(FILE *f, const char *name, int have, uint64_t v)
         fprintf(f, ",\"%s\":null", name);
 }
 
-/* The header's figures; called under the lock. */
+/* The header's figures and the data's version (rendering the data anew
+ * when it is time: Note [The live page's data] in LivePage.c); called
+ * under the lock. */
 static void write_status(FILE *f, const PageContext *pc)
 {
     const LiveStream *st = &pc->state->stream;
     fprintf(f, "{\"data_version\":%" PRIu64 ",\"connected\":%s,\"streams\":%" PRIu64
                ",\"censuses\":%" PRIu64,
-            pc->page != NULL ? live_page_version(pc->page) : 0,
+            pc->page != NULL ? live_page_refresh(pc->page) : 0,
             pc->state->connected ? "true" : "false", pc->state->streams, st->censuses);
     jfield_u64(f, "heap_size_bytes", st->have_heap_size, st->heap_size_bytes);
     jfield_u64(f, "heap_live_bytes", st->have_heap_live, st->heap_live_bytes);

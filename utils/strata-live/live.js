@@ -99,6 +99,7 @@ async function fetchData() {
     if (!r.ok) throw new Error('/live/data.json: ' + r.status);
     const t0 = performance.now();
     const d = await r.json();
+    if (d.data_version === state.version) return;
     report.update(d.report);
     state.version = d.data_version;
     state.updates++;
