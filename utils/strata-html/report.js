@@ -533,12 +533,23 @@ function metaTable(container, p) {
     container.append(t);
 }
 
+const ERAS_SHOWN = 40;
+// strata-live's page (which holds its config) draws a run still going.
+const liveNow = document.getElementById('strata-live-config') !== null;
 function erasLine(p) {
     if (!p.eras_live_at_end) return null;
     const line = el('p', { class: 'eras', 'data-eras-live': String(p.eras_live_at_end.length) });
     if (!p.eras_live_at_end.length) { line.textContent = 'No era holds live bytes at the end.'; return line; }
-    line.append('Live at the end: ');
-    p.eras_live_at_end.forEach((e, i) => {
+    // Hundreds of eras would push the charts off the screen: the newest
+    // ERAS_SHOWN, the older ones summed.
+    const all = p.eras_live_at_end, shown = all.slice(-ERAS_SHOWN);
+    line.append(liveNow ? 'Live in the latest census: ' : 'Live at the end: ');
+    if (shown.length < all.length) {
+        const older = all.slice(0, all.length - shown.length);
+        line.append(el('span', { class: 'eras-older', text: older.length + ' older eras (' +
+            fmtBytes(older.reduce((s, e) => s + e.bytes, 0)) + '), then ' }));
+    }
+    shown.forEach((e, i) => {
         if (i) line.append(', ');
         line.append(el('span', { class: 'era-item' },
                        el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
