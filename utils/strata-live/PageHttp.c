@@ -212,8 +212,8 @@ static enum MHD_Result serve_control(PageContext *pc, struct MHD_Connection *con
 {
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
         return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-                            "refused: a command is a POST from the page; a GET changes "
-                            "nothing\n");
+                            "refused: only a POST from the page sends a command (a GET changes "
+                            "nothing)\n");
     const char *why = page_guard_check_command(&pc->guard, method, header(conn, "Host"),
                                                header(conn, "Origin"),
                                                header(conn, "Sec-Fetch-Site"),

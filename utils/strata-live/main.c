@@ -1,10 +1,11 @@
 /*
  * utils/strata-live/main.c -- strata-live: reads a program's eventlog as it
  * is written (Source.h), keeps its heap figures and latest census
- * (LiveState.h) and serves them over HTTP (Http.h) to Prometheus and to
- * pprof's tools.  This file parses the command line and runs the reading
- * loop; the HTTP server runs in libmicrohttpd's thread and reads the state
- * under one lock.  Usage: docs/strata-live.md.
+ * (LiveState.h) and serves them over HTTP (Http.h) to Prometheus, to
+ * pprof's tools and, as a page built from strata-html's report, to a
+ * person watching (LivePage.h, PageHttp.h).  This file parses the command
+ * line and runs the reading loop; the HTTP server runs in libmicrohttpd's
+ * thread and reads the state under one lock.  Usage: docs/strata-live.md.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -83,6 +84,8 @@ static void usage(FILE *out)
             "Reads a program's eventlog as it is written and serves its heap figures:\n"
             "  /metrics           Prometheus text format (heap, GC, the latest census)\n"
             "  /debug/pprof/heap  the latest census as a gzipped pprof profile\n"
+            "  /                  a page: the heap profile drawn as it runs, and buttons\n"
+            "                     for a new era, a census, a major GC, a flush\n"
             "  --socket PATH      the program's Unix socket (+RTS --eventlog-socket=PATH)\n"
             "  --tcp HOST:PORT    the program's TCP eventlog socket\n"
             "  --file LOG         a log file, followed as it grows\n"
