@@ -15,6 +15,8 @@
 //     node live-page-browser.js perf URL SHOT_PREFIX LOG FROM COUNT BANDS
 //          the scale check: first paint, then COUNT censuses appended to LOG
 //          (live-page-synth.js) one by one, each update timed
+//     node live-page-browser.js many URL SHOT_PREFIX N CENSUSES
+//          N pages open at once on one log: each draws its CENSUSES censuses
 //     node live-page-browser.js --probe
 'use strict';
 const fs = require('fs');
@@ -95,7 +97,7 @@ async function open(browser) {
 
 async function ended(page, shotName) {
     const d = await waitFor(page, 'the page shows the stream ended, with its last data',
-        d => d.state === 'stream ended' && d.status && d.version === d.status.data_version, 120000);
+        d => d.state === 'stream ended' && d.status && d.version === d.status.data_version, 300000);
     await page.screenshot({ path: `${shots}-${shotName}.png`, fullPage: true });
     await page.click('nav.tabs button[data-view="detailed"]');
     await sleep(300);
@@ -184,12 +186,26 @@ async function perfRun(page, log, from, count, bands) {
     await page.screenshot({ path: `${shots}-detailed.png`, fullPage: true });
 }
 
+// N pages at once, each polling: every one draws the whole log, and
+// strata-live answers them all.
+async function manyRun(browser, n, censuses) {
+    const pages = [];
+    for (let i = 0; i < n; i++) pages.push(await open(browser));
+    await sleep(2000);   // all polling together for a while
+    for (const [i, page] of pages.entries()) {
+        const d = await waitFor(page, `page ${i + 1} of ${n} draws the log's ${censuses} censuses`,
+            d => d.censuses === censuses && d.state === 'stream ended' && d.status.data_version === d.version, 60000);
+        if (d && i === n - 1) await page.screenshot({ path: `${shots}-page${n}.png`, fullPage: true });
+    }
+}
+
 (async () => {
     const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
     let browser;
     try {
         browser = await launch(userDataDir);
         if (mode === '--probe') { console.log('ok: the browser starts'); return; }
+        if (mode === 'many') { await manyRun(browser, +rest[0], +rest[1]); return; }
         const page = await open(browser);
         if (mode === 'socket') await socketRun(page, rest[0]);
         else if (mode === 'file') await fileRun(page, rest[0]);

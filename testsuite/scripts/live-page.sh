@@ -7,11 +7,12 @@
 # socket (new censuses drawn, "New era" draws an era the program did not
 # start and raises strata_era_current, and the last census drawn is the
 # -ol file's); a GHC 9.10.3 -he log followed with --file (no buttons, the
-# file's censuses); and a GHC 9.10.3 program's log followed with --file
-# while it runs (from the sid chroot, as interop-sid.sh; skipped without
-# it).  STRATA_LIVE_PAGE_SCALE=1 adds the scale measurement: 5,000
-# censuses of 1,000 bands, first paint and update times printed, not
-# asserted.  Screenshots go to $top_builddir/testsuite/artefacts/live-page/.
+# file's censuses), on ten pages at once; and a GHC 9.10.3 program's log
+# followed with --file while it runs (from the sid chroot, as
+# interop-sid.sh; skipped without it).  STRATA_LIVE_PAGE_SCALE=1 adds the
+# scale measurement: 5,000 censuses of 1,000 bands, first paint and update
+# times printed, not asserted.  Screenshots go to
+# $top_builddir/testsuite/artefacts/live-page/.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -169,6 +170,8 @@ start_live ghc910 --file "$golden/ghc910-he.eventlog"
 browse ghc910-he file ghc910.drawn.json
 "$html" --json -o ghc910.report.json "$golden/ghc910-he.eventlog" 2>/dev/null
 if r=$(same_last_census ghc910.drawn.json ghc910.report.json); then pass; echo "ghc910-he: $r"; else fail "ghc910-he: $r"; fi
+# Ten browsers watching at once.
+browse ghc910-he-ten many 10 14
 stop_live
 
 # ---- 4. a GHC 9.10.3 program's log, followed with --file as it runs -------------
@@ -181,7 +184,7 @@ elif [ ! -x "$root/work/strata-interop-$(cat "${sources[@]}" | sha256sum | cut -
     skip_part ghc-sid "the GHC 9.10 program is not built (interop-sid.sh builds it): the page did not follow a GHC program"
 else
     bin=$root/work/strata-interop-$(cat "${sources[@]}" | sha256sum | cut -c1-16)
-    "$bin/sessions-ipe" 30 +RTS -hi -l -i0.05 --eventlog-flush-interval=0.1 -olfollow.eventlog -RTS \
+    "$bin/sessions-ipe" 6 +RTS -hi -l -i0.05 --eventlog-flush-interval=0.1 -olfollow.eventlog -RTS \
         >follow.out 2>follow.prog.err &
     prog_pid=$!
     for _ in $(seq 100); do [ -s follow.eventlog ] && break; sleep 0.05; done
