@@ -119,19 +119,24 @@ async function socketRun(page, out) {
     const era0 = await metric(page, 'strata_era_current');
     let seen = null;
     for (let attempt = 0; attempt < 8 && !seen; attempt++) {
-        const v = (await page.evaluate(drawn)).version;
+        // Just after a phase began, so that the era and its census come
+        // well before the program's next one.
+        const before = (await page.evaluate(drawn)).lastPhase;
+        let now;
+        while ((now = await page.evaluate(drawn)).lastPhase === before && now.state === 'live')
+            await sleep(20);
+        if (now.state !== 'live') break;
         // The era's band shows once something made in it is counted:
         // a census a little after the era changed.
         await page.click('#live-bar button[data-command="era"]');
         await sleep(100);
         await page.click('#live-bar button[data-command="census"]');
-        const end = Date.now() + 1500;
-        while (Date.now() < end && !seen) {
-            const now = await page.evaluate(drawn);
-            if (now.version !== v && now.maxEra !== null && now.lastPhase !== null && now.maxEra > now.lastPhase)
-                seen = now;
-            if (now.state !== 'live') break;
-            await sleep(50);
+        const phase = now.lastPhase;
+        while (!seen) {
+            now = await page.evaluate(drawn);
+            if (now.maxEra !== null && now.lastPhase !== null && now.maxEra > now.lastPhase) seen = now;
+            if (now.lastPhase !== phase || now.state !== 'live') break;
+            await sleep(20);
         }
     }
     check(seen !== null, 'after "New era" the page draws a band for an era the program did not start', seen);
@@ -143,6 +148,8 @@ async function socketRun(page, out) {
         check(era0 !== null && era1 > era0, 'strata_era_current went up', { era0, era1 });
     }
     d = await ended(page, 'ended');
+    const seenMs = await page.evaluate(() => window.strataLive.seen_ms);
+    console.log('census_seen_to_drawn_ms ' + seenMs.map(x => Math.round(x)).join(' '));
     fs.writeFileSync(out, JSON.stringify(await page.evaluate(() => window.strataReport.data)));
 }
 

@@ -96,8 +96,15 @@ era1=$(metric 'strata_era_current{')
     fail "the refused requests changed the era: $era0 -> $era1"
 status 200 -X POST -H "Origin: http://$host" -H "X-Strata-Token: $token" "$ctl"
 grep -q '^sent strata:1' body && pass || fail "the page's POST: $(cat body)"
-census 3
-era2=$(metric 'strata_era_current{')
+# The new era shows once a census counts something made in it.
+n=3
+for _ in $(seq 20); do
+    census "$n" || break
+    era2=$(metric 'strata_era_current{')
+    [ "$era2" != "$era0" ] && break
+    n=$((n + 1))
+    sleep 0.1
+done
 [ "$era2" = "$((era0 + 1))" ] && pass || fail "the page's New era: era $era0 -> $era2, expected $((era0 + 1))"
 "$live" --socket "$sock" --send live-test:1
 wait "$prog_pid" || fail "live_target failed: $(cat guard.prog.err)"
@@ -142,6 +149,8 @@ JS
 }
 
 # ---- 2. the leak example, -he, over its socket -----------------------------------
+# Its phases (about half a second each) start eras 1, 2, ... with their
+# "phase N" markers; the driver presses New era just after one begins.
 sock=$test_tmp/leak.sock
 # The page is open (waiting for the stream) before the program starts, so
 # that it sees the whole run.
@@ -149,7 +158,7 @@ start_live leak --socket "$sock"
 node "$driver" socket "$url/" "$shots/leak" leak.drawn.json >leak.browser 2>&1 &
 drv=$!
 for _ in $(seq 600); do grep -q '^first_paint_ms' leak.browser && break; sleep 0.1; done
-"$ex/leak" 60 +RTS -he -l -i0.05 --eventlog-flush-interval=0.05 --eventlog-socket="$sock" \
+"$ex/leak" 20 4500000 +RTS -he -l -i0.05 --eventlog-flush-interval=0.05 --eventlog-socket="$sock" \
     --eventlog-socket-wait -olleak.eventlog -RTS >leak.out 2>leak.err &
 prog_pid=$!
 if wait "$drv"; then
@@ -158,7 +167,7 @@ else
     fail "leak: the browser checks failed:"
     grep -v '^ok:' leak.browser | head -n 20 | sed 's/^/    /' >&2
 fi
-grep -E '^first_paint_ms' leak.browser | sed "s/^/leak: /"
+grep -E '^(first_paint_ms|census_seen)' leak.browser | sed "s/^/leak: /"
 wait "$prog_pid" || fail "leak failed: $(cat leak.err)"
 prog_pid=
 "$html" --json -o leak.report.json leak.eventlog 2>/dev/null

@@ -13,8 +13,12 @@ const POLL_MS = 100;
 const config = JSON.parse(document.getElementById('strata-live-config').textContent);
 const report = window.strataReport;
 const fmtBytes = report.fmtBytes;
-const state = { version: -1, updates: 0, update_ms: [], errors: 0, status: null,
+// update_ms: parsing and drawing each update; seen_ms: from the poll that
+// first saw a census not yet drawn to its drawing (the poll period, up to
+// 100 ms, comes before that).
+const state = { version: -1, updates: 0, update_ms: [], seen_ms: [], errors: 0, status: null,
                 sent: [] };
+let drawnCensuses = -1, newSince = null;
 window.strataLive = state;
 
 function el(tag, attrs, ...kids) {
@@ -103,8 +107,15 @@ async function fetchData() {
     report.update(d.report);
     state.version = d.data_version;
     state.updates++;
-    state.update_ms.push(performance.now() - t0);
+    const now = performance.now();
+    state.update_ms.push(now - t0);
     if (state.update_ms.length > 100) state.update_ms.shift();
+    drawnCensuses = d.report.profiles[0].censuses;
+    if (newSince !== null && drawnCensuses >= state.status.censuses) {
+        state.seen_ms.push(now - newSince);
+        if (state.seen_ms.length > 100) state.seen_ms.shift();
+        newSince = null;
+    }
     document.body.setAttribute('data-live-version', String(state.version));
 }
 
@@ -114,6 +125,8 @@ async function poll() {
         if (!r.ok) throw new Error('/live/status: ' + r.status);
         const s = await r.json();
         showStatus(s);
+        if (newSince === null && drawnCensuses >= 0 && s.censuses > drawnCensuses)
+            newSince = performance.now();
         if (s.data_version !== state.version) await fetchData();
     } catch (e) {
         state.errors++;
