@@ -25,6 +25,8 @@ const assets = [
         path.join(modules, 'tabulator-tables/dist/css/tabulator_simple.min.css'), 'css'],
     ['html_asset_report_js', path.join(src, 'report.js'), 'js'],
     ['html_asset_report_css', path.join(src, 'report.css'), 'css'],
+    // strata-live's page: the same report plus its own script.
+    ['html_asset_live_js', path.join(src, '../strata-live/live.js'), 'js'],
 ];
 
 function version(pkg) {

@@ -144,6 +144,11 @@ static void take_event(Profile *p, const EvrEvent *ev)
     }
 }
 
+void profile_take_event(Profile *p, const EvrEvent *ev)
+{
+    take_event(p, ev);
+}
+
 /* 1 if f (rewound, when it can be) starts with a .hp file's "JOB ". */
 static int looks_like_hp(FILE *f)
 {

@@ -5,12 +5,15 @@
 // drawn by hand here; this file only turns the data into their options.
 // Charts use ECharts' SVG renderer, so the drawing is in the DOM (the
 // browser tests read it).  When everything is drawn, <body> gets
-// data-ready="1".
+// data-ready="1".  strataReport.update(data) draws new data in place
+// (strata-live's page): the shown view's charts and table keep their zoom,
+// legend choices, sorting and filters; the other views are drawn again
+// when next shown.
 'use strict';
 (function () {
-const data = JSON.parse(document.getElementById('strata-data').textContent);
+let data = JSON.parse(document.getElementById('strata-data').textContent);
 const app = document.getElementById('app');
-const profiles = data.profiles;
+let profiles = data.profiles;
 const diffMode = profiles.length === 2;
 
 // --- Formatting ------------------------------------------------------------
@@ -67,14 +70,29 @@ function closureType(desc) {
 
 // --- Charts ------------------------------------------------------------------
 const charts = [];
-function makeChart(container, option, kind) {
-    const div = el('div', { class: 'chart', 'data-chart': kind });
+// Each drawn chart and table leaves an updater in the pane being drawn:
+// it draws the new data in place, or returns false (the pane is then
+// drawn again).
+let drawingPane = null;
+function markerLabelsAttr(div, option) {
     const m = option.series && option.series.find(s => s.markerLabels !== undefined);
     if (m) div.setAttribute('data-marker-labels', String(m.markerLabels));
+}
+// build() makes the chart's option from the data of now.
+function makeChart(container, build, kind) {
+    const div = el('div', { class: 'chart', 'data-chart': kind });
+    const option = build();
+    markerLabelsAttr(div, option);
     container.append(div);
     const chart = echarts.init(div, null, { renderer: 'svg' });
     chart.setOption(option);
     charts.push(chart);
+    if (drawingPane) drawingPane.updaters.push(() => {
+        const o = build();
+        markerLabelsAttr(div, o);
+        chart.setOption(o, { replaceMerge: ['series'] });
+        return true;
+    });
     return chart;
 }
 window.addEventListener('resize', () => charts.forEach(c => c.resize()));
@@ -229,6 +247,10 @@ function sharedMax() {
 }
 
 function areaChart(container, p, mode) {
+    const i = profiles.indexOf(p);
+    return makeChart(container, () => areaOption(container, profiles[i], mode), mode);
+}
+function areaOption(container, p, mode) {
     const bands = bandList(p);
     const t = p.chart.times_s;
     let values = bands.map(b => b.values), mins = bands.map(b => b.mins);
@@ -285,7 +307,7 @@ function areaChart(container, p, mode) {
     }
     opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
     opt.legend.data = bands.map(b => b.name).concat(p.markers.length ? ['Markers'] : []);
-    return makeChart(container, opt, mode);
+    return opt;
 }
 
 // A diff's heap charts share one byte scale too.
@@ -301,6 +323,10 @@ function sharedHeapMax() {
 }
 
 function heapChart(container, p) {
+    const i = profiles.indexOf(p);
+    return makeChart(container, () => heapOption(container, profiles[i]), 'heap');
+}
+function heapOption(container, p) {
     const opt = baseOption(p, fmtBytes, sharedHeapMax());
     const lines = [['heap size', p.heap.size, '#4e79a7'], ['blocks size', p.heap.blocks, '#f28e2b'],
                    ['live bytes', p.heap.live, '#59a14f']].filter(l => l[1]);
@@ -317,7 +343,7 @@ function heapChart(container, p) {
         lineStyle: { type: 'dashed', width: 1.25 }, z: 3,
         data: t.map((x, i) => [toX(p, x), p.chart.total_max[i]]) });
     opt.series = opt.series.concat(markerSeries(p, container.clientWidth));
-    return makeChart(container, opt, 'heap');
+    return opt;
 }
 
 // --- Sparklines: ECharts renders each to an SVG string (its server-side
@@ -351,6 +377,7 @@ function perProfile(container, draw) {
 }
 
 function detailedTable(container, p) {
+    const i = profiles.indexOf(p);
     const hi = p.table.some(r => r.ipe);
     const era = p.mode === '-he';
     const numCol = (title, field, fmt) => ({ title, field, sorter: 'number', hozAlign: 'right',
@@ -377,7 +404,7 @@ function detailedTable(container, p) {
             columns.push({ title, field: 'ipe_' + field, headerFilter: 'input' });
         }
     }
-    const rows = p.table.map(r => {
+    const rowsOf = q => q.table.map(r => {
         const o = Object.assign({}, r);
         if (r.ipe) {
             for (const k of Object.keys(r.ipe)) o['ipe_' + k] = r.ipe[k];
@@ -388,9 +415,17 @@ function detailedTable(container, p) {
     const div = el('div', { class: 'table', 'data-table': 'detailed' });
     container.append(div);
     const t = new Tabulator(div, {
-        data: rows, columns, layout: 'fitDataStretch', pagination: true,
+        data: rowsOf(p), columns, layout: 'fitDataStretch', pagination: true,
         paginationSize: 25, paginationCounter: 'rows', placeholder: 'no band matches',
         initialSort: [],
+    });
+    // New data in place (sorting, filters and the page kept), unless the
+    // IPE columns came or went.
+    if (drawingPane) drawingPane.updaters.push(() => {
+        const q = profiles[i];
+        if (q.table.some(r => r.ipe) !== hi) return false;
+        t.replaceData(rowsOf(q));
+        return true;
     });
     return t;
 }
@@ -498,12 +533,23 @@ function metaTable(container, p) {
     container.append(t);
 }
 
+const ERAS_SHOWN = 40;
+// strata-live's page (which holds its config) draws a run still going.
+const liveNow = document.getElementById('strata-live-config') !== null;
 function erasLine(p) {
     if (!p.eras_live_at_end) return null;
     const line = el('p', { class: 'eras', 'data-eras-live': String(p.eras_live_at_end.length) });
     if (!p.eras_live_at_end.length) { line.textContent = 'No era holds live bytes at the end.'; return line; }
-    line.append('Live at the end: ');
-    p.eras_live_at_end.forEach((e, i) => {
+    // Hundreds of eras would push the charts off the screen: the newest
+    // ERAS_SHOWN, the older ones summed.
+    const all = p.eras_live_at_end, shown = all.slice(-ERAS_SHOWN);
+    line.append(liveNow ? 'Live in the latest census: ' : 'Live at the end: ');
+    if (shown.length < all.length) {
+        const older = all.slice(0, all.length - shown.length);
+        line.append(el('span', { class: 'eras-older', text: older.length + ' older eras (' +
+            fmtBytes(older.reduce((s, e) => s + e.bytes, 0)) + '), then ' }));
+    }
+    shown.forEach((e, i) => {
         if (i) line.append(', ');
         line.append(el('span', { class: 'era-item' },
                        el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
@@ -536,7 +582,7 @@ function header() {
     return h;
 }
 
-const views = [
+let views = [
     ['heap', 'Heap', c => perProfile(c, heapChart)],
     ['area', 'Area', c => perProfile(c, (col, p) => areaChart(col, p, 'area'))],
     ['stream', 'Streamgraph', c => perProfile(c, (col, p) => areaChart(col, p, 'stream'))],
@@ -544,48 +590,96 @@ const views = [
     ['lines', 'Lines', c => perProfile(c, (col, p) => areaChart(col, p, 'lines'))],
     ['detailed', 'Detailed', c => perProfile(c, detailedTable)],
 ];
-if (profiles.some(p => p.mode === '-hc'))
-    views.push(['ccs', 'Cost centres', c => perProfile(c, ccsView)]);
-if (diffMode) views.push(['diff', 'Diff', c => { diffTable(c); }]);
-views.push(['meta', 'Meta', c => perProfile(c, metaTable)]);
+const baseViews = views;
+function viewsOf() {
+    const vs = baseViews.slice();
+    if (profiles.some(p => p.mode === '-hc'))
+        vs.push(['ccs', 'Cost centres', c => perProfile(c, ccsView)]);
+    if (diffMode) vs.push(['diff', 'Diff', c => { diffTable(c); }]);
+    vs.push(['meta', 'Meta', c => perProfile(c, metaTable)]);
+    return vs;
+}
 
-app.textContent = '';
-app.append(header());
-const tabs = el('nav', { class: 'tabs' });
-app.append(tabs);
-const panes = {};
+let headerEl = null, panes = {};
 function show(id) {
     for (const [v] of views) {
         panes[v].pane.hidden = v !== id;
         panes[v].button.classList.toggle('active', v === id);
     }
     const pane = panes[id];
-    if (!pane.drawn) { pane.drawn = true; pane.draw(pane.pane); }
+    if (!pane.drawn) {
+        pane.drawn = true;
+        drawingPane = pane;
+        pane.draw(pane.pane);
+        drawingPane = null;
+    }
     charts.forEach(c => c.resize());
     if (location.hash !== '#' + id) history.replaceState(null, '', '#' + id);
 }
-for (const [id, title, draw] of views) {
-    const button = el('button', { type: 'button', 'data-view': id, text: title });
-    button.addEventListener('click', () => show(id));
-    tabs.append(button);
-    const pane = el('section', { class: 'pane', 'data-pane': id, hidden: '' });
-    app.append(pane);
-    panes[id] = { pane, button, draw, drawn: false };
+// The header, the tabs and their panes, for the data of now.
+function build(current) {
+    views = viewsOf();
+    app.textContent = '';
+    headerEl = header();
+    app.append(headerEl);
+    const tabs = el('nav', { class: 'tabs' });
+    app.append(tabs);
+    panes = {};
+    for (const [id, title, draw] of views) {
+        const button = el('button', { type: 'button', 'data-view': id, text: title });
+        button.addEventListener('click', () => show(id));
+        tabs.append(button);
+        const pane = el('section', { class: 'pane', 'data-pane': id, hidden: '' });
+        app.append(pane);
+        panes[id] = { pane, button, draw, drawn: false, updaters: [] };
+    }
+    show(panes[current] ? current : 'area');
+}
+function clearPane(pane) {
+    for (const div of pane.pane.querySelectorAll('.chart')) {
+        const c = echarts.getInstanceByDom(div);
+        if (c) { charts.splice(charts.indexOf(c), 1); c.dispose(); }
+    }
+    pane.pane.textContent = '';
+    pane.drawn = false;
+    pane.updaters = [];
+}
+function currentView() {
+    for (const [v] of views) if (!panes[v].pane.hidden) return v;
+    return 'area';
 }
 // Draws every view again (after the time axis changed).
 function redraw() {
-    for (const c of charts) c.dispose();
-    charts.length = 0;
-    let current = 'area';
-    for (const [v] of views) {
-        if (!panes[v].pane.hidden) current = v;
-        panes[v].pane.textContent = '';
-        panes[v].drawn = false;
-    }
+    const current = currentView();
+    for (const [v] of views) clearPane(panes[v]);
     show(current);
 }
-const first = location.hash.slice(1);
-show(panes[first] ? first : 'area');
+// New data (strata-live): the header again, the shown view in place where
+// it can be, the others when next shown.
+function update(newData) {
+    data = newData;
+    profiles = data.profiles;
+    window.strataReport.data = data;
+    const current = currentView();
+    const ids = viewsOf().map(v => v[0]).join(' ');
+    if (ids !== views.map(v => v[0]).join(' ')) {
+        for (const [v] of views) clearPane(panes[v]);
+        build(current);
+        return;
+    }
+    const h = header();
+    headerEl.replaceWith(h);
+    headerEl = h;
+    for (const [v] of views) {
+        const pane = panes[v];
+        if (v !== current) { clearPane(pane); continue; }
+        if (!pane.updaters.length || !pane.updaters.every(u => u())) {
+            clearPane(pane);
+            show(v);
+        }
+    }
+}
+build(location.hash.slice(1));
 document.body.setAttribute('data-ready', '1');
-window.strataReport = { data, charts, show, echarts, fmtBytes };
+window.strataReport = { data, charts, show, echarts, fmtBytes, update };
 })();

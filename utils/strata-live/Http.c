@@ -3,7 +3,8 @@
  * libmicrohttpd: the library parses HTTP and runs the connections in its
  * own thread; this file binds the listening socket (so that a bad --listen
  * gets our message) and answers GET and HEAD with what LiveState renders,
- * taken under the shared lock and sent after it is released.
+ * taken under the shared lock and sent after it is released; the page's
+ * urls go to PageHttp.c.
  */
 #include "Http.h"
 
@@ -22,14 +23,8 @@ struct HttpServer {
     int listen_fd;
     const LiveState *state;
     pthread_mutex_t *lock;
+    PageContext *page;
 };
-
-static const char index_page[] =
-    "<!doctype html><title>strata-live</title>"
-    "<h1>strata-live</h1><ul>"
-    "<li><a href=\"/metrics\">/metrics</a>: Prometheus text exposition</li>"
-    "<li><a href=\"/debug/pprof/heap\">/debug/pprof/heap</a>: the latest heap census as a "
-    "gzipped pprof profile (go tool pprof)</li></ul>\n";
 
 int http_listen(const char *host, const char *port, unsigned *bound_port, char *why,
                 size_t why_len)
@@ -142,7 +137,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     HttpServer *h = cls;
     (void)version;
     (void)upload_data;
-    (void)con_cls;
+    if (page_http_owns(url))
+        return page_http_handle(h->page, conn, url, method, upload_data_size, con_cls);
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
         return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
     if (*upload_data_size != 0) {
@@ -153,16 +149,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         return serve_metrics(h, conn);
     if (strcmp(url, "/debug/pprof/heap") == 0)
         return serve_pprof(h, conn);
-    if (strcmp(url, "/") == 0)
-        return respond(conn, MHD_HTTP_OK, (void *)(uintptr_t)index_page,
-                       sizeof index_page - 1, MHD_RESPMEM_PERSISTENT,
-                       "text/html; charset=utf-8");
     return respond_text(conn, MHD_HTTP_NOT_FOUND,
-                        "not found: strata-live serves /metrics and /debug/pprof/heap\n");
+                        "not found: strata-live serves the live page at /, /metrics and "
+                        "/debug/pprof/heap\n");
 }
 
 HttpServer *http_start(int listen_fd, const LiveState *state, pthread_mutex_t *lock,
-                       char *why, size_t why_len)
+                       PageContext *pc, char *why, size_t why_len)
 {
     HttpServer *h = calloc(1, sizeof *h);
     if (h == NULL) {
@@ -172,6 +165,7 @@ HttpServer *http_start(int listen_fd, const LiveState *state, pthread_mutex_t *l
     h->listen_fd = listen_fd;
     h->state = state;
     h->lock = lock;
+    h->page = pc;
     h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
                                  NULL, NULL, handle, h, MHD_OPTION_LISTEN_SOCKET, listen_fd,
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);

@@ -1,7 +1,7 @@
 /*
  * utils/strata-live/Http.h -- strata-live's HTTP side, through
  * libmicrohttpd (no HTTP parsing of our own): /metrics, /debug/pprof/heap
- * and an index page at /.  The whole API of the module.
+ * and the live page (PageHttp.h).  The whole API of the module.
  */
 #ifndef STRATA_LIVE_HTTP_H
 #define STRATA_LIVE_HTTP_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "LiveState.h"
+#include "PageHttp.h"
 
 typedef struct HttpServer HttpServer;
 
@@ -18,10 +19,10 @@ typedef struct HttpServer HttpServer;
 int http_listen(const char *host, const char *port, unsigned *bound_port, char *why,
                 size_t why_len);
 
-/* Serves on listen_fd from libmicrohttpd's own thread, reading state under
- * lock.  Returns NULL with why filled on failure. */
+/* Serves on listen_fd from libmicrohttpd's own thread, reading state (and
+ * the page's, pc) under lock.  Returns NULL with why filled on failure. */
 HttpServer *http_start(int listen_fd, const LiveState *state, pthread_mutex_t *lock,
-                       char *why, size_t why_len);
+                       PageContext *pc, char *why, size_t why_len);
 
 /* Stops serving and closes the socket. */
 void http_stop(HttpServer *h);

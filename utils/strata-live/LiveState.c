@@ -162,6 +162,7 @@ static void gc_end(LiveStream *st, const EvrEvent *ev)
         b++;
     st->pause_counts[b]++;
     st->pause_sum_seconds += pause;
+    st->last_pause_seconds = pause;
     st->pause_count++;
 }
 

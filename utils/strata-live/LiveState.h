@@ -37,6 +37,7 @@ typedef struct LiveStream {
     uint64_t pause_counts[LIVE_PAUSE_BUCKETS + 1];   /* per bucket, +Inf last;
                                       not cumulative (rendering sums them) */
     double pause_sum_seconds;
+    double last_pause_seconds;     /* the latest GC's pause (the page's header) */
     uint64_t pause_count;
     HeapCensus census;             /* the latest complete census and the IPEs */
     uint64_t censuses;             /* complete censuses read */

@@ -1,10 +1,11 @@
 /*
  * utils/strata-live/main.c -- strata-live: reads a program's eventlog as it
  * is written (Source.h), keeps its heap figures and latest census
- * (LiveState.h) and serves them over HTTP (Http.h) to Prometheus and to
- * pprof's tools.  This file parses the command line and runs the reading
- * loop; the HTTP server runs in libmicrohttpd's thread and reads the state
- * under one lock.  Usage: docs/strata-live.md.
+ * (LiveState.h) and serves them over HTTP (Http.h) to Prometheus, to
+ * pprof's tools and, as a page built from strata-html's report, to a
+ * person watching (LivePage.h, PageHttp.h).  This file parses the command
+ * line and runs the reading loop; the HTTP server runs in libmicrohttpd's
+ * thread and reads the state under one lock.  Usage: docs/strata-live.md.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,13 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ControlWire.h"
 #include "Http.h"
+#include "LivePage.h"
 #include "LiveState.h"
+#include "Send.h"
 #include "Source.h"
 
 #define TOOL "strata-live"
@@ -82,6 +84,8 @@ static void usage(FILE *out)
             "Reads a program's eventlog as it is written and serves its heap figures:\n"
             "  /metrics           Prometheus text format (heap, GC, the latest census)\n"
             "  /debug/pprof/heap  the latest census as a gzipped pprof profile\n"
+            "  /                  a page: the heap profile drawn as it runs, and buttons\n"
+            "                     for a new era, a census, a major GC, a flush\n"
             "  --socket PATH      the program's Unix socket (+RTS --eventlog-socket=PATH)\n"
             "  --tcp HOST:PORT    the program's TCP eventlog socket\n"
             "  --file LOG         a log file, followed as it grows\n"
@@ -252,7 +256,7 @@ static int parse_options(int argc, char **argv, Options *o)
 
 /* Reads one stream to its end.  Returns 1 to go on to the next stream, 0
  * to stop reading (a fatal error was reported into *fatal). */
-static int read_stream(Source *src, LiveState *state, int *fatal)
+static int read_stream(Source *src, LiveState *state, LivePage *page, int *fatal)
 {
     EventLogReader *r = evr_open_stream(source_read, src, src->where);
     if (r == NULL) {
@@ -266,9 +270,15 @@ static int read_stream(Source *src, LiveState *state, int *fatal)
     while ((rc = evr_next(r, &ev)) == 1) {
         pthread_mutex_lock(&state_lock);
         /* Note [A stream replaces the figures at its first event] */
-        if (n_events == 0)
+        if (n_events == 0) {
             live_state_stream_begin(state);
+            if (page != NULL)
+                live_page_stream_begin(page);
+        }
+        int was_pending = state->pending_active;
         live_state_add(state, &ev);
+        if (page != NULL)
+            live_page_add(page, &ev, was_pending && !state->pending_active);
         pthread_mutex_unlock(&state_lock);
         n_events++;
     }
@@ -287,13 +297,15 @@ static int read_stream(Source *src, LiveState *state, int *fatal)
     }
     pthread_mutex_lock(&state_lock);
     live_state_stream_end(state, ok || stop_requested || src->replaced);
+    if (page != NULL)
+        live_page_stream_end(page);
     pthread_mutex_unlock(&state_lock);
     evr_close(r);
     return !*fatal;
 }
 
 /* Streams one after another until there are no more, or a signal. */
-static int read_streams(Source *src, LiveState *state)
+static int read_streams(Source *src, LiveState *state, LivePage *page)
 {
     char why[512];
     int fatal = 0;
@@ -305,7 +317,7 @@ static int read_streams(Source *src, LiveState *state)
         }
         if (rc == 0)
             break;
-        int go_on = read_stream(src, state, &fatal);
+        int go_on = read_stream(src, state, page, &fatal);
         source_close(src);
         if (!go_on)
             return 0;
@@ -321,18 +333,8 @@ static int read_streams(Source *src, LiveState *state)
  * --send
  * ------------------------------------------------------------------- */
 
-/* Note [Sending a control command]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A control command is written into a connection of its own: the program
- * takes any client's bytes as commands, and treats this one as any other
- * client (it is sent the log's header and preamble, which are never read).
- * The messages go out in one write, then the write side is shut down and
- * the connection closed.  The program reads what a client wrote before it
- * sees the end of the connection, so closing at once loses nothing; the
- * commands then run at the program's next safe point, after --send has
- * exited.  There is no reply in eventlog-socket's protocol, so success
- * means "delivered to the socket", and the effect is seen in the stream
- * (an era band, a census) or the program's +RTS -s. */
+/* --send: every command in one write (Note [Sending a control command] in
+ * Send.c). */
 static int send_commands(const Options *o, Source *src)
 {
     uint8_t buf[MAX_SENDS * CONTROL_MESSAGE_MAX];
@@ -344,27 +346,45 @@ static int send_commands(const Options *o, Source *src)
         n += control_encode(buf + n, sizeof buf - n, ns, o->send_cmd[k]);
     }
     char why[512];
-    int fd = source_connect(src, why, sizeof why);
-    if (fd < 0) {
-        fprintf(stderr, "%s: %s\n", TOOL, why);
+    if (!send_control(src, buf, n, why, sizeof why)) {
+        fprintf(stderr, "%s: %s%s\n", TOOL, strncmp(why, "writing", 7) == 0 ? "--send: " : "",
+                why);
         return EXIT_FAIL;
     }
-    size_t done = 0;
-    while (done < n) {
-        ssize_t w = send(fd, buf + done, n - done, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            fprintf(stderr, "%s: --send: writing to %s failed: %s\n", TOOL, src->where,
-                    w < 0 ? strerror(errno) : "nothing written");
-            close(fd);
-            return EXIT_FAIL;
-        }
-        done += (size_t)w;
-    }
-    shutdown(fd, SHUT_WR);
-    close(fd);
     return EXIT_OK;
+}
+
+/* ----------------------------------------------------------------------
+ * The live page
+ * ------------------------------------------------------------------- */
+
+/* The page's model, its token and who may use it, and whether its buttons
+ * have a socket to send on.  0 with why filled on failure. */
+static int page_setup(PageContext *pc, const Options *o, const LiveState *state,
+                      const char *host, unsigned port, Source *send_src, char *why,
+                      size_t why_len)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->state = state;
+    pc->lock = &state_lock;
+    char token[PAGE_GUARD_TOKEN_HEX + 1];
+    if (!page_guard_new_token(token, why, why_len))
+        return 0;
+    page_guard_init(&pc->guard, host, port, token);
+    if (o->kind == SOURCE_SOCKET || o->kind == SOURCE_TCP) {
+        send_src->fd = -1;
+        pc->send_src = send_src;
+    } else {
+        pc->no_send_why = o->kind == SOURCE_FILE
+            ? "strata-live reads a file (--file): there is no socket to send commands on"
+            : "strata-live reads a pipe (-): there is no socket to send commands on";
+    }
+    pc->page = live_page_new(o->where);
+    if (pc->page == NULL && live_page_built()) {
+        snprintf(why, why_len, "out of memory making the page");
+        return 0;
+    }
+    return 1;
 }
 
 /* ----------------------------------------------------------------------
@@ -407,7 +427,15 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stops, &old);
     LiveState state;
     live_state_init(&state, o.service_name, o.top);
-    HttpServer *http = http_start(listen_fd, &state, &state_lock, why, sizeof why);
+    PageContext page;
+    Source send_src = src;   /* the buttons' own copy: connects only */
+    if (!page_setup(&page, &o, &state, host, bound_port, &send_src, why, sizeof why)) {
+        fprintf(stderr, "%s: %s\n", TOOL, why);
+        close(listen_fd);
+        live_state_free(&state);
+        return EXIT_FAIL;
+    }
+    HttpServer *http = http_start(listen_fd, &state, &state_lock, &page, why, sizeof why);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;   /* no SA_RESTART: a blocked read returns EINTR */
@@ -419,17 +447,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", TOOL, why);
         close(listen_fd);
         live_state_free(&state);
+        live_page_free(page.page);
         return EXIT_FAIL;
     }
-    fprintf(stderr, "%s: serving http://%s%s%s:%u/metrics and /debug/pprof/heap\n", TOOL,
-            strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound_port);
+    fprintf(stderr, "%s: serving http://%s%s%s:%u/metrics and /debug/pprof/heap%s\n", TOOL,
+            strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", bound_port,
+            page.page != NULL ? ", and the live page at /" : "");
 
-    int ok = read_streams(&src, &state);
+    int ok = read_streams(&src, &state, page.page);
     while (ok && !stop_requested) {
         struct timespec ts = { .tv_sec = 0, .tv_nsec = 200000000L };
         nanosleep(&ts, NULL);
     }
     http_stop(http);
     live_state_free(&state);
+    live_page_free(page.page);
     return ok ? EXIT_OK : EXIT_FAIL;
 }

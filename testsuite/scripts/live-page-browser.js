@@ -1,0 +1,228 @@
+// testsuite/scripts/live-page-browser.js -- strata-live's page in Debian's
+// chromium, headless (puppeteer-core, as html-browser.js): opens the page
+// while a program runs, checks that new censuses are drawn, presses the
+// buttons, waits for the stream to end and writes the data the page drew
+// last (for live-page.sh to set against the -ol file's).  Prints one line
+// per check ("ok: ..." or "FAIL: ..."), and the measured times
+// ("first_paint_ms", "update_ms"); exits 1 if a check failed.  Any request
+// that is not the page's own server fails the run (the page fetches
+// nothing from outside strata-live).
+//
+//     node live-page-browser.js socket URL SHOT_PREFIX OUT.json
+//          the leak example, -he, over its socket: buttons, New era
+//     node live-page-browser.js file URL SHOT_PREFIX OUT.json
+//          a log followed with --file: no buttons, censuses, the end
+//     node live-page-browser.js perf URL SHOT_PREFIX LOG FROM COUNT BANDS
+//          the scale check: first paint, then COUNT censuses appended to LOG
+//          (live-page-synth.js) one by one, each update timed
+//     node live-page-browser.js many URL SHOT_PREFIX N CENSUSES
+//          N pages open at once on one log: each draws its CENSUSES censuses
+//     node live-page-browser.js --probe
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const puppeteer = require(require.resolve('puppeteer-core',
+    { paths: [process.env.STRATA_NODE_MODULES || ''] }));
+const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
+const [mode, url, shots, ...rest] = process.argv.slice(2);
+
+let failures = 0;
+function check(ok, what, detail) {
+    if (ok) console.log('ok: ' + what);
+    else { failures++; console.log('FAIL: ' + what + (detail === undefined ? '' : ': ' + JSON.stringify(detail))); }
+}
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+
+function launch(userDataDir) {
+    return puppeteer.launch({
+        executablePath: CHROMIUM, ignoreDefaultArgs: true, pipe: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+               '--disable-component-update', '--disable-sync', '--no-first-run',
+               '--user-data-dir=' + userDataDir, 'about:blank'],
+    });
+}
+
+// What the page drew: its data's censuses, the eras of its table, the
+// phase markers, the header line, the buttons.
+function drawn() {
+    const p = window.strataReport.data.profiles[0];
+    const eras = p.table.map(r => r.era).filter(e => e !== null);
+    const phases = p.markers.map(m => /^phase (\d+)$/.exec(m.text)).filter(Boolean).map(m => +m[1]);
+    return {
+        censuses: p.censuses, version: window.strataLive.version,
+        status: window.strataLive.status, updates: window.strataLive.updates,
+        maxEra: eras.length ? Math.max(...eras) : null,
+        lastPhase: phases.length ? Math.max(...phases) : null,
+        rows: p.table.length, state: document.querySelector('[data-figure="state"]').textContent,
+        figures: [...document.querySelectorAll('#live-bar .fig')].map(f => f.textContent).join(' | '),
+        buttons: [...document.querySelectorAll('#live-bar button')].map(b => ({ cmd: b.dataset.command, disabled: b.disabled })),
+        noSend: (document.querySelector('[data-live="no-send"]') || {}).textContent || null,
+        areas: document.querySelectorAll('[data-pane="area"] path[fill-opacity="0.85"]').length,
+    };
+}
+
+async function waitFor(page, what, pred, ms) {
+    const end = Date.now() + ms;
+    let d;
+    while (Date.now() < end) {
+        d = await page.evaluate(drawn);
+        if (pred(d)) { check(true, what); return d; }
+        await sleep(100);
+    }
+    check(false, what, d);
+    return null;
+}
+
+async function metric(page, name) {
+    const text = await page.evaluate(() => fetch('/metrics').then(r => r.text()));
+    const line = text.split('\n').find(l => l.startsWith(name + '{'));
+    return line ? +line.split(' ').pop() : null;
+}
+
+async function open(browser) {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1500, height: 1000 });
+    const origin = new URL(url).origin;
+    page.on('pageerror', e => check(false, 'no script error', e.message));
+    page.on('request', r => { if (!r.url().startsWith(origin + '/')) check(false, 'only the page\'s own requests', r.url()); });
+    const t0 = Date.now();
+    await page.goto(url, { waitUntil: 'load', timeout: 120000 });
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 });
+    const firstPaint = Date.now() - t0;
+    const fcp = await page.evaluate(() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null);
+    console.log(`first_paint_ms ${firstPaint} (first-contentful-paint ${fcp === null ? '-' : Math.round(fcp)})`);
+    return page;
+}
+
+async function ended(page, shotName) {
+    const d = await waitFor(page, 'the page shows the stream ended, with its last data',
+        d => d.state === 'stream ended' && d.status && d.version === d.status.data_version, 300000);
+    await page.screenshot({ path: `${shots}-${shotName}.png`, fullPage: true });
+    await page.click('nav.tabs button[data-view="detailed"]');
+    await sleep(300);
+    await page.screenshot({ path: `${shots}-${shotName}-detailed.png`, fullPage: true });
+    return d;
+}
+
+async function socketRun(page, out) {
+    let d = await page.evaluate(drawn);
+    check(d.buttons.length === 4 && d.buttons.every(b => !b.disabled), 'four buttons, enabled', d.buttons);
+    const first = await waitFor(page, 'a census is drawn', d => d.censuses >= 1 && d.areas > 0, 60000);
+    if (!first) return;
+    d = await waitFor(page, 'new censuses are drawn as they arrive', d => d.censuses > first.censuses, 30000);
+    check(/heap \S+ \S+ \| live \S+ \S+ \| era \d+ \| GCs \d+ \| last pause \S+/.test(d ? d.figures : ''),
+          'the header line has heap, live bytes, era, GCs and the last pause', d && d.figures);
+    await page.screenshot({ path: `${shots}-running.png`, fullPage: true });
+    // New era: the program itself starts era N with its "phase N" marker;
+    // an era above the last phase's can only come from the button.
+    const era0 = await metric(page, 'strata_era_current');
+    let seen = null;
+    for (let attempt = 0; attempt < 8 && !seen; attempt++) {
+        // Just after a phase began, so that the era and its census come
+        // well before the program's next one.
+        const before = (await page.evaluate(drawn)).lastPhase;
+        let now;
+        while ((now = await page.evaluate(drawn)).lastPhase === before && now.state === 'live')
+            await sleep(20);
+        if (now.state !== 'live') break;
+        // The era's band shows once something made in it is counted:
+        // a census a little after the era changed.
+        await page.click('#live-bar button[data-command="era"]');
+        await sleep(100);
+        await page.click('#live-bar button[data-command="census"]');
+        const phase = now.lastPhase;
+        while (!seen) {
+            now = await page.evaluate(drawn);
+            if (now.maxEra !== null && now.lastPhase !== null && now.maxEra > now.lastPhase) seen = now;
+            if (now.lastPhase !== phase || now.state !== 'live') break;
+            await sleep(20);
+        }
+    }
+    check(seen !== null, 'after "New era" the page draws a band for an era the program did not start', seen);
+    const sent = await page.evaluate(() => window.strataLive.sent);
+    check(sent.length > 0 && sent.every(s => s.status === 200), 'the button\'s POST was accepted', sent);
+    if (seen) {
+        await page.screenshot({ path: `${shots}-new-era.png`, fullPage: true });
+        const era1 = await metric(page, 'strata_era_current');
+        check(era0 !== null && era1 > era0, 'strata_era_current went up', { era0, era1 });
+    }
+    d = await ended(page, 'ended');
+    const seenMs = await page.evaluate(() => window.strataLive.seen_ms);
+    console.log('census_seen_to_drawn_ms ' + seenMs.map(x => Math.round(x)).join(' '));
+    fs.writeFileSync(out, JSON.stringify(await page.evaluate(() => window.strataReport.data)));
+}
+
+async function fileRun(page, out) {
+    const d = await page.evaluate(drawn);
+    check(d.buttons.length === 4 && d.buttons.every(b => b.disabled), 'the four buttons are disabled', d.buttons);
+    check(/--file/.test(d.noSend || ''), 'the page says why (no socket for a file)', d.noSend);
+    const first = await waitFor(page, 'a census is drawn', d => d.censuses >= 1, 60000);
+    if (first && first.state === 'live') {
+        await waitFor(page, 'new censuses are drawn as they arrive',
+                      d => d.censuses > first.censuses || d.state !== 'live', 30000);
+        await page.screenshot({ path: `${shots}-running.png`, fullPage: true });
+    }
+    await ended(page, 'ended');
+    fs.writeFileSync(out, JSON.stringify(await page.evaluate(() => window.strataReport.data)));
+}
+
+// Appends one census at a time and times its drawing: update_ms is the
+// page's own (parse and draw), seen_ms from the append to the new data
+// drawn (strata-live's file poll, the page's 100 ms poll, the server's
+// rendering, the transfer and the drawing).
+async function perfRun(page, log, from, count, bands) {
+    const synth = require(path.join(__dirname, 'live-page-synth.js'));
+    const start = await waitFor(page, 'the first censuses are drawn', d => d.censuses >= from - 1, 120000);
+    if (!start) return;
+    await page.screenshot({ path: `${shots}-first.png`, fullPage: true });
+    const seen = [];
+    for (let k = from; k < from + count; k++) {
+        const t0 = Date.now();
+        synth.appendCensuses(log, k, 1, bands);
+        const d = await waitFor(page, `census ${k} drawn`, d => d.censuses >= k, 30000);
+        if (!d) return;
+        seen.push(Date.now() - t0);
+        await sleep(200);
+    }
+    const upd = (await page.evaluate(() => window.strataLive.update_ms)).slice(-count);
+    console.log('update_ms ' + upd.map(x => Math.round(x)).join(' '));
+    console.log('seen_ms ' + seen.join(' '));
+    await page.click('nav.tabs button[data-view="detailed"]');
+    await sleep(300);
+    await page.screenshot({ path: `${shots}-detailed.png`, fullPage: true });
+}
+
+// N pages at once, each polling: every one draws the whole log, and
+// strata-live answers them all.
+async function manyRun(browser, n, censuses) {
+    const pages = [];
+    for (let i = 0; i < n; i++) pages.push(await open(browser));
+    await sleep(2000);   // all polling together for a while
+    for (const [i, page] of pages.entries()) {
+        const d = await waitFor(page, `page ${i + 1} of ${n} draws the log's ${censuses} censuses`,
+            d => d.censuses === censuses && d.state === 'stream ended' && d.status.data_version === d.version, 60000);
+        if (d && i === n - 1) await page.screenshot({ path: `${shots}-page${n}.png`, fullPage: true });
+    }
+}
+
+(async () => {
+    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
+    let browser;
+    try {
+        browser = await launch(userDataDir);
+        if (mode === '--probe') { console.log('ok: the browser starts'); return; }
+        if (mode === 'many') { await manyRun(browser, +rest[0], +rest[1]); return; }
+        const page = await open(browser);
+        if (mode === 'socket') await socketRun(page, rest[0]);
+        else if (mode === 'file') await fileRun(page, rest[0]);
+        else if (mode === 'perf') await perfRun(page, rest[0], +rest[1], +rest[2], +rest[3]);
+        else check(false, 'a known mode', mode);
+    } catch (e) {
+        check(false, 'the browser run', String(e.stack || e));
+    } finally {
+        if (browser) await browser.close();
+        fs.rmSync(userDataDir, { recursive: true, force: true });
+    }
+    process.exit(failures ? 1 : 0);
+})();

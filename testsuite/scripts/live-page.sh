@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# testsuite/scripts/live-page.sh -- strata-live's page (issue 32): who may
+# press its buttons (curl: a GET changes nothing; a POST from another
+# origin, to another Host or without the page's token is refused; the
+# page's own POST runs the command), then the page in chromium
+# (live-page-browser.js): while examples/leak runs with -he over its
+# socket (new censuses drawn, "New era" draws an era the program did not
+# start and raises strata_era_current, and the last census drawn is the
+# -ol file's); a GHC 9.10.3 -he log followed with --file (no buttons, the
+# file's censuses), on ten pages at once; and a GHC 9.10.3 program's log
+# followed with --file while it runs (from the sid chroot, as
+# interop-sid.sh; skipped without it).  STRATA_LIVE_PAGE_SCALE=1 adds the
+# scale measurement: 5,000 censuses of 1,000 bands, first paint and update
+# times printed, not asserted.  Screenshots go to
+# $top_builddir/testsuite/artefacts/live-page/.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+command -v curl >/dev/null || skip curl "curl is not installed (apt-get install curl): the live page was not checked"
+live=$top_builddir/utils/strata-live/strata-live
+html=$top_builddir/utils/strata-html/strata-html
+[ -x "$html" ] || skip node "strata-live was built without its page (node and npm were missing at configure time)"
+chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
+export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
+driver=$top_srcdir/testsuite/scripts/live-page-browser.js
+synth=$top_srcdir/testsuite/scripts/live-page-synth.js
+ex=$top_builddir/examples
+target=$top_builddir/testsuite/programs/live_target
+golden=$top_srcdir/testsuite/golden
+shots=$top_builddir/testsuite/artefacts/live-page
+mkdir -p "$shots"
+cd "$test_tmp" || exit 1
+live_pid=
+prog_pid=
+cleanup_live() { [ -n "$prog_pid" ] && kill "$prog_pid" 2>/dev/null; }
+. "$top_srcdir/testsuite/scripts/live-lib.sh"
+
+wait_socket() {
+    for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done
+    setup_fail "no socket at $1"
+}
+wait_census() {   # wait_census N: /metrics's census number reaches N
+    for _ in $(seq 300); do
+        [ "$(metric 'strata_heap_census_number{')" -ge "$1" ] 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "census $1 never reached /metrics"
+    return 1
+}
+# status CODE ARGS...: curl's HTTP status for the request is CODE.
+status() {
+    local want=$1 got
+    shift
+    got=$(curl -s -o body -w '%{http_code}' "$@")
+    [ "$got" = "$want" ] && pass || fail "curl $*: status $got, expected $want: $(cat body)"
+}
+
+# ---- 1. who may press the buttons (live_target: censuses and eras on request only)
+sock=$test_tmp/guard.sock
+"$target" until-stop 120 +RTS -he -l -i0 --no-automatic-heap-samples \
+    --eventlog-socket="$sock" --eventlog-socket-wait -RTS >guard.prog.out 2>guard.prog.err &
+prog_pid=$!
+wait_socket "$sock"
+start_live guard --socket "$sock"
+host=${url#http://}
+census() {   # census N: a census sent for and read
+    "$live" --socket "$sock" --send eventlog-socket:census --send strata:flush
+    wait_census "$1"
+}
+census 1
+era0=$(metric 'strata_era_current{')
+curl -sf "$url/" >page.html || fail "GET / failed"
+token=$(sed -n 's/.*"token":"\([0-9a-f]*\)".*/\1/p' page.html | head -n 1)
+[ ${#token} -eq 32 ] && pass || fail "the page holds no 32-digit token: '$token'"
+grep -q 'id="strata-live-config"' page.html && grep -q 'data-command\|New era' page.html && pass ||
+    fail "the page lacks its live script"
+ctl=$url/live/control?cmd=era
+status 405 "$ctl"
+status 405 -H "X-Strata-Token: $token" "$ctl"
+for u in / /live/status /live/data.json /metrics; do status 200 "$url$u"; done
+status 403 -X POST -H "Origin: http://evil.example" -H "X-Strata-Token: $token" "$ctl"
+grep -q "Origin is not the page's own" body && pass || fail "cross-origin refusal says: $(cat body)"
+status 403 -X POST -H "Origin: http://$host" -H "X-Strata-Token: $token" -H "Sec-Fetch-Site: cross-site" "$ctl"
+status 403 -X POST -H "X-Strata-Token: $token" "$ctl"
+status 403 -X POST -H "Origin: http://$host" "$ctl"
+# One digit changed (the last, which may be a 0 already).
+wrong=${token%?}$([ "${token: -1}" = 0 ] && echo 1 || echo 0)
+status 403 -X POST -H "Origin: http://$host" -H "X-Strata-Token: $wrong" "$ctl"
+grep -q "token" body && pass || fail "a wrong token's refusal says: $(cat body)"
+# DNS rebinding: a foreign name for this address gets neither page nor command.
+status 403 -H "Host: rebound.example:${host##*:}" "$url/"
+status 403 -X POST -H "Host: rebound.example:${host##*:}" -H "Origin: http://rebound.example:${host##*:}" \
+    -H "X-Strata-Token: $token" "$ctl"
+status 400 -X POST -H "Origin: http://$host" -H "X-Strata-Token: $token" "$url/live/control?cmd=rm"
+census 2
+era1=$(metric 'strata_era_current{')
+[ -n "$era0" ] && [ "$era1" = "$era0" ] && pass ||
+    fail "the refused requests changed the era: $era0 -> $era1"
+status 200 -X POST -H "Origin: http://$host" -H "X-Strata-Token: $token" "$ctl"
+grep -q '^sent strata:1' body && pass || fail "the page's POST: $(cat body)"
+# The new era shows once a census counts something made in it.
+n=3
+for _ in $(seq 20); do
+    census "$n" || break
+    era2=$(metric 'strata_era_current{')
+    [ "$era2" != "$era0" ] && break
+    n=$((n + 1))
+    sleep 0.1
+done
+[ "$era2" = "$((era0 + 1))" ] && pass || fail "the page's New era: era $era0 -> $era2, expected $((era0 + 1))"
+"$live" --socket "$sock" --send live-test:1
+wait "$prog_pid" || fail "live_target failed: $(cat guard.prog.err)"
+prog_pid=
+# A client that goes away mid-request costs nothing: 10 at once, cut short.
+curls=()
+for _ in $(seq 10); do curl -s -m 0.01 "$url/" -o /dev/null & curls+=($!); done
+wait "${curls[@]}"
+status 200 "$url/live/status"
+stop_live
+
+[ -x "$chromium" ] || { skip_part chromium "chromium ($chromium) is not installed: the page was not opened"; finish; }
+[ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
+    { skip_part puppeteer-core "puppeteer-core is not in $STRATA_NODE_MODULES: the page was not opened"; finish; }
+node "$driver" --probe >probe.out 2>&1 ||
+    setup_fail "chromium ($chromium) does not start: $(head -n 1 probe.out)"
+
+# browse NAME MODE ARGS...: the driver, failing on any FAIL line.
+browse() {
+    local name=$1
+    shift
+    if node "$driver" "$1" "$url/" "$shots/$name" "${@:2}" >"$name.browser" 2>&1; then
+        pass
+    else
+        fail "$name: the browser checks failed:"
+        grep -v '^ok:' "$name.browser" | head -n 20 | sed 's/^/    /' >&2
+    fi
+    grep -E '^(first_paint_ms|update_ms|seen_ms)' "$name.browser" | sed "s/^/$name: /"
+}
+
+# last_census DRAWN.json REPORT.json: the page's last data and strata-html's
+# report of the -ol file agree: censuses, and every band's last census.
+same_last_census() {
+    node - "$1" "$2" <<'JS'
+const fs = require('fs');
+const [a, b] = process.argv.slice(2).map(f => JSON.parse(fs.readFileSync(f, 'utf8')).profiles[0]);
+const last = p => JSON.stringify(p.table.map(r => [r.label, r.last_bytes]).sort());
+if (a.censuses !== b.censuses) { console.log(`censuses: page ${a.censuses}, file ${b.censuses}`); process.exit(1); }
+if (last(a) !== last(b)) { console.log('last census: page ' + last(a) + ', file ' + last(b)); process.exit(1); }
+console.log(`${a.censuses} censuses, ${a.table.length} bands`);
+JS
+}
+
+# ---- 2. the leak example, -he, over its socket -----------------------------------
+# Its phases (about half a second each) start eras 1, 2, ... with their
+# "phase N" markers; the driver presses New era just after one begins.
+sock=$test_tmp/leak.sock
+# The page is open (waiting for the stream) before the program starts, so
+# that it sees the whole run.
+start_live leak --socket "$sock"
+node "$driver" socket "$url/" "$shots/leak" leak.drawn.json >leak.browser 2>&1 &
+drv=$!
+for _ in $(seq 600); do grep -q '^first_paint_ms' leak.browser && break; sleep 0.1; done
+"$ex/leak" 20 4500000 +RTS -he -l -i0.05 --eventlog-flush-interval=0.05 --eventlog-socket="$sock" \
+    --eventlog-socket-wait -olleak.eventlog -RTS >leak.out 2>leak.err &
+prog_pid=$!
+if wait "$drv"; then
+    pass
+else
+    fail "leak: the browser checks failed:"
+    grep -v '^ok:' leak.browser | head -n 20 | sed 's/^/    /' >&2
+fi
+grep -E '^(first_paint_ms|census_seen)' leak.browser | sed "s/^/leak: /"
+wait "$prog_pid" || fail "leak failed: $(cat leak.err)"
+prog_pid=
+"$html" --json -o leak.report.json leak.eventlog 2>/dev/null
+if r=$(same_last_census leak.drawn.json leak.report.json); then pass; echo "leak: $r"; else fail "leak: $r"; fi
+stop_live
+
+# ---- 3. GHC 9.10.3's -he log, followed with --file ------------------------------
+start_live ghc910 --file "$golden/ghc910-he.eventlog"
+browse ghc910-he file ghc910.drawn.json
+"$html" --json -o ghc910.report.json "$golden/ghc910-he.eventlog" 2>/dev/null
+if r=$(same_last_census ghc910.drawn.json ghc910.report.json); then pass; echo "ghc910-he: $r"; else fail "ghc910-he: $r"; fi
+# Ten browsers watching at once.
+browse ghc910-he-ten many 10 14
+stop_live
+
+# ---- 4. a GHC 9.10.3 program's log, followed with --file as it runs -------------
+sid=$top_srcdir/scripts/ghc-sid.sh
+sources=("$top_srcdir/testsuite/interop/GhcEventsCheck.hs" "$top_srcdir/testsuite/interop/HeapBands.hs"
+    "$golden/ghc910/Sessions.hs")
+if ! root=$("$sid" path 2>/dev/null); then
+    skip_part ghc-sid "the GHC 9.10 chroot is not made (scripts/ghc-sid.sh ensure): the page did not follow a GHC program"
+elif [ ! -x "$root/work/strata-interop-$(cat "${sources[@]}" | sha256sum | cut -c1-16)/sessions-ipe" ]; then
+    skip_part ghc-sid "the GHC 9.10 program is not built (interop-sid.sh builds it): the page did not follow a GHC program"
+else
+    bin=$root/work/strata-interop-$(cat "${sources[@]}" | sha256sum | cut -c1-16)
+    "$bin/sessions-ipe" 6 +RTS -hi -l -i0.05 --eventlog-flush-interval=0.1 -olfollow.eventlog -RTS \
+        >follow.out 2>follow.prog.err &
+    prog_pid=$!
+    for _ in $(seq 100); do [ -s follow.eventlog ] && break; sleep 0.05; done
+    start_live follow --file follow.eventlog
+    browse ghc910-program file follow.drawn.json
+    wait "$prog_pid" || fail "the GHC program failed: $(cat follow.prog.err)"
+    prog_pid=
+    "$html" --json -o follow.report.json follow.eventlog 2>/dev/null
+    if r=$(same_last_census follow.drawn.json follow.report.json); then pass; echo "ghc910 program: $r"; else fail "ghc910 program: $r"; fi
+    stop_live
+fi
+
+# ---- 5. scale (measured, not asserted): 5,000 censuses x 1,000 bands ------------
+if [ "${STRATA_LIVE_PAGE_SCALE:-0}" = 1 ]; then
+    node "$synth" header scale.eventlog
+    node "$synth" censuses scale.eventlog 1 4990 1000
+    start_live scale --file scale.eventlog
+    browse scale perf scale.eventlog 4991 10 1000
+    ls -l scale.eventlog | awk '{ print "scale: log " $5 " bytes" }'
+    grep VmHWM "/proc/$live_pid/status" | sed 's/^/scale: strata-live /'
+    stop_live
+fi
+finish
