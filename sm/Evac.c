@@ -237,8 +237,17 @@ finish_copy(GCThread *t, StgClosure **p, StgClosure *q, const StgInfoTable *info
 {
     const StgWord *from = (const StgWord *)q;
     to[0] = (StgWord)info;
-    for (StgWord i = 1; i < size; i++)
-        to[i] = from[i];
+    /* Most copies are of two or three words (a box, a cons cell, a tree
+     * node): those without the loop's counter and exit test. */
+    if (STRATA_LIKELY(size <= 3)) {
+        if (size >= 2)
+            to[1] = from[1];
+        if (size == 3)
+            to[2] = from[2];
+    } else {
+        for (StgWord i = 1; i < size; i++)
+            to[i] = from[i];
+    }
     if (STRATA_UNLIKELY(t->parallel)) {
         evacuate_claim(p, q, info, to, size);
         return;
