@@ -71,6 +71,8 @@ static void give_up_block(BlockDesc *bd)
         return;
     if (bd->flags & BF_SCANQ)
         bd_flags_clear(bd, BF_SCANQ);   /* its scan queue entry goes stale */
+    if (t->ws[bd->gen_no].last_dest == bd)   /* Note [The cursor is on the scan queue] */
+        t->ws[bd->gen_no].last_limit = NULL;
     ws_deque_push(&t->deque, bd);
 }
 
@@ -257,7 +259,7 @@ finish_copy(GCThread *t, StgClosure **p, StgClosure *q, const StgInfoTable *info
 }
 
 /* A copy whose to-space block is not the last one used, is full or
- * reached its work unit, or is not on the scan queue yet. */
+ * reached its work unit, or is not on the scan queue (again). */
 static __attribute__((noinline)) void
 evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgWord size,
                    uint16_t to_gen, uint64_t era)
@@ -300,11 +302,14 @@ evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd, const StgInfoT
     uint64_t era = block_era_at(bd, q);
     GenWorkspace *ws = &t->ws[to_gen];
     BlockDesc *dest = ws->last_dest;
+    /* A cursor whose block left the scan queue has no limit (Note [The
+     * cursor is on the scan queue] in Scav.c), so this test covers it. */
     if (STRATA_UNLIKELY(dest == NULL || ws->last_era != era ||
-                        dest->free + size > ws->last_limit || !(dest->flags & BF_SCANQ))) {
+                        dest->free + size > ws->last_limit)) {
         evacuate_copy_slow(p, q, info, size, to_gen, era);
         return;
     }
+    ASSERT_INTERNAL(dest->flags & BF_SCANQ);
     StgPtr to = dest->free;
     dest->free += size;
     ws->n_words += size;
