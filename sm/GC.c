@@ -411,6 +411,7 @@ static void merge_workspaces(void)
                 g->n_blocks += ws->n_blocks;
             }
             g->n_words += ws->n_words;
+            gc_threads[i]->copied_words += ws->n_words;   /* Note [A copy without a call] */
             if (ws->mut_list != NULL) {
                 BlockDesc *tail = ws->mut_list;
                 while (tail->link != NULL)

@@ -56,7 +56,8 @@ typedef struct {
     unsigned collected_gen;      /* N: generations 0..N are collected */
     uint16_t evac_gen;           /* survivors go at least this old */
     bool failed_to_evac;         /* an object stayed younger than evac_gen */
-    StgWord copied_words;        /* words this thread copied in this GC */
+    StgWord copied_words;        /* words this thread copied in this GC: its
+                                    workspaces' n_words, summed at their merge */
     BlockDesc *todo_large;       /* large groups found live, not yet scanned
                                     (linked by ->link) */
     BlockDesc **scan_queue;      /* to-space blocks this thread is filling

@@ -4,8 +4,16 @@
 #
 # Input: one line per timed run, tab-separated:
 #   workload size variant rep wall_s peak_rss_kib gc_elapsed_s bytes_copied
-# where the last two are "-" for a variant whose runtime does not report
+#   gc_cpu_s max_pause_s
+# where the last four are "-" for a variant whose runtime does not report
 # them.  Variables: memcpy (GB/s from bench/memcpy-bw, or "-").
+#
+# GC CPU s/GB is the collector's CPU time per 10^9 bytes copied, the cost
+# of its work whatever the number of GC threads; "of memcpy" is the copy
+# rate it stands for (bytes copied per GC CPU second) as a share of the
+# memcpy bandwidth.  A collector that copies little (GHC's --nonmoving-gc
+# copies only out of the nursery) spends its time elsewhere, so its s/GB
+# is high; max pause is the latency that buys.
 # Written for POSIX awk (mawk on Debian): no asort, no gawk extensions.
 
 BEGIN { FS = "\t" }
@@ -19,13 +27,14 @@ BEGIN { FS = "\t" }
     add(w, s, v, "rss", $6 / 1024)          # KiB -> MiB
     add(w, s, v, "gc", $7)
     add(w, s, v, "copied", $8 == "-" ? "-" : $8 / 1e6)   # bytes -> MB
-    if ($7 != "-" && $8 != "-" && $7 > 0)
-        add(w, s, v, "tput", $8 / $7 / 1e9)  # GB/s
+    if ($9 != "-" && $8 != "-" && $8 > 0)
+        add(w, s, v, "spg", $9 / ($8 / 1e9))  # GC CPU s per GB copied
+    add(w, s, v, "pause", $10 == "-" ? "-" : $10 * 1000)   # s -> ms
 }
 
 # Collects value x of metric m; "-" means not reported.
 function add(w, s, v, m, x,    k) {
-    if (x == "-") return
+    if (x == "-" || x == "") return
     k = w SUBSEP s SUBSEP v SUBSEP m
     vals[k, ++cnt[k]] = x + 0
 }
@@ -58,21 +67,23 @@ END {
     for (i = 1; i <= nw; i++) {
         w = ws[i]
         printf "### %s\n\n", w
-        print "| size | variant | runs | wall (s) | strata/x | GC (s) | strata/x | copied (MB) | strata/x | peak RSS (MiB) | strata/x | copy (GB/s) | of memcpy |"
-        print "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        print "| size | variant | runs | wall (s) | strata/x | GC (s) | strata/x | copied (MB) | strata/x | peak RSS (MiB) | strata/x | GC CPU s/GB | strata/x | of memcpy | max pause (ms) | strata/x |"
+        print "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         for (j = 1; j <= ns[w]; j++) {
             s = ss[w, j]
             for (k = 1; k <= nv[w, s]; k++) {
                 v = vs[w, s, k]
-                tp = median(w, s, v, "tput")
-                of = (tp == "" || memcpy == "-" || memcpy <= 0) ? "—" : sprintf("%.0f%%", 100 * tp / memcpy)
-                printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                spg = median(w, s, v, "spg")
+                of = (spg == "" || spg <= 0 || memcpy == "-" || memcpy <= 0) ? "—" : \
+                    sprintf("%.1f%%", 100 / spg / memcpy)
+                printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                     s, v, cnt[w SUBSEP s SUBSEP v SUBSEP "wall"],
                     fmt(median(w, s, v, "wall"), "%.3f"), ratio(w, s, v, "wall"),
                     fmt(median(w, s, v, "gc"), "%.3f"), ratio(w, s, v, "gc"),
                     fmt(median(w, s, v, "copied"), "%.1f"), ratio(w, s, v, "copied"),
                     fmt(median(w, s, v, "rss"), "%.1f"), ratio(w, s, v, "rss"),
-                    fmt(tp, "%.2f"), of
+                    fmt(spg, "%.3f"), ratio(w, s, v, "spg"), of,
+                    fmt(median(w, s, v, "pause"), "%.1f"), ratio(w, s, v, "pause")
             }
         }
         print ""

@@ -7,10 +7,10 @@
 #
 # Input: one line per timed run, tab-separated:
 #   workload size variant caps rep wall_s peak_rss_kib gc_elapsed_s
-#   bytes_copied balance_pct
-# where the last three are "-" when the run's `+RTS -s` summary did not
+#   bytes_copied balance_pct gc_cpu_s max_pause_s
+# where the last five are "-" when the run's `+RTS -s` summary did not
 # report them (the work balance needs more than one capability, and a
-# parallel collector).  Written for POSIX awk (mawk on Debian).
+# parallel collector).  GC CPU s/GB and max pause are report.awk's.  Written for POSIX awk (mawk on Debian).
 
 BEGIN { FS = "\t" }
 
@@ -27,6 +27,9 @@ BEGIN { FS = "\t" }
     add(r, "gc", $8)
     add(r, "copied", $9 == "-" ? "-" : $9 / 1e6)      # bytes -> MB
     add(r, "balance", $10)
+    if ($11 != "-" && $11 != "" && $9 != "-" && $9 > 0)
+        add(r, "spg", $11 / ($9 / 1e9))             # GC CPU s per GB copied
+    add(r, "pause", ($12 == "-" || $12 == "") ? "-" : $12 * 1000)   # s -> ms
 }
 
 # Collects value x of metric m for run key r; "-" means not reported.
@@ -78,8 +81,8 @@ END {
         print "and as X of N = 1 + balance × (N − 1) capabilities' worth of GC work;"
         print "— where the runtime does not report it."
         print ""
-        print "| size | -N | variant | runs | wall (s) | speed-up | strata/x | GC (s) | GC speed-up | strata/x | copied (MB) | strata/x | GC work balance | peak RSS (MiB) |"
-        print "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        print "| size | -N | variant | runs | wall (s) | speed-up | strata/x | GC (s) | GC speed-up | strata/x | copied (MB) | strata/x | GC work balance | peak RSS (MiB) | GC CPU s/GB | strata/x | max pause (ms) |"
+        print "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
         for (j = 1; j <= ns[w]; j++) {
             s = ss[w, j]
             for (c = 1; c <= nn[w]; c++) {
@@ -90,7 +93,8 @@ END {
                     wall = median(w, s, v, n, "wall"); gc = median(w, s, v, n, "gc")
                     cp = median(w, s, v, n, "copied")
                     ref = (v == "strata")
-                    printf "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                    spg = median(w, s, v, n, "spg")
+                    printf "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
                         s, n, v, runs[w, s, v, n],
                         fmt(wall, "%.3f"), quot(median(w, s, v, 1, "wall"), wall),
                         ref ? "—" : quot(median(w, s, "strata", n, "wall"), wall),
@@ -99,7 +103,10 @@ END {
                         fmt(cp, "%.1f"),
                         ref ? "—" : quot(median(w, s, "strata", n, "copied"), cp),
                         balance_cell(median(w, s, v, n, "balance"), n),
-                        fmt(median(w, s, v, n, "rss"), "%.1f")
+                        fmt(median(w, s, v, n, "rss"), "%.1f"),
+                        fmt(spg, "%.3f"),
+                        ref ? "—" : quot(median(w, s, "strata", n, "spg"), spg),
+                        fmt(median(w, s, v, n, "pause"), "%.1f")
                 }
             }
         }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # testsuite/scripts/bench-report.sh -- the pieces of bench/run that turn
 # runs into figures (bench/README.md): bench/lib/rts-summary.awk reads GC
-# time, bytes copied and the parallel GC's work balance from strata's and
-# GHC's `+RTS -s` summaries ("-" when missing, never a failure);
+# time (elapsed and CPU), bytes copied, the parallel GC's work balance and
+# the longest pause from strata's and GHC's `+RTS -s` summaries ("-" when
+# missing, never a failure), GHC's --nonmoving-gc summary included;
+# bench/lib/report.awk turns them into GC CPU seconds per GB copied;
 # bench/lib/caps.sh expands a workload's caps file; bench/lib/scaling.awk
 # prints the -N scaling table with the work balance as "X of N" and the
 # figures of issue 16's targets.  Also: the benchmark copies of the
@@ -56,34 +58,68 @@ cat >ghc-n2.txt <<'SUMMARY'
   %GC     time      60.7%  (65.5% elapsed)
 SUMMARY
 expect_eq "GHC -N2 summary" "$(awk -f "$lib/rts-summary.awk" ghc-n2.txt)" \
-    "$(printf '1.149\t1156308320\t67.68')"
+    "$(printf '1.149\t1156308320\t67.68\t1.098\t0.0404')"
 
 # A summary without the work balance line (strata's serial collector, GHC
 # at -N1) and with a balance that is not a percentage: "-", not a failure.
 grep -v 'work balance' ghc-n2.txt >no-balance.txt
 expect_eq "summary without a work balance" "$(awk -f "$lib/rts-summary.awk" no-balance.txt)" \
-    "$(printf '1.149\t1156308320\t-')"
+    "$(printf '1.149\t1156308320\t-\t1.098\t0.0404')"
 sed 's/67.68%/NaN%/' ghc-n2.txt >nan-balance.txt
 expect_eq "summary with a work balance of NaN%" "$(awk -f "$lib/rts-summary.awk" nan-balance.txt)" \
-    "$(printf '1.149\t1156308320\t-')"
-expect_eq "empty summary" "$(awk -f "$lib/rts-summary.awk" /dev/null)" "$(printf -- '-\t-\t-')"
+    "$(printf '1.149\t1156308320\t-\t1.098\t0.0404')"
+expect_eq "empty summary" "$(awk -f "$lib/rts-summary.awk" /dev/null)" "$(printf -- '-\t-\t-\t-\t-')"
+
+# GHC 9.10.3 with --nonmoving-gc: the syncs line is a pause, the
+# concurrent mark is not.
+cat >ghc-nonmoving.txt <<'SUMMARY'
+      38,687,288 bytes copied during GC
+
+                                     Tot time (elapsed)  Avg pause  Max pause
+  Gen  0        84 colls,     0 par    0.021s   0.050s     0.0006s    0.0174s
+  Gen  1         3 colls,     0 par    0.016s   0.053s     0.0177s    0.0340s
+  Gen  1         3 syncs,                       0.000s     0.0000s    0.0500s
+  Gen  1      concurrent,              0.004s   0.018s     0.0059s    0.0900s
+
+  GC      time    0.037s  (  0.103s elapsed)
+  CONC GC time    0.004s  (  0.018s elapsed)
+SUMMARY
+expect_eq "GHC --nonmoving-gc summary" "$(awk -f "$lib/rts-summary.awk" ghc-nonmoving.txt)" \
+    "$(printf '0.103\t38687288\t-\t0.037\t0.0500')"
 
 # strata's own summary, as it is today: GC time and bytes copied must be
 # found; the balance is a percentage or "-".
 prog=$top_builddir/examples/bintrees-par
 if [ -x "$prog" ]; then
     expect_status 0 env -u GHCRTS "$prog" 10 +RTS -N2 -sstrata-n2.txt -RTS
-    IFS=$'\t' read -r gc copied balance < <(awk -f "$lib/rts-summary.awk" strata-n2.txt)
+    IFS=$'\t' read -r gc copied balance cpu pause < <(awk -f "$lib/rts-summary.awk" strata-n2.txt)
     if [[ $gc =~ ^[0-9]+\.[0-9]+$ ]] && [[ $copied =~ ^[0-9]+$ ]] &&
-            [[ $balance =~ ^(-|[0-9]+(\.[0-9]+)?)$ ]]; then
+            [[ $balance =~ ^(-|[0-9]+(\.[0-9]+)?)$ ]] && [[ $cpu =~ ^[0-9]+\.[0-9]+$ ]] &&
+            [[ $pause =~ ^[0-9]+\.[0-9]+$ ]]; then
         pass
     else
-        fail "strata's +RTS -s summary read as gc='$gc' copied='$copied' balance='$balance':"
+        fail "strata's +RTS -s summary read as gc='$gc' copied='$copied' balance='$balance' cpu='$cpu' pause='$pause':"
         sed 's/^/    /' strata-n2.txt >&2
     fi
 else
     fail "$prog has not been built"
 fi
+
+# --- report.awk ------------------------------------------------------------
+
+# workload size variant rep wall rss_kib gc copied gc_cpu max_pause
+tab() { local IFS=$'\t'; printf '%s\n' "$*"; }
+{
+    tab w 20 strata 1 4.0 20480 2.0 2000000000 2.4 0.010
+    tab w 20 ghc 1 5.0 20480 2.5 4000000000 3.2 0.020
+    tab w 20 malloc 1 6.0 10240 - - - -
+} >data
+awk -v memcpy=10 -f "$lib/report.awk" data >table.md 2>awk-err
+expect_eq "report.awk's stderr" "$(cat awk-err)" ""
+# 2.4 s / 2 GB = 1.2 s/GB, a copy rate of 0.83 GB/s, 8.3% of 10 GB/s.
+expect_line table.md "| 20 | strata | 1 | 4.000 | — | 2.000 | — | 2000.0 | — | 20.0 | — | 1.200 | — | 8.3% | 10.0 | — |"
+expect_line table.md "| 20 | ghc | 1 | 5.000 | 0.80 | 2.500 | 0.80 | 4000.0 | 0.50 | 20.0 | 1.00 | 0.800 | 1.50 | 12.5% | 20.0 | 0.50 |"
+expect_line table.md "| 20 | malloc | 1 | 6.000 | 0.67 | — | — | — | — | 10.0 | 2.00 | — | — | — | — | — |"
 
 # --- caps.sh ---------------------------------------------------------------
 
@@ -103,36 +139,35 @@ expect_stderr_contains "bench_caps: no capability count"
 
 # --- scaling.awk -----------------------------------------------------------
 
-# workload size variant caps rep wall rss_kib gc copied balance
-tab() { local IFS=$'\t'; printf '%s\n' "$*"; }
+# workload size variant caps rep wall rss_kib gc copied balance gc_cpu max_pause
 {
-    tab w 21 strata 1 1 4.0 20480 2.0 100000000 -
-    tab w 21 ghc 1 1 5.0 20480 2.5 200000000 -
-    tab w 21 strata 2 1 2.4 30720 1.0 100000000 80
-    tab w 21 ghc 2 1 4.0 40960 2.0 300000000 67.68
-    tab w 21 strata 2 2 2.6 30720 1.4 100000000 82
-    tab w 21 ghc 2 2 4.0 40960 2.0 300000000 67.68
-    tab w 16 strata 1 1 1.0 10240 0.5 1000000 -
-    tab w 16 strata 2 1 0.8 10240 0.5 1000000 -
+    tab w 21 strata 1 1 4.0 20480 2.0 100000000 - 0.2 0.004
+    tab w 21 ghc 1 1 5.0 20480 2.5 200000000 - 0.3 0.006
+    tab w 21 strata 2 1 2.4 30720 1.0 100000000 80 0.2 0.003
+    tab w 21 ghc 2 1 4.0 40960 2.0 300000000 67.68 0.6 0.005
+    tab w 21 strata 2 2 2.6 30720 1.4 100000000 82 0.2 0.003
+    tab w 21 ghc 2 2 4.0 40960 2.0 300000000 67.68 0.6 0.005
+    tab w 16 strata 1 1 1.0 10240 0.5 1000000 - - -
+    tab w 16 strata 2 1 0.8 10240 0.5 1000000 - - -
 } >cdata
 awk -f "$lib/scaling.awk" cdata >report.md 2>awk-err
 expect_eq "scaling.awk's stderr" "$(cat awk-err)" ""
-expect_line report.md "| 21 | 1 | strata | 1 | 4.000 | 1.00 | — | 2.000 | 1.00 | — | 100.0 | — | — | 20.0 |"
-expect_line report.md "| 21 | 1 | ghc | 1 | 5.000 | 1.00 | 0.80 | 2.500 | 1.00 | 0.80 | 200.0 | 0.50 | — | 20.0 |"
+expect_line report.md "| 21 | 1 | strata | 1 | 4.000 | 1.00 | — | 2.000 | 1.00 | — | 100.0 | — | — | 20.0 | 2.000 | — | 4.0 |"
+expect_line report.md "| 21 | 1 | ghc | 1 | 5.000 | 1.00 | 0.80 | 2.500 | 1.00 | 0.80 | 200.0 | 0.50 | — | 20.0 | 1.500 | 1.33 | 6.0 |"
 # Medians of two runs: wall 2.5, GC 1.2, balance 81% = 1.81 of 2.
-expect_line report.md "| 21 | 2 | strata | 2 | 2.500 | 1.60 | — | 1.200 | 1.67 | — | 100.0 | — | 81.00% (1.81 of 2) | 30.0 |"
-expect_line report.md "| 21 | 2 | ghc | 2 | 4.000 | 1.25 | 0.62 | 2.000 | 1.25 | 0.60 | 300.0 | 0.33 | 67.68% (1.68 of 2) | 40.0 |"
-# Size 16 ran without GHC and without a work balance.
-expect_line report.md "| 16 | 2 | strata | 1 | 0.800 | 1.25 | — | 0.500 | 1.00 | — | 1.0 | — | — | 10.0 |"
+expect_line report.md "| 21 | 2 | strata | 2 | 2.500 | 1.60 | — | 1.200 | 1.67 | — | 100.0 | — | 81.00% (1.81 of 2) | 30.0 | 2.000 | — | 3.0 |"
+expect_line report.md "| 21 | 2 | ghc | 2 | 4.000 | 1.25 | 0.62 | 2.000 | 1.25 | 0.60 | 300.0 | 0.33 | 67.68% (1.68 of 2) | 40.0 | 2.000 | 1.00 | 5.0 |"
+# Size 16 ran without GHC, a work balance, GC CPU time or pauses.
+expect_line report.md "| 16 | 2 | strata | 1 | 0.800 | 1.25 | — | 0.500 | 1.00 | — | 1.0 | — | — | 10.0 | — | — | — |"
 expect_line report.md "| figure | target | size 21 | size 16 |"
 expect_line report.md "| strata -N2 wall / GHC -N2 wall | ≤ 0.6 | 0.62 | — |"
 expect_line report.md "| strata GC time -N2 / strata GC time -N1 | ≤ 0.6 | 0.60 | 1.00 |"
 expect_line report.md "| strata work balance at -N2 | ≥ 1.8 of 2 | 1.81 of 2 | — |"
 
 # At -N4, 50% is 1 + 0.5 * 3 = 2.50 of 4.
-tab w 18 strata 4 1 1.0 10240 0.5 1000000 50 >cdata4
+tab w 18 strata 4 1 1.0 10240 0.5 1000000 50 - - >cdata4
 awk -f "$lib/scaling.awk" cdata4 >report4.md
-expect_line report4.md "| 18 | 4 | strata | 1 | 1.000 | — | — | 0.500 | — | — | 1.0 | — | 50.00% (2.50 of 4) | 10.0 |"
+expect_line report4.md "| 18 | 4 | strata | 1 | 1.000 | — | — | 0.500 | — | — | 1.0 | — | 50.00% (2.50 of 4) | 10.0 | — | — | — |"
 
 # --- The workloads ---------------------------------------------------------
 
