@@ -10,9 +10,12 @@
  * mutable variable written with the barrier (STRATA_MUT_VAR_READ on the
  * other side), and through a pthread mutex guarding a C slot (the message
  * itself sits in a shared mutable array, written before the lock is
- * taken).  The receiver checks the message's own era, then allocates an
- * object at once and checks that it too has at least the sent era: the
- * change happened before that allocation, through the handoff.  While
+ * taken).  The sender checks each message's era as it makes it (the same
+ * thread changed the era); the receiver allocates an object as soon as a
+ * message arrives and checks that it has at least the sent era: the
+ * change happened before that allocation, through the handoff.  (The
+ * receiver does not read the message's block: its holder may be adding
+ * a run to it, which only a stopped world may read.)  While
  * waiting, a thread gives its capability back (rts_suspend), so a
  * collection is never held up.
  *
@@ -59,13 +62,12 @@ static void check(const char *what, long id, long round, StgWord got, StgWord se
                 what, (unsigned long)got, (unsigned long)sent, id, round);
 }
 
-/* The received message's era, then a fresh object's, against the sent era. */
+/* The object allocated on receiving msg, against the era sent. */
 static void check_received(StgClosure *msg, const char *how, long id, long round)
 {
     StgWord sent = STRATA_WORD(msg, 0);
-    check(how, id, round, era_of(msg), sent);
     StgClosure *probe = strata_alloc_constr(&Probe_info);   /* msg may move now */
-    check("an object allocated after the handoff", id, round, era_of(probe), sent);
+    check(how, id, round, era_of(probe), sent);
 }
 
 static void wait_a_little(void)
@@ -102,7 +104,7 @@ static void receive_both(long id, long round)
     while ((m = STRATA_MUT_VAR_READ(deRefStablePtr(mut_vars[id]))) == NULL ||
            (long)STRATA_WORD(m, 1) < round)
         wait_a_little();
-    check_received(m, "a message through a mutable variable", id, round);
+    check_received(m, "an object allocated after a handoff through a mutable variable", id, round);
     for (;;) {
         pthread_mutex_lock(&slot_lock);
         long got = slot_round[id];
@@ -112,7 +114,7 @@ static void receive_both(long id, long round)
         wait_a_little();
     }
     m = strata_mut_array_read(deRefStablePtr(locked_msgs), (StgWord)id);
-    check_received(m, "a message through a lock", id, round);
+    check_received(m, "an object allocated after a handoff through a lock", id, round);
 }
 
 static void *worker(void *arg)
