@@ -10,8 +10,8 @@
 #include "os/Thread.h"
 #include "strata/Api.h"
 
-/* Every capability's allocation blocks change era with the world stopped
- * (storage_set_era), which only a thread holding a capability can ask. */
+/* A thread that holds no capability is refused, as before: the API's
+ * promise (docs/design/eras.md) did not change with its cost. */
 static bool era_caller_ok(const char *who)
 {
     if (capabilities_n == 0 || capability_mine() != NULL)
@@ -27,9 +27,13 @@ void setUserEra(StgWord era)
         storage_set_era(era);
 }
 
+/* The caller's next object has the era read or a later one: its nursery
+ * block catches up first (Note [Changing the era without stopping the
+ * world] in sm/heap/Era.c). */
 StgWord getUserEra(void)
 {
-    return (StgWord)storage_current_era;
+    Capability *cap = capability_mine();
+    return (StgWord)(cap != NULL ? storage_era_observe(cap) : storage_era_now());
 }
 
 /* Advances the era by `by`; a step past the largest era is refused and
@@ -38,6 +42,6 @@ StgWord getUserEra(void)
 StgWord incrementUserEra(StgWord by)
 {
     if (era_caller_ok("incrementUserEra"))
-        (void)storage_increment_era("incrementUserEra", by);
-    return (StgWord)storage_current_era;
+        return (StgWord)storage_increment_era("incrementUserEra", by);
+    return (StgWord)storage_era_now();
 }

@@ -12,6 +12,12 @@
  *   era-scale alloc N EVERY      N short-lived 3-word allocations, a new
  *                                era every EVERY of them (0: never);
  *                                ns per allocation
+ *   era-scale threads T N EVERY
+ *                                T threads (rts_lock each), each making N
+ *                                3-word allocations and incrementUserEra(1)
+ *                                every EVERY of them (0: never); wall
+ *                                seconds from the first start to the last
+ *                                end (issue 35: eras per request)
  *   era-scale leak GCS           --automatic-era-increment: one 4-word
  *                                object leaked per major GC over GCS major
  *                                GCs (with garbage between); peak RSS
@@ -20,6 +26,7 @@
  * Times are process CPU time.  Run with +RTS flags as usual;
  * bench/eras/run chooses them.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +125,57 @@ static void mode_alloc(long n, long every)
            (unsigned long)sink);
 }
 
+static long threads_n, threads_every;
+
+static void *threads_worker(void *arg)
+{
+    (void)arg;
+    Capability *cap = rts_lock();
+    StgWord sink = 0;
+    long until_change = threads_every;
+    for (long i = 0; i < threads_n; i++) {
+        if (threads_every > 0 && --until_change == 0) {
+            incrementUserEra(1);
+            until_change = threads_every;
+        }
+        StgClosure *c = strata_alloc_constr(&Cell_info);
+        sink += (StgWord)c & 1;
+    }
+    rts_unlock(cap);
+    return (void *)(uintptr_t)sink;
+}
+
+/* Wall time: the threads run at once, which CPU time would add up. */
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void mode_threads(long t, long n, long every)
+{
+    pthread_t ts[64];
+    threads_n = n;
+    threads_every = every;
+    if (t > 64)
+        t = 64;
+    rts_suspend();   /* the workers may take every capability */
+    double t0 = wall_s();
+    for (long i = 0; i < t; i++)
+        if (pthread_create(&ts[i], NULL, threads_worker, NULL) != 0) {
+            fprintf(stderr, "era-scale: pthread_create failed\n");
+            exit(1);
+        }
+    for (long i = 0; i < t; i++)
+        pthread_join(ts[i], NULL);
+    double s = wall_s() - t0;
+    rts_resume();
+    long changes = every > 0 ? t * (n / every) : 0;
+    printf("mode=threads threads=%ld n=%ld every=%ld changes=%ld wall_s=%.4f era=%lu\n", t, n,
+           every, changes, s, (unsigned long)getUserEra());
+}
+
 static void mode_leak(long gcs)
 {
     STRATA_ROOTS(r, 1);
@@ -146,6 +204,7 @@ int main(int argc, char **argv)
     hs_init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "";
     long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+    long c = argc > 4 ? atol(argv[4]) : 0;
     int status = 0;
     if (strcmp(mode, "gc") == 0 && a > 0 && b > 0)
         mode_gc(a, b);
@@ -153,11 +212,13 @@ int main(int argc, char **argv)
         mode_rss(a, b);
     else if (strcmp(mode, "alloc") == 0 && a > 0 && b >= 0)
         mode_alloc(a, b);
+    else if (strcmp(mode, "threads") == 0 && a > 0 && b > 0 && c >= 0)
+        mode_threads(a, b, c);
     else if (strcmp(mode, "leak") == 0 && a > 0)
         mode_leak(a);
     else {
         fprintf(stderr, "usage: %s gc CELLS ERAS | rss OBJECTS ERAS | alloc N EVERY | "
-                        "leak GCS  [+RTS ... -RTS]\n", argv[0]);
+                        "threads T N EVERY | leak GCS  [+RTS ... -RTS]\n", argv[0]);
         status = 2;
     }
     hs_exit();

@@ -223,7 +223,7 @@ static void handle_version(DebugBuf *out)
     debug_buf_put_u32(out, (uint32_t)os_process_id());
     debug_buf_put_u32(out, paused ? 1 : 0);
     /* Mutator state: meaningful (and race-free) only while paused. */
-    debug_buf_put_u64(out, paused ? storage_current_era : 0);
+    debug_buf_put_u64(out, paused ? storage_era_now() : 0);
     debug_buf_put_u64(out, paused ? mblock_n_in_use() : 0);
     debug_buf_put_str(out, rts_prog_name, rts_prog_name ? strlen(rts_prog_name) : 0);
     debug_buf_put_str(out, STRATA_VERSION, strlen(STRATA_VERSION));
@@ -271,7 +271,7 @@ static void handle_new_era(DebugBuf *out)
 {
     os_mutex_lock(&pause_lock);
     new_eras_wanted++;
-    uint64_t era = storage_current_era + new_eras_wanted;
+    uint64_t era = storage_era_now() + new_eras_wanted;
     os_mutex_unlock(&pause_lock);
     debug_buf_put_u64(out, era);
 }

@@ -110,14 +110,13 @@ static bool nursery_next_block(Capability *cap)
 
 
 /* Puts back the limit of the calling thread's nursery block after an
- * interrupt cleared it.  The interrupt may have overwritten a retirement
- * (hp_lim = hp after an era change): a block of another era stays
- * retired, so that no object lands in a block of the wrong era. */
+ * interrupt cleared it, in the current era: an era change clears it too,
+ * and the block goes on in a run of the new era (Note [Changing the era
+ * without stopping the world] in sm/heap/Era.c).  A block retired for
+ * want of room for a run stays retired. */
 static void restore_hp_lim(Capability *cap)
 {
-    BlockDesc *cur = cap->nursery.current;
-    STRATA_SET_HP_LIM(block_last_era(cur) == storage_current_era ? block_alloc_limit(cur)
-                                                                 : strata_regs.hp);
+    (void)storage_era_catch_up(cap);
 }
 
 /* Set by storage_request_attention; like the ticker's flag, it survives a
@@ -180,7 +179,7 @@ static StgPtr alloc_large_group(StgWord n_words, bool may_collect)
     bd->gen_no = 0;
     bd->dest_no = 0;
     bd->flags = BF_LARGE;
-    bd->era = storage_current_era;
+    bd->era = storage_era_now();
     bd->free = bd->start + n_words;
     dbl_link_onto(bd, &g0->large_objects);
     g0->n_large_blocks += bd->blocks;
@@ -256,11 +255,13 @@ StgPtr strata_alloc_slow(StgWord n_words)
      * one waits to collect; then look again. */
     while (!nursery_next_block(cap))
         gc_collect(false);   /* resets the nursery */
+    /* The object takes the current era (.inv.block-era), GC or no GC: a
+     * fresh block has room for the run of an era that moved meanwhile. */
+    uint64_t era = storage_era_catch_up(cap);
     /* Not hp_lim: another thread may have stored NULL there meanwhile. */
     StgPtr p = strata_regs.hp;
     ASSERT_INTERNAL(p + n_words <= block_alloc_limit(cap->nursery.current));
-    /* The object takes the current era (.inv.block-era), GC or no GC. */
-    ASSERT_INTERNAL(block_last_era(cap->nursery.current) == storage_current_era);
+    ASSERT_INTERNAL(block_last_era(cap->nursery.current) == era);
     strata_regs.hp = p + n_words;
     return p;
 }
@@ -282,7 +283,11 @@ static StgPtr alloc_pinned(StgWord n_words)
         no_capability(n_words);
     capability_safepoint();
     BlockDesc *pb = cap->pinned_block;
-    if (pb != NULL && pb->free + n_words > pb->start + BLOCK_SIZE_W)
+    /* A pinned block holds one era: an era change retires it here, at the
+     * next pinned allocation (Note [Changing the era without stopping the
+     * world] in sm/heap/Era.c). */
+    if (pb != NULL &&
+        (pb->free + n_words > pb->start + BLOCK_SIZE_W || pb->era != storage_era_now()))
         storage_retire_pinned_block_of(cap);
     if (cap->pinned_block == NULL) {
         serve_attention();
@@ -306,7 +311,7 @@ static StgPtr alloc_pinned(StgWord n_words)
         bd->gen_no = 0;
         bd->dest_no = 0;
         bd->flags = BF_PINNED;
-        bd->era = storage_current_era;
+        bd->era = storage_era_now();
         storage_large_alloc_bytes += BLOCK_SIZE;
         sm_unlock();
         cap->large_bytes_total += BLOCK_SIZE;

@@ -186,9 +186,12 @@ unsigned capabilities_held(void)
 void capabilities_interrupt_all(void)
 {
     os_mutex_lock(&sched_lock);
+    /* Free ones too, in their saved registers: their next holder's first
+     * allocation must see an era change (Note [Changing the era without
+     * stopping the world] in Era.c).  Under sched_lock, so a capability
+     * taken or given back meanwhile is cleared where its registers are. */
     for (unsigned i = 0; i < capabilities_n; i++)
-        if (capabilities[i].held)
-            regs_hp_lim_store(capabilities[i].regs, NULL);
+        regs_hp_lim_store(capabilities[i].regs, NULL);
     os_mutex_unlock(&sched_lock);
 }
 

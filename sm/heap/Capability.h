@@ -2,8 +2,7 @@
  * sm/heap/Capability.h -- capabilities: the right to mutate the heap, held by
  * one OS thread at a time, with the allocation state that goes with it
  * (a nursery, a pinned block, remembered-set blocks), and the
- * stop-the-world sync that collections, era changes and the heap debugger
- * need.  GHC's Capability, less the scheduler.  See docs/design/capabilities.md.
+ * stop-the-world sync that collections and the heap debugger need.  GHC's Capability, less the scheduler.  See docs/design/capabilities.md.
  *
  * .inv.cap-owner: a capability is held by at most one OS thread; only that
  * thread allocates from its nursery and pinned block and writes its
@@ -103,8 +102,8 @@ bool capability_stop_world_within(uint32_t timeout_ms);
  * (one atomic load).  Returns true if it parked. */
 bool capability_safepoint(void);
 
-/* Forces every held capability into its allocation slow path at its next
- * allocation (hp_lim = NULL).  Any thread. */
+/* Forces every capability into its allocation slow path at its next
+ * allocation (hp_lim = NULL; a free one's next holder).  Any thread. */
 void capabilities_interrupt_all(void);
 
 /* Called (by the thread parking) before a capability parks, to make its

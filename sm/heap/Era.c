@@ -1,7 +1,8 @@
 /*
- * sm/heap/Era.c -- the current era: setting and advancing it with the
- * world stopped, the runs of the new era it starts in every capability's
- * allocation blocks, and the automatic increment after a major GC.
+ * sm/heap/Era.c -- the current era: setting and advancing it without
+ * stopping the world, the runs of the new era each capability starts in
+ * its allocation blocks at its next allocation, and the automatic
+ * increment after a major GC.
  * Relies on the capabilities' sync (Capability.h), the era runs of a block
  * (EraRuns.h) and the pinned-block list (Heap.h).
  * See docs/design/eras.md.
@@ -26,9 +27,11 @@ static uint64_t max_era_seen = 1;
  *
  *  - a nursery block takes storage_current_era when allocation into it
  *    starts (nursery_next_block), and a pinned block when it is opened;
- *  - changing the era starts a run of the new era at hp in the current
- *    nursery block (alloc_blocks_take_current_era; a new block when there
- *    is no room for the run's word) and retires the pinned block;
+ *  - after an era change each capability starts a run of the new era at
+ *    hp in its current nursery block at its next allocation
+ *    (storage_era_catch_up; a new block when there is no room for the
+ *    run's word, Note [Changing the era without stopping the world]),
+ *    and opens a new pinned block at its next pinned allocation;
  *  - the collector copies each object into a to-space block of the same
  *    generation *and era* -- the era's own block, or a run of it in the
  *    generation's shared block (Note [Where a copy goes] in Evac.c) -- and
@@ -46,25 +49,87 @@ static bool era_overflow_reported;
 
 void storage_era_init(void)
 {
-    storage_current_era = 1;
-    max_era_seen = 1;
+    __atomic_store_n(&storage_current_era, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&max_era_seen, 1, __ATOMIC_RELAXED);
     era_overflow_reported = false;
 }
 
-/* Makes cap's next object take the current era: a run of it in the
- * current nursery block, and a new pinned block. */
+/* Note [Changing the era without stopping the world]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An era change is a compare-and-swap of storage_current_era, a full
+ * fence, and hp_lim = NULL in every capability (capabilities_interrupt_all:
+ * held ones in their holder's registers, free ones in their saved copy).
+ * Each capability's holder, at its next allocation, takes the slow path
+ * and starts a run of the new era in its nursery block
+ * (storage_era_catch_up).  Only the holder writes its blocks' runs, so
+ * no world is stopped (.inv.cap-owner).
+ *
+ * The rule (docs/design/eras.md, Exactness): an object whose allocation
+ * an era change happens before has that era or a later one.  The
+ * allocating thread's fast path reads its own hp_lim; the change's NULL
+ * happens before that read, so the read returns NULL or a later store.
+ * The only later stores are the holder's own, in its slow path, and each
+ * is followed by a full fence and a second look at the era (the catch-up
+ * loop).  Changer: store era; fence; store hp_lim.  Holder: store hp_lim;
+ * fence; load era.  Of two such fences one comes first: either the holder
+ * sees the new era and starts its run, or the changer's NULL comes after
+ * the holder's limit and the next allocation takes the slow path.  A
+ * thread that reads the era (getUserEra) catches up too, so an object it
+ * allocates next has that era or a later one.  An object allocated while
+ * the change is under way, unordered with it, may take either era, as in
+ * GHC.  The fence is on the slow path only: the fast path is unchanged.
+ * --automatic-era-increment changes the era inside the GC's own stopped
+ * world and starts the runs itself (set_era_world_stopped). */
+
+/* Records era for the sanity checker's bound (a racing maximum). */
+static void note_max_era(uint64_t era)
+{
+    uint64_t m = __atomic_load_n(&max_era_seen, __ATOMIC_RELAXED);
+    while (era > m &&
+           !__atomic_compare_exchange_n(&max_era_seen, &m, era, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+}
+
+uint64_t storage_era_catch_up(Capability *cap)
+{
+    StgRegs *regs = cap->regs;
+    BlockDesc *cur = cap->nursery.current;
+    for (;;) {
+        uint64_t era = storage_era_now();
+        if (cur == NULL)
+            return era;
+        /* A run of the new era at hp (Note [Blocks of several eras] in
+         * EraRuns.h): a word; a block with nothing in it yet -- also the
+         * fresh block a GC has just reset -- is restamped.  Without room,
+         * the block is retired (hp_lim = hp): the next allocation's slow
+         * path starts a new block and comes back here. */
+        cur->free = regs->hp;
+        if (!block_start_era_run(cur, era)) {
+            __atomic_store_n(&regs->hp_lim, regs->hp, __ATOMIC_RELAXED);
+            return era;
+        }
+        __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (storage_era_now() == era)
+            return era;
+    }
+}
+
+uint64_t storage_era_observe(Capability *cap)
+{
+    if (__atomic_load_n(&cap->regs->hp_lim, __ATOMIC_RELAXED) == NULL)
+        return storage_era_now();
+    return storage_era_catch_up(cap);
+}
+
+/* Makes cap's next object take the current era, with the world stopped:
+ * a run of it in the current nursery block, and a new pinned block. */
 static void alloc_blocks_take_current_era(Capability *cap)
 {
     StgRegs *regs = cap->regs;
     BlockDesc *cur = cap->nursery.current;
     if (cur != NULL) {
-        /* The nursery block goes on in a run of the new era (Note [Blocks
-         * of several eras] in EraRuns.h): an era change costs a word,
-         * and restamps a block with nothing in it yet -- also the fresh
-         * block a GC has just reset, which the slow path that ran the GC
-         * allocates from without another look at the era.  Without room
-         * for a run, the next allocation takes the slow path, which
-         * starts a new block. */
         cur->free = regs->hp;
         StgPtr lim = __atomic_load_n(&regs->hp_lim, __ATOMIC_RELAXED);
         if (!block_start_era_run(cur, storage_current_era))
@@ -75,66 +140,61 @@ static void alloc_blocks_take_current_era(Capability *cap)
     storage_retire_pinned_block_of(cap);
 }
 
-/* Every capability's allocation blocks take the new era before any of
- * them allocates again: the world is stopped for the change (the GC's
- * own sync when the era advances after a major GC).  Before the capabilities
- * exist (start-up) there is nothing to retire. */
+/* The era advanced inside a GC's stopped world: every capability's
+ * allocation blocks take it before any of them allocates again. */
 static void set_era_world_stopped(uint64_t era)
 {
-    storage_current_era = era;
-    if (era > max_era_seen)
-        max_era_seen = era;
+    __atomic_store_n(&storage_current_era, era, __ATOMIC_SEQ_CST);
+    note_max_era(era);
     for (unsigned i = 0; i < capabilities_n; i++)
         alloc_blocks_take_current_era(&capabilities[i]);
 }
 
-/* Adds by to the era with the world already stopped, unless that would
- * pass UINT64_MAX: then returns false and changes nothing. */
-static bool advance_world_stopped(uint64_t by)
-{
-    if (by > UINT64_MAX - storage_current_era)
-        return false;
-    if (by != 0)
-        set_era_world_stopped(storage_current_era + by);
-    return true;
-}
-
 /* Sets the era (advance: adds value to it, unless that would pass
- * UINT64_MAX) with the world stopped, so that changes from several
- * threads all count and the era never goes back; before any capability is
- * held (start-up) there is no world to stop. */
+ * UINT64_MAX: then returns false and changes nothing) with one
+ * compare-and-swap, so that changes from several threads all count, then
+ * sends every capability to its slow path (Note [Changing the era without
+ * stopping the world]).  *era_out receives the era afterwards. */
 static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
 {
-    bool stop = capability_mine() != NULL;
-    ASSERT(stop || capabilities_held() == 0);
-    if (stop)
-        capability_stop_world_own();
-    bool ok = true;
-    if (advance)
-        ok = advance_world_stopped(value);
-    else if (value != storage_current_era)
-        set_era_world_stopped(value);
-    if (era_out != NULL)
-        *era_out = storage_current_era;
-    if (stop)
-        capability_resume_world();
-    return ok;
+    uint64_t old = storage_era_now(), era;
+    do {
+        if (advance && value > UINT64_MAX - old) {
+            *era_out = old;
+            return false;
+        }
+        era = advance ? old + value : value;
+        if (era == old) {
+            *era_out = old;
+            return true;
+        }
+    } while (!__atomic_compare_exchange_n(&storage_current_era, &old, era, true, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_RELAXED));
+    note_max_era(era);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    capabilities_interrupt_all();
+    *era_out = era;
+    return true;
 }
 
 bool storage_advance_era(uint64_t by, uint64_t *era_out)
 {
-    return change_era(true, by, era_out);
+    uint64_t era;
+    bool ok = change_era(true, by, &era);
+    if (era_out != NULL)
+        *era_out = era;
+    return ok;
 }
 
 void storage_set_era(uint64_t era)
 {
-    if (era != storage_current_era)   /* setting it again stops nothing */
-        (void)change_era(false, era, NULL);
+    uint64_t ignored;
+    (void)change_era(false, era, &ignored);
 }
 
 uint64_t storage_max_era(void)
 {
-    return max_era_seen;
+    return __atomic_load_n(&max_era_seen, __ATOMIC_RELAXED);
 }
 
 static void report_overflow(const char *who, uint64_t era, uint64_t by)
@@ -152,7 +212,7 @@ uint64_t storage_increment_era(const char *who, uint64_t by)
     uint64_t era;
     if (!storage_advance_era(by, &era))
         report_overflow(who, era, by);
-    return storage_current_era;
+    return era;
 }
 
 /* The collector calls this with its world stopped: the era moves as a
@@ -161,8 +221,11 @@ uint64_t storage_increment_era(const char *who, uint64_t by)
  * a census is due). */
 void storage_era_after_gc(bool major)
 {
-    if (!major || !storage_config.automatic_era_increment || storage_current_era == 0)
+    uint64_t era = storage_current_era;   /* the world is stopped */
+    if (!major || !storage_config.automatic_era_increment || era == 0)
         return;
-    if (!advance_world_stopped(1))
-        report_overflow("--automatic-era-increment", storage_current_era, 1);
+    if (era == UINT64_MAX)
+        report_overflow("--automatic-era-increment", era, 1);
+    else
+        set_era_world_stopped(era + 1);
 }

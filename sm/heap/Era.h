@@ -23,21 +23,42 @@ static inline bool era_range_has(EraRange r, uint64_t era)
     return era >= r.lo && era <= r.hi;
 }
 
-/* The era stamped on new blocks (GHC's user_era).  Read freely; change it
- * through storage_set_era. */
+/* The era stamped on new blocks (GHC's user_era), published as one word
+ * (Note [Changing the era without stopping the world] in Era.c).  Read it
+ * with storage_era_now; change it through storage_set_era. */
 extern uint64_t storage_current_era;
+
+/* The current era, from any thread (a relaxed atomic load). */
+static inline uint64_t storage_era_now(void)
+{
+    return __atomic_load_n(&storage_current_era, __ATOMIC_RELAXED);
+}
+
+struct Capability_;
+
+/* Called by cap's holder whenever it has set its allocation limit: makes
+ * its nursery block go on in the current era (a run of it; without room,
+ * the block is retired and the next allocation starts a new one), then
+ * checks, after a full fence, that the era did not move meanwhile.
+ * Returns the era its next object takes. */
+uint64_t storage_era_catch_up(struct Capability_ *cap);
+
+/* The current era, read by cap's holder (getUserEra): its next object
+ * takes that era or a later one.  A pending request (hp_lim = NULL) is
+ * kept: the next allocation's slow path catches up then. */
+uint64_t storage_era_observe(struct Capability_ *cap);
 
 /* Starts a run's eras at 1 (storage_init), forgetting a refusal reported
  * by a previous run. */
 void storage_era_init(void);
 
-/* Makes era the current one: records it for the sanity checker's bound and
- * starts a run of it in every capability's allocation blocks
- * (.inv.block-era). */
+/* Makes era the current one: records it for the sanity checker's bound,
+ * publishes it and sends every capability to its slow path, where it
+ * starts a run of the new era (.inv.block-era).  No world is stopped. */
 void storage_set_era(uint64_t era);
 
-/* Adds by to the era, reading and changing it with the world stopped (so
- * that increments from several threads all count), unless that would pass
+/* Adds by to the era with one compare-and-swap (so that increments from
+ * several threads all count), unless that would pass
  * UINT64_MAX: then returns false and changes nothing.  *era_out receives
  * the era afterwards. */
 bool storage_advance_era(uint64_t by, uint64_t *era_out);

@@ -38,7 +38,7 @@ static inline void nursery_enter_block(Capability *cap, BlockDesc *bd)
 {
     cap->nursery.current = bd;
     bd->free = bd->start;
-    bd->era = storage_current_era;
+    bd->era = storage_era_now();
     bd->n_era_runs = 0;
     cap->regs->hp = bd->start;
     __atomic_store_n(&cap->regs->hp_lim, bd->start + BLOCK_SIZE_W, __ATOMIC_RELAXED);

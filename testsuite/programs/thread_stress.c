@@ -8,7 +8,8 @@
  * the heap through an rts_mkFunPtr function pointer and posts eventlog
  * markers from every thread.  Each list cell records the era before and
  * after its allocation, and its block must carry an era between the two
- * (an era change reaches every capability before any allocates again).
+ * (getUserEra's answer is the era of the caller's next object or an older
+ * one: Note [Changing the era without stopping the world]).
  * The main thread suspends while it joins the workers.  Every value is
  * checked.
  *

@@ -18,6 +18,18 @@ for spec in "2 1" "2 2" "4 2" "4 4" "8 4"; do
     grep -q "thread_stress: ok threads=$1 rounds=60 thunk_entries=1 .* caps=$2" "$out" ||
         fail "thread_stress $1 threads -N$2: $(cat "$out")"
 done
+# An era change without a stopped world: a message handed over through a
+# mutable variable or a lock after the sender changed the era has that era
+# or a later one, and so has what the receiver allocates next
+# (docs/design/eras.md, Exactness).
+for spec in "2 1" "4 1" "2 2" "4 2" "4 4" "8 4"; do
+    set -- $spec
+    expect_status 0 "$prog/era_handoff" "$1" 300 +RTS -N"$2" -A8k -RTS
+    grep -q "era_handoff: ok threads=$1 rounds=300" "$out" ||
+        fail "era_handoff $1 threads -N$2: $(cat "$out")"
+done
+expect_status 0 "$prog/era_handoff" 4 100 +RTS -N4 -A8k -DS -RTS
+
 # traceMarker from every worker lands in the buffer of the capability it
 # holds: 6 per worker (every 10th of 60 rounds), none lost, none in the
 # global buffer.  (Which capability a worker gets depends on timing.)
