@@ -190,8 +190,8 @@ void capabilities_interrupt_all(void)
      * allocation must see an era change (Note [Changing the era without
      * stopping the world] in Era.c).  Under sched_lock, so a capability
      * taken or given back meanwhile is cleared where its registers are. */
-    for (unsigned i = 0; i < capabilities_n; i++)
-        regs_hp_lim_store(capabilities[i].regs, NULL);
+    for (unsigned i = 0; i < capabilities_n; i++)   /* SC: pairs with the era's CAS */
+        __atomic_store_n(&capabilities[i].regs->hp_lim, NULL, __ATOMIC_SEQ_CST);
     os_mutex_unlock(&sched_lock);
 }
 

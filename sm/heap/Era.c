@@ -56,8 +56,9 @@ void storage_era_init(void)
 
 /* Note [Changing the era without stopping the world]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * An era change is a compare-and-swap of storage_current_era, a full
- * fence, and hp_lim = NULL in every capability (capabilities_interrupt_all:
+ * An era change is a sequentially consistent compare-and-swap of
+ * storage_current_era, then a sequentially consistent hp_lim = NULL in
+ * every capability (capabilities_interrupt_all:
  * held ones in their holder's registers, free ones in their saved copy).
  * Each capability's holder, at its next allocation, takes the slow path
  * and starts a run of the new era in its nursery block
@@ -69,15 +70,17 @@ void storage_era_init(void)
  * allocating thread's fast path reads its own hp_lim; the change's NULL
  * happens before that read, so the read returns NULL or a later store.
  * The only later stores are the holder's own, in its slow path, and each
- * is followed by a full fence and a second look at the era (the catch-up
- * loop).  Changer: store era; fence; store hp_lim.  Holder: store hp_lim;
- * fence; load era.  Of two such fences one comes first: either the holder
- * sees the new era and starts its run, or the changer's NULL comes after
- * the holder's limit and the next allocation takes the slow path.  A
+ * a sequentially consistent store followed by a second, sequentially
+ * consistent look at the era (the catch-up loop).  Changer: store era;
+ * store hp_lim.  Holder: store hp_lim; load era.  All four are in one
+ * total order: either the holder's load comes after the changer's era and
+ * it starts its run, or it comes before, so the changer's NULL comes after
+ * the holder's limit and the next allocation takes the slow path.  (SC
+ * operations rather than fences, which ThreadSanitizer cannot check.)  A
  * thread that reads the era (getUserEra) catches up too, so an object it
  * allocates next has that era or a later one.  An object allocated while
  * the change is under way, unordered with it, may take either era, as in
- * GHC.  The fence is on the slow path only: the fast path is unchanged.
+ * GHC.  The SC store is on the slow path only: the fast path is unchanged.
  * --automatic-era-increment changes the era inside the GC's own stopped
  * world and starts the runs itself (set_era_world_stopped). */
 
@@ -109,9 +112,12 @@ uint64_t storage_era_catch_up(Capability *cap)
             __atomic_store_n(&regs->hp_lim, regs->hp, __ATOMIC_RELAXED);
             return era;
         }
-        __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        if (storage_era_now() == era)
+        /* Store then load, both sequentially consistent, against the
+         * change's CAS then NULL store: either this load sees the new era
+         * or the NULL lands after this limit.  (Not a fence: ThreadSanitizer
+         * cannot check fences, and the SC pair says the same.) */
+        __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&storage_current_era, __ATOMIC_SEQ_CST) == era)
             return era;
     }
 }
@@ -171,8 +177,7 @@ static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
     } while (!__atomic_compare_exchange_n(&storage_current_era, &old, era, true, __ATOMIC_SEQ_CST,
                                           __ATOMIC_RELAXED));
     note_max_era(era);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    capabilities_interrupt_all();
+    capabilities_interrupt_all();   /* SC stores after the SC CAS: see storage_era_catch_up */
     *era_out = era;
     return true;
 }
