@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 # The names, spelt in pieces so that this script does not cite them.
-pattern='shared/''reference|ARCHITECTURE''\.md|STYLE''\.md'
+pattern='shar''ed/''reference|ARCHITECTURE''\.md|STYLE''\.md'
 
 # outside_citations DIR FILE...: prints FILE:LINE: text for each citation.
 outside_citations() {
