@@ -35,3 +35,14 @@ last_census() {
         END { print n; if (top_l != "") print top_l, top_b }'
 }
 
+
+# same_bands WHAT EXPECTED GOT: passes if the two band files are equal, else
+# fails with WHAT and the first lines of their diff.
+same_bands() {
+    if cmp -s "$2" "$3"; then
+        pass
+    else
+        fail "$1:"
+        diff "$2" "$3" | head -n 10 >&2
+    fi
+}

@@ -14,15 +14,6 @@ cd "$test_tmp" || exit 1
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$test_tmp"' EXIT
 
-wait_socket() {
-    for _ in $(seq 200); do
-        [ -S "$1" ] && return 0
-        sleep 0.1
-    done
-    fail "no socket appeared at $1"
-    return 1
-}
-
 # The objects of a label in a census (--by type) of snapshot $1.
 census_count() {
     "$dbg" census --snapshot "$1" --by type | awk -v l="$2" '$3 == l { print $2 }'

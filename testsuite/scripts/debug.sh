@@ -13,16 +13,6 @@ cd "$test_tmp" || exit 1
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$test_tmp"' EXIT
 
-# Waits (up to ~20 s) for a socket to appear.
-wait_socket() {
-    for _ in $(seq 200); do
-        [ -S "$1" ] && return 0
-        sleep 0.1
-    done
-    fail "no socket appeared at $1"
-    return 1
-}
-
 # Runs CMD until its stdout matches the extended regex PATTERN (a program
 # just started may not have built what we look for yet); at most 50 times.
 until_output() {

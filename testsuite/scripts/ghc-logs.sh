@@ -38,12 +38,8 @@ for name in "${logs[@]}"; do
     esac
     # summary: the same censuses and band peaks as ghc-events reads.
     summary_bands "$log" >"$name.bands"
-    if cmp -s "$name.bands" "$golden/$name.bands.reference"; then
-        pass
-    else
-        fail "$name: strata-events summary and ghc-events disagree:"
-        diff "$golden/$name.bands.reference" "$name.bands" | head -n 10 >&2
-    fi
+    same_bands "$name: strata-events summary and ghc-events disagree" \
+        "$golden/$name.bands.reference" "$name.bands"
     expect_status 0 "$events" summary --json "$log"
     grep -q "\"samples\": $(head -n 1 "$name.bands" | cut -d' ' -f2)," "$out" ||
         fail "$name: summary --json's samples: $(grep '"samples"' "$out")"

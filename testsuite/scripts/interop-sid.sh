@@ -64,12 +64,7 @@ agree() {
     grep -q 'ghc-events OK' "$out" || fail "$1: $(cat "$out" "$err")"
     "$bands" "$2" | sort_bands >"$1.ghc" 2>"$1.ghc.err" || fail "$1: heap-bands: $(cat "$1.ghc.err")"
     summary_bands "$2" >"$1.strata"
-    if cmp -s "$1.ghc" "$1.strata"; then
-        pass
-    else
-        fail "$1: ghc-events 0.20 and strata-events summary disagree:"
-        diff "$1.ghc" "$1.strata" | head -n 10 >&2
-    fi
+    same_bands "$1: ghc-events 0.20 and strata-events summary disagree" "$1.ghc" "$1.strata"
 }
 
 # ---- strata's logs of every mode through ghc-events 0.20 ---------------------
@@ -96,8 +91,8 @@ for log in "$golden"/ghc910-*.eventlog; do
     # built without -finfo-table-map, which have no IPE event.
     "$bands" "$log" >"$name.raw" 2>"$name.err" || fail "$name: ghc-events 0.20: $(cat "$name.err")"
     sort_bands <"$name.raw" >"$name.ghc"
-    cmp -s "$name.ghc" "$golden/$name.bands.reference" && pass ||
-        fail "$name: ghc-events 0.20 no longer reads what $name.bands.reference says: $(diff "$golden/$name.bands.reference" "$name.ghc" | head -n 5)"
+    same_bands "$name: ghc-events 0.20 no longer reads what $name.bands.reference says" \
+        "$golden/$name.bands.reference" "$name.ghc"
 done
 
 # ---- strata-live --file following a GHC 9.10.3 program -------------------------

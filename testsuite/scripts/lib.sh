@@ -23,6 +23,9 @@
 #   skip_part DEP MSG                   the same for one part of a script:
 #                                       print "SKIPPED: MSG" and go on, or
 #                                       record the failure when required
+#   wait_socket PATH [SECONDS]          wait (20 s by default) until PATH is
+#                                       a socket; else record a failure
+#                                       naming PATH and return 1
 #   finish                              print "N passed, N failed", exit 0/1
 #
 # STRATA_REQUIRE is "all" (what .ci/run sets) or a comma-separated list of
@@ -107,6 +110,16 @@ expect_stderr_contains() {
         fail "expected '$1' in $what, which begins:"
         head -n 20 "$file" | sed 's/^/    /' >&2
     fi
+}
+
+wait_socket() {
+    local tries=$((${2:-20} * 10))
+    for _ in $(seq "$tries"); do
+        [ -S "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "no socket appeared at $1"
+    return 1
 }
 
 finish() {

@@ -47,15 +47,6 @@ wait_line() {
     return 1
 }
 
-# wait_socket PATH: waits (up to 60 s) until the program's socket is there.
-wait_socket() {
-    for _ in $(seq 600); do
-        [ -S "$1" ] && return 0
-        sleep 0.1
-    done
-    setup_fail "no socket at $1: $(cat ./*.prog.err 2>/dev/null)"
-}
-
 # band_of LOG N NAME: the bytes of band NAME (an IPE table name, -hi; a
 # band label otherwise) in census N of LOG ("last": the last census), and
 # the census count, as "bytes count".
@@ -80,7 +71,7 @@ sock=$test_tmp/leak.sock
     --eventlog-socket="$sock" --eventlog-socket-wait -olleak.eventlog -RTS \
     >leak.prog.out 2>leak.prog.err &
 prog_pid=$!
-wait_socket "$sock"
+wait_socket "$sock" 60 || setup_fail "no socket at $sock: $(cat ./*.prog.err 2>/dev/null)"
 start_live leak --socket "$sock"
 wait_metric_ge 'strata_heap_census_number{' 1
 # One scrape, so that the census number and the band are the same census's.
@@ -118,7 +109,7 @@ sock=$test_tmp/late.sock
 "$ex/leak" 12 1500000 +RTS -hi -l -i0.05 --eventlog-flush-interval=0.05 \
     --eventlog-socket="$sock" -ollate.eventlog -RTS >late.prog.out 2>late.prog.err &
 prog_pid=$!
-wait_socket "$sock"
+wait_socket "$sock" 60 || setup_fail "no socket at $sock: $(cat ./*.prog.err 2>/dev/null)"
 start_live late --socket "$sock"
 wait "$prog_pid" && pass || fail "leak failed: $(cat late.prog.err)"
 wait_line late.err 'stream ended after' || fail "no end of stream: $(cat late.err)"
@@ -140,7 +131,7 @@ sock=$test_tmp/era.sock
     --eventlog-socket="$sock" --eventlog-socket-wait -olera.eventlog -s -RTS \
     >era.prog.out 2>era.prog.err &
 prog_pid=$!
-wait_socket "$sock"
+wait_socket "$sock" 60 || setup_fail "no socket at $sock: $(cat ./*.prog.err 2>/dev/null)"
 start_live era --socket "$sock"
 wait_line era.prog.out ready || setup_fail "live_target did not start: $(cat era.prog.err)"
 # strata:flush sends the census now rather than when the buffer fills.
@@ -207,7 +198,7 @@ sock=$test_tmp/threads.sock
 "$ex/threads" 4 100000 +RTS -N2 -hi -l -i0.02 --eventlog-socket="$sock" \
     --eventlog-socket-wait -olthreads.eventlog -RTS >threads.prog.out 2>threads.prog.err &
 prog_pid=$!
-wait_socket "$sock"
+wait_socket "$sock" 60 || setup_fail "no socket at $sock: $(cat ./*.prog.err 2>/dev/null)"
 start_live threads --socket "$sock"
 wait "$prog_pid" && pass || fail "threads failed: $(cat threads.prog.err)"
 wait_line threads.err 'stream ended after' || fail "no end of stream: $(cat threads.err)"

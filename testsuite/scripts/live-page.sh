@@ -35,10 +35,6 @@ prog_pid=
 cleanup_live() { [ -n "$prog_pid" ] && kill "$prog_pid" 2>/dev/null; }
 . "$top_srcdir/testsuite/scripts/live-lib.sh"
 
-wait_socket() {
-    for _ in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.1; done
-    setup_fail "no socket at $1"
-}
 wait_census() {   # wait_census N: /metrics's census number reaches N
     for _ in $(seq 300); do
         [ "$(metric 'strata_heap_census_number{')" -ge "$1" ] 2>/dev/null && return 0
@@ -60,7 +56,7 @@ sock=$test_tmp/guard.sock
 "$target" until-stop 120 +RTS -he -l -i0 --no-automatic-heap-samples \
     --eventlog-socket="$sock" --eventlog-socket-wait -RTS >guard.prog.out 2>guard.prog.err &
 prog_pid=$!
-wait_socket "$sock"
+wait_socket "$sock" 60 || setup_fail "no socket at $sock"
 start_live guard --socket "$sock"
 host=${url#http://}
 census() {   # census N: a census sent for and read

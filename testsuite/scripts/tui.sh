@@ -108,13 +108,6 @@ expect_clean_exit() {
     fi
 }
 
-wait_socket() {
-    for _ in $(seq 200); do
-        [ -S "$1" ] && return 0
-        sleep 0.1
-    done
-    setup_fail "the program under test did not start: no socket appeared at $1"
-}
 
 handle_line=$(awk '/^static StgWord handle/ {f = 1} f && /STRATA_ROOTS\(r/ {print NR; exit}' \
     "$top_srcdir/examples/leak.c")
@@ -124,7 +117,7 @@ sock=$test_tmp/leak.sock
 "$ex/leak" 1000000 100000 +RTS --debug-socket="$sock" -RTS >leak.out 2>leak.err &
 leak_pid=$!
 pids+=("$leak_pid")
-wait_socket "$sock"
+wait_socket "$sock" || setup_fail "the program under test did not start: no socket appeared at $sock"
 # Old eras exist once the program has reached era 4.
 for _ in $(seq 200); do
     "$dbg" census --socket "$sock" --by era >eras.txt 2>/dev/null
@@ -390,7 +383,7 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 "$ex/leak" 1000000 100000 +RTS --debug-socket -RTS >leak2.out 2>leak2.err &
 leak2_pid=$!
 pids+=("$leak2_pid")
-wait_socket "$XDG_RUNTIME_DIR/strata/debug/$leak2_pid-leak"
+wait_socket "$XDG_RUNTIME_DIR/strata/debug/$leak2_pid-leak" || setup_fail "the program under test did not start: no socket appeared at $XDG_RUNTIME_DIR/strata/debug/$leak2_pid-leak"
 start_tui 100 30 env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" "$dbg" tui --pid "$leak2_pid"
 wait_for "strata-debug tui: leak (pid $leak2_pid), paused at era"
 keys q
@@ -416,7 +409,7 @@ sock3=$test_tmp/dies.sock
 "$ex/leak" 1000000 100000 +RTS --debug-socket="$sock3" -RTS >leak3.out 2>leak3.err &
 leak3_pid=$!
 pids+=("$leak3_pid")
-wait_socket "$sock3"
+wait_socket "$sock3" || setup_fail "the program under test did not start: no socket appeared at $sock3"
 start_tui 100 30 "$dbg" tui --socket "$sock3"
 wait_for "program paused; q resumes it and quits"
 kill -9 "$leak3_pid"
