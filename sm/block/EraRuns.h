@@ -85,18 +85,24 @@ static inline uint64_t block_last_era(const BlockDesc *bd)
 /* The era of the object at p in bd. */
 static inline uint64_t block_era_at(const BlockDesc *bd, const void *p)
 {
-    if (STRATA_LIKELY(bd->n_era_runs == 0))
+    /* Another capability may be adding a run to the block it allocates
+     * in while this reads one of its objects (Note [Blocks of several
+     * eras]): the count is read with acquire, against the writer's
+     * release after the record, and the records atomically. */
+    uint32_t n = __atomic_load_n(&bd->n_era_runs, __ATOMIC_ACQUIRE);
+    if (STRATA_LIKELY(n == 0))
         return bd->era;
     StgWord off = (StgWord)((const StgWord *)p - bd->start);
-    uint32_t lo = 0, hi = bd->n_era_runs;   /* runs at or below off: [0, lo) */
+    uint32_t lo = 0, hi = n;   /* runs at or below off: [0, lo) */
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (era_run_offset(*block_era_run(bd, mid)) <= off)
+        if (era_run_offset(__atomic_load_n(block_era_run(bd, mid), __ATOMIC_RELAXED)) <= off)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo == 0 ? bd->era : era_run_era(*block_era_run(bd, lo - 1));
+    return lo == 0 ? bd->era
+                   : era_run_era(__atomic_load_n(block_era_run(bd, lo - 1), __ATOMIC_RELAXED));
 }
 
 /* Makes the objects added from bd->free on be of era.  With nothing in the
@@ -114,14 +120,18 @@ static inline bool block_start_era_run(BlockDesc *bd, uint64_t era)
     }
     if (era > ERA_RUN_MAX_ERA)
         return false;
+    /* Atomic stores: block_era_at may be reading this block's records
+     * from another capability (the run changed in place starts at free,
+     * past every object a reader can hold, so either value answers it). */
     if (bd->n_era_runs > 0 && era_run_offset(*block_era_run(bd, bd->n_era_runs - 1)) == off) {
-        *block_era_run(bd, bd->n_era_runs - 1) = era_run_make(off, era);
+        __atomic_store_n(block_era_run(bd, bd->n_era_runs - 1), era_run_make(off, era),
+                         __ATOMIC_RELAXED);
         return true;
     }
     if (bd->blocks != 1 || bd->free + ERA_RUN_WORDS > block_alloc_limit(bd))
         return false;
-    *block_era_run(bd, bd->n_era_runs) = era_run_make(off, era);
-    bd->n_era_runs++;
+    __atomic_store_n(block_era_run(bd, bd->n_era_runs), era_run_make(off, era), __ATOMIC_RELAXED);
+    __atomic_store_n(&bd->n_era_runs, bd->n_era_runs + 1, __ATOMIC_RELEASE);
     return true;
 }
 
