@@ -600,13 +600,20 @@ static bool send_queued(Client *cl)
     }
 }
 
+/* Empties the wake line, then lets writers write to it again.  In that
+ * order: cleared first, a writer's byte sent between the clear and the
+ * read would be read here too, leaving xwake_pending set over an empty
+ * line, and every later writer would skip its byte while this thread
+ * slept in poll (the stream stalled until the queues overflowed).  A
+ * writer that finds the flag still set after the read has already
+ * queued its bytes, under the lock, before the loop looks again. */
 static void drain_wake_line(void)
 {
-    atomic_store(&xwake_pending, false);
     uint8_t buf[64];
     size_t got;
     while (os_socket_recv(wake_fds[0], buf, sizeof buf, &got) == 0 && got == sizeof buf)
         ;
+    atomic_store(&xwake_pending, false);
 }
 
 /* Note [The socket thread at exit]

@@ -158,8 +158,11 @@ int main(int argc, char **argv)
             continue;
         if (r <= 0)
             break;
-        if (out != NULL)
-            fwrite(buf, 1, (size_t)r, out);
+        /* Flushed at once: a test watches the file grow as bytes arrive. */
+        if (out != NULL && (fwrite(buf, 1, (size_t)r, out) != (size_t)r || fflush(out) != 0)) {
+            fprintf(stderr, "evsock_client: cannot write %s\n", out_path);
+            return 1;
+        }
         total += r;
         if (close_after >= 0 && total >= close_after)
             break;

@@ -115,6 +115,35 @@ wait "$clientw"
 cmp -s w.eventlog w-file.eventlog && pass ||
     fail "with --eventlog-socket-wait the stream differs from the -ol file"
 
+# --- A stream flushed every millisecond keeps up -----------------------------
+# Thousands of wake-ups of the socket thread: a lost one leaves the client
+# stalled with the bytes queued (until the queue overflows, or exit).  So
+# everything in the -ol file 3 s in must reach the client while the program
+# still runs (20 s allowed), and nothing is dropped.
+"$client" --unix "$test_tmp/f" -o f.eventlog 2>f-client.err &
+clientf=$!
+"$target" until-stop 60 +RTS -hT -l -i0.01 --eventlog-flush-interval=0.001 \
+    --eventlog-socket="$test_tmp/f" --eventlog-socket-wait -olf-file.eventlog -s -RTS \
+    >f.out 2>f.err &
+prog=$!
+wait_for_line f.out ready || setup_fail "live_target did not start: $(cat f.err)"
+sleep 3
+file_bytes=$(stat -c %s f-file.eventlog)
+got=0
+for _ in $(seq 200); do
+    got=$(stat -c %s f.eventlog 2>/dev/null || echo 0)
+    [ "$got" -ge "$file_bytes" ] && break
+    sleep 0.1
+done
+[ "$got" -ge "$file_bytes" ] && pass ||
+    fail "the stream stalled: the client has $got bytes 20 s after the file had $file_bytes"
+expect_status 0 "$client" --unix "$test_tmp/f" --send live-test:1
+wait "$prog" && pass || fail "live_target failed: $(cat f.err)"
+wait "$clientf"
+cmp -s f.eventlog f-file.eventlog && pass || fail "the stream differs from the -ol file"
+grep -qE '^ +0 bytes of eventlog dropped' f.err && pass ||
+    fail "bytes were dropped for a client that reads: $(grep dropped f.err)"
+
 # --- TCP, from the flag and from the environment ---------------------------
 tcp_run() {
     # The last run's files go first: its "ready" line and port would
