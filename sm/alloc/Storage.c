@@ -33,12 +33,12 @@ void (*storage_attention_handler)(void) = NULL;
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * strata_regs.hp_lim is the end of the current nursery block, so the
  * inline allocator does one compare.  Anything that needs the mutator to
- * stop at a safe point (the profiling timer, the heap debugger) sets
- * hp_lim to NULL: the next allocation fails the compare, enters
- * strata_alloc_slow, which restores the limit and calls
- * storage_attention_handler.  Retiring a block sets hp_lim = hp, which
- * also sends the next allocation here without losing where the block
- * ended. */
+ * stop at a safe point (the profiling timer, the heap debugger) sets a
+ * request flag and hp_lim to NULL: the next allocation fails the compare,
+ * enters strata_alloc_slow, which restores the limit and, for the flag,
+ * calls storage_attention_handler.  An era change clears the limit with
+ * no flag: the slow path only restores it, in the current era.  Retiring a block sets hp_lim = hp, which also sends
+ * the next allocation here without losing where the block ended. */
 
 /* ----------------------------------------------------------------------
  * Start-up and shutdown
@@ -190,25 +190,28 @@ static StgPtr alloc_large_group(StgWord n_words, bool may_collect)
     return bd->start;
 }
 
-/* Serves an attention request (the ticker's, the debugger's) if one is
- * pending; every allocation slow path calls it, since programs that only
- * allocate large or pinned objects never fail the nursery's limit check.
- * Returns true if it served one. */
+/* Restores a cleared limit (an interrupt: an era change, a request) and serves an attention request (the ticker's,
+ * the debugger's) if one is pending; every allocation slow path calls it,
+ * since programs that only allocate large or pinned objects never fail
+ * the nursery's limit check.  The handler runs only for a request: an
+ * era change costs the catch-up alone.  Returns true if it did either. */
 static bool serve_attention(void)
 {
-    bool limit_cleared = STRATA_HP_LIM() == NULL;
-    /* The ticker's flag is checked too, in case our own write of hp_lim
-     * overwrote its NULL (Note [The ticker] in support/os/Ticker.c). */
-    if (!limit_cleared && !ticker_attention_pending() &&
-        !atomic_load_explicit(&xattention_requested, memory_order_relaxed))
-        return false;
-    atomic_store(&xattention_requested, false);
+    /* Acquire: a request's flag is stored before its NULL. */
+    bool limit_cleared = __atomic_load_n(&strata_regs.hp_lim, __ATOMIC_ACQUIRE) == NULL;
     if (limit_cleared) {
-        /* The request may have overwritten a retirement (hp_lim = hp
+        /* The interrupt may have overwritten a retirement (hp_lim = hp
          * after an era change): a block of another era stays retired,
          * so that no object lands in a block of the wrong era. */
         restore_hp_lim(capability_mine());
     }
+    /* The ticker's flag is checked too, in case our own write of hp_lim
+     * overwrote its NULL (Note [The ticker] in support/os/Ticker.c). */
+    bool requested = atomic_load_explicit(&xattention_requested, memory_order_relaxed);
+    if (!requested && !ticker_attention_pending())
+        return limit_cleared;
+    if (requested)
+        atomic_store(&xattention_requested, false);
     if (storage_attention_handler != NULL)
         storage_attention_handler();
     return true;

@@ -25,8 +25,9 @@
 bool storage_init(const StorageConfig *config);
 void storage_exit(void);
 
-/* Hook run when an allocation finds hp_lim == NULL (an attention request
- * from the timer or the debugger); NULL when nobody asks for attention. */
+/* Hook run by an allocation's slow path when attention was asked for
+ * (storage_request_attention, the ticker's flag); NULL when nobody asks
+ * for attention. */
 extern void (*storage_attention_handler)(void);
 
 /* A large object (at least LARGE_OBJECT_THRESHOLD bytes) that is never a
@@ -41,7 +42,8 @@ StgPtr storage_alloc_large_no_gc(StgWord n_words);
 void storage_safepoint(void);
 
 /* Asks the mutator for attention from another thread (the heap debugger):
- * its next allocation calls storage_attention_handler.  Thread-safe. */
+ * a flag, then hp_lim = NULL in every held capability; the next
+ * allocation calls storage_attention_handler.  Thread-safe, no lock. */
 void storage_request_attention(void);
 
 #endif /* STRATA_STORAGE_H */
