@@ -36,8 +36,9 @@ void (*storage_attention_handler)(void) = NULL;
  * stop at a safe point (the profiling timer, the heap debugger) sets a
  * request flag and hp_lim to NULL: the next allocation fails the compare,
  * enters strata_alloc_slow, which restores the limit and, for the flag,
- * calls storage_attention_handler.  An era change clears the limit with
- * no flag: the slow path only restores it, in the current era.  Retiring a block sets hp_lim = hp, which also sends
+ * calls storage_attention_handler.  An era change and a capability just
+ * taken clear the limit with no flag: the slow path only restores it, in
+ * the current era.  Retiring a block sets hp_lim = hp, which also sends
  * the next allocation here without losing where the block ended. */
 
 /* ----------------------------------------------------------------------
@@ -190,7 +191,8 @@ static StgPtr alloc_large_group(StgWord n_words, bool may_collect)
     return bd->start;
 }
 
-/* Restores a cleared limit (an interrupt: an era change, a request) and serves an attention request (the ticker's,
+/* Restores a cleared limit (an interrupt: an era change, a request, a
+ * capability just taken) and serves an attention request (the ticker's,
  * the debugger's) if one is pending; every allocation slow path calls it,
  * since programs that only allocate large or pinned objects never fail
  * the nursery's limit check.  The handler runs only for a request: an

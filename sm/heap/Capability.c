@@ -6,7 +6,7 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~
  * One scheduler lock guards which capability is held by whom, which are
  * parked, and who owns a sync.  A thread that needs the world stopped (a
- * GC, an era change, a debugger pause) sets sync_owner under the lock,
+ * GC, a debugger pause, an eventlog flush) sets sync_owner under the lock,
  * raises xsync_pending and clears every other held capability's hp_lim,
  * so that each holder's next allocation enters the slow path, which calls
  * capability_safepoint.  There the holder runs capability_before_park_hook
@@ -134,8 +134,12 @@ static Capability *take_locked(Capability *cap)
     cap->parked = false;
     cap->holder_tid = os_thread_id();
     strata_regs.hp = cap->saved.hp;
-    regs_hp_lim_store(&strata_regs, cap->saved.hp_lim);
-    cap->regs = &strata_regs;
+    /* The first allocation takes the slow path, which restores the limit
+     * in the current era: interrupters skip a free capability (Note
+     * [Interrupting without the lock]).  The SC publication pairs with
+     * their SC read of regs. */
+    regs_hp_lim_store(&strata_regs, NULL);
+    __atomic_store_n(&cap->regs, &strata_regs, __ATOMIC_SEQ_CST);
     my_cap = cap;
     return cap;
 }
@@ -159,7 +163,7 @@ void capability_release(void)
     os_mutex_lock(&sched_lock);
     cap->saved.hp = strata_regs.hp;
     cap->saved.hp_lim = __atomic_load_n(&strata_regs.hp_lim, __ATOMIC_RELAXED);
-    cap->regs = &cap->saved;
+    __atomic_store_n(&cap->regs, &cap->saved, __ATOMIC_SEQ_CST);
     cap->held = false;
     cap->holder_tid = 0;
     my_cap = NULL;
@@ -167,6 +171,11 @@ void capability_release(void)
     regs_hp_lim_store(&strata_regs, NULL);
     os_cond_broadcast(&sched_changed);
     os_mutex_unlock(&sched_lock);
+    /* An interrupter that read regs before the store above may still
+     * write our hp_lim: our thread (and its registers) may end once we
+     * return. */
+    while (__atomic_load_n(&cap->xpins, __ATOMIC_SEQ_CST) != 0)
+        os_thread_yield();
 }
 
 unsigned capabilities_held(void)
@@ -183,16 +192,49 @@ unsigned capabilities_held(void)
  * Syncs (Note [Stopping the world])
  * ---------------------------------------------------------------------- */
 
+/* Note [Interrupting without the lock]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An interrupt (an era change, an attention request) stores NULL into the
+ * hp_lim of every held capability, found through cap->regs: the holder's
+ * thread-local registers.  It takes no lock, so the holder may give the
+ * capability back and its thread may end between the interrupter's read
+ * of regs and its store.  So the interrupter counts itself in cap->xpins
+ * across the read and the store, and capability_release, after pointing
+ * regs back at the saved copy, waits for xpins to drop to 0 before it
+ * returns: an SC increment then SC read of regs, against an SC store of
+ * regs then SC read of xpins, so either the interrupter reads the saved
+ * copy or the releaser sees it counted.  A NULL that lands in a thread's
+ * registers after it gave the capability back is harmless: a thread
+ * without a capability has hp_lim = NULL anyway, and one that took a
+ * capability again only takes one slow path more.
+ *
+ * A free capability is skipped: capability_acquire clears the limit, so
+ * its holder's first allocation takes the slow path and catches up with
+ * the era there.  The publication of regs there and the interrupter's
+ * reads of it are SC, after the era's CAS and before the holder's look at
+ * the era: either the interrupter sees the holder's registers and clears
+ * them, or the holder's catch-up sees the new era (Note [Changing the era
+ * without stopping the world] in Era.c).  Attention requests to a free
+ * capability need nothing more: their flags are checked on every slow
+ * path.  GC syncs still clear limits under sched_lock (stop_world). */
+
+void capabilities_interrupt(const Capability *except)
+{
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *c = &capabilities[i];
+        if (c == except || __atomic_load_n(&c->regs, __ATOMIC_SEQ_CST) == &c->saved)
+            continue;
+        __atomic_fetch_add(&c->xpins, 1, __ATOMIC_SEQ_CST);
+        StgRegs *r = __atomic_load_n(&c->regs, __ATOMIC_SEQ_CST);
+        if (r != &c->saved)   /* SC: pairs with the holder's catch-up */
+            __atomic_store_n(&r->hp_lim, NULL, __ATOMIC_SEQ_CST);
+        __atomic_fetch_sub(&c->xpins, 1, __ATOMIC_RELEASE);
+    }
+}
+
 void capabilities_interrupt_all(void)
 {
-    os_mutex_lock(&sched_lock);
-    /* Free ones too, in their saved registers: their next holder's first
-     * allocation must see an era change (Note [Changing the era without
-     * stopping the world] in Era.c).  Under sched_lock, so a capability
-     * taken or given back meanwhile is cleared where its registers are. */
-    for (unsigned i = 0; i < capabilities_n; i++)   /* SC: pairs with the era's CAS */
-        __atomic_store_n(&capabilities[i].regs->hp_lim, NULL, __ATOMIC_SEQ_CST);
-    os_mutex_unlock(&sched_lock);
+    capabilities_interrupt(NULL);
 }
 
 void capability_sync_nursery(Capability *cap)

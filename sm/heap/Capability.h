@@ -30,9 +30,12 @@ typedef struct {
 typedef struct Capability_ {
     uint32_t no;                 /* 0 .. capabilities_n - 1 */
     /* The registers hp and hp_lim live in: the holder's thread-local
-     * strata_regs while held, `saved` while free.  Changed and read by
-     * other threads under the scheduler lock only. */
+     * strata_regs while held, `saved` while free.  Changed under the
+     * scheduler lock (atomic stores); an interrupter reads it without the
+     * lock, counted in xpins (Note [Interrupting without the lock]). */
     StgRegs *regs;
+    uint32_t xpins;              /* interrupters between their read of
+                                    regs and their store through it */
     StgRegs saved;
     Nursery nursery;
     BlockDesc *pinned_block;     /* pinned byte arrays are bumped into it */
@@ -87,8 +90,8 @@ bool capability_stop_world(void);
 void capability_resume_world(void);
 
 /* As capability_stop_world, but parks for any other sync first and tries
- * again until this caller owns one (a forced GC, an era change, a flush of
- * every buffer: another sync cannot stand in for them). */
+ * again until this caller owns one (a forced GC, a flush of every buffer:
+ * another sync cannot stand in for them). */
 void capability_stop_world_own(void);
 
 /* As capability_stop_world, for hs_exit when other threads would not let
@@ -102,8 +105,14 @@ bool capability_stop_world_within(uint32_t timeout_ms);
  * (one atomic load).  Returns true if it parked. */
 bool capability_safepoint(void);
 
-/* Forces every capability into its allocation slow path at its next
- * allocation (hp_lim = NULL; a free one's next holder).  Any thread. */
+/* Forces every held capability but except (NULL: none) into its
+ * allocation slow path at its next allocation (hp_lim = NULL); a free one
+ * takes the slow path at its next holder's first allocation anyway.  Any
+ * thread, no lock: sequentially consistent loads of each regs and stores
+ * of NULL (Note [Interrupting without the lock] in Capability.c). */
+void capabilities_interrupt(const Capability *except);
+
+/* capabilities_interrupt(NULL). */
 void capabilities_interrupt_all(void);
 
 /* Called (by the thread parking) before a capability parks, to make its

@@ -57,34 +57,42 @@ void storage_era_init(void)
 /* Note [Changing the era without stopping the world]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An era change is a sequentially consistent compare-and-swap of
- * storage_current_era, then a sequentially consistent hp_lim = NULL in
- * every capability (capabilities_interrupt_all:
- * held ones in their holder's registers, free ones in their saved copy).
- * Each capability's holder, at its next allocation, takes the slow path
- * and starts a run of the new era in its nursery block
- * (storage_era_catch_up).  Only the holder writes its blocks' runs, so
- * no world is stopped (.inv.cap-owner).
+ * storage_current_era.  Then the changer starts the run of the new era in
+ * its own nursery block at once (storage_era_observe), and stores NULL,
+ * sequentially consistently, into the hp_lim of every other held
+ * capability, without a lock (capabilities_interrupt, Note [Interrupting
+ * without the lock] in Capability.c).  Each of those, at its next
+ * allocation, takes the slow path and starts its run there
+ * (storage_era_catch_up); the attention handler runs only for a request
+ * flag, so the run and one SC store are all it costs.  A free capability
+ * is left alone: capability_acquire clears the limit, so the first
+ * allocation of its next holder catches up.  Only the holder writes its
+ * blocks' runs, so no world is stopped (.inv.cap-owner).
  *
  * The rule (docs/design/eras.md, Exactness): an object whose allocation
  * an era change happens before has that era or a later one.  The
- * allocating thread's fast path reads its own hp_lim; the change's NULL
+ * changer's own next object: its catch-up reads the era after its CAS.
+ * Another thread's: its fast path reads its own hp_lim; the change's NULL
  * happens before that read, so the read returns NULL or a later store.
  * The only later stores are the holder's own, in its slow path, and each
- * a sequentially consistent store followed by a second, sequentially
- * consistent look at the era (the catch-up loop).  Changer: store era;
- * store hp_lim.  Holder: store hp_lim; load era.  All four are in one
- * total order: either the holder's load comes after the changer's era and
- * it starts its run, or it comes before, so the changer's NULL comes after
- * the holder's limit and the next allocation takes the slow path.  (SC
- * operations rather than fences, which ThreadSanitizer cannot check.)  A
- * thread that reads the era (getUserEra) catches up too, so an object it
- * allocates next has that era or a later one.  An object allocated while
- * the change is under way, unordered with it, may take either era, as in
- * GHC.  The SC store is on the slow path only: the fast path is unchanged.
- * --automatic-era-increment changes the era inside the GC's own stopped
- * world and starts the runs itself (set_era_world_stopped). */
+ * is a sequentially consistent store followed by a second, sequentially
+ * consistent look at the era (the catch-up loop).  Changer: CAS era; load
+ * cap->regs; store hp_lim.  Holder: store cap->regs (when it took the
+ * capability); store hp_lim; load era.  All are in one total order:
+ * either the holder's load comes after the CAS and it starts its run, or
+ * it comes before, so the changer's load of regs finds the holder's
+ * registers and its NULL comes after the holder's limit, and the next
+ * allocation takes the slow path.  (SC operations rather than fences,
+ * which ThreadSanitizer cannot check.)  A thread that reads the era
+ * (getUserEra) catches up too, so an object it allocates next has that
+ * era or a later one.  An object allocated while the change is under way,
+ * unordered with it, may take either era, as in GHC.  The fast path is
+ * unchanged.  --automatic-era-increment changes the era inside the GC's
+ * own stopped world and starts the runs itself (set_era_world_stopped). */
 
-/* Records era for the sanity checker's bound (a racing maximum). */
+/* Records era for the sanity checker's bound (a racing maximum): an era
+ * that is replaced by a lower one (storage_max_era takes the current era
+ * too, so an increment records nothing). */
 static void note_max_era(uint64_t era)
 {
     uint64_t m = __atomic_load_n(&max_era_seen, __ATOMIC_RELAXED);
@@ -150,8 +158,7 @@ static void alloc_blocks_take_current_era(Capability *cap)
  * allocation blocks take it before any of them allocates again. */
 static void set_era_world_stopped(uint64_t era)
 {
-    __atomic_store_n(&storage_current_era, era, __ATOMIC_SEQ_CST);
-    note_max_era(era);
+    __atomic_store_n(&storage_current_era, era, __ATOMIC_SEQ_CST);   /* a rise: no note */
     for (unsigned i = 0; i < capabilities_n; i++)
         alloc_blocks_take_current_era(&capabilities[i]);
 }
@@ -159,8 +166,9 @@ static void set_era_world_stopped(uint64_t era)
 /* Sets the era (advance: adds value to it, unless that would pass
  * UINT64_MAX: then returns false and changes nothing) with one
  * compare-and-swap, so that changes from several threads all count, then
- * sends every capability to its slow path (Note [Changing the era without
- * stopping the world]).  *era_out receives the era afterwards. */
+ * starts the caller's run and sends every other held capability to its
+ * slow path (Note [Changing the era without stopping the world]).
+ * *era_out receives the era afterwards. */
 static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
 {
     uint64_t old = storage_era_now(), era;
@@ -176,8 +184,12 @@ static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
         }
     } while (!__atomic_compare_exchange_n(&storage_current_era, &old, era, true, __ATOMIC_SEQ_CST,
                                           __ATOMIC_RELAXED));
-    note_max_era(era);
-    capabilities_interrupt_all();   /* SC stores after the SC CAS: see storage_era_catch_up */
+    if (era < old)
+        note_max_era(old);   /* storage_max_era: the current era covers the rest */
+    Capability *me = capability_mine();
+    if (me != NULL)
+        (void)storage_era_observe(me);   /* the changer's next object */
+    capabilities_interrupt(me);   /* SC loads and stores after the SC CAS */
     *era_out = era;
     return true;
 }
@@ -199,7 +211,8 @@ void storage_set_era(uint64_t era)
 
 uint64_t storage_max_era(void)
 {
-    return __atomic_load_n(&max_era_seen, __ATOMIC_RELAXED);
+    uint64_t m = __atomic_load_n(&max_era_seen, __ATOMIC_RELAXED), now = storage_era_now();
+    return now > m ? now : m;
 }
 
 static void report_overflow(const char *who, uint64_t era, uint64_t by)

@@ -39,7 +39,7 @@ struct Capability_;
 /* Called by cap's holder whenever it has set its allocation limit: makes
  * its nursery block go on in the current era (a run of it; without room,
  * the block is retired and the next allocation starts a new one), then
- * checks, after a full fence, that the era did not move meanwhile.
+ * checks, after its SC store of the limit, that the era did not move.
  * Returns the era its next object takes. */
 uint64_t storage_era_catch_up(struct Capability_ *cap);
 
@@ -52,9 +52,10 @@ uint64_t storage_era_observe(struct Capability_ *cap);
  * by a previous run. */
 void storage_era_init(void);
 
-/* Makes era the current one: records it for the sanity checker's bound,
- * publishes it and sends every capability to its slow path, where it
- * starts a run of the new era (.inv.block-era).  No world is stopped. */
+/* Makes era the current one: publishes it, starts a run of it in the
+ * caller's nursery block and sends every other held capability to its
+ * slow path, where it starts its own (.inv.block-era).  No world is
+ * stopped and no lock taken. */
 void storage_set_era(uint64_t era);
 
 /* Adds by to the era with one compare-and-swap (so that increments from
