@@ -69,6 +69,8 @@ Capability *capability_mine(void)
     return my_cap;
 }
 
+static void wait_for_interrupters(void);
+
 static void regs_hp_lim_store(StgRegs *r, StgPtr lim)
 {
     __atomic_store_n(&r->hp_lim, lim, __ATOMIC_RELAXED);
@@ -174,8 +176,7 @@ void capability_release(void)
     /* An interrupter that read regs before the store above may still
      * write our hp_lim: our thread (and its registers) may end once we
      * return. */
-    while (__atomic_load_n(&cap->xpins, __ATOMIC_SEQ_CST) != 0)
-        os_thread_yield();
+    wait_for_interrupters();
 }
 
 unsigned capabilities_held(void)
@@ -196,17 +197,21 @@ unsigned capabilities_held(void)
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An interrupt (an era change, an attention request) stores NULL into the
  * hp_lim of every held capability, found through cap->regs: the holder's
- * thread-local registers.  It takes no lock, so the holder may give the
- * capability back and its thread may end between the interrupter's read
- * of regs and its store.  So the interrupter counts itself in cap->xpins
- * across the read and the store, and capability_release, after pointing
- * regs back at the saved copy, waits for xpins to drop to 0 before it
- * returns: an SC increment then SC read of regs, against an SC store of
- * regs then SC read of xpins, so either the interrupter reads the saved
- * copy or the releaser sees it counted.  A NULL that lands in a thread's
- * registers after it gave the capability back is harmless: a thread
- * without a capability has hp_lim = NULL anyway, and one that took a
- * capability again only takes one slow path more.
+ * thread-local registers.  A thread that holds a capability interrupts
+ * without a lock, so a holder may give its capability back, and its
+ * thread end, between the interrupter's read of regs and its store.  So
+ * the interrupter makes its own capability's xinterrupt_seq odd across
+ * its reads and stores (only the holder writes it: a store, not an
+ * atomic read-modify-write), and capability_release, after pointing regs
+ * back at the saved copy, waits until every capability's count is even or
+ * has moved on before it returns.  An SC store of the count then SC reads
+ * of regs, against an SC store of regs then SC reads of the counts: either
+ * the interrupter reads the saved copy or the releaser sees it at work.
+ * A thread without a capability (the debug stub's, the control socket's)
+ * interrupts under sched_lock instead, as rarely as it asks for attention.
+ * A NULL that lands in a thread's registers after it gave the capability
+ * back is harmless: such a thread has hp_lim = NULL anyway, and one that
+ * took a capability again takes one slow path more.
  *
  * A free capability is skipped: capability_acquire clears the limit, so
  * its holder's first allocation takes the slow path and catches up with
@@ -216,25 +221,57 @@ unsigned capabilities_held(void)
  * them, or the holder's catch-up sees the new era (Note [Changing the era
  * without stopping the world] in Era.c).  Attention requests to a free
  * capability need nothing more: their flags are checked on every slow
- * path.  GC syncs still clear limits under sched_lock (stop_world). */
+ * path.  GC syncs clear limits under sched_lock (stop_world). */
 
-void capabilities_interrupt(const Capability *except)
+/* NULL into every held capability's hp_lim but skip's; SC against the
+ * era's CAS before it and the holders' catch-up. */
+static void interrupt_held(const Capability *skip)
 {
     for (unsigned i = 0; i < capabilities_n; i++) {
         Capability *c = &capabilities[i];
-        if (c == except || __atomic_load_n(&c->regs, __ATOMIC_SEQ_CST) == &c->saved)
-            continue;
-        __atomic_fetch_add(&c->xpins, 1, __ATOMIC_SEQ_CST);
         StgRegs *r = __atomic_load_n(&c->regs, __ATOMIC_SEQ_CST);
-        if (r != &c->saved)   /* SC: pairs with the holder's catch-up */
+        if (c != skip && r != &c->saved)
             __atomic_store_n(&r->hp_lim, NULL, __ATOMIC_SEQ_CST);
-        __atomic_fetch_sub(&c->xpins, 1, __ATOMIC_RELEASE);
     }
+}
+
+static void interrupt(bool skip_mine)
+{
+    Capability *me = my_cap;
+    if (me == NULL) {
+        os_mutex_lock(&sched_lock);   /* no regs changes meanwhile */
+        interrupt_held(NULL);
+        os_mutex_unlock(&sched_lock);
+        return;
+    }
+    if (skip_mine && capabilities_n == 1)
+        return;   /* -N1: no one else to tell */
+    uint32_t seq = me->xinterrupt_seq;
+    __atomic_store_n(&me->xinterrupt_seq, seq + 1, __ATOMIC_SEQ_CST);
+    interrupt_held(skip_mine ? me : NULL);
+    __atomic_store_n(&me->xinterrupt_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+void capabilities_interrupt_others(void)
+{
+    interrupt(true);
 }
 
 void capabilities_interrupt_all(void)
 {
-    capabilities_interrupt(NULL);
+    interrupt(false);
+}
+
+/* For capability_release: waits out every interrupter that may have read
+ * the registers it gave back (Note [Interrupting without the lock]). */
+static void wait_for_interrupters(void)
+{
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        uint32_t *x = &capabilities[i].xinterrupt_seq;
+        uint32_t seq = __atomic_load_n(x, __ATOMIC_SEQ_CST);
+        while ((seq & 1) != 0 && __atomic_load_n(x, __ATOMIC_ACQUIRE) == seq)
+            os_thread_yield();
+    }
 }
 
 void capability_sync_nursery(Capability *cap)

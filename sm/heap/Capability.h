@@ -34,8 +34,6 @@ typedef struct Capability_ {
      * scheduler lock (atomic stores); an interrupter reads it without the
      * lock, counted in xpins (Note [Interrupting without the lock]). */
     StgRegs *regs;
-    uint32_t xpins;              /* interrupters between their read of
-                                    regs and their store through it */
     StgRegs saved;
     Nursery nursery;
     BlockDesc *pinned_block;     /* pinned byte arrays are bumped into it */
@@ -48,6 +46,9 @@ typedef struct Capability_ {
     bool held;
     bool parked;                 /* stopped at a safe point for a sync */
     long holder_tid;             /* kernel id of the holder, 0 if free */
+    /* Odd while the holder interrupts others without a lock (written by
+     * the holder, read by capability_release). */
+    uint32_t xinterrupt_seq;
 } Capability;
 
 extern Capability *capabilities;     /* [0 .. capabilities_n - 1] */
@@ -105,15 +106,15 @@ bool capability_stop_world_within(uint32_t timeout_ms);
  * (one atomic load).  Returns true if it parked. */
 bool capability_safepoint(void);
 
-/* Forces every held capability but except (NULL: none) into its
- * allocation slow path at its next allocation (hp_lim = NULL); a free one
- * takes the slow path at its next holder's first allocation anyway.  Any
- * thread, no lock: sequentially consistent loads of each regs and stores
- * of NULL (Note [Interrupting without the lock] in Capability.c). */
-void capabilities_interrupt(const Capability *except);
-
-/* capabilities_interrupt(NULL). */
+/* Forces every held capability into its allocation slow path at its
+ * next allocation (hp_lim = NULL); a free one takes the slow path at its
+ * next holder's first allocation anyway.  Any thread; no lock when it
+ * holds a capability: sequentially consistent loads of each regs and
+ * stores of NULL (Note [Interrupting without the lock] in Capability.c). */
 void capabilities_interrupt_all(void);
+
+/* The same, but for the caller's own capability (an era change). */
+void capabilities_interrupt_others(void);
 
 /* Called (by the thread parking) before a capability parks, to make its
  * thread's state (root stack pointer, ...) visible to the sync owner.  Set

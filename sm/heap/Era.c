@@ -60,7 +60,7 @@ void storage_era_init(void)
  * storage_current_era.  Then the changer starts the run of the new era in
  * its own nursery block at once (storage_era_observe), and stores NULL,
  * sequentially consistently, into the hp_lim of every other held
- * capability, without a lock (capabilities_interrupt, Note [Interrupting
+ * capability, without a lock (capabilities_interrupt_others, Note [Interrupting
  * without the lock] in Capability.c).  Each of those, at its next
  * allocation, takes the slow path and starts its run there
  * (storage_era_catch_up); the attention handler runs only for a request
@@ -104,7 +104,10 @@ static void note_max_era(uint64_t era)
 
 uint64_t storage_era_catch_up(Capability *cap)
 {
-    StgRegs *regs = cap->regs;
+    /* The holder's own registers, not cap->regs: interrupters pin and read
+     * that line (Note [Interrupting without the lock] in Capability.c). */
+    StgRegs *regs = &strata_regs;
+    ASSERT(cap->regs == regs);
     BlockDesc *cur = cap->nursery.current;
     for (;;) {
         uint64_t era = storage_era_now();
@@ -132,7 +135,7 @@ uint64_t storage_era_catch_up(Capability *cap)
 
 uint64_t storage_era_observe(Capability *cap)
 {
-    if (__atomic_load_n(&cap->regs->hp_lim, __ATOMIC_RELAXED) == NULL)
+    if (__atomic_load_n(&strata_regs.hp_lim, __ATOMIC_RELAXED) == NULL)
         return storage_era_now();
     return storage_era_catch_up(cap);
 }
@@ -189,7 +192,7 @@ static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
     Capability *me = capability_mine();
     if (me != NULL)
         (void)storage_era_observe(me);   /* the changer's next object */
-    capabilities_interrupt(me);   /* SC loads and stores after the SC CAS */
+    capabilities_interrupt_others();   /* SC loads and stores after the SC CAS */
     *era_out = era;
     return true;
 }
