@@ -132,11 +132,14 @@ static void *threads_worker(void *arg)
     (void)arg;
     Capability *cap = rts_lock();
     StgWord sink = 0;
-    long until_change = threads_every;
+    /* EVERY 0 counts down too, past the end: the runs with and without
+     * changes then differ in the changes alone, not in the loop. */
+    long every = threads_every > 0 ? threads_every : threads_n + 1;
+    long until_change = every;
     for (long i = 0; i < threads_n; i++) {
-        if (threads_every > 0 && --until_change == 0) {
+        if (--until_change == 0) {
             incrementUserEra(1);
-            until_change = threads_every;
+            until_change = every;
         }
         StgClosure *c = strata_alloc_constr(&Cell_info);
         sink += (StgWord)c & 1;
