@@ -229,8 +229,10 @@ static void interrupt_held(const Capability *skip)
 {
     for (unsigned i = 0; i < capabilities_n; i++) {
         Capability *c = &capabilities[i];
+        if (c == skip)
+            continue;
         StgRegs *r = __atomic_load_n(&c->regs, __ATOMIC_SEQ_CST);
-        if (c != skip && r != &c->saved)
+        if (r != &c->saved)
             __atomic_store_n(&r->hp_lim, NULL, __ATOMIC_SEQ_CST);
     }
 }

@@ -60,9 +60,9 @@ void storage_era_init(void)
  * storage_current_era.  Then the changer starts the run of the new era in
  * its own nursery block at once (storage_era_observe), and stores NULL,
  * sequentially consistently, into the hp_lim of every other held
- * capability, without a lock (capabilities_interrupt_others, Note [Interrupting
- * without the lock] in Capability.c).  Each of those, at its next
- * allocation, takes the slow path and starts its run there
+ * capability, without a lock (capabilities_interrupt_others, Note
+ * [Interrupting without the lock] in Capability.c).  Each of those, at
+ * its next allocation, takes the slow path and starts its run there
  * (storage_era_catch_up); the attention handler runs only for a request
  * flag, so the run and one SC store are all it costs.  A free capability
  * is left alone: capability_acquire clears the limit, so the first
@@ -71,7 +71,9 @@ void storage_era_init(void)
  *
  * The rule (docs/design/eras.md, Exactness): an object whose allocation
  * an era change happens before has that era or a later one.  The
- * changer's own next object: its catch-up reads the era after its CAS.
+ * changer's own next object: its catch-up (now, or at its next
+ * allocation when its limit was already cleared) reads the era after its
+ * CAS.
  * Another thread's: its fast path reads its own hp_lim; the change's NULL
  * happens before that read, so the read returns NULL or a later store.
  * The only later stores are the holder's own, in its slow path, and each
@@ -104,8 +106,8 @@ static void note_max_era(uint64_t era)
 
 uint64_t storage_era_catch_up(Capability *cap)
 {
-    /* The holder's own registers, not cap->regs: interrupters pin and read
-     * that line (Note [Interrupting without the lock] in Capability.c). */
+    /* The holder's own registers, not cap->regs: interrupters read that
+     * line (Note [Interrupting without the lock] in Capability.c). */
     StgRegs *regs = &strata_regs;
     ASSERT(cap->regs == regs);
     BlockDesc *cur = cap->nursery.current;
