@@ -1,9 +1,9 @@
 /*
  * utils/debug-client/Diff.c -- the diff of two heaps (DebugDiff.h): a
  * census of A kept as rows, then one of B merged into them, B's objects
- * split by A's era.  B is counted during DiffNew.c's walk, which also
- * gives the new objects' retained sizes and paths.  Relies on the marks-only traversal (Note [Marks only] in
- * Reach.c) and its address-order walk.
+ * split by A's era.  Each side is counted as the marks-only traversal
+ * scans it (Note [Marking in two steps] in Marks.c); DiffNew.c's walk
+ * gives the new objects' retained sizes and paths.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "DiffPrivate.h"
+#include "ReachPrivate.h"
 
 /* Note [What is new, by era]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -85,6 +86,11 @@ static DbgDiffRow *row_of(DbgClient *c, DbgDiffCount *k, bool growth, const DbgC
         dbg_fail(c, "out of memory for the diff's rows");
         return NULL;
     }
+    /* Which of two info tables of one key a row shows depends on the order
+     * of the count: see Note [One walk of B] in DiffNew.c. */
+    if (k->is_b && row->info != NULL && row->info != cl->info &&
+        (!growth || k->d->by == DBG_BY_INFO))
+        k->order_matters = true;
     if (k->is_b || row->info == NULL)
         row->info = cl->info;
     rs->last_key = key;
@@ -175,21 +181,39 @@ void dbg_diff_count_end(DbgDiffCount *k)
     word_map_free(&k->info_of);
 }
 
+void dbg_diff_count_reset(DbgDiffCount *k)
+{
+    DbgDiffTable *ts[2] = {&k->d->growth, &k->d->infos};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < ts[t]->n; i++) {
+            DbgDiffRow *r = &ts[t]->rows[i];
+            r->info = NULL;
+            r->b_bytes = r->b_objects = r->new_bytes = r->new_objects = 0;
+            r->old_bytes = r->old_objects = 0;
+        }
+    k->d->b_total_bytes = k->d->b_total_objects = 0;
+    k->d->new_total_bytes = k->d->new_total_objects = 0;
+    word_map_free(&k->growth_of);
+    word_map_free(&k->info_of);
+    k->growth.last_row = k->infos.last_row = 0;
+    k->order_matters = false;
+}
+
 int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
 {
     memset(out, 0, sizeof *out);
     out->by = by;
     out->a_era = dbg_target(a)->era;
     out->a_paused_at = dbg_target(a)->paused_at;
-    DbgReach *r = dbg_reach_marks(a);
-    if (r == NULL)
-        return -1;
     DbgDiffCount k;
-    int st = dbg_diff_count_start(a, out, false, &k);
-    if (st == 0) {
-        st = dbg_reach_for_each_heap(a, r, count_heap_object, &k) != 0 ? -1 : 0;
-        dbg_diff_count_end(&k);
-    }
+    if (dbg_diff_count_start(a, out, false, &k) != 0)
+        return -1;
+    /* A is counted as the traversal scans it (Note [Marking in two steps]
+     * in Marks.c): A's rows do not keep an info table, so order is no
+     * matter. */
+    DbgReach *r = dbg_reach_marks_with(a, 0, count_heap_object, &k);
+    int st = r != NULL ? 0 : -1;
+    dbg_diff_count_end(&k);
     dbg_reach_free(r);
     /* A's tables go with A's client: B's replace them where B has the row. */
     for (size_t i = 0; i < out->growth.n; i++)
@@ -222,17 +246,11 @@ int dbg_diff_finish(DbgClient *b, DbgDiff *d)
     if (d->b_era < d->a_era)
         return dbg_fail(b, "B (era %" PRIu64 ") is older than A (era %" PRIu64
                         "): give the earlier snapshot first", d->b_era, d->a_era);
-    DbgReach *r = dbg_reach_marks(b);
-    if (r == NULL)
-        return -1;
-    /* B is counted as the walk meets its objects: see Note [One walk of B]
-     * in DiffNew.c. */
+    /* B is counted as it is marked: see Note [One walk of B] in DiffNew.c. */
     DbgDiffCount k;
     int st = dbg_diff_count_start(b, d, true, &k);
     if (st == 0)
-        st = dbg_diff_new_walk(b, d, r, &k);   /* keeps r for the paths */
-    else
-        dbg_reach_free(r);
+        st = dbg_diff_new_walk(b, d, &k);   /* keeps its traversal for the paths */
     dbg_diff_count_end(&k);
     if (st == 0)
         qsort(d->growth.rows, d->growth.n, sizeof *d->growth.rows, by_gain);
