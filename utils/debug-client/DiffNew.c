@@ -383,6 +383,11 @@ static int count_heap_object(DbgClient *c, const DbgClosure *cl, void *env)
     return dbg_diff_count(c, env, cl);
 }
 
+static int count_in_cell(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    return dbg_diff_count_cell(c, env, cl);
+}
+
 /* The walk of the two phases over r (marked, ranked), then the sums;
  * counting B if counting, else stopping phase 1 at its n_entries'th entry. */
 static int walk(DbgClient *b, DbgDiff *d, DbgDiffCount *count, bool counting,
@@ -418,11 +423,11 @@ int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgDiffCount *count)
         return dbg_fail(b, "out of memory");
     d->paths = w;
     /* See Note [One walk of B]. */
-    w->r = dbg_reach_marks_with(b, d->a_era + 1, count_heap_object, count);
+    w->r = dbg_reach_marks_with(b, d->a_era + 1, count_in_cell, count);
     if (w->r == NULL)
         return -1;
     size_t n_entries = dbg_reach_n_held(w->r);
-    if (dbg_reach_marks_release(w->r) != 0)
+    if (dbg_reach_marks_release(w->r) != 0 || dbg_diff_count_cells_flush(b, count) != 0)
         return -1;
     if (n_entries == 0) {   /* nothing new is alive: no walk */
         if (!count->order_matters)
