@@ -168,14 +168,33 @@ static bool is_new(Walk *k, uint64_t addr)
     return b != NULL && b->era > k->d->a_era;
 }
 
+/* addr's block (NULL: a static closure) and rank (SIZE_MAX: not reached),
+ * from one lookup: dbg_reach_rank and dbg_block_of together. */
+static const DbgBlock *locate(Walk *k, uint64_t addr, size_t *rank)
+{
+    const DbgReach *r = k->w->r;
+    const DbgBlock *b = block_of(k->c, addr);
+    if (b == NULL) {
+        *rank = dbg_reach_rank(r, addr);
+        return NULL;
+    }
+    size_t i = (size_t)(b - k->c->blocks);
+    uint64_t w = (addr - b->start) / 8;
+    const uint64_t *m = r->marks[i];
+    *rank = addr % 8 != 0 || m == NULL || (m[w / 64] >> (w % 64) & 1) == 0
+                ? SIZE_MAX : rank_in(r, i, b, addr);
+    return b;
+}
+
 /* Phase 1 meets addr from `from` (a parent's rank, or n + root). */
 static int meet_old(Walk *k, uint64_t addr, uint32_t from)
 {
-    size_t rank = dbg_reach_rank(k->w->r, addr);
+    size_t rank;
+    const DbgBlock *b = locate(k, addr, &rank);
     if (rank == SIZE_MAX || k->w->par[rank] != 0)
         return 0;
     k->w->par[rank] = from + 1;
-    bool entry = is_new(k, addr);
+    bool entry = b != NULL && b->era > k->d->a_era;
     k->met += entry;
     if (push(entry ? &k->entries : &k->q, addr) != 0)
         return dbg_fail(k->c, "out of memory for the diff's queue");
@@ -210,12 +229,12 @@ static int meet_new(Walk *k, uint64_t addr, size_t from_rank, uint32_t from)
     return add_edge(k, from, id) == 0 ? 0 : dbg_fail(k->c, "out of memory for the diff");
 }
 
-/* Counts the closure at addr (if a heap object) and puts its pointers in
- * k->ptrs; how many, or SIZE_MAX. */
-static size_t count_and_ptrs_of(Walk *k, uint64_t addr)
+/* Counts the closure at addr (if a heap object: in block b) and puts its
+ * pointers in k->ptrs; how many, or SIZE_MAX. */
+static size_t count_and_ptrs_of(Walk *k, uint64_t addr, const DbgBlock *b)
 {
     DbgClosure cl;
-    if (dbg_closure(k->c, addr, &cl) != 0)
+    if ((b != NULL ? dbg_closure_in(k->c, b, addr, &cl) : dbg_closure(k->c, addr, &cl)) != 0)
         return SIZE_MAX;
     if (k->counting && cl.block != NULL && dbg_diff_count(k->c, k->count, &cl) != 0)
         return SIZE_MAX;
@@ -233,12 +252,27 @@ static size_t count_and_ptrs_of(Walk *k, uint64_t addr)
     return n;
 }
 
+/* Asks for the words of the object queued PREFETCH_AHEAD after the next:
+ * breadth first, each object popped lies far from the last. */
+#define PREFETCH_AHEAD 8
+static void prefetch_queued(Walk *k)
+{
+    if (k->q.head + PREFETCH_AHEAD >= k->q.n)
+        return;
+    uint64_t addr = k->q.a[k->q.head + PREFETCH_AHEAD];
+    const DbgBlock *b = block_of(k->c, addr);
+    if (b != NULL && b->data != NULL)
+        __builtin_prefetch(b->data + (addr - b->start));
+}
+
 static int drain(Walk *k, bool phase2)
 {
     while (k->q.head < k->q.n && (phase2 || k->met < k->n_entries)) {
+        prefetch_queued(k);
         uint64_t addr = k->q.a[k->q.head++];
-        size_t rank = dbg_reach_rank(k->w->r, addr);
-        size_t n = count_and_ptrs_of(k, addr);
+        size_t rank;
+        const DbgBlock *b = locate(k, addr, &rank);
+        size_t n = count_and_ptrs_of(k, addr, b);
         if (n == SIZE_MAX)
             return -1;
         uint32_t from = 0;
