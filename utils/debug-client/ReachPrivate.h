@@ -2,8 +2,9 @@
  * utils/debug-client/ReachPrivate.h -- the traversal's state, shared by
  * the graph core (Marks.c: marking what the roots reach; Ranks.c: the
  * dense numbering of what was marked) and the analyses that extend it
- * (Reach.c: parents and retainer paths).  Nothing outside those files
- * looks inside a DbgReach.
+ * (Reach.c: parents and retainer paths; Search.c; the diff, Diff.c and
+ * DiffNew.c: marks in two steps, and a rank and a block in one lookup).
+ * Nothing outside those files looks inside a DbgReach.
  */
 #ifndef STRATA_DEBUG_REACH_PRIVATE_H
 #define STRATA_DEBUG_REACH_PRIVATE_H
