@@ -268,7 +268,7 @@ static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
     if (it->block == NO_BLOCK)
         return dbg_closure(c, it->addr, &cl) != 0 ? -1 : visit_fields(c, r, &cl, visit_dfs);
     const DbgBlock *b = &c->blocks[it->block];
-    if (b->era >= r->hold_era) {   /* Note [Marking in two steps] */
+    if (r->hold_era != 0 && b->era >= r->hold_era) {   /* Note [Marking in two steps] */
         if (GROW_ARRAY_RESERVE_MIN(r->held, r->cap_held, r->n_held + 1, 64) != 0)
             return dbg_fail(c, "out of memory for the traversal");
         r->held[r->n_held++] = *it;
@@ -392,7 +392,7 @@ static DbgReach *traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
     r->n_blocks = n_blocks;
     r->c = c;
     r->marks_only = marks_only;
-    r->hold_era = hooks != NULL ? hooks->hold_era : UINT64_MAX;
+    r->hold_era = hooks != NULL ? hooks->hold_era : 0;
     r->each = hooks != NULL ? hooks->each : NULL;
     r->each_env = hooks != NULL ? hooks->each_env : NULL;
     if (marks_only && hot_blocks_build(c, r) != 0)
@@ -443,8 +443,7 @@ DbgReach *dbg_reach_marks_with(DbgClient *c, uint64_t hold_era,
                                int (*each)(DbgClient *c, const DbgClosure *cl, void *env),
                                void *env)
 {
-    DbgReach hooks = {.hold_era = hold_era ? hold_era : UINT64_MAX, .each = each,
-                      .each_env = env};
+    DbgReach hooks = {.hold_era = hold_era, .each = each, .each_env = env};
     const DbgRoot *roots;
     size_t n_roots;
     return traverse(c, true, &roots, &n_roots, &hooks);
@@ -465,7 +464,7 @@ int dbg_reach_marks_release(DbgReach *r)
         GROW_ARRAY_RESERVE_MIN(r->stack, r->cap_stack, r->n_stack + r->n_held, 4096) != 0)
         return dbg_fail(c, "out of memory for the traversal");
     memcpy(r->first_marks, r->mark_space, r->n_mark_words * sizeof *r->first_marks);
-    r->hold_era = UINT64_MAX;
+    r->hold_era = 0;
     r->releasing = true;
     for (size_t i = r->n_held; i > 0; i--)   /* the first held is scanned first */
         r->stack[r->n_stack++] = r->held[i - 1];

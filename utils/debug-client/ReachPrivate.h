@@ -52,7 +52,8 @@ struct DbgReach {
     /* Marks only, optionally: Note [Marking in two steps] in Marks.c. */
     int (*each)(DbgClient *c, const DbgClosure *cl, void *env);   /* per heap object */
     void *each_env;
-    uint64_t hold_era;           /* objects of blocks of this era or later wait */
+    uint64_t hold_era;           /* objects of blocks of this era or later wait
+                                  * (0: none) */
     struct MarkItem *held;       /* the objects waiting, unscanned */
     size_t n_held, cap_held;
     uint64_t *first_marks;       /* the mark words before the held were scanned */
