@@ -28,6 +28,7 @@
 #include "Census.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
+#include "DebugDiff.h"
 #include "DebugRequest.h"
 #include "RtsFlags.h"
 #include "os/Thread.h"
@@ -1903,6 +1904,78 @@ static void test_debug_pause_times_out_without_allocation(void **state)
     assert_int_equal(child_finish(&ch), 0);
 }
 
+/* ----------------------------------------------------------------------
+ * A diff whose one new object lies at the far end of an old list
+ * ---------------------------------------------------------------------- */
+
+STRATA_CONSTR_INFO(Fresh_info, "Fresh", 2, 0);
+#define DEEP_CELLS 2000
+
+/* Era 1: a list whose last cell holds a mutable variable holding a Num.
+ * Era 2: the variable holds a Fresh, and the Num only through it. */
+static void deep_new_body(void)
+{
+    setUserEra(1);
+    STRATA_ROOTS(r, 2);
+    r[1] = strata_alloc_mut_var();
+    StgClosure *num = strata_alloc_constr(&Num_info);
+    STRATA_WORD(num, 0) = 7;
+    strata_mut_var_write(r[1], num);
+    for (int i = 0; i < DEEP_CELLS; i++) {
+        StgClosure *cell = strata_alloc_constr(&Pair_info);
+        STRATA_FIELD(cell, 0) = r[0];
+        STRATA_FIELD(cell, 1) = i == 0 ? r[1] : NULL;
+        r[0] = cell;
+    }
+    setUserEra(2);
+    StgClosure *fresh = strata_alloc_constr(&Fresh_info);
+    STRATA_FIELD(fresh, 0) = STRATA_MUT_VAR_READ(r[1]);
+    STRATA_FIELD(fresh, 1) = NULL;
+    strata_mut_var_write(r[1], fresh);
+    r[1] = NULL;
+    child_report("END\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* The walk's first phase goes down the whole list to its one entry (Note
+ * [One walk of B] in DiffNew.c), the path is the shortest, and the Num
+ * that only Fresh holds is in Fresh's retained size. */
+static void test_debug_diff_finds_a_deep_new_object(void **state)
+{
+    (void)state;
+    Child ch = child_start(deep_new_body, "-A16k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    DbgClient *c = connect_paused(&ch);
+    DbgDiff d;
+    assert_int_equal(dbg_diff_begin(c, DBG_BY_INFO, &d), 0);
+    d.a_era = 1;   /* the same heap stands in for A, taken in era 1 */
+    assert_int_equal(dbg_diff_finish(c, &d), 0);
+    assert_int_equal(d.new_total_objects, 1);
+    size_t n;
+    size_t *ix = dbg_diff_new_order(&d, &n);
+    assert_non_null(ix);
+    assert_int_equal(n, 1);
+    const DbgDiffRow *row = &d.infos.rows[ix[0]];
+    free(ix);
+    assert_string_equal(row->info->name, "Fresh");
+    assert_int_equal(row->new_bytes, 24);
+    assert_int_equal(row->retained_bytes, 24 + 16);
+    DbgPath p;
+    assert_int_equal(dbg_diff_path(c, &d, row->example, &p), 0);
+    assert_int_equal(p.n, DEEP_CELLS + 2);   /* Fresh, the variable, the cells */
+    const DbgRoot *roots;
+    size_t nr;
+    assert_int_equal(dbg_roots(c, &roots, &nr), 0);
+    assert_int_equal(roots[p.root].kind, DEBUG_ROOT_FRAME);
+    assert_string_equal(roots[p.root].func, "deep_new_body");
+    dbg_path_free(&p);
+    dbg_diff_free(&d);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+}
+
 int main(void)
 {
     srandom((unsigned)getpid());
@@ -1925,6 +1998,7 @@ int main(void)
         cmocka_unit_test(test_debug_boundary_without_the_tree_matches_it),
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
         cmocka_unit_test(test_debug_weaks_with_key_liveness),
+        cmocka_unit_test(test_debug_diff_finds_a_deep_new_object),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

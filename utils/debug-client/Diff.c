@@ -1,9 +1,9 @@
 /*
  * utils/debug-client/Diff.c -- the diff of two heaps (DebugDiff.h): a
  * census of A kept as rows, then one of B merged into them, B's objects
- * split by A's era.  B is counted during DiffNew.c's walk, which also
- * gives the new objects' retained sizes and paths.  Relies on the marks-only traversal (Note [Marks only] in
- * Reach.c) and its address-order walk.
+ * split by A's era.  Each side is counted as the marks-only traversal
+ * scans it (Note [Marking in two steps] in Marks.c); DiffNew.c's walk
+ * gives the new objects' retained sizes and paths.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "DiffPrivate.h"
+#include "GrowArray.h"
+#include "ReachPrivate.h"
 
 /* Note [What is new, by era]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -85,6 +87,11 @@ static DbgDiffRow *row_of(DbgClient *c, DbgDiffCount *k, bool growth, const DbgC
         dbg_fail(c, "out of memory for the diff's rows");
         return NULL;
     }
+    /* Which of two info tables of one key a row shows depends on the order
+     * of the count: see Note [One walk of B] in DiffNew.c. */
+    if (k->is_b && row->info != NULL && row->info != cl->info &&
+        (!growth || k->d->by == DBG_BY_INFO))
+        k->order_matters = true;
     if (k->is_b || row->info == NULL)
         row->info = cl->info;
     rs->last_key = key;
@@ -97,49 +104,101 @@ DbgDiffRow *dbg_diff_info_row(DbgClient *c, DbgDiffCount *k, const DbgClosure *c
     return row_of(c, k, false, cl);
 }
 
-static void count_into(const DbgDiffCount *k, const DbgClosure *cl, DbgDiffRow *row, uint64_t bytes)
+static void count_into(const DbgDiffCount *k, const DbgClosure *cl, DbgDiffRow *row,
+                       uint64_t bytes, uint64_t objects)
 {
     if (!k->is_b) {
         row->a_bytes += bytes;
-        row->a_objects++;
+        row->a_objects += objects;
         return;
     }
     row->b_bytes += bytes;
-    row->b_objects++;
+    row->b_objects += objects;
     if (cl->era > k->d->a_era) {
         row->new_bytes += bytes;
-        row->new_objects++;
+        row->new_objects += objects;
     } else {
         row->old_bytes += bytes;
-        row->old_objects++;
+        row->old_objects += objects;
     }
 }
 
-int dbg_diff_count(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl)
+/* Counts objects of cl's info table and era, of bytes in all. */
+static int count_n(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl, uint64_t bytes,
+                   uint64_t objects)
 {
-    uint64_t bytes = (uint64_t)cl->n_words * 8;
     DbgDiffRow *g = row_of(c, k, true, cl), *i = row_of(c, k, false, cl);
     if (g == NULL || i == NULL)
         return -1;
-    count_into(k, cl, g, bytes);
-    count_into(k, cl, i, bytes);
+    count_into(k, cl, g, bytes, objects);
+    count_into(k, cl, i, bytes, objects);
     if (!k->is_b) {
         k->d->a_total_bytes += bytes;
-        k->d->a_total_objects++;
+        k->d->a_total_objects += objects;
     } else {
         k->d->b_total_bytes += bytes;
-        k->d->b_total_objects++;
+        k->d->b_total_objects += objects;
         if (cl->era > k->d->a_era) {
             k->d->new_total_bytes += bytes;
-            k->d->new_total_objects++;
+            k->d->new_total_objects += objects;
         }
     }
     return 0;
 }
 
-static int count_heap_object(DbgClient *c, const DbgClosure *cl, void *env)
+int dbg_diff_count(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl)
 {
-    return dbg_diff_count(c, env, cl);
+    return count_n(c, k, cl, (uint64_t)cl->n_words * 8, 1);
+}
+
+/* Note [Counting by cells]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~
+ * Every row an object counts in is a function of its info table and its
+ * era, so the traversal's count adds each object to a cell of the two
+ * (one comparison with the last object's cell, most of the time) and the
+ * cells go into the rows afterwards, in the order they were made.  That
+ * order meets each info table first where the objects' order did, so the
+ * rows, and the info table a row keeps, are those of counting the objects
+ * one by one. */
+int dbg_diff_count_cell(DbgClient *c, DbgDiffCount *k, const DbgClosure *cl)
+{
+    DbgDiffCell *x = k->n_cells > 0 ? &k->cells[k->last_cell] : NULL;
+    if (x == NULL || x->info != cl->info || x->era != cl->era) {
+        uint64_t h = (cl->info->addr ^ (cl->era * 0x9e3779b97f4a7c15ull)) | 1;
+        const uint64_t *v;
+        for (; (v = word_map_get(&k->cell_of, h)) != NULL; h += 2)
+            if (k->cells[*v - 1].info == cl->info && k->cells[*v - 1].era == cl->era)
+                break;
+        if (v == NULL) {
+            if (GROW_ARRAY_RESERVE_MIN(k->cells, k->cap_cells, k->n_cells + 1, 64) != 0 ||
+                word_map_put(&k->cell_of, h, k->n_cells + 1) != 0)
+                return dbg_fail(c, "out of memory for the diff's rows");
+            k->cells[k->n_cells++] = (DbgDiffCell){cl->info, cl->era, 0, 0};
+            v = word_map_get(&k->cell_of, h);
+        }
+        k->last_cell = *v - 1;
+        x = &k->cells[k->last_cell];
+    }
+    x->bytes += (uint64_t)cl->n_words * 8;
+    x->objects++;
+    return 0;
+}
+
+int dbg_diff_count_cells_flush(DbgClient *c, DbgDiffCount *k)
+{
+    for (size_t i = 0; i < k->n_cells; i++) {
+        DbgClosure cl = {.info = k->cells[i].info, .era = k->cells[i].era};
+        if (count_n(c, k, &cl, k->cells[i].bytes, k->cells[i].objects) != 0)
+            return -1;
+    }
+    k->n_cells = 0;
+    word_map_free(&k->cell_of);
+    return 0;
+}
+
+static int count_in_cell(DbgClient *c, const DbgClosure *cl, void *env)
+{
+    return dbg_diff_count_cell(c, env, cl);
 }
 
 /* Indexes the rows a table already has by their keys: A's rows are found
@@ -173,6 +232,28 @@ void dbg_diff_count_end(DbgDiffCount *k)
     word_map_free(&k->infos.by_key);
     word_map_free(&k->growth_of);
     word_map_free(&k->info_of);
+    word_map_free(&k->cell_of);
+    free(k->cells);
+    k->cells = NULL;
+    k->n_cells = k->cap_cells = 0;
+}
+
+void dbg_diff_count_reset(DbgDiffCount *k)
+{
+    DbgDiffTable *ts[2] = {&k->d->growth, &k->d->infos};
+    for (size_t t = 0; t < 2; t++)
+        for (size_t i = 0; i < ts[t]->n; i++) {
+            DbgDiffRow *r = &ts[t]->rows[i];
+            r->info = NULL;
+            r->b_bytes = r->b_objects = r->new_bytes = r->new_objects = 0;
+            r->old_bytes = r->old_objects = 0;
+        }
+    k->d->b_total_bytes = k->d->b_total_objects = 0;
+    k->d->new_total_bytes = k->d->new_total_objects = 0;
+    word_map_free(&k->growth_of);
+    word_map_free(&k->info_of);
+    k->growth.last_row = k->infos.last_row = 0;
+    k->order_matters = false;
 }
 
 int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
@@ -181,15 +262,15 @@ int dbg_diff_begin(DbgClient *a, DbgCensusBy by, DbgDiff *out)
     out->by = by;
     out->a_era = dbg_target(a)->era;
     out->a_paused_at = dbg_target(a)->paused_at;
-    DbgReach *r = dbg_reach_marks(a);
-    if (r == NULL)
-        return -1;
     DbgDiffCount k;
-    int st = dbg_diff_count_start(a, out, false, &k);
-    if (st == 0) {
-        st = dbg_reach_for_each_heap(a, r, count_heap_object, &k) != 0 ? -1 : 0;
-        dbg_diff_count_end(&k);
-    }
+    if (dbg_diff_count_start(a, out, false, &k) != 0)
+        return -1;
+    /* A is counted as the traversal scans it (Note [Marking in two steps]
+     * in Marks.c): A's rows do not keep an info table, so order is no
+     * matter. */
+    DbgReach *r = dbg_reach_marks_with(a, 0, count_in_cell, &k);
+    int st = r != NULL ? dbg_diff_count_cells_flush(a, &k) : -1;
+    dbg_diff_count_end(&k);
     dbg_reach_free(r);
     /* A's tables go with A's client: B's replace them where B has the row. */
     for (size_t i = 0; i < out->growth.n; i++)
@@ -222,17 +303,11 @@ int dbg_diff_finish(DbgClient *b, DbgDiff *d)
     if (d->b_era < d->a_era)
         return dbg_fail(b, "B (era %" PRIu64 ") is older than A (era %" PRIu64
                         "): give the earlier snapshot first", d->b_era, d->a_era);
-    DbgReach *r = dbg_reach_marks(b);
-    if (r == NULL)
-        return -1;
-    /* B is counted as the walk meets its objects: see Note [One walk of B]
-     * in DiffNew.c. */
+    /* B is counted as it is marked: see Note [One walk of B] in DiffNew.c. */
     DbgDiffCount k;
     int st = dbg_diff_count_start(b, d, true, &k);
     if (st == 0)
-        st = dbg_diff_new_walk(b, d, r, &k);   /* keeps r for the paths */
-    else
-        dbg_reach_free(r);
+        st = dbg_diff_new_walk(b, d, &k);   /* keeps its traversal for the paths */
     dbg_diff_count_end(&k);
     if (st == 0)
         qsort(d->growth.rows, d->growth.n, sizeof *d->growth.rows, by_gain);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "DiffPrivate.h"
+#include "ReachPrivate.h"
 #include "strata/Debug.h"
 
 /* Note [Retained by the new objects]
@@ -35,20 +36,26 @@
 
 /* Note [One walk of B]
  * ~~~~~~~~~~~~~~~~~~~~
- * The two phases together take every object the marks reached exactly
- * once off their queue (an object is queued when its parent is first set,
- * and the roots they start from are the marks' seeds), so B's census is
- * counted there, from the closure each step decodes anyway, instead of in
- * a sweep of the marks before the walk: a diff traverses B twice (the
- * marks, the walk), not three times.  The rows made in between by a new
- * object's node (add_node) are the same rows the count finds later.
- * When no reachable object of B is newer than A (the marks of B's blocks
- * of later eras are empty: a look at those blocks only), there is nothing
- * to walk for, and B is counted by a sweep of the marks as census does. */
+ * B is marked in two steps (Note [Marking in two steps] in Marks.c):
+ * first what the roots reach through old objects only, holding back the
+ * new objects met (phase 1's objects and its entries, as a set), then
+ * the rest; B's census is counted as the traversal scans each object.
+ * So the walk needs no census and no full phase 1: its only outputs from
+ * phase 1 are the entries' order and the parents on the paths to them,
+ * all known once the last entry is met, so phase 1 stops there (with new
+ * objects hung off roots or shallow mutable cells, at once).  Phase 2
+ * tells its objects from phase 1's by the first step's marks.  Which of
+ * two info tables sharing a row's key the row shows is the one met last
+ * for the first time, so it depends on the order of the count: where that
+ * happens (order_matters), B is counted again in the order the diff used
+ * before: by address when nothing new is alive, else in the walk, whose
+ * phase 1 then runs to the end.  A pointer-by-pointer rank lookup over
+ * the whole heap is what phase 1 costs when the last entry lies deep. */
 
 struct DbgDiffNew {
     DbgReach *r;
-    uint32_t *par;               /* by rank: UNSEEN, a parent's rank, or n + root */
+    uint32_t *par;               /* by rank: 0 unseen, else 1 + a parent's rank or
+                                  * 1 + n + root */
     size_t n;
 };
 
@@ -93,6 +100,8 @@ typedef struct {
     DbgClient *c;
     DbgDiff *d;
     DbgDiffCount *count;
+    bool counting;               /* B counted in the walk (else counted already) */
+    size_t n_entries, met;       /* phase 1 stops at n_entries met */
     DbgDiffNew *w;
     Queue q, entries;
     Sub s;
@@ -159,16 +168,44 @@ static bool is_new(Walk *k, uint64_t addr)
     return b != NULL && b->era > k->d->a_era;
 }
 
+/* addr's block (NULL: a static closure) and rank (SIZE_MAX: not reached),
+ * from one lookup: dbg_reach_rank and dbg_block_of together. */
+static const DbgBlock *locate(Walk *k, uint64_t addr, size_t *rank)
+{
+    const DbgReach *r = k->w->r;
+    const DbgBlock *b = block_of(k->c, addr);
+    if (b == NULL) {
+        *rank = dbg_reach_rank(r, addr);
+        return NULL;
+    }
+    size_t i = (size_t)(b - k->c->blocks);
+    uint64_t w = (addr - b->start) / 8;
+    const uint64_t *m = r->marks[i];
+    *rank = addr % 8 != 0 || m == NULL || (m[w / 64] >> (w % 64) & 1) == 0
+                ? SIZE_MAX : rank_in(r, i, b, addr);
+    return b;
+}
+
 /* Phase 1 meets addr from `from` (a parent's rank, or n + root). */
 static int meet_old(Walk *k, uint64_t addr, uint32_t from)
 {
-    size_t rank = dbg_reach_rank(k->w->r, addr);
-    if (rank == SIZE_MAX || k->w->par[rank] != UNSEEN)
+    size_t rank;
+    const DbgBlock *b = locate(k, addr, &rank);
+    if (rank == SIZE_MAX || k->w->par[rank] != 0)
         return 0;
-    k->w->par[rank] = from;
-    if (push(is_new(k, addr) ? &k->entries : &k->q, addr) != 0)
+    k->w->par[rank] = from + 1;
+    bool entry = b != NULL && b->era > k->d->a_era;
+    k->met += entry;
+    if (push(entry ? &k->entries : &k->q, addr) != 0)
         return dbg_fail(k->c, "out of memory for the diff's queue");
     return 0;
+}
+
+/* Whether addr (reachable) is phase 2's: new, or reached only through a
+ * new object (marked after the first step). */
+static bool in_phase2(Walk *k, uint64_t addr)
+{
+    return is_new(k, addr) || !dbg_reach_marked_first(k->w->r, addr);
 }
 
 /* Phase 2 meets addr from node `from` (0: an entry). */
@@ -178,9 +215,9 @@ static int meet_new(Walk *k, uint64_t addr, size_t from_rank, uint32_t from)
     if (rank == SIZE_MAX)
         return 0;
     uint32_t id;
-    if (from == 0 || k->w->par[rank] == UNSEEN) {
+    if (from == 0 || (k->w->par[rank] == 0 && in_phase2(k, addr))) {
         if (from != 0)
-            k->w->par[rank] = (uint32_t)from_rank;
+            k->w->par[rank] = (uint32_t)from_rank + 1;
         if (add_node(k, addr, rank, &id) != 0 || push(&k->q, addr) != 0)
             return dbg_fail(k->c, "out of memory for the diff's queue");
     } else {
@@ -192,14 +229,14 @@ static int meet_new(Walk *k, uint64_t addr, size_t from_rank, uint32_t from)
     return add_edge(k, from, id) == 0 ? 0 : dbg_fail(k->c, "out of memory for the diff");
 }
 
-/* Counts the closure at addr (if a heap object) and puts its pointers in
- * k->ptrs; how many, or SIZE_MAX. */
-static size_t count_and_ptrs_of(Walk *k, uint64_t addr)
+/* Counts the closure at addr (if a heap object: in block b) and puts its
+ * pointers in k->ptrs; how many, or SIZE_MAX. */
+static size_t count_and_ptrs_of(Walk *k, uint64_t addr, const DbgBlock *b)
 {
     DbgClosure cl;
-    if (dbg_closure(k->c, addr, &cl) != 0)
+    if ((b != NULL ? dbg_closure_in(k->c, b, addr, &cl) : dbg_closure(k->c, addr, &cl)) != 0)
         return SIZE_MAX;
-    if (cl.block != NULL && dbg_diff_count(k->c, k->count, &cl) != 0)
+    if (k->counting && cl.block != NULL && dbg_diff_count(k->c, k->count, &cl) != 0)
         return SIZE_MAX;
     size_t n = dbg_closure_ptrs(k->c, &cl, k->ptrs, k->cap_ptrs);
     if (n > k->cap_ptrs) {
@@ -215,12 +252,27 @@ static size_t count_and_ptrs_of(Walk *k, uint64_t addr)
     return n;
 }
 
+/* Asks for the words of the object queued PREFETCH_AHEAD after the next:
+ * breadth first, each object popped lies far from the last. */
+#define PREFETCH_AHEAD 8
+static void prefetch_queued(Walk *k)
+{
+    if (k->q.head + PREFETCH_AHEAD >= k->q.n)
+        return;
+    uint64_t addr = k->q.a[k->q.head + PREFETCH_AHEAD];
+    const DbgBlock *b = block_of(k->c, addr);
+    if (b != NULL && b->data != NULL)
+        __builtin_prefetch(b->data + (addr - b->start));
+}
+
 static int drain(Walk *k, bool phase2)
 {
-    while (k->q.head < k->q.n) {
+    while (k->q.head < k->q.n && (phase2 || k->met < k->n_entries)) {
+        prefetch_queued(k);
         uint64_t addr = k->q.a[k->q.head++];
-        size_t rank = dbg_reach_rank(k->w->r, addr);
-        size_t n = count_and_ptrs_of(k, addr);
+        size_t rank;
+        const DbgBlock *b = locate(k, addr, &rank);
+        size_t n = count_and_ptrs_of(k, addr, b);
         if (n == SIZE_MAX)
             return -1;
         uint32_t from = 0;
@@ -241,7 +293,7 @@ static int walk_phases(Walk *k)
     size_t nr;
     if (dbg_roots(k->c, &roots, &nr) != 0)
         return -1;
-    if ((uint64_t)k->w->n + nr >= UNSEEN)
+    if ((uint64_t)k->w->n + nr >= UINT32_MAX)
         return dbg_fail(k->c, "diff: %zu objects and %zu roots are too many for 32-bit "
                         "parents", k->w->n, nr);
     for (size_t i = 0; i < nr; i++)
@@ -360,39 +412,29 @@ out:
     return st;
 }
 
-static int stop_at_first(DbgClient *c, const DbgClosure *cl, void *env)
-{
-    (void)c;
-    (void)cl;
-    (void)env;
-    return 1;
-}
-
 static int count_heap_object(DbgClient *c, const DbgClosure *cl, void *env)
 {
     return dbg_diff_count(c, env, cl);
 }
 
-int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, DbgDiffCount *count)
+static int count_in_cell(DbgClient *c, const DbgClosure *cl, void *env)
 {
-    DbgDiffNew *w = calloc(1, sizeof *w);
-    if (w == NULL) {
-        dbg_reach_free(r);
-        return dbg_fail(b, "out of memory");
-    }
-    w->r = r;
-    d->paths = w;
-    int found = dbg_reach_for_each_heap_from(b, r, d->a_era + 1, stop_at_first, NULL);
-    if (found == 0)   /* nothing new is alive: no walk (Note [One walk of B]) */
-        return dbg_reach_for_each_heap(b, r, count_heap_object, count) != 0 ? -1 : 0;
-    if (found < 0 || dbg_reach_rank_build(r) != 0)
-        return -1;
-    w->n = dbg_reach_n_ranked(r);
-    w->par = malloc((w->n ? w->n : 1) * sizeof *w->par);
+    return dbg_diff_count_cell(c, env, cl);
+}
+
+/* The walk of the two phases over r (marked, ranked), then the sums;
+ * counting B if counting, else stopping phase 1 at its n_entries'th entry. */
+static int walk(DbgClient *b, DbgDiff *d, DbgDiffCount *count, bool counting,
+                size_t n_entries)
+{
+    DbgDiffNew *w = d->paths;
+    w->n = dbg_reach_n_ranked(w->r);
+    /* calloc: the pages phase 1 never reaches stay unmapped. */
+    w->par = calloc(w->n ? w->n : 1, sizeof *w->par);
     if (w->par == NULL)
         return dbg_fail(b, "out of memory for the diff's parents");
-    memset(w->par, 0xff, w->n * sizeof *w->par);
-    Walk k = {.c = b, .d = d, .count = count, .w = w};
+    Walk k = {.c = b, .d = d, .count = count, .counting = counting,
+              .n_entries = counting ? SIZE_MAX : n_entries, .w = w};
     int st = walk_phases(&k);
     if (st == 0 && k.s.n >= UNSEEN)
         st = dbg_fail(b, "diff: too many new objects for 32-bit node numbers");
@@ -408,11 +450,38 @@ int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgReach *r, DbgDiffCount *count
     return st;
 }
 
+int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgDiffCount *count)
+{
+    DbgDiffNew *w = calloc(1, sizeof *w);
+    if (w == NULL)
+        return dbg_fail(b, "out of memory");
+    d->paths = w;
+    /* See Note [One walk of B]. */
+    w->r = dbg_reach_marks_with(b, d->a_era + 1, count_in_cell, count);
+    if (w->r == NULL)
+        return -1;
+    size_t n_entries = dbg_reach_n_held(w->r);
+    if (dbg_reach_marks_release(w->r) != 0 || dbg_diff_count_cells_flush(b, count) != 0)
+        return -1;
+    if (n_entries == 0) {   /* nothing new is alive: no walk */
+        if (!count->order_matters)
+            return 0;
+        dbg_diff_count_reset(count);
+        return dbg_reach_for_each_heap(b, w->r, count_heap_object, count) != 0 ? -1 : 0;
+    }
+    if (dbg_reach_rank_build(w->r) != 0)
+        return -1;
+    bool again = count->order_matters;
+    if (again)
+        dbg_diff_count_reset(count);
+    return walk(b, d, count, again, n_entries);
+}
+
 int dbg_diff_path(DbgClient *b, const DbgDiff *d, uint64_t addr, DbgPath *out)
 {
     const DbgDiffNew *w = d->paths;
     size_t rank = w != NULL && w->par != NULL ? dbg_reach_rank(w->r, addr) : SIZE_MAX;
-    if (rank == SIZE_MAX || w->par[rank] == UNSEEN)
+    if (rank == SIZE_MAX || w->par[rank] == 0)
         return dbg_fail(b, "0x%" PRIx64 " is not a reachable object of B", addr);
     *out = (DbgPath){0};
     size_t cap = 0;
@@ -427,7 +496,7 @@ int dbg_diff_path(DbgClient *b, const DbgDiff *d, uint64_t addr, DbgPath *out)
             out->addrs = a;
         }
         out->addrs[out->n++] = addr;
-        uint32_t p = w->par[rank];
+        uint32_t p = w->par[rank] - 1;
         if (p >= w->n) {
             out->root = p - w->n;
             return 0;

@@ -62,6 +62,9 @@ void dbg_reach_free(DbgReach *r)
     free(r->found);
     free(r->hot);
     free(r->mark_space);
+    free(r->held);
+    free(r->first_marks);
+    word_map_free(&r->later_statics);
     free(r->ptrs);
     free(r);
 }
@@ -179,6 +182,7 @@ static int hot_blocks_build(DbgClient *c, DbgReach *r)
                                b->data};
         words += (b->used_bytes / 8 + 63) / 64 + 1;
     }
+    r->n_mark_words = words;
     return 0;
 }
 
@@ -230,7 +234,8 @@ static int visit_dfs(DbgClient *c, DbgReach *r, uint64_t addr)
             r->dangling++;
             return 0;
         }
-        if (word_map_put(&r->static_marks, addr, 1) != 0)
+        if (word_map_put(&r->static_marks, addr, 1) != 0 ||
+            (r->releasing && word_map_put(&r->later_statics, addr, 1) != 0))
             return dbg_fail(c, "out of memory for marks");
         r->last_static = addr;
     }
@@ -260,8 +265,17 @@ visit_fields(DbgClient *c, DbgReach *r, const DbgClosure *cl,
 static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
 {
     DbgClosure cl;
-    if ((it->block != NO_BLOCK ? dbg_closure_in(c, &c->blocks[it->block], it->addr, &cl)
-                               : dbg_closure(c, it->addr, &cl)) != 0)
+    if (it->block == NO_BLOCK)
+        return dbg_closure(c, it->addr, &cl) != 0 ? -1 : visit_fields(c, r, &cl, visit_dfs);
+    const DbgBlock *b = &c->blocks[it->block];
+    if (r->hold_era != 0 && b->era >= r->hold_era) {   /* Note [Marking in two steps] */
+        if (GROW_ARRAY_RESERVE_MIN(r->held, r->cap_held, r->n_held + 1, 64) != 0)
+            return dbg_fail(c, "out of memory for the traversal");
+        r->held[r->n_held++] = *it;
+        return 0;
+    }
+    if (dbg_closure_in(c, b, it->addr, &cl) != 0 ||
+        (r->each != NULL && r->each(c, &cl, r->each_env) != 0))
         return -1;
     return visit_fields(c, r, &cl, visit_dfs);
 }
@@ -361,8 +375,8 @@ int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_e
     return 0;
 }
 
-DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
-                             size_t *n_roots)
+static DbgReach *traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
+                          size_t *n_roots, const DbgReach *hooks)
 {
     const DbgBlock *bs;
     size_t n_blocks;
@@ -378,6 +392,9 @@ DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **root
     r->n_blocks = n_blocks;
     r->c = c;
     r->marks_only = marks_only;
+    r->hold_era = hooks != NULL ? hooks->hold_era : 0;
+    r->each = hooks != NULL ? hooks->each : NULL;
+    r->each_env = hooks != NULL ? hooks->each_env : NULL;
     if (marks_only && hot_blocks_build(c, r) != 0)
         goto fail;
     for (size_t k = 0; k < sizeof dbg_seed_order; k++)
@@ -389,8 +406,10 @@ DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **root
         /* Depth first (Note [Marks only]), through a prefetch window. */
         if (traverse_marks_only(c, r) != 0)
             goto fail;
-        free(r->hot);   /* the marks stay in r->mark_space */
-        r->hot = NULL;
+        if (r->n_held == 0) {
+            free(r->hot);   /* the marks stay in r->mark_space */
+            r->hot = NULL;
+        }
     } else {
         for (size_t q = 0; q < r->n; q++)
             if (scan(c, r, r->order[q]) != 0)
@@ -400,4 +419,72 @@ DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **root
 fail:
     dbg_reach_free(r);
     return NULL;
+}
+
+DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
+                             size_t *n_roots)
+{
+    return traverse(c, marks_only, roots, n_roots, NULL);
+}
+
+/* Note [Marking in two steps]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A diff wants of B a census, the set of objects reachable without
+ * passing through a new object, and the new objects met on its edge
+ * (Note [Retained by the new objects] in DiffNew.c).  The marks-only
+ * traversal gives all three in its one pass over the heap: a callback
+ * counts each object as it is scanned (it is in the cache then, and a
+ * census needs no second sweep of the marks), and objects of new blocks
+ * are marked when met but wait unscanned until the first step is done.
+ * Then the marks are copied (a bit per heap word), and the waiting
+ * objects and what they reach are scanned.  Each reached object is still
+ * scanned once, so the marks and the census are the same as one pass's. */
+DbgReach *dbg_reach_marks_with(DbgClient *c, uint64_t hold_era,
+                               int (*each)(DbgClient *c, const DbgClosure *cl, void *env),
+                               void *env)
+{
+    DbgReach hooks = {.hold_era = hold_era, .each = each, .each_env = env};
+    const DbgRoot *roots;
+    size_t n_roots;
+    return traverse(c, true, &roots, &n_roots, &hooks);
+}
+
+size_t dbg_reach_n_held(const DbgReach *r)
+{
+    return r->n_held;
+}
+
+int dbg_reach_marks_release(DbgReach *r)
+{
+    if (r->n_held == 0)
+        return 0;
+    DbgClient *c = r->c;
+    r->first_marks = malloc((r->n_mark_words ? r->n_mark_words : 1) * sizeof *r->first_marks);
+    if (r->first_marks == NULL ||
+        GROW_ARRAY_RESERVE_MIN(r->stack, r->cap_stack, r->n_stack + r->n_held, 4096) != 0)
+        return dbg_fail(c, "out of memory for the traversal");
+    memcpy(r->first_marks, r->mark_space, r->n_mark_words * sizeof *r->first_marks);
+    r->hold_era = 0;
+    r->releasing = true;
+    for (size_t i = r->n_held; i > 0; i--)   /* the first held is scanned first */
+        r->stack[r->n_stack++] = r->held[i - 1];
+    int st = traverse_marks_only(c, r);
+    free(r->hot);
+    r->hot = NULL;
+    return st;
+}
+
+bool dbg_reach_marked_first(const DbgReach *r, uint64_t addr)
+{
+    const DbgBlock *b = block_of(r->c, addr);
+    if (b == NULL)
+        return word_map_get(&r->static_marks, addr) != NULL &&
+               (r->first_marks == NULL || word_map_get(&r->later_statics, addr) == NULL);
+    const uint64_t *m = r->marks[b - r->c->blocks];
+    if (m == NULL)
+        return false;
+    if (r->first_marks != NULL)
+        m = r->first_marks + (m - r->mark_space);
+    uint64_t w = (addr - b->start) / 8;
+    return (m[w / 64] >> (w % 64) & 1) != 0;
 }

@@ -2,8 +2,9 @@
  * utils/debug-client/ReachPrivate.h -- the traversal's state, shared by
  * the graph core (Marks.c: marking what the roots reach; Ranks.c: the
  * dense numbering of what was marked) and the analyses that extend it
- * (Reach.c: parents and retainer paths).  Nothing outside those files
- * looks inside a DbgReach.
+ * (Reach.c: parents and retainer paths; Search.c; the diff, Diff.c and
+ * DiffNew.c: marks in two steps, and a rank and a block in one lookup).
+ * Nothing outside those files looks inside a DbgReach.
  */
 #ifndef STRATA_DEBUG_REACH_PRIVATE_H
 #define STRATA_DEBUG_REACH_PRIVATE_H
@@ -47,6 +48,17 @@ struct DbgReach {
     uint64_t last_static;        /* a static closure marked already, or 0 */
     struct HotBlock *hot;        /* marks only: see Note [Hot block records] */
     uint64_t *mark_space;        /* marks only: every block's marks, in one */
+    size_t n_mark_words;         /* ... its length */
+    /* Marks only, optionally: Note [Marking in two steps] in Marks.c. */
+    int (*each)(DbgClient *c, const DbgClosure *cl, void *env);   /* per heap object */
+    void *each_env;
+    uint64_t hold_era;           /* objects of blocks of this era or later wait
+                                  * (0: none) */
+    struct MarkItem *held;       /* the objects waiting, unscanned */
+    size_t n_held, cap_held;
+    uint64_t *first_marks;       /* the mark words before the held were scanned */
+    WordMap later_statics;       /* static closures marked after that */
+    bool releasing;
     DbgQuery query;              /* dbg_reach_search: what to look for, */
     size_t limit;                /* how many at most, */
     uint64_t *found;             /* and what was found, in breadth-first order */
@@ -96,5 +108,19 @@ static inline size_t rank_in(const DbgReach *r, size_t i, const DbgBlock *b, uin
  * (Note [Marks only] in Marks.c).  The roots into *roots. */
 DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
                              size_t *n_roots);
+
+/* The marks-only traversal of Note [Marking in two steps] in Marks.c:
+ * each (if not NULL) is called on every heap object as it is scanned
+ * (nonzero: stop, failed); objects of blocks of era hold_era or later are
+ * marked when met but wait, unscanned (0: none waits).  Then
+ * dbg_reach_marks_release scans the waiting objects and what they reach
+ * (each called on those too), and dbg_reach_marked_first tells whether an
+ * object was marked before that. */
+DbgReach *dbg_reach_marks_with(DbgClient *c, uint64_t hold_era,
+                               int (*each)(DbgClient *c, const DbgClosure *cl, void *env),
+                               void *env);
+size_t dbg_reach_n_held(const DbgReach *r);
+int dbg_reach_marks_release(DbgReach *r);
+bool dbg_reach_marked_first(const DbgReach *r, uint64_t addr);
 
 #endif /* STRATA_DEBUG_REACH_PRIVATE_H */

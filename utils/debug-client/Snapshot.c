@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -368,20 +369,50 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
  * Reading
  * ---------------------------------------------------------------------- */
 
-static int read_segments(DbgClient *c, DebugCursor *cur)
+/* Note [Reading a snapshot through a mapping]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A regular file is mapped rather than read: the checksum and the parser
+ * read the page cache's own pages, with no copy into a buffer the size of
+ * the file and no page faults to fill one (half of loading a large
+ * snapshot).  The segments' words cannot be used where they lie (a
+ * segment's header is 13 bytes, so its words are seldom aligned), so they
+ * are still copied into the blocks; the pages copied from are dropped from
+ * the mapping as the copying goes (MADV_DONTNEED: the page cache keeps
+ * them), so the reader holds about one heap, not two.  A file cut short
+ * while it is read then stops the reader (SIGBUS), and one rewritten in
+ * place may be read half old, half new after its checksum passed;
+ * strata-debug itself writes a snapshot by renaming a new file over the
+ * old (write_file), which leaves a reader's mapping alone. */
+#define DROP_STEP ((size_t)32 << 20)
+
+/* Drops the pages of the mapping map (NULL: none) wholly before p. */
+static void drop_read(const uint8_t *map, const uint8_t *p, size_t *dropped)
 {
+    if (map == NULL || (size_t)(p - map) < *dropped + DROP_STEP)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t upto = (size_t)(p - map) / page * page;
+    (void)madvise((void *)(uintptr_t)(map + *dropped), upto - *dropped, MADV_DONTNEED);
+    *dropped = upto;   /* a hint: an error only keeps the pages */
+}
+
+/* Block i's copy, zeroed (Note [Block contents in chunks] in Client.c). */
+static int block_copy(DbgClient *c, size_t i)
+{
+    c->block_data[i] = dbg_block_space(c, c->blocks[i].used_bytes);
+    if (c->block_data[i] == NULL)
+        return dbg_fail(c, "out of memory for block 0x%llx",
+                        (unsigned long long)c->blocks[i].start);
+    c->blocks[i].data = c->block_data[i];
+    return 0;
+}
+
+static int read_segments(DbgClient *c, DebugCursor *cur, const uint8_t *map)
+{
+    size_t dropped = 0;
     uint64_t n = debug_get_u64(cur);
     if (cur->bad || n > cur->left / 13)
         return dbg_fail(c, "bad segment count %llu", (unsigned long long)n);
-    for (size_t i = 0; i < c->n_blocks; i++) {
-        if (c->blocks[i].used_bytes == 0)
-            continue;
-        c->block_data[i] = dbg_block_space(c, c->blocks[i].used_bytes);
-        if (c->block_data[i] == NULL)
-            return dbg_fail(c, "out of memory for block 0x%llx",
-                            (unsigned long long)c->blocks[i].start);
-        c->blocks[i].data = c->block_data[i];
-    }
     for (uint64_t i = 0; i < n; i++) {
         uint64_t addr = debug_get_u64(cur);
         uint32_t words = debug_get_u32(cur);
@@ -399,8 +430,16 @@ static int read_segments(DbgClient *c, DebugCursor *cur)
             addr + (uint64_t)words * 8 > b->start + b->used_bytes)
             return dbg_fail(c, "segment at 0x%llx (%u words) lies outside every block",
                             (unsigned long long)addr, words);
+        /* A block's copy is made as its first segment comes, so that it
+         * fills while the mapping's pages go. */
+        if (b->data == NULL && block_copy(c, (size_t)(b - c->blocks)) != 0)
+            return -1;
         memcpy(c->block_data[b - c->blocks] + (addr - b->start), data, (size_t)words * 8);
+        drop_read(map, data + (size_t)words * 8, &dropped);
     }
+    for (size_t i = 0; i < c->n_blocks; i++)   /* blocks with nothing saved: zeros */
+        if (c->blocks[i].used_bytes != 0 && c->blocks[i].data == NULL && block_copy(c, i) != 0)
+            return -1;
     return 0;
 }
 
@@ -494,6 +533,29 @@ static int read_snapshot_body(FILE *f, DebugBuf *b, uint64_t bound, const char *
     return 0;
 }
 
+static DbgClient *open_bytes(const uint8_t *data, size_t len, const uint8_t *map,
+                             const char *name, char *err, size_t err_len);
+
+/* Reads the snapshot f through a mapping (Note [Reading a snapshot through
+ * a mapping]), if it is a regular file of at most bound bytes that maps:
+ * true, with the client (or NULL after writing why into err) in *out. */
+static bool open_mapped(FILE *f, uint64_t bound, const char *file, char *err, size_t err_len,
+                        DbgClient **out)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
+        (uint64_t)st.st_size > bound)
+        return false;
+    size_t len = (size_t)st.st_size;
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+    if (map == MAP_FAILED)
+        return false;
+    (void)madvise(map, len, MADV_SEQUENTIAL);
+    *out = open_bytes(map, len, map, file, err, err_len);
+    munmap(map, len);
+    return true;
+}
+
 DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
 {
     FILE *f = fopen(file, "rb");
@@ -510,6 +572,11 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         snprintf(err, err_len, "%s: cannot read (I/O error)", file);
     else
         bound = snapshot_bound(head, got, file, err, err_len);
+    DbgClient *c;
+    if (bound != 0 && open_mapped(f, bound, file, err, err_len, &c)) {
+        fclose(f);
+        return c;
+    }
     if (bound != 0)
         debug_buf_put_bytes(&b, head, got);
     bool ok = bound != 0 && read_snapshot_body(f, &b, bound, file, err, err_len) == 0;
@@ -518,13 +585,20 @@ DbgClient *dbg_open_snapshot(const char *file, char *err, size_t err_len)
         debug_buf_free(&b);
         return NULL;
     }
-    DbgClient *c = dbg_open_snapshot_bytes(b.data, b.len, file, err, err_len);
+    c = dbg_open_snapshot_bytes(b.data, b.len, file, err, err_len);
     debug_buf_free(&b);
     return c;
 }
 
 DbgClient *dbg_open_snapshot_bytes(const uint8_t *data, size_t len, const char *name, char *err,
                                    size_t err_len)
+{
+    return open_bytes(data, len, NULL, name, err, err_len);
+}
+
+/* dbg_open_snapshot_bytes; data is the mapping map if that is not NULL. */
+static DbgClient *open_bytes(const uint8_t *data, size_t len, const uint8_t *map,
+                             const char *name, char *err, size_t err_len)
 {
     DbgClient *c = calloc(1, sizeof *c);
     if (c == NULL) {
@@ -552,7 +626,7 @@ DbgClient *dbg_open_snapshot_bytes(const uint8_t *data, size_t len, const char *
         goto fail;
     c->target.paused_at = version >= 2 ? debug_get_u64(&cur) : 0;
     if (dbg_parse_blocks(c, &cur) != 0 ||
-        dbg_parse_roots(c, &cur) != 0 || read_segments(c, &cur) != 0 ||
+        dbg_parse_roots(c, &cur) != 0 || read_segments(c, &cur, map) != 0 ||
         dbg_parse_infos(c, &cur) != 0)
         goto fail;
     if (cur.left != 0) {
