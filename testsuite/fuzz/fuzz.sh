@@ -49,8 +49,9 @@ debug-request)
 hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/strata-html/profile.c utils/strata-html/series.c
         utils/strata-html/from_hp.c utils/strata-html/progress.c utils/heapprof/CostCentres.c
+        utils/heapprof/HeapModel.c wire/ClosureTypeNames.c reader/EventLogReader.c
         reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
-    incs=(utils/strata-html utils/heapprof reader base) max_len=16384 keep_len=4096 ;;
+    incs=(utils/strata-html utils/heapprof reader wire base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
         utils/debug-client/BlockIndex.c

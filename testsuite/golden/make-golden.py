@@ -18,6 +18,10 @@
 #   heap-budget.eventlog a -hT run at -i0.01 whose three censuses over 0.1 s
 #                        are fewer than the eleven its interval asked for, as
 #                        strata's census budget takes them
+#   heap-cut.eventlog    a -hT run killed in its third census: that census
+#                        has one sample and no SAMPLE_END, and the log no
+#                        data end marker (every tool counts the census:
+#                        Note [One rule per case] in utils/heapprof/HeapModel.c)
 #   no-end.eventlog      one event and no data end marker
 #   bad-order.eventlog   a block whose timestamps go backwards (check passes and counts it,
 #                        as GHC 9.0 writes such logs)
@@ -176,6 +180,19 @@ def heap_budget():
     return header(ids) + block(0xffff, 90, 101000001, g) + data_end()
 
 
+def heap_cut():
+    ids = [18, 30, 160, 162, 164, 165]
+    g = [
+        event(30, 120, u32(0) + b"".join(cstr(a) for a in
+                                         ["./prog", "+RTS", "-hT", "-i0.05", "-RTS"])),
+        prof_begin(140, 7, 50000000),
+    ]
+    g += sample(1000000, 0, [("THUNK_1_0", 4096), ("ARR_WORDS", 512)])
+    g += sample(51000000, 0, [("THUNK_1_0", 8192)])
+    g += sample(101000000, 0, [("ARR_WORDS", 65536)])[:-1]   # no SAMPLE_END
+    return header(ids) + block(0xffff, 90, 101000001, g)
+
+
 def no_end():
     return header([19]) + event(19, 5, b"last words")
 
@@ -206,6 +223,7 @@ LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
     "heap-budget.eventlog": heap_budget,
+    "heap-cut.eventlog": heap_cut,
     "no-end.eventlog": no_end,
     "bad-order.eventlog": bad_order,
     "bad-utf8.eventlog": bad_utf8,

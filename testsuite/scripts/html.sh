@@ -181,6 +181,11 @@ head -c $((size - 2)) leak.eventlog >no-end.eventlog   # drop the data-end marke
 expect_status 0 "$html" --json no-end.eventlog -o no-end.json
 expect_stderr_contains "strata-html: no-end.eventlog: warning: offset"
 expect_stderr_contains "no data end marker"
+# A run killed in its third census: the census counts with its one sample,
+# as in strata-events and strata-live (Note [One rule per case]).
+expect_status 0 "$html" --json "$golden/heap-cut.eventlog" -o heap-cut.json
+expect_json 'p.censuses + " " + p.table.map(b => b.name + "=" + b.last_bytes).join(" ")' \
+    '3 ARR_WORDS=65536 THUNK_1_0=0' heap-cut.json
 head -c 200 leak.eventlog >header-only.eventlog
 expect_status 1 "$html" header-only.eventlog
 expect_stderr_contains "strata-html: header-only.eventlog:"

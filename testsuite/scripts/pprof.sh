@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # testsuite/scripts/pprof.sh -- `strata-events pprof`: one census of an
-# -hi, -hT or -he log (ours, and GHC's golden -hi log) as a gzipped pprof
+# -hi, -hT or -he log (ours, GHC's golden -hi and -hc logs, and a log cut
+# short mid-census) as a gzipped pprof
 # profile, read back by `go tool pprof -top` (Debian's golang-go), whose
 # bands and bytes must equal `strata-events summary`'s for a one-census log
 # and `strata-events show`'s for a chosen census of a longer one; and
@@ -132,5 +133,24 @@ printf '4800 0x4a0010\n48 sat_s154_info\n' | sort >want.txt
 cmp -s want.txt got.txt && pass || fail "GHC's log: pprof shows $(cat got.txt)"
 go tool pprof -raw ghc.pb.gz 2>/dev/null | grep -q 'sat_s154_info Test.hs:5' && pass ||
     fail "GHC's log: sat_s154_info lacks Test.hs:5"
+
+# GHC 9.10's -hc log: the last census's cost-centre stacks, named as hp2ps
+# names them (ghc910-hc.bands.reference has the same names).
+expect_status 0 "$events" pprof "$golden/ghc910-hc.eventlog" -o hc.pb.gz
+pprof_bands hc.pb.gz >got.txt
+printf '%s\n' '6473776 MAIN' '75920 Main.CAF' '32896 SYSTEM' '640 GHC.Internal.Conc.Signal.CAF' |
+    sort >want.txt
+cmp -s want.txt got.txt && pass || fail "-hc: pprof shows $(cat got.txt)"
+
+# A run killed in its third census (heap-cut.eventlog, no SAMPLE_END): the
+# last census is that one, with its one sample, as summary counts it.
+expect_status 0 "$events" pprof "$golden/heap-cut.eventlog" -o cut.pb.gz
+[ "$(pprof_bands cut.pb.gz)" = "65536 ARR_WORDS" ] && pass ||
+    fail "cut short: pprof shows $(pprof_bands cut.pb.gz)"
+go tool pprof -raw cut.pb.gz 2>/dev/null | grep -q 'census 3, breakdown -hT' && pass ||
+    fail "cut short: not census 3: $(go tool pprof -raw cut.pb.gz 2>&1 | head -n 3)"
+expect_status 0 "$events" pprof "$golden/heap-cut.eventlog" --sample 2 -o two.pb.gz
+[ "$(pprof_bands two.pb.gz)" = "8192 THUNK_1_0" ] && pass ||
+    fail "cut short: census 2 shows $(pprof_bands two.pb.gz)"
 
 finish

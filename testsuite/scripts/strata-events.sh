@@ -40,6 +40,9 @@ done
 # Fewer censuses than the interval asked for (the census budget): both counts
 golden 0 heap-budget.summary.reference summary heap-budget.eventlog
 golden 0 heap-budget.summary-json.reference summary --json heap-budget.eventlog
+# A run killed in its third census: the census counts, with its one sample.
+golden 0 heap-cut.summary.reference summary heap-cut.eventlog
+golden 0 heap-cut.summary-json.reference summary --json heap-cut.eventlog
 golden 0 bad-order.check.reference check bad-order.eventlog
 golden 1 no-end.check.reference check no-end.eventlog
 golden 0 no-end.show.reference show no-end.eventlog

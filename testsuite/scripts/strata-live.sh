@@ -204,6 +204,12 @@ line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
 grep -q 'stream ended after [0-9]* events; serving its last figures' stdin.err && pass ||
     fail "stdin: no end-of-stream message: $(cat stdin.err)"
 stop_live
+# A run killed in its third census: the end of the stream ends that census,
+# which is then the one served (as in strata-events and strata-html).
+live_stdin=$top_srcdir/testsuite/golden/heap-cut.eventlog start_live cut -
+wait_metric 'strata_heap_census_number{' 3
+wait_metric 'strata_heap_census_bytes{service_name="prog",breakdown="closure_type",band="ARR_WORDS"' 65536
+stop_live
 
 # A stream that is not an eventlog on stdin: the reader's message, exit 1.
 expect_status 1 "$live" - --listen 127.0.0.1:0 <"$top_srcdir/README.md"

@@ -1,9 +1,11 @@
 /*
- * testsuite/unit/test_heapprof.c -- the heapprof library shared by
- * strata-events pprof and strata-live (utils/heapprof/): the latest
- * complete census (Note [Only the latest census] in HeapCensus.c), what a
- * band is, source locations split into file and line, strings made valid
- * UTF-8 for protobuf, and a profile that gzip and protobuf-c read back.
+ * testsuite/unit/test_heapprof.c -- the tools' heap-profile model and its
+ * pprof encoder (utils/heapprof/): one rule per odd case of a log (Note
+ * [One rule per case] in HeapModel.c), -hc stacks keyed by ids and named
+ * as hp2ps names them, strata-live's bounded bands (Note [Censuses go
+ * by]), what a band is, source locations split into file and line,
+ * strings made valid UTF-8 for protobuf, and a profile that gzip and
+ * protobuf-c read back.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +18,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "HeapCensus.h"
+#include "HeapModel.h"
 #include "Pprof.h"
 #include "profile.pb-c.h"
 
@@ -29,20 +31,20 @@ static EvrEvent event(uint16_t type)
     return ev;
 }
 
-static int add(HeapCensus *hc, EvrEvent ev)
+static int add(HeapModel *hc, EvrEvent ev)
 {
-    return heap_census_add(hc, &ev);
+    return heap_model_add(hc, &ev);
 }
 
-static int add_band(HeapCensus *hc, const char *label, uint64_t bytes)
+static int add_band(HeapModel *hc, const char *label, uint64_t bytes)
 {
     EvrEvent ev = event(EVENT_HEAP_PROF_SAMPLE_STRING);
     ev.u.sample_string.label = (EvrStr){ label, strlen(label) };
     ev.u.sample_string.residency_bytes = bytes;
-    return heap_census_add(hc, &ev);
+    return heap_model_add(hc, &ev);
 }
 
-static void add_ipe(HeapCensus *hc, uint64_t info, const char *table, const char *desc,
+static void add_ipe(HeapModel *hc, uint64_t info, const char *table, const char *desc,
                     const char *module, const char *label, const char *srcloc)
 {
     EvrEvent ev = event(EVENT_IPE);
@@ -56,59 +58,187 @@ static void add_ipe(HeapCensus *hc, uint64_t info, const char *table, const char
     add(hc, ev);
 }
 
-/* Only complete censuses are shown; a repeated label adds up; a census
- * cut short by the next SAMPLE_BEGIN, or by the end, is dropped. */
-static void test_heapprof_latest_complete_census(void **state)
+static EvrEvent begin_at(uint64_t t)
+{
+    EvrEvent ev = event(EVENT_HEAP_PROF_SAMPLE_BEGIN);
+    ev.u.sample.sample_time_ns = t;
+    return ev;
+}
+
+static EvrStr last_label(const HeapModel *hc, size_t i)
+{
+    return heap_model_label(hc, hc->last.e[i].band);
+}
+
+/* Note [One rule per case]: a repeated label adds up; a census ends at
+ * its SAMPLE_END, at the next SAMPLE_BEGIN or at the end of the log, and
+ * counts in each case; an empty census counts; a sample outside a census
+ * is dropped. */
+static void test_heapprof_one_rule_per_case(void **state)
 {
     (void)state;
-    HeapCensus hc;
-    heap_census_init(&hc);
+    HeapModel hc;
+    heap_model_init(&hc);
     EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
     begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_CLOSURE_TYPE;
     add(&hc, begin);
-    assert_int_equal(add(&hc, event(EVENT_HEAP_PROF_SAMPLE_BEGIN)), 0);
+    add_band(&hc, "EARLY", 99);   /* before any census: dropped */
+    assert_int_equal(add(&hc, begin_at(10)), 0);
     add_band(&hc, "THUNK", 10);
     add_band(&hc, "FUN", 5);
     add_band(&hc, "THUNK", 7);
     assert_false(hc.have_last);
     assert_int_equal(add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END)), 1);
     assert_true(hc.have_last);
-    assert_int_equal(hc.last.labels.n, 2);
-    assert_int_equal(hc.last.bytes[0], 17);
+    assert_int_equal(hc.last.n, 2);
+    assert_int_equal(hc.last.e[0].bytes, 17);
     assert_int_equal(hc.last.total_bytes, 22);
     assert_int_equal(hc.last.number, 1);
-    /* Census 2 is cut short by census 3, which the stream cuts short. */
-    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_BEGIN));
+    assert_int_equal(hc.last.time_ns, 10);
+    add_band(&hc, "LATE", 1);     /* after SAMPLE_END: dropped */
+    assert_int_equal(add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END)), 0);
+    /* Census 2 is ended by census 3's SAMPLE_BEGIN, and counts. */
+    add(&hc, begin_at(20));
     add_band(&hc, "X", 1);
-    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_BEGIN));
+    assert_int_equal(add(&hc, begin_at(30)), 1);
+    assert_int_equal(hc.last.number, 2);
+    assert_int_equal(hc.last.n, 1);
+    assert_int_equal(last_label(&hc, 0).len, 1);
+    /* Census 3 is ended by the end of the log, and counts. */
     add_band(&hc, "Y", 2);
-    assert_int_equal(hc.last.number, 1);
-    assert_int_equal(hc.last.labels.n, 2);
-    assert_int_equal(hc.n_censuses, 3);
+    assert_true(hc.open);
+    assert_int_equal(heap_model_census_end(&hc), 1);
+    assert_int_equal(hc.last.number, 3);
+    assert_int_equal(hc.last.e[0].bytes, 2);
+    assert_int_equal(heap_model_census_end(&hc), 0);
+    /* An empty census counts. */
+    add(&hc, begin_at(40));
+    assert_int_equal(add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END)), 1);
+    assert_int_equal(hc.last.number, 4);
+    assert_int_equal(hc.last.n, 0);
+    assert_int_equal(hc.n_censuses, 4);
+    assert_int_equal(evr_label_find(&hc.labels, "EARLY", 5), EVR_NO_LABEL);
+    assert_int_equal(evr_label_find(&hc.labels, "LATE", 4), EVR_NO_LABEL);
+    heap_model_free(&hc);
+}
+
+/* Ranking and band info on a census with a repeated label. */
+static void test_heapprof_rank_and_closure_type(void **state)
+{
+    (void)state;
+    HeapModel hc;
+    heap_model_init(&hc);
+    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
+    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_CLOSURE_TYPE;
+    add(&hc, begin);
+    add(&hc, begin_at(1));
+    add_band(&hc, "FUN", 5);
+    add_band(&hc, "THUNK", 10);
+    add_band(&hc, "THUNK", 7);
+    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END));
     size_t order[2];
-    heap_census_rank(&hc.last, order);
-    assert_int_equal(order[0], 0);   /* THUNK, 17 bytes */
-    HcBandInfo b;
-    heap_census_band_info(&hc, &hc.last, order[1], &b);
+    heap_model_rank(&hc, &hc.last, order);
+    assert_int_equal(order[0], 1);   /* THUNK, 17 bytes */
+    HmBandInfo b;
+    heap_model_band_info(&hc, &hc.last, order[1], &b);
     assert_string_equal(b.closure_type, "FUN");
-    heap_census_free(&hc);
+    heap_model_free(&hc);
+}
+
+static void add_cc(HeapModel *hc, uint32_t id, const char *label, const char *module)
+{
+    EvrEvent ev = event(EVENT_HEAP_PROF_COST_CENTRE);
+    ev.u.cost_centre.id = id;
+    ev.u.cost_centre.label = (EvrStr){ label, strlen(label) };
+    ev.u.cost_centre.module = (EvrStr){ module, strlen(module) };
+    ev.u.cost_centre.srcloc = (EvrStr){ "", 0 };
+    add(hc, ev);
+}
+
+/* A -hc sample's band is its stack's ids; the stack is named as hp2ps
+ * names it, again once more cost centres are defined. */
+static void test_heapprof_stacks(void **state)
+{
+    (void)state;
+    HeapModel hc;
+    heap_model_init(&hc);
+    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
+    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_COST_CENTRE;
+    add(&hc, begin);
+    add_cc(&hc, 1, "CAF", "Main");
+    add_cc(&hc, 2, "go", "Main");
+    static const uint8_t stack[] = { 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 3 };
+    EvrEvent cc = event(EVENT_HEAP_PROF_SAMPLE_COST_CENTRE);
+    cc.u.sample_cc.stack = stack;
+    cc.u.sample_cc.residency_bytes = 48;
+    add(&hc, begin_at(1));
+    add(&hc, cc);                   /* the empty stack */
+    cc.u.sample_cc.depth = 3;
+    add(&hc, cc);
+    add(&hc, cc);
+    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END));
+    assert_int_equal(hc.last.n, 2);
+    assert_string_equal(last_label(&hc, 0).ptr, "MAIN");
+    assert_string_equal(heap_model_band_name(&hc, hc.last.e[0].band).ptr, "MAIN");
+    assert_string_equal(last_label(&hc, 1).ptr, "2,1,3");
+    assert_int_equal(hc.last.e[1].bytes, 96);
+    assert_string_equal(heap_model_band_name(&hc, hc.last.e[1].band).ptr, "go/Main.CAF/cc3");
+    HmBandInfo b;
+    heap_model_band_info(&hc, &hc.last, 1, &b);
+    assert_true(b.is_stack);
+    assert_memory_equal(b.name.ptr, "go/Main.CAF/cc3", b.name.len);
+    /* Cost centre 3 defined later: the next census holding the stack
+     * names it again. */
+    add_cc(&hc, 3, "main", "Main");
+    add(&hc, begin_at(2));
+    add(&hc, cc);
+    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END));
+    assert_string_equal(heap_model_band_name(&hc, hc.last.e[0].band).ptr, "go/Main.CAF/main");
+    heap_model_free(&hc);
+}
+
+/* Note [Censuses go by]: with latest_only, the bands of old censuses are
+ * forgotten once they outnumber the latest census's, which keeps its own. */
+static void test_heapprof_latest_only(void **state)
+{
+    (void)state;
+    HeapModel hc;
+    heap_model_init(&hc);
+    hc.latest_only = 1;
+    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
+    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_ERA;
+    add(&hc, begin);
+    for (uint64_t era = 1; era <= 1000; era++) {
+        char label[16];
+        snprintf(label, sizeof label, "%llu", (unsigned long long)era);
+        add(&hc, begin_at(era));
+        add_band(&hc, "0", 1);
+        add_band(&hc, label, era);
+        add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END));
+        assert_true(hc.labels.n <= 2 * 2 + 64 + 1);
+        assert_int_equal(hc.last.n, 2);
+        assert_string_equal(last_label(&hc, 1).ptr, label);
+        assert_int_equal(hc.last.e[1].bytes, era);
+    }
+    assert_int_equal(hc.last.number, 1000);
+    heap_model_free(&hc);
 }
 
 static void test_heapprof_band_info_from_ipe(void **state)
 {
     (void)state;
-    HeapCensus hc;
-    heap_census_init(&hc);
+    HeapModel hc;
+    heap_model_init(&hc);
     EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
     begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_INFO_TABLE;
     add(&hc, begin);
     add_ipe(&hc, 0x4a0010, "Node_con_info", "1", "Tree", "insert", "src/Tree.hs:12:3-40");
-    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_BEGIN));
+    add(&hc, begin_at(1));
     add_band(&hc, "0x4a0010", 64);
     add_band(&hc, "0x999", 8);
     add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END));
-    HcBandInfo b;
-    heap_census_band_info(&hc, &hc.last, 0, &b);
+    HmBandInfo b;
+    heap_model_band_info(&hc, &hc.last, 0, &b);
     assert_int_equal(b.info, 0x4a0010);
     assert_int_equal(b.name.len, strlen("Node_con_info"));
     assert_memory_equal(b.file.ptr, "src/Tree.hs", b.file.len);
@@ -116,11 +246,11 @@ static void test_heapprof_band_info_from_ipe(void **state)
     assert_int_equal(b.line, 12);
     assert_string_equal(b.closure_type, "CONSTR");
     /* A band no IPE names is its label. */
-    heap_census_band_info(&hc, &hc.last, 1, &b);
+    heap_model_band_info(&hc, &hc.last, 1, &b);
     assert_int_equal(b.info, 0);
     assert_memory_equal(b.name.ptr, "0x999", 5);
     assert_null(b.closure_type);
-    heap_census_free(&hc);
+    heap_model_free(&hc);
 }
 
 static void test_heapprof_split_srcloc(void **state)
@@ -141,7 +271,7 @@ static void test_heapprof_split_srcloc(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         EvrStr file;
         int64_t line;
-        heap_census_split_srcloc((EvrStr){ cases[i].in, strlen(cases[i].in) }, &file, &line);
+        heap_model_split_srcloc((EvrStr){ cases[i].in, strlen(cases[i].in) }, &file, &line);
         assert_int_equal(file.len, strlen(cases[i].file));
         assert_memory_equal(file.ptr, cases[i].file, file.len);
         assert_int_equal(line, cases[i].line);
@@ -161,12 +291,12 @@ static void test_heapprof_utf8_copy(void **state)
 static void test_heapprof_pprof_round_trip(void **state)
 {
     (void)state;
-    HeapCensus hc;
-    heap_census_init(&hc);
+    HeapModel hc;
+    heap_model_init(&hc);
     EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
     begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_ERA;
     add(&hc, begin);
-    add(&hc, event(EVENT_HEAP_PROF_SAMPLE_BEGIN));
+    add(&hc, begin_at(1));
     add_band(&hc, "1", 100);
     add_band(&hc, "2", 300);
     add(&hc, event(EVENT_HEAP_PROF_SAMPLE_END));
@@ -200,13 +330,16 @@ static void test_heapprof_pprof_round_trip(void **state)
     assert_string_equal(p->string_table[p->comment[0]], "test ?");
     perftools__profiles__profile__free_unpacked(p, NULL);
     free(gz);
-    heap_census_free(&hc);
+    heap_model_free(&hc);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_heapprof_latest_complete_census),
+        cmocka_unit_test(test_heapprof_one_rule_per_case),
+        cmocka_unit_test(test_heapprof_rank_and_closure_type),
+        cmocka_unit_test(test_heapprof_stacks),
+        cmocka_unit_test(test_heapprof_latest_only),
         cmocka_unit_test(test_heapprof_band_info_from_ipe),
         cmocka_unit_test(test_heapprof_split_srcloc),
         cmocka_unit_test(test_heapprof_utf8_copy),

@@ -54,3 +54,51 @@ void hp_cost_centres_free(HpCostCentres *t)
     free(t->cc);
     memset(t, 0, sizeof *t);
 }
+
+/* Appends '/' (unless *len is 0), then a and b, to *buf; 0 when out of
+ * memory. */
+static int append(char **buf, size_t *len, size_t *cap, const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    if (GROW_ARRAY_RESERVE_MIN(*buf, *cap, *len + na + nb + 2, 64) != 0)
+        return 0;
+    if (*len > 0)
+        (*buf)[(*len)++] = '/';
+    memcpy(*buf + *len, a, na);
+    memcpy(*buf + *len + na, b, nb);
+    *len += na + nb;
+    (*buf)[*len] = '\0';
+    return 1;
+}
+
+char *hp_stack_name(const HpCostCentres *t, const char *key, size_t len)
+{
+    if (len == 4 && memcmp(key, "MAIN", 4) == 0)
+        return strdup("MAIN");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    if (GROW_ARRAY_RESERVE_MIN(buf, cap, 1, 64) != 0)
+        return NULL;
+    buf[0] = '\0';
+    size_t i = 0;
+    while (i < len) {
+        uint64_t id = 0;
+        size_t j = i;
+        while (j < len && j - i < 19 && key[j] >= '0' && key[j] <= '9')
+            id = id * 10 + (uint64_t)(key[j++] - '0');
+        if (j == i)
+            break;   /* not an id list: stop rather than loop */
+        const HpCostCentre *cc = hp_cost_centre(t, id);
+        char num[32];
+        snprintf(num, sizeof num, "cc%llu", (unsigned long long)id);
+        int ok = cc == NULL ? append(&buf, &n, &cap, num, "")
+                 : hp_cost_centre_is_caf(cc) ? append(&buf, &n, &cap, cc->module, ".CAF")
+                                             : append(&buf, &n, &cap, cc->label, "");
+        if (!ok) {
+            free(buf);
+            return NULL;
+        }
+        i = j < len && key[j] == ',' ? j + 1 : j;
+    }
+    return buf;
+}

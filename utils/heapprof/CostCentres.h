@@ -1,8 +1,8 @@
 /*
  * utils/heapprof/CostCentres.h -- the cost centres of a -hc heap profile
- * (HEAP_PROF_COST_CENTRE events), by id, and the name hp2ps gives each:
- * the part of the heap-profile model that strata-events summary and
- * strata-html name -hc bands with.
+ * (HEAP_PROF_COST_CENTRE events), by id, and the names hp2ps gives each
+ * and each stack: the part of the heap-profile model (HeapModel.h) that
+ * names -hc bands.
  */
 #ifndef STRATA_HEAPPROF_COSTCENTRES_H
 #define STRATA_HEAPPROF_COSTCENTRES_H
@@ -39,5 +39,12 @@ const HpCostCentre *hp_cost_centre(const HpCostCentres *t, uint64_t id);
  * module's CAF cost centre (every module has one called "CAF"). */
 bool hp_cost_centre_is_caf(const HpCostCentre *cc);
 void hp_cost_centres_free(HpCostCentres *t);
+
+/* The name of a -hc band, whose label is its stack's ids innermost first
+ * ("254,253,12", or "MAIN" for the empty stack: Note [One rule per case]
+ * in HeapModel.c), as hp2ps names it: each cost centre's label ("Module.CAF"
+ * for a CAF), innermost first, joined by '/'; an id never defined is
+ * "cc<id>".  malloc'd; NULL when out of memory. */
+char *hp_stack_name(const HpCostCentres *t, const char *key, size_t len);
 
 #endif /* STRATA_HEAPPROF_COSTCENTRES_H */

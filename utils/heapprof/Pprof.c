@@ -28,7 +28,8 @@
  *   - -hi: the function is the info table (its name, e.g.
  *     SessionEntry_con_info) with the IPE's source file and line, and the
  *     location's address is the table's; -hT: the closure type; -he:
- *     "era N"; other breakdowns: the label itself.  Its system name is
+ *     "era N"; -hc: the cost-centre stack as hp2ps names it; other
+ *     breakdowns: the label itself.  Its system name is
  *     the band's label in the log.
  *   - labels: closure_type (-hi, -hT), era (-he, numeric), and for -hi
  *     the IPE's definition site ("Module.label") and type.
@@ -223,12 +224,12 @@ static int parts_alloc(Parts *p, size_t n, size_t n_comments)
 }
 
 /* The unique function name of a band: see Note [A census as a pprof profile]. */
-static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapCensus *hc,
-                             const HcBandInfo *b)
+static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapModel *m,
+                             const HmBandInfo *b)
 {
     char buf[64];
     EvrStr name = b->name;
-    if (b->have_era && hc->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
+    if (b->have_era && m->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
         int n = snprintf(buf, sizeof buf, "era %llu", (unsigned long long)b->era);
         name = (EvrStr){ .ptr = buf, .len = (size_t)n };
     }
@@ -251,17 +252,17 @@ static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapCensus 
 }
 
 /* Fills band i's sample, location, line, function and labels. */
-static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapCensus *hc,
-                      const HcCensus *c, size_t i, size_t slot)
+static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapModel *m,
+                      const HmCensus *c, size_t i, size_t slot)
 {
-    HcBandInfo b;
-    heap_census_band_info(hc, c, i, &b);
+    HmBandInfo b;
+    heap_model_band_info(m, c, i, &b);
     uint64_t id = (uint64_t)slot + 1;
 
     Perftools__Profiles__Function *f = &p->functions[slot];
     perftools__profiles__function__init(f);
     f->id = id;
-    f->name = function_name(st, used, hc, &b);
+    f->name = function_name(st, used, m, &b);
     f->system_name = intern(st, b.label.ptr, b.label.len);
     f->filename = intern(st, b.file.ptr, b.file.len);
     f->start_line = b.line;
@@ -325,7 +326,7 @@ static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapCens
     p->location_ids[slot] = id;
     s->n_location_id = 1;
     s->location_id = &p->location_ids[slot];
-    p->values[slot] = (int64_t)c->bytes[i];
+    p->values[slot] = (int64_t)c->e[i].bytes;
     s->n_value = 1;
     s->value = &p->values[slot];
     s->n_label = n_labels;
@@ -333,10 +334,10 @@ static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapCens
     p->sample_ptrs[slot] = s;
 }
 
-int pprof_encode_census(const HeapCensus *hc, const HcCensus *c, const char *const *comments,
+int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const *comments,
                         size_t n_comments, uint8_t **out, size_t *out_bytes, const char **why)
 {
-    size_t n = c->labels.n;
+    size_t n = c->n;
     Parts p;
     Strings st = { 0 };
     EvrLabelIndex used = { 0 };
@@ -362,11 +363,11 @@ int pprof_encode_census(const HeapCensus *hc, const HcCensus *c, const char *con
     period.type = space.type;
     period.unit = space.unit;
     prof.period_type = &period;
-    prof.time_nanos = (int64_t)heap_census_unix_ns(hc, c);
+    prof.time_nanos = (int64_t)heap_model_unix_ns(m, c);
 
-    heap_census_rank(c, order);
+    heap_model_rank(m, c, order);
     for (size_t k = 0; k < n; k++)
-        fill_band(&p, &st, &used, hc, c, order[k], k);
+        fill_band(&p, &st, &used, m, c, order[k], k);
     for (size_t k = 0; k < n_comments; k++)
         p.comments[k] = intern_cstr(&st, comments[k]);
     if (st.failed)

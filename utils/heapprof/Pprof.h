@@ -11,14 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "HeapCensus.h"
+#include "HeapModel.h"
 
-/* Encodes census c of hc as a gzipped profile.proto into *out (malloc'd;
+/* Encodes census c of m as a gzipped profile.proto into *out (malloc'd;
  * the caller frees it) of *out_bytes bytes.  comments (n_comments
  * NUL-terminated strings, may be 0) go into the profile's comments.
  * Returns 1, or 0 with *why set (a static string) when out of memory or
  * when zlib or protobuf-c fail. */
-int pprof_encode_census(const HeapCensus *hc, const HcCensus *c, const char *const *comments,
+int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const *comments,
                         size_t n_comments, uint8_t **out, size_t *out_bytes, const char **why);
 
 /* A copy of s (len bytes) that is valid UTF-8 without NULs, as protobuf

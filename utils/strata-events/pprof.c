@@ -1,8 +1,9 @@
 /*
  * utils/strata-events/pprof.c -- `strata-events pprof LOG [-o FILE]
  * [--sample N | --last]`: one census of a heap-profiled log (ours or GHC's)
- * as a gzipped pprof profile, through the heapprof library
- * (utils/heapprof/HeapCensus.h, Pprof.h), which strata-live shares.
+ * as a gzipped pprof profile, through the heap-profile model
+ * (utils/heapprof/HeapModel.h) and its encoder (Pprof.h), which
+ * strata-live shares.
  * Usage and the mapping onto pprof: docs/strata-events.md.
  */
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "HeapCensus.h"
+#include "HeapModel.h"
 #include "Pprof.h"
 #include "tool.h"
 
@@ -43,50 +44,53 @@ int tool_pprof(const char *path, const char *out_path, uint64_t sample)
     EventLogReader *r = tool_open(path, &f);
     if (r == NULL)
         return TOOL_EXIT_FAIL;
-    HeapCensus hc;
-    heap_census_init(&hc);
+    HeapModel m;
+    heap_model_init(&m);
+    m.latest_only = 1;   /* one census is written: memory stays that of one */
     EvrEvent ev;
     int rc, status = TOOL_EXIT_FAIL;
-    while ((rc = evr_next(r, &ev)) == 1 && !hc.out_of_memory)
-        if (heap_census_add(&hc, &ev) && sample != 0 && hc.last.number == sample)
+    while ((rc = evr_next(r, &ev)) == 1 && !m.out_of_memory)
+        if (heap_model_add(&m, &ev) && sample != 0 && m.last.number == sample)
             break;
     if (rc < 0) {
         tool_report_error(r);
         goto done;
     }
-    if (hc.out_of_memory) {
-        fprintf(stderr, "%s: %s: out of memory (ipes=%zu)\n", TOOL_NAME, path, hc.ipes.n_ipes);
+    if (rc == 0)
+        heap_model_census_end(&m);   /* the end of the log ends a census */
+    if (m.out_of_memory) {
+        fprintf(stderr, "%s: %s: out of memory (ipes=%zu)\n", TOOL_NAME, path, m.ipes.n_ipes);
         goto done;
     }
     if (rc == 0)
         tool_warn_no_data_end(r);
-    if (!hc.have_profile) {
+    if (!m.have_profile) {
         fprintf(stderr, "%s: %s: not a heap profile (no heap profile begin event: run the "
                         "program with +RTS -hi, -hT or -he and -l)\n", TOOL_NAME, path);
         goto done;
     }
-    if (!hc.have_last || (sample != 0 && hc.last.number != sample)) {
+    if (!m.have_last || (sample != 0 && m.last.number != sample)) {
         fprintf(stderr, "%s: %s: no census %" PRIu64 " (the log has %" PRIu64 " complete)\n",
-                TOOL_NAME, path, sample, hc.have_last ? hc.last.number : 0);
+                TOOL_NAME, path, sample, m.have_last ? m.last.number : 0);
         goto done;
     }
     char comment[96];
-    snprintf(comment, sizeof comment, "census %" PRIu64 ", breakdown %s", hc.last.number,
-             tool_breakdown_flag(hc.breakdown));
+    snprintf(comment, sizeof comment, "census %" PRIu64 ", breakdown %s", m.last.number,
+             tool_breakdown_flag(m.breakdown));
     const char *comments[] = { comment };
     uint8_t *bytes;
     size_t n;
     const char *why;
-    if (!pprof_encode_census(&hc, &hc.last, comments, 1, &bytes, &n, &why)) {
+    if (!pprof_encode_census(&m, &m.last, comments, 1, &bytes, &n, &why)) {
         fprintf(stderr, "%s: %s: cannot encode the profile: %s (bands=%zu)\n", TOOL_NAME, path,
-                why, hc.last.labels.n);
+                why, m.last.n);
         goto done;
     }
     if (write_profile(out_path, bytes, n))
         status = TOOL_EXIT_OK;
     free(bytes);
 done:
-    heap_census_free(&hc);
+    heap_model_free(&m);
     tool_close(r, f);
     return status;
 }

@@ -4,20 +4,20 @@
  * (mode, interval, samples and the censuses the interval asked for, top
  * buckets by peak and by integrated size,
  * -hi buckets named from their IPE events), heap maxima and user markers.
- * One pass over the log; memory grows only with the number of distinct
- * bucket labels, IPE addresses, cost centres and markers.  See Note
- * [Integrated size], Note [Naming -hi buckets] and Note [Naming -hc
- * buckets].  Output formats: docs/strata-events.md.
+ * The censuses come from the tools' heap-profile model
+ * (utils/heapprof/HeapModel.h), folded into buckets here.  One pass over
+ * the log; memory grows only with the number of distinct bucket labels,
+ * IPE addresses, cost centres and markers.  See Note [Integrated size],
+ * Note [Naming -hi buckets] and Note [Naming -hc buckets].  Output
+ * formats: docs/strata-events.md.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "CostCentres.h"
 #include "GrowArray.h"
-#include "IpeTable.h"
-#include "LabelIndex.h"
+#include "HeapModel.h"
 #include "tool.h"
 
 
@@ -45,8 +45,8 @@ typedef struct Bucket {
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An info-table profile (-hi, breakdown 8) labels each bucket with the
  * info table's address, and the log describes each table once in an IPE
- * event.  Every IPE event is kept in an EvrIpeTable (reader/IpeTable.h,
- * shared with strata-html), which says which IPE a label names.  Other
+ * event.  The model keeps every IPE event in an EvrIpeTable
+ * (reader/IpeTable.h), which says which IPE a label names.  Other
  * breakdowns' labels are never looked up, even when they happen to look
  * like addresses.
  */
@@ -62,20 +62,15 @@ typedef struct Summary {
     size_t args_len;
     char *rts_id;              /* owned copy of RTS_IDENTIFIER */
     size_t rts_id_len;
-    int have_profile;
-    uint32_t breakdown;
-    uint64_t interval_ns;
-    uint64_t profile_begin_ns; /* time of HEAP_PROF_BEGIN */
-    uint64_t n_samples;        /* censuses opened */
-    int sample_open;           /* between a SAMPLE_BEGIN and its END */
-    int have_last_sample;      /* a census has been closed */
-    uint64_t sample_time_ns;   /* time of the open census */
+    HeapModel m;               /* the heap profile: its censuses, IPEs, cost centres */
+    int have_last_sample;      /* a census has been folded in */
     uint64_t last_sample_time_ns;
     EvrLabelIndex labels;      /* bucket i has label number i */
     Bucket *buckets;
     size_t n_buckets, buckets_capacity;
-    EvrIpeTable ipes;          /* every IPE event, by address */
-    HpCostCentres ccs;         /* -hc: the cost centres by id */
+    size_t *bucket_of;         /* per band of the model: its bucket */
+    uint64_t *bucket_named;    /* per band: 1 + its named_at when bucket_of was set; 0: unset */
+    size_t bucket_of_capacity;
     int have_heap_size, have_heap_live, have_blocks_size;
     uint64_t max_heap_size, max_heap_live, max_blocks_size;
     Marker *markers;
@@ -106,13 +101,46 @@ static Bucket *bucket_get(Summary *s, EvrStr label)
     return &s->buckets[i];
 }
 
-/* Closes the open census: see Note [Integrated size]. */
-static void sample_close(Summary *s)
+/* The bucket of the model's band b, found by its name (Note [Naming -hc
+ * buckets]) when it has none yet or its name changed; NULL when out of
+ * memory. */
+static Bucket *bucket_find(Summary *s, size_t b)
 {
-    if (!s->sample_open)
-        return;
+    if (b >= s->bucket_of_capacity) {
+        size_t old = s->bucket_of_capacity, cap = old;
+        if (GROW_ARRAY_RESERVE_MIN(s->bucket_of, cap, b + 1, 64) != 0)
+            return NULL;
+        cap = old;
+        if (GROW_ARRAY_RESERVE_MIN(s->bucket_named, cap, b + 1, 64) != 0)
+            return NULL;
+        memset(s->bucket_named + old, 0, (cap - old) * sizeof *s->bucket_named);
+        s->bucket_of_capacity = cap;
+    }
+    Bucket *k = bucket_get(s, heap_model_band_name(&s->m, b));
+    if (k == NULL)
+        return NULL;
+    s->bucket_of[b] = (size_t)(k - s->buckets);
+    s->bucket_named[b] = s->m.bands[b].named_at + 1;
+    return k;
+}
+
+/* Folds in census c, the model's latest: see Note [Integrated size]. */
+static void census_fold(Summary *s, const HmCensus *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        size_t band = c->e[i].band;
+        Bucket *k = band < s->bucket_of_capacity &&
+                            s->bucket_named[band] == s->m.bands[band].named_at + 1
+                        ? &s->buckets[s->bucket_of[band]]
+                        : bucket_find(s, band);
+        if (k == NULL) {
+            s->out_of_memory = 1;
+            return;
+        }
+        k->cur_bytes += c->e[i].bytes;
+    }
     double dt_ns = s->have_last_sample
-                       ? (double)s->sample_time_ns - (double)s->last_sample_time_ns : 0.0;
+                       ? (double)c->time_ns - (double)s->last_sample_time_ns : 0.0;
     for (size_t i = 0; i < s->n_buckets; i++) {
         Bucket *b = &s->buckets[i];
         if (s->have_last_sample)
@@ -123,16 +151,7 @@ static void sample_close(Summary *s)
         b->cur_bytes = 0;
     }
     s->have_last_sample = 1;
-    s->last_sample_time_ns = s->sample_time_ns;
-    s->sample_open = 0;
-}
-
-static void sample_open(Summary *s, uint64_t time_ns)
-{
-    sample_close(s);
-    s->sample_open = 1;
-    s->sample_time_ns = time_ns;
-    s->n_samples++;
+    s->last_sample_time_ns = c->time_ns;
 }
 
 /* Note [Censuses asked for]
@@ -150,11 +169,12 @@ static void sample_open(Summary *s, uint64_t time_ns)
  * than taken. */
 static uint64_t censuses_asked(const Summary *s)
 {
-    if (!s->have_profile || s->interval_ns == 0 || s->n_samples == 0 ||
-        s->last_sample_time_ns < s->profile_begin_ns)
-        return s->n_samples;
-    uint64_t asked = (s->last_sample_time_ns - s->profile_begin_ns) / s->interval_ns + 1;
-    return asked > s->n_samples ? asked : s->n_samples;
+    const HeapModel *m = &s->m;
+    if (!m->have_profile || m->interval_ns == 0 || m->n_censuses == 0 ||
+        s->last_sample_time_ns < m->begin_ns)
+        return m->n_censuses;
+    uint64_t asked = (s->last_sample_time_ns - m->begin_ns) / m->interval_ns + 1;
+    return asked > m->n_censuses ? asked : m->n_censuses;
 }
 
 /* ----------------------------------------------------------------------
@@ -179,9 +199,9 @@ static uint64_t parse_closure_type(EvrStr d, int *fits)
 /* The IPE naming bucket b, or NULL: see Note [Naming -hi buckets]. */
 static const EvrIpe *bucket_ipe(const Summary *s, const Bucket *b)
 {
-    if (!s->have_profile || s->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
+    if (!s->m.have_profile || s->m.breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
         return NULL;
-    return evr_ipe_table_find_label(&s->ipes, b->label, b->label_len);
+    return evr_ipe_table_find_label(&s->m.ipes, b->label, b->label_len);
 }
 
 /* ----------------------------------------------------------------------
@@ -217,56 +237,14 @@ static void max_update(int *have, uint64_t *max, uint64_t v)
 
 /* Note [Naming -hc buckets]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A -hc sample (HEAP_PROF_SAMPLE_COST_CENTRE) carries the ids of its
- * stack's cost centres, innermost first, without CCS_MAIN.  GHC defines
- * every cost centre (HEAP_PROF_COST_CENTRE) at start-up, before any census,
- * so the bucket is named as hp2ps names it when the sample is read: the
- * labels innermost first joined by '/', a CAF cost centre as "Module.CAF",
- * an empty stack "MAIN", an id never defined "cc<id>".  Stacks with the
- * same names share a bucket.
+ * The model keys a -hc band by its stack's cost-centre ids and names it
+ * as hp2ps does (hp_stack_name: the labels innermost first joined by '/',
+ * a CAF cost centre as "Module.CAF", an empty stack "MAIN", an id never
+ * defined "cc<id>"), from the cost centres defined when a census holding
+ * it ends (GHC defines every cost centre at start-up).  A bucket is a
+ * name, so stacks with the same names share one, as in hp2ps's output and
+ * ghc-events' reading that ghc-logs.sh compares with.
  */
-static void cc_define(Summary *s, const EvrEvent *ev)
-{
-    if (hp_cost_centre_define(&s->ccs, ev->u.cost_centre.id, ev->u.cost_centre.label,
-                              ev->u.cost_centre.module, ev->u.cost_centre.srcloc) != 0)
-        s->out_of_memory = 1;
-}
-
-static void cc_sample(Summary *s, const EvrEvent *ev)
-{
-    size_t depth = ev->u.sample_cc.depth, len = 5;
-    const HpCostCentre *ccs[256];
-    for (size_t k = 0; k < depth; k++) {
-        ccs[k] = hp_cost_centre(&s->ccs, evr_ccs_id(ev, k));
-        len += ccs[k] == NULL                    ? 16
-               : hp_cost_centre_is_caf(ccs[k]) ? strlen(ccs[k]->module) + 4
-                                               : strlen(ccs[k]->label);
-        len++;
-    }
-    char *name = malloc(len);
-    if (name == NULL) {
-        s->out_of_memory = 1;
-        return;
-    }
-    size_t n = 0;
-    if (depth == 0)
-        n = (size_t)snprintf(name, len, "MAIN");
-    for (size_t k = 0; k < depth; k++) {
-        const char *sep = k ? "/" : "";
-        if (ccs[k] == NULL)
-            n += (size_t)snprintf(name + n, len - n, "%scc%" PRIu32, sep, evr_ccs_id(ev, k));
-        else if (hp_cost_centre_is_caf(ccs[k]))
-            n += (size_t)snprintf(name + n, len - n, "%s%s.CAF", sep, ccs[k]->module);
-        else
-            n += (size_t)snprintf(name + n, len - n, "%s%s", sep, ccs[k]->label);
-    }
-    Bucket *b = bucket_get(s, (EvrStr){ .ptr = name, .len = n });
-    if (b == NULL)
-        s->out_of_memory = 1;
-    else
-        b->cur_bytes += ev->u.sample_cc.residency_bytes;
-    free(name);
-}
 
 static void summary_add(Summary *s, const EvrEvent *ev)
 {
@@ -277,6 +255,10 @@ static void summary_add(Summary *s, const EvrEvent *ev)
         s->n_gcs++;
     if (!ev->decoded)
         return;
+    if (heap_model_add(&s->m, ev))
+        census_fold(s, &s->m.last);
+    if (s->m.out_of_memory)
+        s->out_of_memory = 1;
     switch (ev->type) {
     case EVENT_PROGRAM_ARGS:
         if (s->args == NULL) {
@@ -290,37 +272,6 @@ static void summary_add(Summary *s, const EvrEvent *ev)
             s->rts_id_len = ev->u.rts_id.ident.len;
         }
         break;
-    case EVENT_HEAP_PROF_BEGIN:
-        if (!s->have_profile) {
-            s->have_profile = 1;
-            s->breakdown = ev->u.prof_begin.breakdown;
-            s->interval_ns = ev->u.prof_begin.interval_ns;
-            s->profile_begin_ns = ev->time_ns;
-        }
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_BEGIN:
-    case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        sample_open(s, ev->u.sample.sample_time_ns);
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_END:
-        sample_close(s);
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_STRING:
-        if (s->sample_open) {
-            Bucket *b = bucket_get(s, ev->u.sample_string.label);
-            if (b == NULL)
-                s->out_of_memory = 1;
-            else
-                b->cur_bytes += ev->u.sample_string.residency_bytes;
-        }
-        break;
-    case EVENT_HEAP_PROF_COST_CENTRE:
-        cc_define(s, ev);
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
-        if (s->sample_open)
-            cc_sample(s, ev);
-        break;
     case EVENT_HEAP_SIZE:
         max_update(&s->have_heap_size, &s->max_heap_size, ev->u.heap.bytes);
         break;
@@ -333,10 +284,6 @@ static void summary_add(Summary *s, const EvrEvent *ev)
     case EVENT_USER_MARKER:
         marker_add(s, ev->time_ns, ev->u.user.text);
         break;
-    case EVENT_IPE:
-        if (!evr_ipe_table_add(&s->ipes, ev))
-            s->out_of_memory = 1;
-        break;
     default:
         break;
     }
@@ -344,12 +291,13 @@ static void summary_add(Summary *s, const EvrEvent *ev)
 
 static void summary_free(Summary *s)
 {
+    heap_model_free(&s->m);
     evr_label_index_free(&s->labels);
-    hp_cost_centres_free(&s->ccs);
     for (size_t i = 0; i < s->n_markers; i++)
         free(s->markers[i].name);
-    evr_ipe_table_free(&s->ipes);
     free(s->buckets);
+    free(s->bucket_of);
+    free(s->bucket_named);
     free(s->markers);
     free(s->args);
     free(s->rts_id);
@@ -497,18 +445,19 @@ static void summary_print_text(const Summary *s, const char *path, const Bucket 
     else
         fputs("unknown", out);
     fputc('\n', out);
-    if (s->have_profile)
+    const HeapModel *m = &s->m;
+    if (m->have_profile)
         fprintf(out, "profile: %s (%s), interval %" PRIu64 " ns\n",
-                tool_breakdown_flag(s->breakdown), tool_breakdown_name(s->breakdown),
-                s->interval_ns);
+                tool_breakdown_flag(m->breakdown), tool_breakdown_name(m->breakdown),
+                m->interval_ns);
     else
         fputs("profile: none\n", out);
-    fprintf(out, "samples: %" PRIu64 "\n", s->n_samples);
-    if (s->have_profile && s->interval_ns > 0 && s->n_samples > 0 &&
-        s->last_sample_time_ns >= s->profile_begin_ns)
+    fprintf(out, "samples: %" PRIu64 "\n", m->n_censuses);
+    if (m->have_profile && m->interval_ns > 0 && m->n_censuses > 0 &&
+        s->last_sample_time_ns >= m->begin_ns)
         fprintf(out, "censuses asked for: %" PRIu64 " (one per interval over %" PRIu64
                      " ns of profile, and one at exit)\n",
-                censuses_asked(s), s->last_sample_time_ns - s->profile_begin_ns);
+                censuses_asked(s), s->last_sample_time_ns - m->begin_ns);
     else
         fprintf(out, "censuses asked for: %" PRIu64 "\n", censuses_asked(s));
     fprintf(out, "events: %" PRIu64 "\n", s->n_events);
@@ -614,14 +563,15 @@ static void summary_print_json(const Summary *s, const char *path, const Bucket 
     else
         fputs("null", out);
     fputs(",\n  \"profile\": ", out);
-    if (s->have_profile)
+    const HeapModel *m = &s->m;
+    if (m->have_profile)
         fprintf(out, "{\"mode\": \"%s\", \"breakdown\": %" PRIu32 ", \"breakdown_name\": "
                      "\"%s\", \"interval_ns\": %" PRIu64 "}",
-                tool_breakdown_flag(s->breakdown), s->breakdown,
-                tool_breakdown_name(s->breakdown), s->interval_ns);
+                tool_breakdown_flag(m->breakdown), m->breakdown,
+                tool_breakdown_name(m->breakdown), m->interval_ns);
     else
         fputs("null", out);
-    fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n", s->n_samples);
+    fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n", m->n_censuses);
     fprintf(out, "  \"censuses_asked_for\": %" PRIu64 ",\n", censuses_asked(s));
     fprintf(out, "  \"events\": %" PRIu64 ",\n", s->n_events);
     fprintf(out, "  \"gcs\": %" PRIu64 ",\n", s->n_gcs);
@@ -653,6 +603,7 @@ int tool_summary(const char *path, int json, size_t top)
         return TOOL_EXIT_FAIL;
     Summary s;
     memset(&s, 0, sizeof s);
+    heap_model_init(&s.m);
     EvrEvent ev;
     int rc;
     while ((rc = evr_next(r, &ev)) == 1 && !s.out_of_memory)
@@ -664,14 +615,17 @@ int tool_summary(const char *path, int json, size_t top)
         status = TOOL_EXIT_FAIL;
         goto done;
     }
-    sample_close(&s);
+    if (heap_model_census_end(&s.m))   /* the end of the log ends a census */
+        census_fold(&s, &s.m.last);
+    if (s.m.out_of_memory)
+        s.out_of_memory = 1;
     size_t n_alloc = s.n_buckets ? s.n_buckets : 1;
     scratch = malloc(n_alloc * sizeof *scratch);
     peak = malloc(n_alloc * sizeof *peak);
     area = malloc(n_alloc * sizeof *area);
     if (s.out_of_memory || scratch == NULL || peak == NULL || area == NULL) {
         fprintf(stderr, "%s: %s: out of memory (buckets=%zu, ipes=%zu)\n", TOOL_NAME, path,
-                s.n_buckets, s.ipes.n_ipes);
+                s.n_buckets, s.m.ipes.n_ipes);
         status = TOOL_EXIT_FAIL;
         goto done;
     }

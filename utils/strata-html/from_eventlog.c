@@ -1,7 +1,9 @@
 /*
  * utils/strata-html/from_eventlog.c -- reading a GHC-format eventlog
  * (strata's or GHC's) into a Profile through the streaming reader
- * (reader/EventLogReader.h): one pass, bounded memory.
+ * (reader/EventLogReader.h): one pass, bounded memory.  The heap profile's
+ * events go to the model (utils/heapprof/HeapModel.h), the run's own
+ * (program, date, heap sizes, markers) are taken here.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -53,35 +55,15 @@ static void take_date(Profile *p, uint64_t secs)
     p->date = profile_strdup(p, buf, strlen(buf));
 }
 
-/* Note [Cost-centre bands]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~
- * A -hc census sample names its cost-centre stack by the ids of its cost
- * centres, innermost first, CCS_MAIN left out (so a stack of depth 0 is
- * MAIN itself).  The band's label is that list of ids ("254,253,12", or
- * "MAIN"): two stacks whose cost centres share names (one name in two
- * modules) stay apart, and a sample read before its cost centres are
- * defined still finds its band.  json.c names the band from the cost
- * centres at the end, innermost first and joined by '/' as hp2ps does
- * ("build/main.xs/main/Main.CAF"), and lists the stack outermost first
- * for the page's tree of cost centres.
- */
-static void take_cc_sample(Profile *p, const EvrEvent *ev)
-{
-    char key[256 * 11 + 8];
-    size_t n = 0;
-    if (ev->u.sample_cc.depth == 0)
-        n = (size_t)snprintf(key, sizeof key, "MAIN");
-    for (size_t k = 0; k < ev->u.sample_cc.depth; k++)
-        n += (size_t)snprintf(key + n, sizeof key - n, "%s%" PRIu32, k ? "," : "",
-                              evr_ccs_id(ev, k));
-    profile_census_sample(p, key, n, ev->u.sample_cc.residency_bytes);
-}
-
 static void take_event(Profile *p, const EvrEvent *ev)
 {
     profile_time(p, ev->time_ns);
     if (!ev->decoded)
         return;
+    if (heap_model_add(&p->model, ev))
+        profile_take_census(p);
+    if (p->model.out_of_memory)
+        p->out_of_memory = 1;
     switch (ev->type) {
     case EVENT_PROGRAM_ARGS:
         take_args(p, ev->u.args.args);
@@ -92,33 +74,6 @@ static void take_event(Profile *p, const EvrEvent *ev)
         break;
     case EVENT_WALL_CLOCK_TIME:
         take_date(p, ev->u.wall_clock.secs);
-        break;
-    case EVENT_HEAP_PROF_BEGIN:
-        if (!p->have_profile) {
-            p->have_profile = 1;
-            p->breakdown = ev->u.prof_begin.breakdown;
-            p->interval_ns = ev->u.prof_begin.interval_ns;
-        }
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_BEGIN:
-    case EVENT_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        profile_census_begin(p, ev->u.sample.sample_time_ns);
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_END:
-        profile_census_end(p);
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_STRING:
-        profile_census_sample(p, ev->u.sample_string.label.ptr, ev->u.sample_string.label.len,
-                              ev->u.sample_string.residency_bytes);
-        break;
-    case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
-        take_cc_sample(p, ev);
-        break;
-    case EVENT_HEAP_PROF_COST_CENTRE:
-        profile_cost_centre(p, ev->u.cost_centre.id, ev->u.cost_centre.label.ptr,
-                            ev->u.cost_centre.label.len, ev->u.cost_centre.module.ptr,
-                            ev->u.cost_centre.module.len, ev->u.cost_centre.srcloc.ptr,
-                            ev->u.cost_centre.srcloc.len);
         break;
     case EVENT_HEAP_SIZE:
         profile_heap(p, HEAP_SERIES_SIZE, ev->time_ns, ev->u.heap.bytes);
@@ -134,10 +89,6 @@ static void take_event(Profile *p, const EvrEvent *ev)
         break;
     case EVENT_USER_MSG:
         profile_marker(p, ev->time_ns, ev->u.user.text.ptr, ev->u.user.text.len, 0);
-        break;
-    case EVENT_IPE:
-        if (!evr_ipe_table_add(&p->ipes, ev))
-            p->out_of_memory = 1;
         break;
     default:
         break;
@@ -176,10 +127,11 @@ int profile_read_eventlog(Profile *p, FILE *f)
             progress_update(&pr, evr_offset(r));
     }
     progress_end(&pr);
+    profile_census_end(p);   /* the end of the log, however it came, ends a census */
     int status = 0;
     if (p->out_of_memory) {
         fprintf(stderr, "%s: %s: out of memory (bands=%zu, ipes=%zu)\n", TOOL_NAME, p->path,
-                p->n_bands, p->ipes.n_ipes);
+                p->n_bands, p->model.ipes.n_ipes);
         status = -1;
     } else if (rc < 0 && evr_type_count(r) == 0 && p->n_events == 0) {
         fprintf(stderr, "%s: %s: not a GHC eventlog: %s\n", TOOL_NAME, p->path, evr_error(r));
@@ -198,9 +150,8 @@ int profile_read_eventlog(Profile *p, FILE *f)
         profile_set_warning(p, "offset %" PRIu64 ": no data end marker (log cut short?)",
                             evr_offset(r));
     }
-    profile_census_end(p);
     if (status == 0 && p->n_censuses == 0) {
-        if (p->have_profile)
+        if (p->model.have_profile)
             fprintf(stderr, "%s: %s: the heap profile has no census (was the run shorter "
                             "than one -i interval?)\n", TOOL_NAME, p->path);
         else

@@ -205,7 +205,6 @@ static int take_line(Profile *p, char *line, size_t len, int *in_sample)
 int profile_read_hp(Profile *p, FILE *f)
 {
     p->from_hp = 1;
-    p->have_profile = 1;
     Progress pr;
     progress_start(&pr, p->path, f);
     char *line = NULL;

@@ -68,40 +68,6 @@ static const char *cc_display(const HpCostCentre *cc, char *buf, size_t size)
     return cc->label;
 }
 
-/* The name of an eventlog -hc band (Note [Cost-centre bands] in
- * from_eventlog.c): its cost centres' labels, innermost first, '/'
- * between them; an id never defined shows as "cc<id>". */
-static char *ccs_name(const Profile *p, const char *key)
-{
-    if (strcmp(key, "MAIN") == 0)
-        return strdup("MAIN");
-    size_t cap = 64, n = 0;
-    char *s = malloc(cap);
-    if (s == NULL)
-        return NULL;
-    s[0] = '\0';
-    for (const char *k = key; *k;) {
-        char *end;
-        unsigned long id = strtoul(k, &end, 10);
-        char buf[512];
-        const HpCostCentre *cc = hp_cost_centre(&p->ccs, id);
-        const char *label = cc != NULL ? cc_display(cc, buf, sizeof buf) : NULL;
-        if (label == NULL) {
-            snprintf(buf, sizeof buf, "cc%lu", id);
-            label = buf;
-        }
-        if (GROW_ARRAY_RESERVE(s, cap, n + strlen(label) + 2) != 0) {
-            free(s);
-            return NULL;
-        }
-        n += (size_t)sprintf(s + n, "%s%s", n ? "/" : "", label);
-        k = *end == ',' ? end + 1 : end;
-        if (end == k && *end != '\0')
-            break;      /* not an id list: stop rather than loop */
-    }
-    return s;
-}
-
 /* The stack of a -hc band, outermost first, as [{"label","module"}]:
  * from the ids of an eventlog band, or from a .hp label
  * "(ccsID)inner/.../outer" (cut by the RTS's -L, then ending "..."). */
@@ -144,7 +110,7 @@ static void write_ccs(FILE *out, const Profile *p, const char *key)
             k = *end == ',' ? end + 1 : end;
         }
         for (size_t i = n; i-- > 0;) {
-            const HpCostCentre *cc = hp_cost_centre(&p->ccs, ids[i]);
+            const HpCostCentre *cc = hp_cost_centre(&p->model.ccs, ids[i]);
             char buf[512];
             snprintf(buf, sizeof buf, "cc%lu", ids[i]);
             fputs(i + 1 == n ? "{\"label\":" : ",{\"label\":", out);
@@ -196,9 +162,9 @@ static Row *make_rows(const Profile *p)
         const EvrIpe *ipe = profile_band_ipe(p, r->b);
         if (ipe != NULL) {
             r->name = ipe_name(ipe);
-        } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE) {
-            r->name = ccs_name(p, r->b->label);
-        } else if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA) {
+        } else if (!p->from_hp && p->model.breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE) {
+            r->name = hp_stack_name(&p->model.ccs, r->b->label, strlen(r->b->label));
+        } else if (!p->from_hp && p->model.breakdown == HEAP_PROF_BREAKDOWN_ERA) {
             r->name = malloc(strlen(r->b->label) + 5);
             if (r->name != NULL)
                 sprintf(r->name, "era %s", r->b->label);
@@ -341,7 +307,8 @@ static Key *make_keys(Row **rows, const size_t *n_rows, size_t n_inputs, size_t 
     qsort(keys, m, sizeof *keys, key_by_size);
     for (size_t i = 0; i < m; i++) {
         const Row *r = key_row(&keys[i]);
-        int era = !r->p->from_hp && r->p->breakdown == HEAP_PROF_BREAKDOWN_ERA && r->have_number;
+        int era = !r->p->from_hp && r->p->model.breakdown == HEAP_PROF_BREAKDOWN_ERA &&
+                  r->have_number;
         keys[i].color = era ? (long)r->number : (long)i;
     }
     *n_keys = m;
@@ -461,7 +428,7 @@ static void write_row(FILE *out, const Row *r, long color)
     else
         fputs("null", out);
     fputs(",\"era\":", out);
-    if (!p->from_hp && p->breakdown == HEAP_PROF_BREAKDOWN_ERA && r->have_number)
+    if (!p->from_hp && p->model.breakdown == HEAP_PROF_BREAKDOWN_ERA && r->have_number)
         json_number(out, r->number);
     else
         fputs("null", out);
@@ -504,7 +471,8 @@ static const char *mode_flag(const Profile *p)
     static const char *flags[] = { NULL, "-hc", "-hm", "-hd", "-hy", "-hr", "-hb", "-hT", "-hi", "-he" };
     if (p->from_hp)
         return p->hp_cost_centres ? "-hc" : NULL;
-    return p->breakdown < sizeof flags / sizeof flags[0] ? flags[p->breakdown] : NULL;
+    uint32_t k = p->model.breakdown;
+    return k < sizeof flags / sizeof flags[0] ? flags[k] : NULL;
 }
 
 static const char *mode_name(const Profile *p)
@@ -514,7 +482,8 @@ static const char *mode_name(const Profile *p)
                                    "closure type", "info table", "era" };
     if (p->from_hp)
         return p->hp_cost_centres ? "cost centre stack, .hp file" : ".hp file";
-    return p->breakdown < sizeof names / sizeof names[0] ? names[p->breakdown] : "unknown";
+    uint32_t k = p->model.breakdown;
+    return k < sizeof names / sizeof names[0] ? names[k] : "unknown";
 }
 
 static void write_meta(FILE *out, const Profile *p)
@@ -541,7 +510,7 @@ static void write_meta(FILE *out, const Profile *p)
     if (p->from_hp)
         fputs("null", out);
     else
-        fprintf(out, "%" PRIu64, p->interval_ns);
+        fprintf(out, "%" PRIu64, p->model.interval_ns);
     fputs(",\"date\":", out);
     json_string(out, p->date);
     fprintf(out, ",\"censuses\":%" PRIu64 ",\"events\":%" PRIu64 ",\"end_time_s\":%.6f",
@@ -641,7 +610,7 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
     fprintf(out, "],\"markers_dropped\":%" PRIu64, p->markers_dropped);
     /* -he: the eras holding bytes in the last census, oldest first. */
     fputs(",\"eras_live_at_end\":", out);
-    if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_ERA) {
+    if (p->from_hp || p->model.breakdown != HEAP_PROF_BREAKDOWN_ERA) {
         fputs("null", out);
     } else {
         fputc('[', out);
@@ -721,7 +690,7 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
     size_t n_keys;
     Key *keys = make_keys(rows, n_rows, n, &n_keys);
     size_t n_chart = o->bands == 0 || (size_t)o->bands > n_keys ? n_keys : (size_t)o->bands;
-    int era = !profiles[0]->from_hp && profiles[0]->breakdown == HEAP_PROF_BREAKDOWN_ERA;
+    int era = !profiles[0]->from_hp && profiles[0]->model.breakdown == HEAP_PROF_BREAKDOWN_ERA;
     sort_key = o->sort_given ? o->sort : (era ? SORT_NUMBER : SORT_SIZE);
     sort_reverse = o->reverse;
     /* keys[0..n_chart) are the largest; order them, then the table's copy. */

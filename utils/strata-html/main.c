@@ -206,7 +206,7 @@ static int one_report(const char *const *inputs, size_t n, const char *output, i
             status = TOOL_EXIT_FAIL;
     }
     if (status == TOOL_EXIT_OK && n == 2 && (ps[0]->from_hp != ps[1]->from_hp ||
-                                             ps[0]->breakdown != ps[1]->breakdown))
+                                             ps[0]->model.breakdown != ps[1]->model.breakdown))
         fprintf(stderr, "%s: warning: %s and %s are profiles of different kinds; "
                         "few bands will match\n", TOOL_NAME, ps[0]->path, ps[1]->path);
     if (status == TOOL_EXIT_OK)

@@ -1,9 +1,10 @@
 /*
- * utils/strata-html/profile.c -- building one input's heap profile: bands
- * and their statistics, folded chart series, heap sizes, markers and IPE
- * descriptions.  The readers (from_eventlog.c, from_hp.c) call in here;
- * memory grows with the number of distinct labels, IPE entries and kept
- * markers only, never with the number of censuses.
+ * utils/strata-html/profile.c -- building one input's heap profile: the
+ * censuses of the heap-profile model (utils/heapprof/HeapModel.h) folded
+ * into bands and their statistics and into chart series, heap sizes and
+ * markers.  The readers (from_eventlog.c, from_hp.c) call in here; memory
+ * grows with the number of distinct labels, IPE entries and kept markers
+ * only, never with the number of censuses.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -36,6 +37,7 @@ void profile_init(Profile *p, const char *path, const Filters *filters)
     memset(p, 0, sizeof *p);
     p->path = path;
     p->filters = filters;
+    heap_model_init(&p->model);
     series_init(&p->census_series);
     for (int i = 0; i < HEAP_SERIES_COUNT; i++)
         series_init(&p->heap_series[i]);
@@ -53,9 +55,7 @@ void profile_free(Profile *p)
     for (size_t i = 0; i < p->n_bands; i++)
         free(p->bands[i].bins);
     free(p->bands);
-    evr_label_index_free(&p->labels);
-    evr_ipe_table_free(&p->ipes);
-    hp_cost_centres_free(&p->ccs);
+    heap_model_free(&p->model);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
     free(p->markers);
@@ -97,29 +97,22 @@ void profile_time(Profile *p, uint64_t time_ns)
  * Bands
  * ------------------------------------------------------------------- */
 
-/* The band for label (cut at its first NUL), created if new; NULL when
- * out of memory. */
-static Band *band_get(Profile *p, const char *label, size_t len)
+/* Makes the profile's bands up to the model's (a census brings its new
+ * bands); 0 when out of memory. */
+static int bands_make(Profile *p)
 {
-    const char *nul = memchr(label, '\0', len);
-    if (nul != NULL)
-        len = (size_t)(nul - label);
-    size_t i = evr_label_find(&p->labels, label, len);
-    if (i != EVR_NO_LABEL)
-        return &p->bands[i];
-    if (GROW_ARRAY_RESERVE_MIN(p->bands, p->bands_cap, p->n_bands + 1, 32) != 0)
-        return NULL;
-    BandBins *bins = calloc(1, sizeof *bins);
-    if (bins == NULL)
-        return NULL;
-    i = evr_label_add(&p->labels, label, len);
-    if (i == EVR_NO_LABEL) {
-        free(bins);
-        return NULL;
+    const EvrLabelIndex *labels = &p->model.labels;
+    if (GROW_ARRAY_RESERVE_MIN(p->bands, p->bands_cap, labels->n, 32) != 0)
+        return 0;
+    while (p->n_bands < labels->n) {
+        BandBins *bins = calloc(1, sizeof *bins);
+        if (bins == NULL)
+            return 0;
+        p->bands[p->n_bands] = (Band){ .label = evr_label(labels, p->n_bands).ptr,
+                                       .bins = bins };
+        p->n_bands++;
     }
-    p->bands[i] = (Band){ .label = evr_label(&p->labels, i).ptr, .bins = bins };
-    p->n_bands++;
-    return &p->bands[i];
+    return 1;
 }
 
 /* Note [Peaks survive folding]
@@ -173,10 +166,10 @@ double profile_band_bin_min(const Profile *p, const Band *b, size_t i)
  * Censuses: see Note [Band statistics]
  * ------------------------------------------------------------------- */
 
-void profile_census_begin(Profile *p, uint64_t time_ns)
+/* A census begins at time_ns: the second half of the last census's
+ * trapezoids, and its bin. */
+static void fold_begin(Profile *p, uint64_t time_ns)
 {
-    profile_census_end(p);
-    /* The second half of the last census's trapezoids. */
     if (p->n_censuses > 0 && time_ns > p->prev_census_time_ns) {
         double half_dt = ((double)time_ns - (double)p->prev_census_time_ns) / 2.0;
         for (size_t i = 0; i < p->n_touched; i++) {
@@ -186,36 +179,14 @@ void profile_census_begin(Profile *p, uint64_t time_ns)
     }
     p->n_touched = 0;
     p->n_censuses++;
-    p->census_open = 1;
     p->census_time_ns = time_ns;
     p->census_bin = series_bin(&p->census_series, time_ns, fold_bands, p);
 }
 
-void profile_census_sample(Profile *p, const char *label, size_t len, uint64_t bytes)
+/* The census's statistics, bins and the first half of its trapezoids,
+ * over the bands it holds (touched). */
+static void fold_end(Profile *p)
 {
-    if (!p->census_open)
-        return;
-    Band *b = band_get(p, label, len);
-    if (b == NULL) {
-        p->out_of_memory = 1;
-        return;
-    }
-    if (b->cur_census != p->n_censuses) {
-        if (GROW_ARRAY_RESERVE_MIN(p->touched, p->touched_cap, p->n_touched + 1, 64) != 0) {
-            p->out_of_memory = 1;
-            return;
-        }
-        p->touched[p->n_touched++] = (size_t)(b - p->bands);
-        b->cur_census = p->n_censuses;
-        b->cur_bytes = 0;
-    }
-    b->cur_bytes += bytes;
-}
-
-void profile_census_end(Profile *p)
-{
-    if (!p->census_open)
-        return;
     double t_s = (double)p->census_time_ns / 1e9;
     double half_dt = p->n_censuses > 1 && p->census_time_ns > p->prev_census_time_ns
                          ? ((double)p->census_time_ns - (double)p->prev_census_time_ns) / 2.0
@@ -244,7 +215,50 @@ void profile_census_end(Profile *p)
     p->sum_t += t_s;
     p->sum_t2 += t_s * t_s;
     p->prev_census_time_ns = p->census_time_ns;
-    p->census_open = 0;
+}
+
+/* Folds in census c, the model's latest. */
+static void fold_census(Profile *p, const HmCensus *c)
+{
+    fold_begin(p, c->time_ns);
+    if (!bands_make(p) ||
+        GROW_ARRAY_RESERVE_MIN(p->touched, p->touched_cap, c->n, 64) != 0) {
+        p->out_of_memory = 1;
+        return;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        Band *b = &p->bands[c->e[i].band];
+        p->touched[p->n_touched++] = c->e[i].band;
+        b->cur_census = p->n_censuses;
+        b->cur_bytes = c->e[i].bytes;
+    }
+    fold_end(p);
+}
+
+void profile_census_begin(Profile *p, uint64_t time_ns)
+{
+    if (heap_model_census_begin(&p->model, 0, time_ns))
+        fold_census(p, &p->model.last);
+}
+
+void profile_census_sample(Profile *p, const char *label, size_t len, uint64_t bytes)
+{
+    heap_model_census_sample(&p->model, label, len, bytes);
+    if (p->model.out_of_memory)
+        p->out_of_memory = 1;
+}
+
+int profile_census_end(Profile *p)
+{
+    if (!heap_model_census_end(&p->model))
+        return 0;
+    fold_census(p, &p->model.last);
+    return 1;
+}
+
+void profile_take_census(Profile *p)
+{
+    fold_census(p, &p->model.last);
 }
 
 void profile_band_stats(const Profile *p, const Band *b, BandStats *out)
@@ -361,28 +375,18 @@ void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, 
  * shared with strata-events). */
 const EvrIpe *profile_band_ipe(const Profile *p, const Band *b)
 {
-    if (p->from_hp || p->breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
+    if (p->from_hp || p->model.breakdown != HEAP_PROF_BREAKDOWN_INFO_TABLE)
         return NULL;
-    return evr_ipe_table_find_label(&p->ipes, b->label, strlen(b->label));
+    return evr_ipe_table_find_label(&p->model.ipes, b->label, strlen(b->label));
 }
 
 /* ----------------------------------------------------------------------
  * Cost centres (-hc)
  * ------------------------------------------------------------------- */
 
-void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
-                         const char *module, size_t module_len, const char *srcloc,
-                         size_t srcloc_len)
-{
-    EvrStr l = { .ptr = label, .len = label_len }, m = { .ptr = module, .len = module_len };
-    EvrStr s = { .ptr = srcloc, .len = srcloc_len };
-    if (hp_cost_centre_define(&p->ccs, id, l, m, s) != 0)
-        p->out_of_memory = 1;
-}
-
 int profile_is_cost_centre(const Profile *p)
 {
     if (p->from_hp)
         return p->hp_cost_centres;
-    return p->breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE;
+    return p->model.breakdown == HEAP_PROF_BREAKDOWN_COST_CENTRE;
 }

@@ -1,8 +1,9 @@
 /*
  * utils/strata-html/profile.h -- the internal API of strata-html: the heap
- * profile it builds from one input (profile.c), the two readers that feed
- * it (from_eventlog.c, from_hp.c), the JSON writer (json.c, json_text.c)
- * and the page writer (page.c).  See docs/design/html.md for the memory
+ * profile it builds from one input (profile.c) out of the censuses of the
+ * tools' heap-profile model (utils/heapprof/HeapModel.h), the two readers
+ * that feed it (from_eventlog.c, from_hp.c), the JSON writer (json.c,
+ * json_text.c) and the page writer (page.c).  See docs/design/html.md for the memory
  * bound (.inv.bounded-memory: per band a label, some numbers and one
  * BandBins).
  */
@@ -13,9 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "CostCentres.h"
-#include "IpeTable.h"
-#include "LabelIndex.h"
+#include "HeapModel.h"
 
 #define TOOL_NAME "strata-html"
 #define TOOL_EXIT_OK 0
@@ -51,9 +50,10 @@ typedef struct BandBins {
 } BandBins;
 
 /* One band of the heap profile: a census label and its statistics over
- * every census (Note [Band statistics] in profile.c). */
+ * every census (Note [Band statistics] in profile.c).  Band i is the
+ * model's band i. */
 typedef struct Band {
-    const char *label;      /* the copy in Profile.labels (labels are cut at a NUL) */
+    const char *label;      /* the model's copy (Profile.model.labels) */
     double area_byte_ns;    /* integrated size so far */
     double sum_y, sum_y2, sum_ty;   /* bytes, bytes^2, seconds*bytes */
     uint64_t peak_bytes;
@@ -89,26 +89,22 @@ typedef struct Profile {
     size_t n_args;
     char *rts_id;                   /* owned or NULL */
     char *date;                     /* owned or NULL: ISO 8601 UTC, or the .hp DATE */
-    int have_profile;               /* HEAP_PROF_BEGIN seen, or a .hp file */
     int from_hp;
-    uint32_t breakdown;             /* HEAP_PROF_BREAKDOWN_* (eventlogs only) */
-    uint64_t interval_ns;
-    /* Censuses */
-    uint64_t n_censuses;            /* opened so far */
-    int census_open;
-    uint64_t census_time_ns;        /* time of the open census */
+    /* The censuses, the breakdown (eventlogs only), the IPE entries (-hi)
+     * and the cost centres (-hc): the model, whose censuses are folded in
+     * here one by one (profile_census_begin ... _end, or _take_event) */
+    HeapModel model;
+    uint64_t n_censuses;            /* folded in so far */
+    uint64_t census_time_ns;        /* time of the census being folded in */
     uint64_t prev_census_time_ns;   /* time of the census before it */
     size_t census_bin;              /* its bin in census_series */
-    size_t *touched;                /* bands present in the open (or last) census */
+    size_t *touched;                /* bands present in the last census */
     size_t n_touched, touched_cap;
     double sum_t, sum_t2;           /* over censuses, seconds */
     Series census_series;
     double census_total_max[SERIES_BINS];   /* largest census total (bytes) per bin */
-    EvrLabelIndex labels;           /* band i has label number i */
     Band *bands;
     size_t n_bands, bands_cap;
-    EvrIpeTable ipes;               /* -hi: every IPE event, by address */
-    HpCostCentres ccs;              /* -hc: cost centres by id (utils/heapprof) */
     int hp_cost_centres;            /* a .hp file of -hc (its JOB says so) */
     /* Heap */
     Series heap_series[HEAP_SERIES_COUNT];
@@ -136,23 +132,24 @@ size_t series_bin(Series *s, uint64_t t_ns, void (*fold)(void *ctx), void *ctx);
 void series_fold_max(double *values);
 void series_fold_self(Series *s);
 
-/* profile.c: building a profile, whatever the input. */
+/* profile.c: building a profile, whatever the input.  The census steps go
+ * to the model (heap_model_census_*), which hands each census, once read,
+ * back to be folded in; _end is also the end of the input (it ends a
+ * census cut short: Note [One rule per case] in HeapModel.c) and returns
+ * 1 when it ended one. */
 void profile_init(Profile *p, const char *path, const Filters *filters);
 void profile_free(Profile *p);
 void profile_census_begin(Profile *p, uint64_t time_ns);
 void profile_census_sample(Profile *p, const char *label, size_t len, uint64_t bytes);
-void profile_census_end(Profile *p);
+int profile_census_end(Profile *p);
+/* Folds in the model's latest census (after heap_model_add said one ended). */
+void profile_take_census(Profile *p);
 void profile_heap(Profile *p, int which, uint64_t time_ns, uint64_t bytes);
 void profile_marker(Profile *p, uint64_t time_ns, const char *text, size_t len, int is_marker);
 void profile_time(Profile *p, uint64_t time_ns);
 char *profile_strdup(Profile *p, const char *s, size_t len);
 void profile_set_warning(Profile *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Records cost centre id (HEAP_PROF_COST_CENTRE); ids past
- * HP_MAX_CC_ID are ignored. */
-void profile_cost_centre(Profile *p, uint32_t id, const char *label, size_t label_len,
-                         const char *module, size_t module_len, const char *srcloc,
-                         size_t srcloc_len);
 /* 1 if the bands are cost-centre stacks (-hc, eventlog or .hp). */
 int profile_is_cost_centre(const Profile *p);
 /* The IPE describing band b of a -hi profile, or NULL. */

@@ -24,7 +24,9 @@ int live_page_built(void)
  * The page draws what strata-html would draw for the log read so far: a
  * strata-html Profile (bounded: Note [Bounded series] in series.c, every
  * census folded into 400 bins keeping each bin's peak) fed every event,
- * and json_write_report's JSON of it.  Rendering costs a pass over the
+ * and json_write_report's JSON of it.  The Profile takes in a census only
+ * once the heap-profile model has read it whole, so it can be rendered
+ * between any two events.  Rendering costs a pass over the
  * bands, under the lock the reading thread needs, so:
  *   - it is done on request only (live_page_refresh, at a page's status
  *     poll), never by the reading thread: nobody watching, nothing is
@@ -34,9 +36,7 @@ int live_page_built(void)
  *   - at most once per RENDER_MIN_NS, and never more often than every
  *     RENDER_COST_FACTOR times its own last cost, so that the reader holds
  *     the lock most of the time even with thousands of bands; a page is
- *     then a census or two behind until the log's pace slows;
- *   - never while a census is being read: its bands hold part of it
- *     (Band.cur_bytes); the next poll renders it whole.
+ *     then a census or two behind until the log's pace slows.
  * The status tells a page the version it would get (json_version), so it
  * fetches the data only when there is new data to draw. */
 #define RENDER_MIN_NS 100000000ull   /* 100 ms: the page's poll */
@@ -146,10 +146,10 @@ void live_page_add(LivePage *lp, const EvrEvent *ev, int promote)
     Profile *p = lp->next != NULL ? lp->next : lp->shown;
     if (p->out_of_memory)
         return;
-    int was_open = p->census_open;
+    uint64_t censuses = p->n_censuses;
     size_t markers = p->n_markers;
     profile_take_event(p, ev);
-    if (p == lp->shown && ((was_open && !p->census_open) || p->n_markers != markers))
+    if (p == lp->shown && (p->n_censuses != censuses || p->n_markers != markers))
         lp->version++;
 }
 
@@ -157,10 +157,8 @@ void live_page_stream_end(LivePage *lp)
 {
     profile_delete(lp->next);
     lp->next = NULL;
-    if (lp->shown->census_open) {   /* cut short: the census read so far */
-        profile_census_end(lp->shown);
+    if (profile_census_end(lp->shown))   /* cut short: the census read so far */
         lp->version++;
-    }
 }
 
 uint64_t live_page_refresh(LivePage *lp)
@@ -168,7 +166,7 @@ uint64_t live_page_refresh(LivePage *lp)
     /* Note [The live page's data] */
     if (lp->json == NULL) {
         render(lp);
-    } else if (lp->json_version != lp->version && !lp->shown->census_open) {
+    } else if (lp->json_version != lp->version) {
         uint64_t wait = RENDER_COST_FACTOR * lp->render_cost_ns;
         if (wait < RENDER_MIN_NS)
             wait = RENDER_MIN_NS;

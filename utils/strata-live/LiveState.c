@@ -1,7 +1,7 @@
 /*
  * utils/strata-live/LiveState.c -- strata-live's figures: taken in event by
- * event from the stream (EventLogReader.h), the census through the heapprof
- * library (HeapCensus.h), rendered as Prometheus' text exposition format
+ * event from the stream (EventLogReader.h), the census through the tools'
+ * heap-profile model (HeapModel.h), rendered as Prometheus' text exposition format
  * and, through Pprof.h, as a pprof profile.  Notes: [What strata-live
  * keeps], [Metric names and labels].
  */
@@ -21,8 +21,9 @@
  * A stream may run for months, so nothing here grows with it: the latest
  * value of each heap figure, counters, a fixed histogram of GC pauses,
  * fixed per-capability arrays (LIVE_MAX_CAPS; a capability beyond them is
- * not counted) and, through HeapCensus, the latest complete census and the
- * IPE table (one entry per info table of the program).  Nothing of the
+ * not counted) and, through the heap-profile model, the latest census,
+ * its bands' labels and the IPE table (one entry per info table of the
+ * program: Note [Censuses go by] in HeapModel.c).  Nothing of the
  * stream's past events is kept.  When a new stream begins (the program
  * restarted, a file was replaced) its figures replace the old ones: info
  * table addresses and counters belong to one run.  strata-live's own
@@ -46,7 +47,8 @@
  * breakdown (info_table, closure_type, era, ...), band (the label in the
  * log) and what the band is: for -hi info_table, closure_type, defined_in
  * ("Module.label") and source (the IPE's source location); for -hT
- * closure_type; for -he era.  Label values are escaped as the exposition
+ * closure_type; for -he era; for -hc cost_centre_stack (the stack as
+ * hp2ps names it).  Label values are escaped as the exposition
  * format asks (live_escape_label_value).
  */
 
@@ -62,8 +64,15 @@ static void stream_free(LiveStream *st)
 {
     free(st->program);
     free(st->rts_id);
-    heap_census_free(&st->census);
+    heap_model_free(&st->census);
     memset(st, 0, sizeof *st);
+}
+
+/* A stream's census model keeps the latest census only. */
+static void census_init(HeapModel *m)
+{
+    heap_model_init(m);
+    m->latest_only = 1;
 }
 
 void live_state_init(LiveState *s, const char *service_name, size_t top)
@@ -71,7 +80,7 @@ void live_state_init(LiveState *s, const char *service_name, size_t top)
     memset(s, 0, sizeof *s);
     s->service_name = service_name;
     s->top = top;
-    heap_census_init(&s->stream.census);
+    census_init(&s->stream.census);
 }
 
 void live_state_free(LiveState *s)
@@ -116,11 +125,13 @@ static int is_preamble(uint16_t type)
 void live_state_stream_begin(LiveState *s)
 {
     stream_free(&s->pending);
-    heap_census_init(&s->pending.census);
+    census_init(&s->pending.census);
     s->pending_active = 1;
     s->streams++;
     s->connected = 1;
 }
+
+static void census_done(LiveStream *st);
 
 void live_state_stream_end(LiveState *s, int ok)
 {
@@ -128,6 +139,8 @@ void live_state_stream_end(LiveState *s, int ok)
     if (s->pending_active) {   /* Note [A preamble alone replaces nothing] */
         stream_free(&s->pending);
         s->pending_active = 0;
+    } else if (heap_model_census_end(&s->stream.census)) {
+        census_done(&s->stream);   /* the end of the stream ends a census */
     }
     if (!ok)
         s->stream_errors++;
@@ -166,15 +179,17 @@ static void gc_end(LiveStream *st, const EvrEvent *ev)
     st->pause_count++;
 }
 
-/* The largest era among a -he census's bands. */
-static void note_era(LiveStream *st)
+/* A census was read whole: count it, and note the largest era among a
+ * -he census's bands. */
+static void census_done(LiveStream *st)
 {
-    const HeapCensus *hc = &st->census;
-    if (hc->breakdown != HEAP_PROF_BREAKDOWN_ERA)
+    const HeapModel *m = &st->census;
+    st->censuses++;
+    if (m->breakdown != HEAP_PROF_BREAKDOWN_ERA)
         return;
-    for (size_t i = 0; i < hc->last.labels.n; i++) {
-        HcBandInfo b;
-        heap_census_band_info(hc, &hc->last, i, &b);
+    for (size_t i = 0; i < m->last.n; i++) {
+        HmBandInfo b;
+        heap_model_band_info(m, &m->last, i, &b);
         if (b.have_era && (!st->have_era || b.era > st->era)) {
             st->have_era = 1;
             st->era = b.era;
@@ -193,10 +208,8 @@ void live_state_add(LiveState *s, const EvrEvent *ev)
     LiveStream *st = s->pending_active ? &s->pending : &s->stream;
     s->events++;
     s->bytes += ev->size_bytes;
-    if (heap_census_add(&st->census, ev)) {
-        st->censuses++;
-        note_era(st);
-    }
+    if (heap_model_add(&st->census, ev))
+        census_done(st);
     if (st->census.out_of_memory)
         s->out_of_memory = 1;
     switch (ev->type) {
@@ -433,13 +446,13 @@ static void render_gc(Out *o, const LiveState *s)
     out_sample(o, s, "strata_gc_pause_seconds_count", v);
 }
 
-static void render_band(Out *o, const LiveState *s, const HcBandInfo *b, uint64_t bytes)
+static void render_band(Out *o, const LiveState *s, const HmBandInfo *b, uint64_t bytes)
 {
-    const HeapCensus *hc = &s->stream.census;
+    const HeapModel *hc = &s->stream.census;
     int first = 1;
     out_printf(o, "strata_heap_census_bytes{");
     out_label_cstr(o, &first, "service_name", service_name(s));
-    out_label_cstr(o, &first, "breakdown", heap_census_breakdown_name(hc->breakdown));
+    out_label_cstr(o, &first, "breakdown", heap_model_breakdown_name(hc->breakdown));
     out_label(o, &first, "band", b->label.ptr, b->label.len);
     if (hc->breakdown == HEAP_PROF_BREAKDOWN_INFO_TABLE && b->info != 0) {
         out_label(o, &first, "info_table", b->name.ptr, b->name.len);
@@ -455,6 +468,8 @@ static void render_band(Out *o, const LiveState *s, const HcBandInfo *b, uint64_
         free(def);
         out_label(o, &first, "source", b->srcloc.ptr, b->srcloc.len);
     }
+    if (b->is_stack)
+        out_label(o, &first, "cost_centre_stack", b->name.ptr, b->name.len);
     if (b->closure_type != NULL)
         out_label_cstr(o, &first, "closure_type", b->closure_type);
     if (b->have_era) {
@@ -468,38 +483,38 @@ static void render_band(Out *o, const LiveState *s, const HcBandInfo *b, uint64_
 /* See Note [Metric names and labels] for the bands shown. */
 static void render_census(Out *o, const LiveState *s)
 {
-    const HeapCensus *hc = &s->stream.census;
+    const HeapModel *hc = &s->stream.census;
     out_help(o, "strata_heap_census_bytes", "gauge",
              "Live bytes per band of the latest heap census (the largest bands; "
              "the rest summed as band=\"other\").");
     if (!hc->have_last)
         return;
-    const HcCensus *c = &hc->last;
-    size_t n = c->labels.n;
+    const HmCensus *c = &hc->last;
+    size_t n = c->n;
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     if (order == NULL) {
         o->failed = 1;
         return;
     }
-    heap_census_rank(c, order);
+    heap_model_rank(hc, c, order);
     size_t shown = n < s->top ? n : s->top;
     int other_taken = 0;
     for (size_t k = 0; k < shown; k++) {
-        HcBandInfo b;
-        heap_census_band_info(hc, c, order[k], &b);
+        HmBandInfo b;
+        heap_model_band_info(hc, c, order[k], &b);
         if (b.label.len == 5 && memcmp(b.label.ptr, "other", 5) == 0)
             other_taken = 1;
-        render_band(o, s, &b, c->bytes[order[k]]);
+        render_band(o, s, &b, c->e[order[k]].bytes);
     }
     if (shown < n) {
         uint64_t rest = 0;
         for (size_t k = shown; k < n; k++)
-            rest += c->bytes[order[k]];
+            rest += c->e[order[k]].bytes;
         const char *name = other_taken ? "other (rest)" : "other";
         int first = 1;
         out_printf(o, "strata_heap_census_bytes{");
         out_label_cstr(o, &first, "service_name", service_name(s));
-        out_label_cstr(o, &first, "breakdown", heap_census_breakdown_name(hc->breakdown));
+        out_label_cstr(o, &first, "breakdown", heap_model_breakdown_name(hc->breakdown));
         out_label_cstr(o, &first, "band", name);
         out_printf(o, "} %" PRIu64 "\n", rest);
     }
@@ -564,14 +579,14 @@ char *live_state_render_metrics(const LiveState *s, size_t *len_out)
 int live_state_render_pprof(const LiveState *s, uint8_t **out, size_t *out_bytes,
                             const char **why)
 {
-    const HeapCensus *hc = &s->stream.census;
+    const HeapModel *hc = &s->stream.census;
     if (!hc->have_last) {
         *why = "no census yet";
         return 0;
     }
     char comment[256];
     snprintf(comment, sizeof comment, "%s: census %" PRIu64 " (%s)", service_name(s),
-             hc->last.number, heap_census_breakdown_name(hc->breakdown));
+             hc->last.number, heap_model_breakdown_name(hc->breakdown));
     const char *comments[] = { comment };
     return pprof_encode_census(hc, &hc->last, comments, 1, out, out_bytes, why);
 }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "EventLogReader.h"
-#include "HeapCensus.h"
+#include "HeapModel.h"
 
 #define LIVE_MAX_CAPS 256          /* capabilities tracked per stream */
 #define LIVE_PAUSE_BUCKETS 12      /* GC pause histogram buckets, +Inf excluded */
@@ -39,8 +39,8 @@ typedef struct LiveStream {
     double pause_sum_seconds;
     double last_pause_seconds;     /* the latest GC's pause (the page's header) */
     uint64_t pause_count;
-    HeapCensus census;             /* the latest complete census and the IPEs */
-    uint64_t censuses;             /* complete censuses read */
+    HeapModel census;              /* the latest census, its labels and the IPEs */
+    uint64_t censuses;             /* censuses read */
     int have_era;                  /* a -he census was read: */
     uint64_t era;                  /* its largest era */
 } LiveStream;
