@@ -318,16 +318,12 @@ evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd, const StgInfoT
     finish_copy(t, p, q, info, to, size);
 }
 
-void evacuate_heap(StgClosure **p, StgClosure *q)
+/* q is in from-space (block bd, flags read once): follows its forwarding
+ * pointer or copies it. */
+static inline __attribute__((always_inline)) void
+evacuate_collected(GCThread *t, StgClosure **p, StgClosure *q, const BlockDesc *bd,
+                   uint16_t flags)
 {
-    BlockDesc *bd = Bdescr(q);
-    GCThread *t = gct;
-    uint16_t flags = bd_flags(bd);
-    if (bd_gen_no(bd) > t->collected_gen || (flags & BF_EVACUATED)) {
-        if (bd_gen_no(bd) < t->evac_gen)
-            t->failed_to_evac = true;
-        return;
-    }
     const StgInfoTable *info = __atomic_load_n(&q->info, __ATOMIC_ACQUIRE);
     if ((StgWord)info & 1) {   /* forwarded (Note [Forwarding pointers]) */
         StgClosure *to = (StgClosure *)((StgWord)info & ~(StgWord)1);
@@ -350,6 +346,24 @@ void evacuate_heap(StgClosure **p, StgClosure *q)
     }
     StgWord size = (type >= THUNK ? THUNK_HEADER_WORDS : 1) + (StgWord)info->ptrs + info->nptrs;
     evacuate_copy(p, q, bd, info, size);
+}
+
+void evacuate_heap(StgClosure **p, StgClosure *q)
+{
+    BlockDesc *bd = Bdescr(q);
+    GCThread *t = gct;
+    uint16_t flags = bd_flags(bd);
+    if (bd_gen_no(bd) > t->collected_gen || (flags & BF_EVACUATED)) {
+        if (bd_gen_no(bd) < t->evac_gen)
+            t->failed_to_evac = true;
+        return;
+    }
+    evacuate_collected(t, p, q, bd, flags);
+}
+
+void evacuate_from_space(StgClosure **p, StgClosure *q, const BlockDesc *bd)
+{
+    evacuate_collected(gct, p, q, bd, bd_flags(bd));
 }
 
 

@@ -99,6 +99,10 @@ static inline void slot_store(StgClosure **p, StgClosure *c)
  * the slow paths). */
 void evacuate_heap(StgClosure **p, StgClosure *q);
 
+/* The same for q in from-space (block bd, neither older than the
+ * collected generations nor BF_EVACUATED), whose caller has tested that. */
+void evacuate_from_space(StgClosure **p, StgClosure *q, const BlockDesc *bd);
+
 /* Most fields hold NULL or a static closure (a constructor without fields,
  * a top-level function): those cost a compare here, inline in the scanning
  * loops, without the call. */

@@ -8,11 +8,14 @@
  * somewhere younger, the object "failed to evacuate" and goes on g's
  * mutable list, which keeps .inv.remembered (MutList.h).
  */
+#include <string.h>
+
 #include "ClosureSize.h"
 #include "EraRuns.h"
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "Messages.h"
+#include "MBlock.h"
 #include "MutList.h"
 #include "os/Thread.h"
 
@@ -38,33 +41,106 @@ static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptr
         evacuate(&ptrs[i]);
 }
 
-/* Scans the elements of cards [first, last) of an array, clearing each card
- * whose elements all ended up at least as old as the array.  Returns true
- * if any card stays set. */
-static bool scavenge_array_cards(StgMutArrPtrs *a, StgWord first, StgWord last, bool only_marked)
+/* Note [Scanning an array's cards]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A minor GC scans the marked cards of every old array on a remembered
+ * set (Note [Card marking] in MutList.c).  Random writes mark every card
+ * of a large array between two minor GCs, so the scan reads all of it,
+ * and most elements point at objects older than the collected
+ * generations, which evacuate would only test and leave.  The card loop
+ * makes that test itself, with the heap's range, the collected
+ * generation and evac_gen in registers and the card's "stays younger"
+ * flag in a local, and calls into Evac.c only for an object in
+ * from-space (evacuate_from_space, which skips the test).  A major GC
+ * has no older generation, so it scans with the plain evacuate.  Clean
+ * cards are skipped eight at a time: the card table is whole words,
+ * padded with zeros (Storage.c).  Callgrind, mutarray 1000000: the GC's
+ * instructions 3,088M -> 2,724M. */
+
+/* Evacuates the elements [p, end) of a card when generations older than
+ * the collected ones exist; true if one stays younger than evac_gen. */
+static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end)
 {
-    uint8_t *cards = mut_arr_ptrs_card_table(a);
-    bool any = false;
-    for (StgWord c = first; c < last; c++) {
-        if (only_marked && cards[c] == 0)
+    const char *base = mblock_heap_base;
+    StgWord span = (StgWord)(mblock_heap_end - base);
+    unsigned collected = t->collected_gen;
+    uint16_t evac_gen = t->evac_gen;
+    bool failed = false;
+    t->failed_to_evac = false;
+    for (; p < end; p++) {
+        StgClosure *q = slot_load(p);
+        if ((StgWord)((const char *)q - base) >= span)
+            continue;   /* NULL or static (heap_alloced) */
+        const BlockDesc *bd = Bdescr(q);
+        uint16_t gen = bd_gen_no(bd);
+        if (gen > collected || (bd_flags(bd) & BF_EVACUATED)) {
+            failed |= gen < evac_gen;
             continue;
+        }
+        evacuate_from_space(p, q, bd);
+    }
+    return failed || t->failed_to_evac;
+}
+
+/* The same in a major GC. */
+static bool scavenge_card_all(GCThread *t, StgClosure **p, StgClosure **end)
+{
+    t->failed_to_evac = false;
+    for (; p < end; p++)
+        evacuate(p);
+    return t->failed_to_evac;
+}
+
+/* The first card at or after c that is set (or last), skipping whole
+ * words of clean cards. */
+static inline StgWord next_marked_card(const uint8_t *cards, StgWord c, StgWord last)
+{
+    while (c < last) {
+        if ((c & (WORD_SIZE - 1)) == 0 && c + WORD_SIZE <= last) {
+            StgWord w;
+            memcpy(&w, cards + c, sizeof w);
+            if (w == 0) {
+                c += WORD_SIZE;
+                continue;
+            }
+        }
+        if (cards[c] != 0)
+            return c;
+        c++;
+    }
+    return last;
+}
+
+/* Scans the cards of an array (only the marked ones, or all), clearing
+ * each card whose elements all ended up at least as old as the array.
+ * Returns true if any card stays set (Note [Scanning an array's cards]). */
+static bool scavenge_array_cards(StgMutArrPtrs *a, bool only_marked)
+{
+    GCThread *t = gct;
+    uint8_t *cards = mut_arr_ptrs_card_table(a);
+    StgWord last = mut_arr_ptrs_cards(a->ptrs);
+    bool filter = t->collected_gen + 1 < storage_n_gens;
+    bool saved = t->failed_to_evac;
+    bool any = false;
+    for (StgWord c = 0; c < last; c++) {
+        if (only_marked && (c = next_marked_card(cards, c, last)) == last)
+            break;
         StgWord lo = c << MUT_ARR_PTRS_CARD_BITS;
         StgWord hi = lo + ((StgWord)1 << MUT_ARR_PTRS_CARD_BITS);
         if (hi > a->ptrs)
             hi = a->ptrs;
-        bool saved = gct->failed_to_evac;
-        gct->failed_to_evac = false;
-        scavenge_ptrs(&a->payload[lo], hi - lo);
-        cards[c] = gct->failed_to_evac;
-        any |= gct->failed_to_evac;
-        gct->failed_to_evac = saved;
+        bool young = filter ? scavenge_card_filtered(t, &a->payload[lo], &a->payload[hi])
+                            : scavenge_card_all(t, &a->payload[lo], &a->payload[hi]);
+        cards[c] = young;
+        any |= young;
     }
+    t->failed_to_evac = saved;
     return any;
 }
 
 static void scavenge_array(StgMutArrPtrs *a, bool only_marked)
 {
-    bool dirty = scavenge_array_cards(a, 0, mut_arr_ptrs_cards(a->ptrs), only_marked);
+    bool dirty = scavenge_array_cards(a, only_marked);
     /* Released: a duplicate remembered-set entry may be claiming it
      * (scavenge_mut_list_block). */
     __atomic_store_n(&a->info, dirty ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info,
