@@ -73,6 +73,7 @@ static void give_up_block(BlockDesc *bd)
         bd_flags_clear(bd, BF_SCANQ);   /* its scan queue entry goes stale */
     if (t->ws[bd->gen_no].last_dest == bd)   /* Note [The cursor is on the scan queue] */
         t->ws[bd->gen_no].last_limit = NULL;
+    t->claim = true;   /* Note [Copying alone] in GCThread.c */
     ws_deque_push(&t->deque, bd);
 }
 
@@ -232,7 +233,8 @@ void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, Stg
  * ---------------------------------------------------------------------- */
 
 /* The end of every copy: the header and fields, then the forwarding
- * pointer, or the claim when other GC threads run. */
+ * pointer, or the claim when another GC thread may copy too (Note
+ * [Copying alone] in GCThread.c). */
 static inline __attribute__((always_inline)) void
 finish_copy(GCThread *t, StgClosure **p, StgClosure *q, const StgInfoTable *info, StgPtr to,
             StgWord size)
@@ -250,7 +252,7 @@ finish_copy(GCThread *t, StgClosure **p, StgClosure *q, const StgInfoTable *info
         for (StgWord i = 1; i < size; i++)
             to[i] = from[i];
     }
-    if (STRATA_UNLIKELY(t->parallel)) {
+    if (STRATA_UNLIKELY(t->claim)) {
         evacuate_claim(p, q, info, to, size);
         return;
     }
@@ -422,6 +424,7 @@ static void evacuate_large(BlockDesc *bd)
     if (t->parallel) {
         os_mutex_unlock(&large_lock);
         /* Any GC thread may scan it (Note [Sharing work]). */
+        t->claim = true;   /* Note [Copying alone] in GCThread.c */
         ws_deque_push(&t->deque, bd);
         return;
     }

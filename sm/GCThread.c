@@ -288,6 +288,34 @@ BlockDesc *gc_steal_block(void)
     return NULL;
 }
 
+/* Note [Copying alone]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * A claim's compare-and-swap is a full barrier, about a third of a
+ * parallel GC's time (Note [Copying in parallel] in Evac.h), and it is
+ * paid even when the other GC threads are idle: a list or any other
+ * chain gives them nothing to take.  A thread may copy without claims
+ * while no other thread can copy: every root item has been taken, no
+ * other thread is busy, and its own deque is empty.  Idle threads only
+ * come back for work on a deque, and a thread that joins late finds no
+ * root item and nothing to steal, so that stays true until this thread
+ * pushes a block, and it claims again before it does (give_up_block,
+ * evacuate_large in Evac.c): the push's release store publishes its
+ * unclaimed copies to the thread that steals the block.  The deque is
+ * read before the busy count: a thief counts itself busy before it
+ * steals, so a steal seen in the deque means its count is seen too.
+ * Each block scan looks again (scavenge_block in Scav.c); each phase
+ * starts claiming.  Between phases thread 0 runs alone. */
+bool gc_copying_alone(void)
+{
+    GCThread *t = gct;
+    if (!gc_roots_all_taken())
+        return false;
+    if (atomic_load_explicit(&t->deque.top, memory_order_acquire) <
+        atomic_load_explicit(&t->deque.bottom, memory_order_relaxed))
+        return false;
+    return word_busy(atomic_load_explicit(&phase_word, memory_order_acquire)) == 1;
+}
+
 /* Note [Ending a parallel scan]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The busy count of the phase counts the GC threads that may still

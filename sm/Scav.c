@@ -392,10 +392,19 @@ static void scavenge_large(BlockDesc *bd)
     ws->n_large_words += (StgWord)(bd->free - bd->start);
 }
 
+/* Each block scanned in a parallel GC looks again whether its copies
+ * need claims (Note [Copying alone] in GCThread.c). */
+static inline void look_for_company(GCThread *t)
+{
+    if (t->parallel)
+        t->claim = !gc_copying_alone();
+}
+
 /* A block from a deque: a to-space block its filler gave up, or a live
  * large or pinned group. */
 static void scavenge_given_up(BlockDesc *bd)
 {
+    look_for_company(gct);
     if (bd_flags(bd) & (BF_LARGE | BF_PINNED))
         scavenge_large(bd);
     else
@@ -430,6 +439,7 @@ static bool scavenge_own_work(void)
          * [Sharing work] in Evac.c); it is scanned from there. */
         if (!(bd->flags & BF_SCANQ))
             continue;
+        look_for_company(t);
         scavenge_block(bd);
         scan_queue_done(t, bd);
         return true;
