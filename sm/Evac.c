@@ -75,6 +75,7 @@ static void give_up_block(BlockDesc *bd)
         t->ws[bd->gen_no].last_limit = NULL;
     t->claim = true;   /* Note [Copying alone] in GCThread.c */
     ws_deque_push(&t->deque, bd);
+    gc_work_pushed();
 }
 
 /* Where copies into bd must stop for now: the block's end, or in a
@@ -426,6 +427,7 @@ static void evacuate_large(BlockDesc *bd)
         /* Any GC thread may scan it (Note [Sharing work]). */
         t->claim = true;   /* Note [Copying alone] in GCThread.c */
         ws_deque_push(&t->deque, bd);
+        gc_work_pushed();
         return;
     }
     bd->link = t->todo_large;

@@ -113,6 +113,7 @@ void gc_work_begin(void);            /* a phase: thread 0 busy, others may join 
 void gc_set_n_threads(unsigned n);   /* GC threads in this collection */
 bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */
 bool gc_work_wanted(void);           /* some thread is idle */
+void gc_work_pushed(void);           /* after a push: wakes idle threads */
 
 /* Whether this thread can copy without claims until it next pushes work
  * onto its deque (Note [Copying alone] in GCThread.c); and the phase's
