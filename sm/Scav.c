@@ -15,7 +15,6 @@
 #include "Evac.h"
 #include "GCPrivate.h"
 #include "Messages.h"
-#include "MBlock.h"
 #include "MutList.h"
 #include "os/Thread.h"
 
@@ -37,8 +36,9 @@ void gc_remember(unsigned gen, StgClosure *c)
 
 static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptrs, StgWord n)
 {
+    HeapRange h = heap_range();
     for (StgWord i = 0; i < n; i++)
-        evacuate(&ptrs[i]);
+        evacuate_in(h, &ptrs[i]);
 }
 
 /* Note [Scanning an array's cards]
@@ -61,16 +61,15 @@ static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptr
  * the collected ones exist; true if one stays younger than evac_gen. */
 static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end)
 {
-    const char *base = mblock_heap_base;
-    StgWord span = (StgWord)(mblock_heap_end - base);
+    HeapRange h = heap_range();
     unsigned collected = t->collected_gen;
     uint16_t evac_gen = t->evac_gen;
     bool failed = false;
     t->failed_to_evac = false;
     for (; p < end; p++) {
         StgClosure *q = slot_load(p);
-        if ((StgWord)((const char *)q - base) >= span)
-            continue;   /* NULL or static (heap_alloced) */
+        if ((StgWord)((const char *)q - h.base) >= h.span)
+            continue;   /* NULL or static (HeapRange) */
         const BlockDesc *bd = Bdescr(q);
         uint16_t gen = bd_gen_no(bd);
         if (gen > collected || (bd_flags(bd) & BF_EVACUATED)) {
@@ -85,9 +84,10 @@ static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end
 /* The same in a major GC. */
 static bool scavenge_card_all(GCThread *t, StgClosure **p, StgClosure **end)
 {
+    HeapRange h = heap_range();
     t->failed_to_evac = false;
     for (; p < end; p++)
-        evacuate(p);
+        evacuate_in(h, p);
     return t->failed_to_evac;
 }
 
@@ -231,7 +231,8 @@ static StgWord scavenge_fields(StgClosure *c)
  * nothing is cheap (Note [A copy without a call] in Evac.c), that call and
  * its saved registers were a large share of what scanning an object cost.
  * Everything else goes to scavenge_fields, which keeps every rule. */
-static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(StgClosure *c)
+static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(HeapRange h,
+                                                                             StgClosure *c)
 {
     const StgInfoTable *info = c->info;
     StgHalfWord type = info->type;
@@ -240,7 +241,9 @@ static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(St
                    "the scan's fast path relies on GHC's closure type order");
     if (STRATA_LIKELY(type >= CONSTR && type <= THUNK_0_2)) {
         StgWord header = type >= THUNK ? THUNK_HEADER_WORDS : 1;
-        scavenge_ptrs((StgClosure **)((StgPtr)c + header), info->ptrs);
+        StgClosure **ptrs = (StgClosure **)((StgPtr)c + header);
+        for (StgWord i = 0; i < info->ptrs; i++)
+            evacuate_in(h, &ptrs[i]);
         return header + (StgWord)info->ptrs + info->nptrs;
     }
     return scavenge_fields(c);
@@ -306,6 +309,7 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
     t->evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
     StgPtr ahead = p;
+    HeapRange h = heap_range();
     /* bd->free may grow while we scan: copies can land in this block. */
     while (p < bd->free) {
         if (bd->free >= p + PREFETCH_MIN_LEAD_WORDS) {
@@ -317,7 +321,7 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
         StgClosure *c = (StgClosure *)p;
         ASSERT_EXPENSIVE(!closure_is_forwarded(c) && closure_sizeW(c) > 0);
         t->failed_to_evac = false;
-        StgWord size = scavenge_fixed_or_fields(c);
+        StgWord size = scavenge_fixed_or_fields(h, c);
         if (tally != NULL)
             live_tally_add(tally, c->info, size);
         p += size;
