@@ -93,7 +93,8 @@ static inline void slot_store(StgClosure **p, StgClosure *c)
  * thread's latest allocation, so the free pointer just moves back) and
  * follows the winner's forwarding pointer.  Copying before claiming keeps
  * the object's header readable throughout, so no thread ever waits on
- * another.  With one GC thread the header is simply overwritten. */
+ * another.  With one GC thread, or one that copies alone (Note [Copying
+ * alone] in GCThread.c), the header is simply overwritten. */
 
 /* Evacuates *p, a heap object (Evac.c: the copy, the forwarding pointer,
  * the slow paths). */
