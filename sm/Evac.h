@@ -93,11 +93,38 @@ static inline void slot_store(StgClosure **p, StgClosure *c)
  * thread's latest allocation, so the free pointer just moves back) and
  * follows the winner's forwarding pointer.  Copying before claiming keeps
  * the object's header readable throughout, so no thread ever waits on
- * another.  With one GC thread the header is simply overwritten. */
+ * another.  With one GC thread, or one that copies alone (Note [Copying
+ * alone] in GCThread.c), the header is simply overwritten. */
 
 /* Evacuates *p, a heap object (Evac.c: the copy, the forwarding pointer,
  * the slow paths). */
 void evacuate_heap(StgClosure **p, StgClosure *q);
+
+/* The heap's reserved range (heap_alloced), for a scanning loop to keep
+ * in registers: its bounds are globals, which every store through a
+ * pointer or call would make the compiler load again.  One compare also
+ * rules out NULL (0 - base wraps above any span). */
+typedef struct {
+    const char *base;
+    StgWord span;
+} HeapRange;
+
+static inline HeapRange heap_range(void)
+{
+    return (HeapRange){mblock_heap_base, (StgWord)(mblock_heap_end - mblock_heap_base)};
+}
+
+/* evacuate(p) with the range in hand. */
+static inline void evacuate_in(HeapRange h, StgClosure **p)
+{
+    StgClosure *q = slot_load(p);
+    if ((StgWord)((const char *)q - h.base) < h.span)
+        evacuate_heap(p, q);
+}
+
+/* The same for q in from-space (block bd, neither older than the
+ * collected generations nor BF_EVACUATED), whose caller has tested that. */
+void evacuate_from_space(StgClosure **p, StgClosure *q, const BlockDesc *bd);
 
 /* Most fields hold NULL or a static closure (a constructor without fields,
  * a top-level function): those cost a compare here, inline in the scanning

@@ -199,6 +199,11 @@ static void list_root_items(unsigned N)
     atomic_store_explicit(&next_root_item, 0, memory_order_relaxed);
 }
 
+bool gc_roots_all_taken(void)
+{
+    return atomic_load_explicit(&next_root_item, memory_order_acquire) >= n_root_items;
+}
+
 static void evacuate_root_item(const RootItem *item)
 {
     if (item->source < n_root_sources) {
@@ -234,6 +239,7 @@ void gc_observe_thread_phase(unsigned thread, GCPhase phase)
 /* What each GC thread runs: first the roots, then the scan. */
 static void gc_thread_roots_and_scan(void)
 {
+    gc_claim_copies();
     gct->worked = true;
     gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
     for (;;) {
@@ -247,6 +253,7 @@ static void gc_thread_roots_and_scan(void)
 
 static void gc_thread_scan(void)
 {
+    gc_claim_copies();
     gct->worked = true;
     gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
     scavenge_loop();
@@ -356,6 +363,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
     for (unsigned i = 0; i < gc_threads_max; i++) {
         GCThread *t = gc_threads[i];
         t->parallel = n_threads > 1;
+        t->claim = t->parallel;
         t->collected_gen = N;
         t->copied_words = 0;
         t->todo_large = NULL;

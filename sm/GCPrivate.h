@@ -43,6 +43,7 @@ void gc_remember(unsigned gen, StgClosure *c);  /* onto this thread's list */
 
 /* GC.c */
 void gc_push_scan_queue(BlockDesc *bd);
+bool gc_roots_all_taken(void);          /* no root item is left to take */
 void gc_observe_thread_phase(unsigned thread, GCPhase phase);
 
 #endif /* STRATA_GCPRIVATE_H */

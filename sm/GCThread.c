@@ -75,6 +75,7 @@ static OsThread *pool_os = NULL;            /* [1 .. pool_started] */
 static unsigned pool_started = 1;           /* thread 0 is the caller */
 
 static bool work_join(void);
+static void leave_busy(void);
 
 static void *worker_main(void *arg)
 {
@@ -254,7 +255,7 @@ static bool work_join(void)
     gct->phase = word_phase(w);
     if (gct->index < n_threads_now())
         return true;
-    atomic_fetch_sub_explicit(&phase_word, 1, memory_order_acq_rel);
+    leave_busy();
     return false;
 }
 
@@ -288,6 +289,34 @@ BlockDesc *gc_steal_block(void)
     return NULL;
 }
 
+/* Note [Copying alone]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * A claim's compare-and-swap is a full barrier, about a third of a
+ * parallel GC's time (Note [Copying in parallel] in Evac.h), and it is
+ * paid even when the other GC threads are idle: a list or any other
+ * chain gives them nothing to take.  A thread may copy without claims
+ * while no other thread can copy: every root item has been taken, no
+ * other thread is busy, and its own deque is empty.  Idle threads only
+ * come back for work on a deque, and a thread that joins late finds no
+ * root item and nothing to steal, so that stays true until this thread
+ * pushes a block, and it claims again before it does (give_up_block,
+ * evacuate_large in Evac.c): the push's release store publishes its
+ * unclaimed copies to the thread that steals the block.  The deque is
+ * read before the busy count: a thief counts itself busy before it
+ * steals, so a steal seen in the deque means its count is seen too.
+ * Each block scan looks again (scavenge_block in Scav.c); each phase
+ * starts claiming.  Between phases thread 0 runs alone. */
+bool gc_copying_alone(void)
+{
+    GCThread *t = gct;
+    if (!gc_roots_all_taken())
+        return false;
+    if (atomic_load_explicit(&t->deque.top, memory_order_acquire) <
+        atomic_load_explicit(&t->deque.bottom, memory_order_relaxed))
+        return false;
+    return word_busy(atomic_load_explicit(&phase_word, memory_order_acquire)) == 1;
+}
+
 /* Note [Ending a parallel scan]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The busy count of the phase counts the GC threads that may still
@@ -297,11 +326,67 @@ BlockDesc *gc_steal_block(void)
  * zero (or another phase has begun) the scan is over for it.  Only a counted thread pushes work, and a thread leaves only
  * with its own deque empty, so a count of zero means every deque is
  * empty and stays so. */
+
+/* Note [Idle GC threads sleep]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An idle thread used to spin until the phase ended: on lists -N2 (one
+ * chain, nothing to share) the second thread's spinning was as much CPU
+ * as the first thread's copying, and on a loaded machine it took the
+ * processor from the thread doing the work.  Now it spins IDLE_SPINS
+ * rounds, then sleeps on idle_wake until a thread pushes work
+ * (gc_work_pushed), the count reaches zero, or a millisecond passes.
+ * The wake at zero is exact: the sleeper tests the count under idle_lock
+ * and the thread that brings it to zero broadcasts under the lock.  A
+ * push reads the number of sleepers without the lock, so a push racing
+ * with a thread falling asleep can go unseen; the millisecond bounds
+ * what that costs (help that comes late), never correctness. */
+#define IDLE_SPINS 1024
+
+static OsMutex idle_lock = OS_MUTEX_INIT;
+static OsCond idle_wake = OS_COND_INIT;
+static _Atomic unsigned idle_sleepers;
+
+static void wake_idle(void)
+{
+    os_mutex_lock(&idle_lock);
+    os_cond_broadcast(&idle_wake);
+    os_mutex_unlock(&idle_lock);
+}
+
+/* Leaves the busy count; the thread that empties it wakes the sleepers. */
+static void leave_busy(void)
+{
+    uint64_t old = atomic_fetch_sub_explicit(&phase_word, 1, memory_order_acq_rel);
+    if (word_busy(old) == 1)
+        wake_idle();
+}
+
+void gc_work_pushed(void)
+{
+    if (atomic_load_explicit(&idle_sleepers, memory_order_relaxed) != 0)
+        wake_idle();
+}
+
+/* Sleeps until woken or a millisecond has passed, unless the phase is
+ * over or a deque has work. */
+static void idle_sleep(uint32_t mine)
+{
+    os_mutex_lock(&idle_lock);
+    atomic_fetch_add_explicit(&idle_sleepers, 1, memory_order_relaxed);
+    uint64_t w = atomic_load_explicit(&phase_word, memory_order_acquire);
+    if (word_phase(w) == mine && word_busy(w) != 0 && !any_deque_has_work()) {
+        OsDeadline d = os_deadline_after_ms(1);
+        (void)os_cond_wait_until(&idle_wake, &idle_lock, &d);
+    }
+    atomic_fetch_sub_explicit(&idle_sleepers, 1, memory_order_relaxed);
+    os_mutex_unlock(&idle_lock);
+}
+
 bool gc_work_idle_wait(void)
 {
     uint32_t mine = gct->phase;
     gc_observe_thread_phase(gct->index, GC_PHASE_IDLE);
-    atomic_fetch_sub_explicit(&phase_word, 1, memory_order_acq_rel);
+    leave_busy();
     for (unsigned spins = 1;; spins++) {
         uint64_t w = atomic_load_explicit(&phase_word, memory_order_acquire);
         if (word_phase(w) != mine || word_busy(w) == 0)
@@ -312,9 +397,13 @@ bool gc_work_idle_wait(void)
             gc_observe_thread_phase(gct->index, GC_PHASE_WORK);
             return true;
         }
-        if (spins % 32 == 0)
+        if (spins >= IDLE_SPINS) {
+            idle_sleep(mine);
+            spins = 0;
+        } else if (spins % 32 == 0) {
             os_thread_yield();
-        else
+        } else {
             __builtin_ia32_pause();
+        }
     }
 }

@@ -53,6 +53,8 @@ typedef struct {
 typedef struct {
     unsigned index;              /* 0: the thread that stopped the world */
     bool parallel;               /* other GC threads run in this collection */
+    bool claim;                  /* copies are claimed: another GC thread may
+                                    copy now (Note [Copying alone]) */
     unsigned collected_gen;      /* N: generations 0..N are collected */
     uint16_t evac_gen;           /* survivors go at least this old */
     bool failed_to_evac;         /* an object stayed younger than evac_gen */
@@ -111,6 +113,16 @@ void gc_work_begin(void);            /* a phase: thread 0 busy, others may join 
 void gc_set_n_threads(unsigned n);   /* GC threads in this collection */
 bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */
 bool gc_work_wanted(void);           /* some thread is idle */
+void gc_work_pushed(void);           /* after a push: wakes idle threads */
+
+/* Whether this thread can copy without claims until it next pushes work
+ * onto its deque (Note [Copying alone] in GCThread.c); and the phase's
+ * start, where it claims again. */
+bool gc_copying_alone(void);
+static inline void gc_claim_copies(void)
+{
+    gct->claim = gct->parallel;
+}
 
 /* A block with unscanned words taken from another thread's deque, or NULL. */
 BlockDesc *gc_steal_block(void);

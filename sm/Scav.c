@@ -8,6 +8,8 @@
  * somewhere younger, the object "failed to evacuate" and goes on g's
  * mutable list, which keeps .inv.remembered (MutList.h).
  */
+#include <string.h>
+
 #include "ClosureSize.h"
 #include "EraRuns.h"
 #include "Evac.h"
@@ -34,37 +36,111 @@ void gc_remember(unsigned gen, StgClosure *c)
 
 static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptrs, StgWord n)
 {
+    HeapRange h = heap_range();
     for (StgWord i = 0; i < n; i++)
-        evacuate(&ptrs[i]);
+        evacuate_in(h, &ptrs[i]);
 }
 
-/* Scans the elements of cards [first, last) of an array, clearing each card
- * whose elements all ended up at least as old as the array.  Returns true
- * if any card stays set. */
-static bool scavenge_array_cards(StgMutArrPtrs *a, StgWord first, StgWord last, bool only_marked)
+/* Note [Scanning an array's cards]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A minor GC scans the marked cards of every old array on a remembered
+ * set (Note [Card marking] in MutList.c).  Random writes mark every card
+ * of a large array between two minor GCs, so the scan reads all of it,
+ * and most elements point at objects older than the collected
+ * generations, which evacuate would only test and leave.  The card loop
+ * makes that test itself, with the heap's range, the collected
+ * generation and evac_gen in registers and the card's "stays younger"
+ * flag in a local, and calls into Evac.c only for an object in
+ * from-space (evacuate_from_space, which skips the test).  A major GC
+ * has no older generation, so it scans with the plain evacuate.  Clean
+ * cards are skipped eight at a time: the card table is whole words,
+ * padded with zeros (Storage.c).  Callgrind, mutarray 1000000: the GC's
+ * instructions 3,088M -> 2,724M. */
+
+/* Evacuates the elements [p, end) of a card when generations older than
+ * the collected ones exist; true if one stays younger than evac_gen. */
+static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end)
 {
-    uint8_t *cards = mut_arr_ptrs_card_table(a);
-    bool any = false;
-    for (StgWord c = first; c < last; c++) {
-        if (only_marked && cards[c] == 0)
+    HeapRange h = heap_range();
+    unsigned collected = t->collected_gen;
+    uint16_t evac_gen = t->evac_gen;
+    bool failed = false;
+    t->failed_to_evac = false;
+    for (; p < end; p++) {
+        StgClosure *q = slot_load(p);
+        if ((StgWord)((const char *)q - h.base) >= h.span)
+            continue;   /* NULL or static (HeapRange) */
+        const BlockDesc *bd = Bdescr(q);
+        uint16_t gen = bd_gen_no(bd);
+        if (gen > collected || (bd_flags(bd) & BF_EVACUATED)) {
+            failed |= gen < evac_gen;
             continue;
+        }
+        evacuate_from_space(p, q, bd);
+    }
+    return failed || t->failed_to_evac;
+}
+
+/* The same in a major GC. */
+static bool scavenge_card_all(GCThread *t, StgClosure **p, StgClosure **end)
+{
+    HeapRange h = heap_range();
+    t->failed_to_evac = false;
+    for (; p < end; p++)
+        evacuate_in(h, p);
+    return t->failed_to_evac;
+}
+
+/* The first card at or after c that is set (or last), skipping whole
+ * words of clean cards. */
+static inline StgWord next_marked_card(const uint8_t *cards, StgWord c, StgWord last)
+{
+    while (c < last) {
+        if ((c & (WORD_SIZE - 1)) == 0 && c + WORD_SIZE <= last) {
+            StgWord w;
+            memcpy(&w, cards + c, sizeof w);
+            if (w == 0) {
+                c += WORD_SIZE;
+                continue;
+            }
+        }
+        if (cards[c] != 0)
+            return c;
+        c++;
+    }
+    return last;
+}
+
+/* Scans the cards of an array (only the marked ones, or all), clearing
+ * each card whose elements all ended up at least as old as the array.
+ * Returns true if any card stays set (Note [Scanning an array's cards]). */
+static bool scavenge_array_cards(StgMutArrPtrs *a, bool only_marked)
+{
+    GCThread *t = gct;
+    uint8_t *cards = mut_arr_ptrs_card_table(a);
+    StgWord last = mut_arr_ptrs_cards(a->ptrs);
+    bool filter = t->collected_gen + 1 < storage_n_gens;
+    bool saved = t->failed_to_evac;
+    bool any = false;
+    for (StgWord c = 0; c < last; c++) {
+        if (only_marked && (c = next_marked_card(cards, c, last)) == last)
+            break;
         StgWord lo = c << MUT_ARR_PTRS_CARD_BITS;
         StgWord hi = lo + ((StgWord)1 << MUT_ARR_PTRS_CARD_BITS);
         if (hi > a->ptrs)
             hi = a->ptrs;
-        bool saved = gct->failed_to_evac;
-        gct->failed_to_evac = false;
-        scavenge_ptrs(&a->payload[lo], hi - lo);
-        cards[c] = gct->failed_to_evac;
-        any |= gct->failed_to_evac;
-        gct->failed_to_evac = saved;
+        bool young = filter ? scavenge_card_filtered(t, &a->payload[lo], &a->payload[hi])
+                            : scavenge_card_all(t, &a->payload[lo], &a->payload[hi]);
+        cards[c] = young;
+        any |= young;
     }
+    t->failed_to_evac = saved;
     return any;
 }
 
 static void scavenge_array(StgMutArrPtrs *a, bool only_marked)
 {
-    bool dirty = scavenge_array_cards(a, 0, mut_arr_ptrs_cards(a->ptrs), only_marked);
+    bool dirty = scavenge_array_cards(a, only_marked);
     /* Released: a duplicate remembered-set entry may be claiming it
      * (scavenge_mut_list_block). */
     __atomic_store_n(&a->info, dirty ? &stg_MUT_ARR_PTRS_DIRTY_info : &stg_MUT_ARR_PTRS_CLEAN_info,
@@ -155,7 +231,8 @@ static StgWord scavenge_fields(StgClosure *c)
  * nothing is cheap (Note [A copy without a call] in Evac.c), that call and
  * its saved registers were a large share of what scanning an object cost.
  * Everything else goes to scavenge_fields, which keeps every rule. */
-static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(StgClosure *c)
+static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(HeapRange h,
+                                                                             StgClosure *c)
 {
     const StgInfoTable *info = c->info;
     StgHalfWord type = info->type;
@@ -164,7 +241,9 @@ static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(St
                    "the scan's fast path relies on GHC's closure type order");
     if (STRATA_LIKELY(type >= CONSTR && type <= THUNK_0_2)) {
         StgWord header = type >= THUNK ? THUNK_HEADER_WORDS : 1;
-        scavenge_ptrs((StgClosure **)((StgPtr)c + header), info->ptrs);
+        StgClosure **ptrs = (StgClosure **)((StgPtr)c + header);
+        for (StgWord i = 0; i < info->ptrs; i++)
+            evacuate_in(h, &ptrs[i]);
         return header + (StgWord)info->ptrs + info->nptrs;
     }
     return scavenge_fields(c);
@@ -230,6 +309,7 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
     t->evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
     StgPtr ahead = p;
+    HeapRange h = heap_range();
     /* bd->free may grow while we scan: copies can land in this block. */
     while (p < bd->free) {
         if (bd->free >= p + PREFETCH_MIN_LEAD_WORDS) {
@@ -241,7 +321,7 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
         StgClosure *c = (StgClosure *)p;
         ASSERT_EXPENSIVE(!closure_is_forwarded(c) && closure_sizeW(c) > 0);
         t->failed_to_evac = false;
-        StgWord size = scavenge_fixed_or_fields(c);
+        StgWord size = scavenge_fixed_or_fields(h, c);
         if (tally != NULL)
             live_tally_add(tally, c->info, size);
         p += size;
@@ -316,10 +396,19 @@ static void scavenge_large(BlockDesc *bd)
     ws->n_large_words += (StgWord)(bd->free - bd->start);
 }
 
+/* Each block scanned in a parallel GC looks again whether its copies
+ * need claims (Note [Copying alone] in GCThread.c). */
+static inline void look_for_company(GCThread *t)
+{
+    if (t->parallel)
+        t->claim = !gc_copying_alone();
+}
+
 /* A block from a deque: a to-space block its filler gave up, or a live
  * large or pinned group. */
 static void scavenge_given_up(BlockDesc *bd)
 {
+    look_for_company(gct);
     if (bd_flags(bd) & (BF_LARGE | BF_PINNED))
         scavenge_large(bd);
     else
@@ -354,6 +443,7 @@ static bool scavenge_own_work(void)
          * [Sharing work] in Evac.c); it is scanned from there. */
         if (!(bd->flags & BF_SCANQ))
             continue;
+        look_for_company(t);
         scavenge_block(bd);
         scan_queue_done(t, bd);
         return true;

@@ -395,6 +395,51 @@ static void test_gc_mut_array_cards(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* A few marked cards of a long array, the rest clean (the scan skips clean
+ * cards a word at a time): an element left in a younger generation keeps
+ * its card set, one promoted to the array's generation clears it. */
+static void test_gc_mut_array_sparse_cards(void **state)
+{
+    (void)state;
+    harness_start("-A1m", "-G3", "-DS", NULL);
+    const StgWord n = 100000, cards = mut_arr_ptrs_cards(n);
+    const StgWord stays[] = {5, 128 * 9 + 3, 128 * 64, n - 1};
+    const StgWord promoted[] = {128 * 20 + 1, 128 * 71 + 127};
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_array(n);
+    for (int i = 0; i < 4 && Bdescr(r[0])->gen_no < 2; i++)
+        strata_perform_gc(2);
+    assert_int_equal(Bdescr(r[0])->gen_no, 2);
+    r[1] = mk_int(7);
+    for (int i = 0; i < 3 && Bdescr(r[1])->gen_no == 0; i++)
+        strata_perform_gc(0);
+    assert_int_equal(Bdescr(r[1])->gen_no, 1);
+    for (size_t k = 0; k < sizeof stays / sizeof stays[0]; k++)
+        strata_mut_array_write(r[0], stays[k], r[1]);
+    for (size_t k = 0; k < sizeof promoted / sizeof promoted[0]; k++)
+        strata_mut_array_write(r[0], promoted[k], mk_int(promoted[k]));
+    strata_perform_gc(0);
+    const uint8_t *table = mut_arr_ptrs_card_table((StgMutArrPtrs *)r[0]);
+    StgWord set = 0;
+    for (StgWord c = 0; c < cards; c++)
+        set += table[c] != 0;
+    assert_int_equal(set, sizeof stays / sizeof stays[0]);
+    for (size_t k = 0; k < sizeof stays / sizeof stays[0]; k++) {
+        assert_int_not_equal(table[stays[k] >> MUT_ARR_PTRS_CARD_BITS], 0);
+        assert_ptr_equal(strata_mut_array_read(r[0], stays[k]), r[1]);
+    }
+    for (size_t k = 0; k < sizeof promoted / sizeof promoted[0]; k++)
+        assert_int_equal(STRATA_WORD(strata_mut_array_read(r[0], promoted[k]), 0), promoted[k]);
+    assert_ptr_equal(r[0]->info, &stg_MUT_ARR_PTRS_DIRTY_info);
+    /* Once the value is as old as the array, every card is clean. */
+    strata_perform_gc(1);
+    table = mut_arr_ptrs_card_table((StgMutArrPtrs *)r[0]);
+    for (StgWord c = 0; c < cards; c++)
+        assert_int_equal(table[c], 0);
+    assert_ptr_equal(r[0]->info, &stg_MUT_ARR_PTRS_CLEAN_info);
+    STRATA_ROOTS_POP(r);
+}
+
 static void test_gc_mut_array_bad_index(void)
 {
     harness_start(NULL);
@@ -769,6 +814,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_pinned_block_stays_while_one_object_lives, teardown),
         cmocka_unit_test_teardown(test_gc_mut_var_old_to_young, teardown),
         cmocka_unit_test_teardown(test_gc_mut_array_cards, teardown),
+        cmocka_unit_test_teardown(test_gc_mut_array_sparse_cards, teardown),
         cmocka_unit_test(test_gc_mut_array_index_is_checked),
         cmocka_unit_test(test_gc_barriers_check_the_closure_type),
         cmocka_unit_test_teardown(test_gc_thunk_update_and_short_circuit, teardown),
