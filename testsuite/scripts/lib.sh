@@ -26,7 +26,8 @@
 #   wait_socket PATH [SECONDS]          wait (20 s by default) until PATH is
 #                                       a socket; else record a failure
 #                                       naming PATH and return 1
-#   finish                              print "N passed, N failed", exit 0/1
+#   finish                              print "N passed, N failed (S s)",
+#                                       exit 0/1
 #
 # STRATA_REQUIRE is "all" (what .ci/run sets) or a comma-separated list of
 # dependencies (e.g. "ghc,chromium"); the unit tests read it too
@@ -43,6 +44,16 @@ tests_passed=0
 tests_failed=0
 test_tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-test.XXXXXX")
 trap 'rm -rf "$test_tmp"' EXIT
+# make check ends a test that runs past STRATA_TEST_TIMEOUT with SIGTERM
+# (Makefile.am): say so, and what the script was waiting on.
+on_timeout() {
+    printf '%s: FAIL: stopped by SIGTERM (make check ends a test after STRATA_TEST_TIMEOUT seconds); its processes:\n' \
+        "$test_name" >&2
+    ps -o pid=,etime=,args= --ppid $$ 2>/dev/null | grep -v ' ps -o ' | sed 's/^/    /' >&2
+    printf '%d passed, %d failed\n' "$tests_passed" "$((tests_failed + 1))"
+    exit 1
+}
+trap on_timeout TERM
 out=$test_tmp/stdout
 err=$test_tmp/stderr
 
@@ -123,7 +134,9 @@ wait_socket() {
 }
 
 finish() {
-    printf '%d passed, %d failed\n' "$tests_passed" "$tests_failed"
+    # The time lets a slow suite be traced to its script (automake's logs
+    # keep no times).
+    printf '%d passed, %d failed (%d s)\n' "$tests_passed" "$tests_failed" "$SECONDS"
     [ "$tests_failed" -eq 0 ] && exit 0
     exit 1
 }

@@ -133,27 +133,34 @@ async function socketRun(page, out) {
     for (let attempt = 0; attempt < 8 && !seen; attempt++) {
         // Just after a phase began, so that the era and its census come
         // well before the program's next one.
+        // A phase lasts half a second: an attempt that sees none begin or
+        // end within 20 s finds the stream stalled, and says so below.
         const before = (await page.evaluate(drawn)).lastPhase;
+        let giveUp = Date.now() + 20000;
         let now;
-        while ((now = await page.evaluate(drawn)).lastPhase === before && now.state === 'live')
+        while ((now = await page.evaluate(drawn)).lastPhase === before && now.state === 'live' &&
+               Date.now() < giveUp)
             await sleep(20);
-        if (now.state !== 'live') break;
+        if (now.state !== 'live' || Date.now() >= giveUp) break;
         // The era's band shows once something made in it is counted:
         // a census a little after the era changed.
         await page.click('#live-bar button[data-command="era"]');
         await sleep(100);
         await page.click('#live-bar button[data-command="census"]');
         const phase = now.lastPhase;
+        giveUp = Date.now() + 20000;
         for (;;) {
             now = await page.evaluate(drawn);
             if (now.eraBeyondPhase) { seen = now; break; }
             // Two phases on, the census after the press has been drawn
             // if it was taken in time.
-            if (now.lastPhase === null || now.lastPhase > phase + 1 || now.state !== 'live') break;
+            if (now.lastPhase === null || now.lastPhase > phase + 1 || now.state !== 'live' ||
+                Date.now() >= giveUp) break;
             await sleep(20);
         }
     }
-    check(seen !== null, 'after "New era" the page draws a band for an era the program did not start', seen);
+    check(seen !== null, 'after "New era" the page draws a band for an era the program did not start',
+          seen || await page.evaluate(drawn));
     const sent = await page.evaluate(() => window.strataLive.sent);
     check(sent.length > 0 && sent.every(s => s.status === 200), 'the button\'s POST was accepted', sent);
     if (seen) {

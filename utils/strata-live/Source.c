@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@
  * sets, so SIGINT and SIGTERM end strata-live promptly in every state.
  */
 #define FOLLOW_POLL_MS 100u
+#define STOP_CHECK_MS 200
 #define BACKOFF_FIRST_MS 100u
 #define BACKOFF_MAX_MS 5000u
 
@@ -341,6 +343,15 @@ ptrdiff_t source_read(void *ctx, void *buf, size_t max_bytes)
     for (;;) {
         if (*src->stop)
             return 0;
+        /* A signal that lands between the check above and a blocking
+         * read would leave the read waiting on a quiet stream: wait in
+         * polls of STOP_CHECK_MS instead, each checking *stop. */
+        if (src->kind != SOURCE_FILE) {
+            struct pollfd pfd = { .fd = src->fd, .events = POLLIN };
+            int ready = poll(&pfd, 1, STOP_CHECK_MS);
+            if (ready == 0 || (ready < 0 && errno == EINTR))
+                continue;
+        }
         ssize_t n = read(src->fd, buf, max_bytes);
         if (n > 0) {
             src->offset += (uint64_t)n;
