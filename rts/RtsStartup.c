@@ -282,7 +282,7 @@ void hs_init(int *argc, char ***argv)
     gc_add_root_source(roots_visit);
     gc_add_root_source(stable_ptr_visit_roots);
     threads_attach(cap);   /* thread 1: its TSO and root stack */
-    gc_add_weak_root_source(stable_name_visit_weak_roots);
+    gc_add_weak_root_source(stable_name_visit_weak_roots, stable_name_count);
     /* The census sees a GC's heap before the era advances (GHC's order):
      * the automatic increment runs after the post-GC hooks
      * (storage_era_after_gc). */

@@ -94,7 +94,9 @@ static inline void slot_store(StgClosure **p, StgClosure *c)
  * follows the winner's forwarding pointer.  Copying before claiming keeps
  * the object's header readable throughout, so no thread ever waits on
  * another.  With one GC thread, or one that copies alone (Note [Copying
- * alone] in GCThread.c), the header is simply overwritten. */
+ * alone] in GCThread.c), the header is simply overwritten; so is a
+ * constructor's or function's (Note [Immutable copies without a claim] in
+ * Evac.c). */
 
 /* Evacuates *p, a heap object (Evac.c: the copy, the forwarding pointer,
  * the slow paths). */

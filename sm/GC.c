@@ -35,6 +35,7 @@ static RootSource root_sources[MAX_ROOT_SOURCES];
 static unsigned n_root_sources = 0;
 
 static RootSource weak_root_sources[MAX_ROOT_SOURCES];
+static StgWord (*weak_root_held[MAX_ROOT_SOURCES])(void);
 static unsigned n_weak_root_sources = 0;
 
 static const GCObserver *observer = NULL;
@@ -127,11 +128,22 @@ void gc_visit_roots(RootEvacFn evac, void *ctx)
         root_sources[i](evac, ctx);
 }
 
-void gc_add_weak_root_source(RootSource source)
+void gc_add_weak_root_source(RootSource source, StgWord (*held)(void))
 {
     if (n_weak_root_sources == MAX_ROOT_SOURCES)
         rts_panic("too many weak root sources (max=%d)", MAX_ROOT_SOURCES);
+    weak_root_held[n_weak_root_sources] = held;
     weak_root_sources[n_weak_root_sources++] = source;
+}
+
+bool gc_copies_unique(bool census)
+{
+    if (census || weak_any())
+        return true;
+    for (unsigned i = 0; i < n_weak_root_sources; i++)
+        if (weak_root_held[i]() != 0)
+            return true;
+    return false;
 }
 
 static void update_weak_root(StgClosure **slot, void *ctx)
@@ -360,10 +372,12 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
         tally_wanted = NULL;
         live_tally_reset(wanted);
     }
+    bool unique = n_threads > 1 && gc_copies_unique(wanted != NULL);
     for (unsigned i = 0; i < gc_threads_max; i++) {
         GCThread *t = gc_threads[i];
         t->parallel = n_threads > 1;
         t->claim = t->parallel;
+        t->unique_copies = unique;
         t->collected_gen = N;
         t->copied_words = 0;
         t->todo_large = NULL;

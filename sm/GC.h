@@ -56,8 +56,16 @@ void gc_add_root_source(RootSource source);
  * must not keep their objects alive.  After each collection has found
  * everything reachable it calls the source with an evac that sets *slot
  * to the object's new address, or to NULL if the object died.  Not
- * visited by gc_visit_roots. */
-void gc_add_weak_root_source(RootSource source);
+ * visited by gc_visit_roots.  held says how many slots it has now: while
+ * any has one, every copy is claimed (Note [Immutable copies without a
+ * claim] in Evac.c). */
+void gc_add_weak_root_source(RootSource source, StgWord (*held)(void));
+
+/* Whether a parallel collection must claim every copy, constructors and
+ * functions too: it counts a census, or a weak pointer or a weak root
+ * source's slot (a stable name) holds an object by identity (Note
+ * [Immutable copies without a claim] in Evac.c).  World stopped. */
+bool gc_copies_unique(bool census);
 
 /* Calls every registered source with evac: the collector at each GC, the
  * sanity checker, the heap debugger. */

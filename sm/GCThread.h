@@ -55,6 +55,8 @@ typedef struct {
     bool parallel;               /* other GC threads run in this collection */
     bool claim;                  /* copies are claimed: another GC thread may
                                     copy now (Note [Copying alone]) */
+    bool unique_copies;          /* claim immutable copies too (Note
+                                    [Immutable copies without a claim]) */
     unsigned collected_gen;      /* N: generations 0..N are collected */
     uint16_t evac_gen;           /* survivors go at least this old */
     bool failed_to_evac;         /* an object stayed younger than evac_gen */

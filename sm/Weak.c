@@ -97,6 +97,14 @@ void weak_add_new(StgWeak *w)
     sm_unlock();
 }
 
+bool weak_any(void)
+{
+    for (unsigned g = 0; g < n_lists; g++)
+        if (lists[g] != NULL)
+            return true;
+    return false;
+}
+
 static void queue_finalizer(const StgWeak *w)
 {
     if (w->finalizer == 0)

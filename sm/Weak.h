@@ -23,6 +23,10 @@ typedef struct {
  * list.  Not during a GC. */
 void weak_add_new(StgWeak *w);
 
+/* Whether any generation's list holds a weak (live or dead, not yet
+ * collected).  With the world stopped. */
+bool weak_any(void);
+
 /* ----------------------------------------------------------------------
  * During a collection (GC.c calls these in this order)
  * ---------------------------------------------------------------------- */

@@ -83,9 +83,11 @@ static inline StgWord closure_sizeW(const StgClosure *c)
  * With several GC threads, a thread copies first and then installs the
  * forwarding word with a compare-and-swap on the header (evacuate_claim in
  * Evac.c; a plain store while no other thread can copy, Note [Copying
- * alone] in GCThread.c): the winner's copy is the one, a loser takes back its own copy
- * and follows the winner's pointer, so no closure is ever copied twice and
- * censuses stay exact.  Forwarding words live only during a collection:
+ * alone] in GCThread.c): the winner's copy is the one, a loser takes back
+ * its own copy and follows the winner's pointer, so no thunk or mutable
+ * closure is ever copied twice.  Constructors and functions may be
+ * (Note [Immutable copies without a claim] in Evac.c), except in a GC
+ * that counts a census or while weak pointers or stable names exist.  Forwarding words live only during a collection:
  * from-space is freed at its end, so nothing outside the collector (and
  * the sanity checker, which runs inside it) ever sees one. */
 static inline int closure_is_forwarded(const StgClosure *c)

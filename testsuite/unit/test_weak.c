@@ -9,6 +9,7 @@
  */
 #include "harness.h"
 
+#include "GC.h"
 #include "Sanity.h"
 #include "Storage.h"
 #include "Weak.h"
@@ -407,6 +408,34 @@ static void test_weak_many_keys_random_deaths(void **state)
     STRATA_ROOTS_POP(keys);
 }
 
+/* Weak pointers and stable names hold objects by identity: while one
+ * exists, a parallel GC claims every copy (Note [Immutable copies without
+ * a claim] in sm/Evac.c), and once none is left it need not. */
+static void test_weak_and_stable_names_make_copies_unique(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    assert_false(gc_copies_unique(false));
+    assert_true(gc_copies_unique(true));   /* a census GC */
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(1);
+    r[1] = strata_mk_weak(r[0], NULL, NULL, NULL);
+    assert_true(gc_copies_unique(false));
+    r[0] = r[1] = NULL;
+    strata_perform_gc(true);
+    strata_perform_gc(true);
+    assert_false(gc_copies_unique(false));
+    r[0] = mk_int(2);
+    (void)strata_make_stable_name(r[0]);
+    assert_true(gc_copies_unique(false));
+    strata_perform_gc(true);
+    assert_true(gc_copies_unique(false));   /* its object lives */
+    r[0] = NULL;
+    strata_perform_gc(true);
+    assert_false(gc_copies_unique(false));
+    STRATA_ROOTS_POP(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_weak_finalizers_run_at_exit),
         cmocka_unit_test(test_weak_deref_checks_the_closure_type),
         cmocka_unit_test_teardown(test_weak_many_keys_random_deaths, teardown),
+        cmocka_unit_test_teardown(test_weak_and_stable_names_make_copies_unique, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
