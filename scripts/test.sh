@@ -3,7 +3,8 @@
 # in the release build (build/), in the sanitizer build at debug level 3
 # (build-san/) and in a debug level 2 build without sanitizers
 # (build-debug2/: the debug fill, which ASan's poisoning replaces in
-# build-san/), each built incrementally, and the threaded tests in a
+# build-san/), these two without RELEASE_ONLY_TESTS, each built
+# incrementally, and the threaded tests in a
 # ThreadSanitizer build (build-tsan/).  Ends with one line,
 # "N passed, N failed", totalled over every build, for CI to read.
 #
@@ -34,6 +35,11 @@ PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_eras testsuite/uni
 # profiler's runs: under ThreadSanitizer they would take 2.5 minutes more,
 # and par-gc.sh already runs its own stress program there.
 PAR_GC_TESTS="$PAR_GC_UNIT_TESTS testsuite/scripts/programs.sh testsuite/scripts/profiling.sh"
+
+# Tests of what no build setting changes, run in the release build only:
+# the report pages in chromium (about 90 s a build; strata-html itself
+# runs under the sanitizers in html.sh).
+RELEASE_ONLY_TESTS="testsuite/scripts/html-browser.sh"
 
 LOG_TAIL_LINES=150
 
@@ -80,8 +86,21 @@ say_skipped() {
         done
 }
 
+# The tests of the built DIR, less those named in $CHECK_EXCLUDE.
+tests_except_excluded() {
+    local t kept=
+    for t in $(make -s -C "$1" print-tests); do
+        case " $CHECK_EXCLUDE " in
+            *" $t "*) ;;
+            *) kept+="$t " ;;
+        esac
+    done
+    echo "$kept"
+}
+
 # Builds DIR with the given configure arguments and runs `make check`
-# there.  A build that fails, or tests that never run, count as one failure.
+# there (CHECK_TESTS: only those; CHECK_EXCLUDE: all but those).  A build
+# that fails, or tests that never run, count as one failure.
 check_build() {
     local dir=$1
     shift
@@ -94,7 +113,9 @@ check_build() {
     fi
     say "testing ($dir/)"
     rm -f "$dir/test-suite.log"
-    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check ${CHECK_TESTS:+TESTS="$CHECK_TESTS"}; then
+    local tests=${CHECK_TESTS:-}
+    [ -n "${CHECK_EXCLUDE:-}" ] && tests=$(tests_except_excluded "$dir")
+    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check ${tests:+TESTS="$tests"}; then
         count_results "$dir"
         say_skipped "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
@@ -165,8 +186,8 @@ main() {
         if [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
             say "skipping the sanitizer and debug builds (STRATA_TEST_QUICK=1)"
         else
-            check_build build-san "${SAN_CONFIG[@]}"
-            check_build build-debug2 "${DEBUG2_CONFIG[@]}"
+            CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-san "${SAN_CONFIG[@]}"
+            CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-debug2 "${DEBUG2_CONFIG[@]}"
             CHECK_TESTS=$TSAN_TESTS check_build build-tsan "${TSAN_CONFIG[@]}"
             [ -d build-tsan ] && check_parallel_gc build-tsan "$PAR_GC_UNIT_TESTS"
             check_every_test_ran build build-san build-debug2
