@@ -394,6 +394,12 @@ static void serve_client(int fd)
         OsPollFd p[3] = {{fd, 0}, {wake_fds[0], 0}, {listen_fd, 0}};
         if (os_poll(p, 3) != 0 || (p[1].ready & OS_POLL_READABLE))
             break;
+        /* The client first: when one command follows another, the first
+         * client's end and the second's connection arrive together, and
+         * the second must wait in the backlog for server_main, not be
+         * refused as busy. */
+        if (p[0].ready && !serve_request(fd, &frame, &out))
+            break;
         if (p[2].ready & OS_POLL_READABLE) {   /* a second client: one at a time */
             int other;
             if (os_socket_accept(listen_fd, &other) == 0) {
@@ -406,8 +412,6 @@ static void serve_client(int fd)
                 os_socket_close(other);
             }
         }
-        if (p[0].ready && !serve_request(fd, &frame, &out))
-            break;
     }
     os_socket_close(fd);
     debug_buf_free(&frame);

@@ -841,6 +841,14 @@ static void test_debug_malformed_requests(void **state)
     expect_error(fd2, req, frame(req, DEBUG_CMD_VERSION, NULL, 0), DEBUG_STATUS_BUSY, "busy");
     close(fd2);
     close(fd1);
+    /* A client that leaves, and the next one connecting at once (one
+     * command after another): the next is served, never told "busy". */
+    for (int i = 0; i < 300; i++) {
+        int fd3 = raw_connect(ch.socket);
+        assert_int_equal(raw_exchange(fd3, req, frame(req, DEBUG_CMD_VERSION, NULL, 0), msg,
+                                      sizeof msg), DEBUG_STATUS_OK);
+        close(fd3);
+    }
     assert_int_equal(child_finish(&ch), 0);
 }
 
