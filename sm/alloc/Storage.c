@@ -53,6 +53,9 @@ bool storage_init(const StorageConfig *config)
     unsigned n_caps = storage_config.capabilities > 0 ? storage_config.capabilities : 1;
     if (!capabilities_init(n_caps, storage_n_gens))
         return false;
+    /* A tick reaches a program that allocates slowly at its next
+     * allocation, not when its nursery block fills (Note [The ticker]). */
+    ticker_set_interrupt(capabilities_interrupt_all);
     StgWord n_blocks = storage_config.nursery_bytes / BLOCK_SIZE;
     if (n_blocks < 2)
         n_blocks = 2;
@@ -286,7 +289,10 @@ static StgPtr alloc_pinned(StgWord n_words)
     Capability *cap = capability_mine();
     if (STRATA_UNLIKELY(cap == NULL))
         no_capability(n_words);
-    capability_safepoint();
+    /* As in strata_alloc_slow: a sync this thread parked for cleared its
+     * limit; the next small allocation should not pay a slow path for it. */
+    if (capability_safepoint())
+        restore_hp_lim(cap);
     BlockDesc *pb = cap->pinned_block;
     /* A pinned block holds one era: an era change retires it here, at the
      * next pinned allocation (Note [Changing the era without stopping the

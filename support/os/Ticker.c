@@ -63,9 +63,9 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Marks the due actions and asks the mutator for attention.  Called with
- * lock held.  Returns the next deadline. */
-static uint64_t tick_locked(uint64_t now)
+/* Marks the due actions and sets xattention; *any says whether one was
+ * due.  Called with lock held.  Returns the next deadline. */
+static uint64_t tick_locked(uint64_t now, bool *any_due)
 {
     uint64_t next = UINT64_MAX;
     bool any = false;
@@ -81,11 +81,9 @@ static uint64_t tick_locked(uint64_t now)
         if (a->next_due_ns < next)
             next = a->next_due_ns;
     }
-    if (any) {
+    if (any)
         atomic_store(&xattention, true);
-        if (interrupt_fn != NULL)
-            interrupt_fn();
-    }
+    *any_due = any;
     return next;
 }
 
@@ -94,7 +92,17 @@ static void *ticker_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&lock);
     while (!stopping) {
-        uint64_t next = tick_locked(monotonic_ns());
+        bool any_due;
+        uint64_t next = tick_locked(monotonic_ns(), &any_due);
+        if (any_due && interrupt_fn != NULL) {
+            /* Outside the lock: the interrupt takes the storage manager's
+             * own, which a mutator may hold while it adds an action. */
+            pthread_mutex_unlock(&lock);
+            interrupt_fn();
+            pthread_mutex_lock(&lock);
+            if (stopping)
+                break;
+        }
         struct timespec deadline = {
             .tv_sec = (time_t)(next / 1000000000u),
             .tv_nsec = (long)(next % 1000000000u),

@@ -30,8 +30,8 @@ int ticker_add_action(double interval_secs, void (*fn)(void));
 bool ticker_attention_pending(void);
 
 /* The function a tick calls to get the mutators' attention (from the
- * ticker thread, holding the ticker's own lock); set before the first
- * ticker_add_action. */
+ * ticker thread, not holding the ticker's lock); set before the first
+ * ticker_add_action (storage_init sets capabilities_interrupt_all). */
 void ticker_set_interrupt(void (*fn)(void));
 
 /* Runs every action whose interval has elapsed since it last ran (on the

@@ -27,6 +27,7 @@
 #include "EventLogWriter.h"
 #include "RtsFlags.h"
 #include "harness.h"
+#include "os/Ticker.h"
 #include "require.h"
 #include "strata/EventLogFormat.h"
 
@@ -846,6 +847,33 @@ static uint8_t *read_file(const char *path, size_t *n)
     return b;
 }
 
+/* A tick reaches a program that allocates slowly at its next allocation:
+ * the ticker clears every capability's limit (Note [The ticker] in
+ * support/os/Ticker.c).  Left to fill its nursery block (512 words) with
+ * one 3-word object a millisecond, it would see a tick about every 170
+ * ms: two or three in the test's 0.3 s. */
+static unsigned ticks_served;
+static void count_tick(void)
+{
+    ticks_served++;
+}
+
+static void test_eventlog_writer_tick_reaches_slow_allocator(void **state)
+{
+    (void)state;
+    harness_start(NULL);
+    ticks_served = 0;
+    assert_int_equal(ticker_add_action(0.01, count_tick), 0);
+    struct timespec ms = {0, 1000000L};
+    for (int i = 0; i < 300; i++) {   /* about 0.3 s, 900 words */
+        (void)strata_alloc_bytes(8);
+        nanosleep(&ms, NULL);
+    }
+    /* About 30 ticks were due; a loaded machine serves fewer. */
+    if (ticks_served < 8)
+        fail_msg("%u ticks served in 300 slow allocations (about 30 due)", ticks_served);
+}
+
 static void child_allocates_forever(void)
 {
     static char ol[300];
@@ -1048,6 +1076,7 @@ int main(void)
         cmocka_unit_test_teardown(test_eventlog_writer_file_limit_cut_to_whole_blocks,
                                   teardown),
         cmocka_unit_test_teardown(test_eventlog_writer_bintrees_file_well_formed, teardown),
+        cmocka_unit_test_teardown(test_eventlog_writer_tick_reaches_slow_allocator, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
