@@ -60,6 +60,33 @@ void threads_for_each(void (*f)(StrataThread *t, void *env), void *env)
     for_each_oldest_first(all, f, env);
 }
 
+/* Note [A thread that ends holding a capability]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A thread that takes a capability with rts_lock and ends without
+ * rts_unlock would keep it for good: the other threads wait for it at
+ * their next collection, hs_exit gives up on it, and an interrupt (an era
+ * change, a tick) would write into its registers after its thread-local
+ * storage is gone.  So each attached thread sets a thread-specific key,
+ * and the key's destructor, which the C library runs as the thread ends,
+ * names the misuse and does what rts_unlock would, its local-root frames
+ * dropped.  A thread that ends suspended or with frames left pushed holds
+ * no capability: hs_exit names it, as before.  The thread that called
+ * hs_init is left alone (only it may call hs_exit). */
+static OsThreadKey ending_key;
+static bool ending_key_made;   /* under registry_lock */
+
+static void thread_ending(void *arg)
+{
+    StrataThread *t = arg;
+    if (t != me || capabilities_n == 0 || capability_mine() == NULL || t->id == 1)
+        return;
+    rts_error("thread %u (kernel thread %ld) ended holding capability %u (rts_lock with no "
+              "rts_unlock): it is given back and the thread detached, its local roots dropped",
+              (unsigned)t->id, t->os_tid, capability_mine()->no);
+    threads_detach();
+    capability_release();
+}
+
 StrataThread *threads_attach(Capability *cap)
 {
     (void)cap;
@@ -71,8 +98,12 @@ StrataThread *threads_attach(Capability *cap)
     t->id = next_thread_id++;
     t->next = threads_all;
     threads_all = t;
+    if (!ending_key_made)
+        ending_key_made = os_thread_key_create(&ending_key, thread_ending) == 0;
     os_mutex_unlock(&registry_lock);
     me = t;
+    if (ending_key_made)
+        os_thread_key_set(ending_key, t);
     eventlog_post_create_thread(t->id);
     eventlog_post_run_thread(t->id);
     roots_thread_init(t);   /* allocates: t is registered with no TSO yet */
@@ -92,6 +123,8 @@ void threads_detach(void)
     os_cond_broadcast(&registry_changed);
     os_mutex_unlock(&registry_lock);
     roots_thread_exit();
+    if (ending_key_made)
+        os_thread_key_set(ending_key, NULL);
     me = NULL;
     free(t);
 }
@@ -154,6 +187,8 @@ void threads_exit(void)
             free(t);   /* left behind by a thread hs_exit gave up on */
         t = next;
     }
+    if (ending_key_made)
+        os_thread_key_set(ending_key, NULL);
     free(me);
     me = NULL;
 }

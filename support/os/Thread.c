@@ -27,6 +27,16 @@ int os_thread_join(OsThread thread)
     return pthread_join(thread, NULL);
 }
 
+int os_thread_key_create(OsThreadKey *key, void (*destructor)(void *value))
+{
+    return pthread_key_create(key, destructor);
+}
+
+void os_thread_key_set(OsThreadKey key, void *value)
+{
+    (void)pthread_setspecific(key, value);
+}
+
 void os_mutex_lock(OsMutex *m)
 {
     pthread_mutex_lock(m);

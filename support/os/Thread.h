@@ -45,6 +45,14 @@ int os_thread_start(OsThread *thread, void *(*fn)(void *), void *arg);
 /* Waits for thread to return.  Returns 0 or an errno value. */
 int os_thread_join(OsThread thread);
 
+/* A value per thread whose destructor the C library calls, with the
+ * value, when a thread that set it (non-NULL) ends, while the thread's
+ * _Thread_local variables still exist.  Create returns 0 or an errno
+ * value (EAGAIN: too many keys). */
+typedef pthread_key_t OsThreadKey;
+int os_thread_key_create(OsThreadKey *key, void (*destructor)(void *value));
+void os_thread_key_set(OsThreadKey key, void *value);
+
 void os_mutex_lock(OsMutex *m);
 void os_mutex_unlock(OsMutex *m);
 /* Takes m if it is free and returns true; false at once if it is held. */

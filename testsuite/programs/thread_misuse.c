@@ -82,6 +82,12 @@ int main(int argc, char **argv)
         on_thread(alloc_without_cap);
     } else if (strcmp(c, "exit-with-thread-attached") == 0) {
         on_thread(take_and_keep);
+        /* Its capability is back: this era change interrupts only live
+         * capabilities, and a collection needs no one else. */
+        setUserEra(5);
+        strata_perform_gc(1);
+        if (strata_my_thread_id() != 1 || getUserEra() != 5)
+            return 1;
         fflush(stdout);
     } else {
         fprintf(stderr, "usage: thread_misuse CASE\n");

@@ -92,8 +92,11 @@ expect_stderr_contains "setUserEra: refused: thread "
 expect_status 134 "$misuse" alloc-without-cap
 expect_stderr_contains "heap allocation from a thread that holds no capability"
 expect_status 0 "$misuse" exit-with-thread-attached +RTS -N2 -RTS
-expect_stderr_contains "hs_exit: 1 other thread is still attached after"
-expect_stderr_contains "holding a capability"
+expect_stderr_contains "ended holding capability "
+expect_stderr_contains "(rts_lock with no rts_unlock): it is given back and the thread detached"
+grep -q "still attached" "$err" && fail "hs_exit still waited for the ended thread: $(cat "$err")" || pass
+expect_status 0 "$misuse" exit-with-thread-attached +RTS -N1 -RTS
+expect_stderr_contains "ended holding capability 0 "
 expect_status 1 "$ex/bintrees" 4 +RTS -N0 -RTS
 expect_stderr_contains "-N: number of capabilities must be at least 1 (got 0)"
 expect_status 1 "$ex/bintrees" 4 +RTS -Nx -RTS
