@@ -26,6 +26,12 @@
 #   wait_socket PATH [SECONDS]          wait (20 s by default) until PATH is
 #                                       a socket; else record a failure
 #                                       naming PATH and return 1
+#   run_ghc_program NAME CMD [ARG...]   run a program GHC 9.10.3 built to
+#                                       its end (stdout NAME.out, stderr
+#                                       NAME.prog.err), again if it hangs
+#                                       at exit; its status
+#   feed_file SRC DST [BYTES] [SECONDS] copy SRC into DST a piece at a time,
+#                                       as a program writing its log would
 #   finish                              print "N passed, N failed (S s)",
 #                                       exit 0/1
 #
@@ -131,6 +137,36 @@ wait_socket() {
     done
     fail "no socket appeared at $1"
     return 1
+}
+
+# GHC 9.10.3's runtime now and then deadlocks in hs_exit when
+# --eventlog-flush-interval is set: hs_exit joins the ticker thread while
+# the ticker, in an eventlog flush, waits for a capability hs_exit holds
+# (gdb: exitTicker in pthread_join; acquireAllCapabilities in the ticker).
+# Its work and its output are done by then, but it never exits and its log
+# never gets its end.  A run still going after 90 s is such a hang (a run
+# takes seconds): it is killed and run again, three times at most.
+run_ghc_program() {
+    local name=$1 try st=0
+    shift
+    for try in 1 2 3; do
+        st=0
+        timeout --kill-after=5 90 "$@" >"$name.out" 2>"$name.prog.err" || st=$?
+        [ "$st" -ne 124 ] && [ "$st" -ne 137 ] && return "$st"
+        echo "$name: GHC 9.10.3's program did not exit within 90 s (try $try of 3; its hs_exit/ticker deadlock)"
+    done
+    return "$st"
+}
+
+feed_file() {
+    local src=$1 dst=$2 bytes=${3:-32768} pause=${4:-0.05} size off=0
+    size=$(stat -c %s "$src")
+    : >"$dst"
+    while [ "$off" -lt "$size" ]; do
+        tail -c +$((off + 1)) "$src" | head -c "$bytes" >>"$dst"
+        off=$((off + bytes))
+        sleep "$pause"
+    done
 }
 
 finish() {
