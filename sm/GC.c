@@ -34,8 +34,12 @@ static unsigned n_gc_hooks = 0;
 static RootSource root_sources[MAX_ROOT_SOURCES];
 static unsigned n_root_sources = 0;
 
-static RootSource weak_root_sources[MAX_ROOT_SOURCES];
-static StgWord (*weak_root_held[MAX_ROOT_SOURCES])(void);
+/* A weak root source and how many slots it holds now. */
+typedef struct {
+    RootSource visit;
+    StgWord (*held)(void);
+} WeakRootSource;
+static WeakRootSource weak_root_sources[MAX_ROOT_SOURCES];
 static unsigned n_weak_root_sources = 0;
 
 static const GCObserver *observer = NULL;
@@ -132,8 +136,7 @@ void gc_add_weak_root_source(RootSource source, StgWord (*held)(void))
 {
     if (n_weak_root_sources == MAX_ROOT_SOURCES)
         rts_panic("too many weak root sources (max=%d)", MAX_ROOT_SOURCES);
-    weak_root_held[n_weak_root_sources] = held;
-    weak_root_sources[n_weak_root_sources++] = source;
+    weak_root_sources[n_weak_root_sources++] = (WeakRootSource){source, held};
 }
 
 bool gc_copies_unique(bool census)
@@ -141,7 +144,7 @@ bool gc_copies_unique(bool census)
     if (census || weak_any())
         return true;
     for (unsigned i = 0; i < n_weak_root_sources; i++)
-        if (weak_root_held[i]() != 0)
+        if (weak_root_sources[i].held() != 0)
             return true;
     return false;
 }
@@ -157,7 +160,7 @@ static void update_weak_root(StgClosure **slot, void *ctx)
 static void update_weak_roots(void)
 {
     for (unsigned i = 0; i < n_weak_root_sources; i++)
-        weak_root_sources[i](update_weak_root, NULL);
+        weak_root_sources[i].visit(update_weak_root, NULL);
 }
 
 /* A root is reachable from nothing older: it is evacuated as if from
