@@ -36,6 +36,15 @@ static int add(HeapModel *hc, EvrEvent ev)
     return heap_model_add(hc, &ev);
 }
 
+/* A model that has read a HEAP_PROF_BEGIN of this breakdown. */
+static void start_profile(HeapModel *hc, uint32_t breakdown)
+{
+    heap_model_init(hc);
+    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
+    begin.u.prof_begin.breakdown = breakdown;
+    add(hc, begin);
+}
+
 static int add_band(HeapModel *hc, const char *label, uint64_t bytes)
 {
     EvrEvent ev = event(EVENT_HEAP_PROF_SAMPLE_STRING);
@@ -78,10 +87,7 @@ static void test_heapprof_one_rule_per_case(void **state)
 {
     (void)state;
     HeapModel hc;
-    heap_model_init(&hc);
-    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
-    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_CLOSURE_TYPE;
-    add(&hc, begin);
+    start_profile(&hc, HEAP_PROF_BREAKDOWN_CLOSURE_TYPE);
     add_band(&hc, "EARLY", 99);   /* before any census: dropped */
     assert_int_equal(add(&hc, begin_at(10)), 0);
     add_band(&hc, "THUNK", 10);
@@ -127,10 +133,7 @@ static void test_heapprof_rank_and_closure_type(void **state)
 {
     (void)state;
     HeapModel hc;
-    heap_model_init(&hc);
-    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
-    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_CLOSURE_TYPE;
-    add(&hc, begin);
+    start_profile(&hc, HEAP_PROF_BREAKDOWN_CLOSURE_TYPE);
     add(&hc, begin_at(1));
     add_band(&hc, "FUN", 5);
     add_band(&hc, "THUNK", 10);
@@ -161,10 +164,7 @@ static void test_heapprof_stacks(void **state)
 {
     (void)state;
     HeapModel hc;
-    heap_model_init(&hc);
-    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
-    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_COST_CENTRE;
-    add(&hc, begin);
+    start_profile(&hc, HEAP_PROF_BREAKDOWN_COST_CENTRE);
     add_cc(&hc, 1, "CAF", "Main");
     add_cc(&hc, 2, "go", "Main");
     static const uint8_t stack[] = { 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 3 };
@@ -203,11 +203,8 @@ static void test_heapprof_latest_only(void **state)
 {
     (void)state;
     HeapModel hc;
-    heap_model_init(&hc);
+    start_profile(&hc, HEAP_PROF_BREAKDOWN_ERA);
     hc.latest_only = 1;
-    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
-    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_ERA;
-    add(&hc, begin);
     for (uint64_t era = 1; era <= 1000; era++) {
         char label[16];
         snprintf(label, sizeof label, "%llu", (unsigned long long)era);
@@ -228,10 +225,7 @@ static void test_heapprof_band_info_from_ipe(void **state)
 {
     (void)state;
     HeapModel hc;
-    heap_model_init(&hc);
-    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
-    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_INFO_TABLE;
-    add(&hc, begin);
+    start_profile(&hc, HEAP_PROF_BREAKDOWN_INFO_TABLE);
     add_ipe(&hc, 0x4a0010, "Node_con_info", "1", "Tree", "insert", "src/Tree.hs:12:3-40");
     add(&hc, begin_at(1));
     add_band(&hc, "0x4a0010", 64);
@@ -292,10 +286,7 @@ static void test_heapprof_pprof_round_trip(void **state)
 {
     (void)state;
     HeapModel hc;
-    heap_model_init(&hc);
-    EvrEvent begin = event(EVENT_HEAP_PROF_BEGIN);
-    begin.u.prof_begin.breakdown = HEAP_PROF_BREAKDOWN_ERA;
-    add(&hc, begin);
+    start_profile(&hc, HEAP_PROF_BREAKDOWN_ERA);
     add(&hc, begin_at(1));
     add_band(&hc, "1", 100);
     add_band(&hc, "2", 300);
