@@ -606,6 +606,25 @@ static void test_debug_static_root_named_from_symbols(void **state)
     assert_int_equal(p.addrs[p.n - 1], cache);
     assert_int_equal(p.root, root);
     dbg_path_free(&p);
+    /* The variable (0 bytes of its own) retains what the list's head does;
+     * of the two, the dominator is listed first, wherever the loader put it. */
+    DbgDom *d = dbg_dominators(c, r);
+    assert_non_null(d);
+    DbgDomEntry top[64];
+    assert_int_equal(dbg_dom_top(c, d, top, 64, &n), 0);
+    size_t at_cache = n, at_head = n;
+    for (size_t i = 0; i < n; i++) {
+        if (top[i].addr == cache)
+            at_cache = i;
+        if (top[i].idom == cache)
+            at_head = i;
+    }
+    if (at_cache == n || at_head == n)
+        fail_msg("dominators lack the static (%zu) or the list's head (%zu)", at_cache, at_head);
+    assert_int_equal(top[at_cache].own_bytes, 0);
+    assert_int_equal(top[at_head].retained_bytes, top[at_cache].retained_bytes);
+    assert_true(at_cache < at_head);
+    dbg_dom_free(d);
     /* Unnamed: a heap object, and an address that is no root. */
     assert_null(dbg_static_root(c, found[0]));
     assert_null(dbg_static_root(c, cache + 8));

@@ -352,12 +352,23 @@ fail:
  * The objects that keep the most
  * ---------------------------------------------------------------------- */
 
+/* An entry and its depth in the dominator tree.  A dominator whose own
+ * bytes are 0 (a static closure) retains exactly what its child does; the
+ * depth puts it first on such a tie, so the order does not hang on where
+ * the loader placed the static data. */
+typedef struct {
+    DbgDomEntry e;
+    uint32_t depth;
+} RankedEntry;
+
 static int entry_cmp(const void *a, const void *b)
 {
-    const DbgDomEntry *x = a, *y = b;
-    if (x->retained_bytes != y->retained_bytes)
-        return x->retained_bytes > y->retained_bytes ? -1 : 1;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
+    const RankedEntry *x = a, *y = b;
+    if (x->e.retained_bytes != y->e.retained_bytes)
+        return x->e.retained_bytes > y->e.retained_bytes ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    return x->e.addr < y->e.addr ? -1 : x->e.addr > y->e.addr;
 }
 
 int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, size_t *n)
@@ -367,9 +378,18 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
         return 0;
     if (d->retained == NULL)
         return dbg_fail(c, "dominators: the tree was built without retained sizes");
-    DbgDomEntry *all = malloc(((size_t)d->n ? d->n : 1) * sizeof *all);
-    if (all == NULL)
+    RankedEntry *all = malloc(((size_t)d->n ? d->n : 1) * sizeof *all);
+    uint32_t *depth = calloc((size_t)d->n ? d->n : 1, sizeof *depth);
+    if (all == NULL || depth == NULL) {
+        free(all);
+        free(depth);
         return dbg_fail(c, "out of memory");
+    }
+    /* A node's immediate dominator comes before it in reverse postorder. */
+    for (uint32_t k = 1; k < d->n_rpo; k++) {
+        uint32_t v = d->rpo[k];
+        depth[v] = depth[d->idom[v]] + 1;
+    }
     size_t m = 0;
     DbgRankIter it = {0};
     uint64_t addr;
@@ -380,6 +400,7 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
         DbgClosure cl, pl;
         if (dbg_reach_closure(c, &it, addr, &cl) != 0) {
             free(all);
+            free(depth);
             return -1;
         }
         uint64_t paddr = node_addr(d, p);
@@ -387,17 +408,21 @@ int dbg_dom_top(DbgClient *c, const DbgDom *d, DbgDomEntry *out, size_t cap, siz
         if (p != 0) {
             if (dbg_closure(c, paddr, &pl) != 0) {
                 free(all);
+                free(depth);
                 return -1;
             }
             if (pl.info == cl.info)
                 continue;
         }
-        all[m++] = (DbgDomEntry){addr, d->retained[v], d->retained_objects[v],
-                                 cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0, paddr};
+        all[m++] = (RankedEntry){{addr, d->retained[v], d->retained_objects[v],
+                                  cl.block != NULL ? (uint64_t)cl.n_words * 8 : 0, paddr},
+                                 depth[v]};
     }
+    free(depth);
     qsort(all, m, sizeof *all, entry_cmp);
     *n = m < cap ? m : cap;
-    memcpy(out, all, *n * sizeof *out);
+    for (size_t i = 0; i < *n; i++)
+        out[i] = all[i].e;
     free(all);
     return 0;
 }
