@@ -148,7 +148,9 @@ _Noreturn static void not_mutable(const char *fn, const char *want, const StgClo
  * test: a dirty object (already remembered) is recognised by one compare
  * of its info pointer, a clean one by a second, and anything else is
  * reported.  (Testing the type up front and then the clean/dirty state
- * again cost mutarray 8% more instructions.) */
+ * again cost mutarray 8% more instructions.)  The dirty, in-range write
+ * never gets here: it is inline in strata/Barrier.h (Note [Inline
+ * barriers]), and these functions are its slow paths. */
 
 /* True if c is a clean mutable variable, false if a dirty one; else reports
  * it (never returns). */
@@ -193,7 +195,7 @@ static inline bool mut_array_is_clean(const char *fn, const StgClosure *c)
     not_mutable(fn, "a mutable array", c);
 }
 
-void strata_mut_var_write(StgClosure *mv, StgClosure *value)
+void strata_mut_var_write_slow(StgClosure *mv, StgClosure *value)
 {
     bool clean = mut_var_is_clean("strata_mut_var_write", mv);
     StgMutVar *m = (StgMutVar *)mv;
@@ -212,7 +214,7 @@ void strata_mut_var_write(StgClosure *mv, StgClosure *value)
  * on the mutable lists and clears the cards whose elements no longer point
  * into a younger generation, so a large old array costs a minor GC in
  * proportion to what was written, not to its length. */
-void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
+void strata_mut_array_write_slow(StgClosure *arr, StgWord i, StgClosure *value)
 {
     bool clean = mut_array_is_clean("strata_mut_array_write", arr);
     StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
@@ -228,10 +230,10 @@ void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure *value)
     }
 }
 
-StgClosure *strata_mut_array_read(StgClosure *arr, StgWord i)
+StgClosure *strata_mut_array_read_slow(StgClosure *arr, StgWord i)
 {
-    /* A read is no barrier: its common path keeps the one bounds check,
-     * and what it was given is checked when that fails. */
+    /* Reached from the inline read when its bounds check fails, or by a
+     * caller that links against this symbol: checks everything again. */
     StgMutArrPtrs *a = (StgMutArrPtrs *)arr;
     if (STRATA_UNLIKELY(arr == NULL || i >= a->ptrs)) {
         (void)mut_array_is_clean("strata_mut_array_read", arr);

@@ -447,11 +447,54 @@ static void test_gc_mut_array_bad_index(void)
     strata_mut_array_write(a, 3, NULL);
 }
 
+/* The same on an array already dirty, whose writes take the inline fast
+ * path (Note [Inline barriers] in strata/Barrier.h), and on a read. */
+static void dirty_array_bad_index(void)
+{
+    harness_start(NULL);
+    StgClosure *a = strata_alloc_mut_array(3);
+    strata_mut_array_write(a, 0, NULL);
+    assert_ptr_equal(a->info, &stg_MUT_ARR_PTRS_DIRTY_info);
+    strata_mut_array_write(a, 3, NULL);
+}
+
+static void array_bad_read(void)
+{
+    harness_start(NULL);
+    StgClosure *a = strata_alloc_mut_array(3);
+    (void)strata_mut_array_read(a, (StgWord)-1);
+}
+
+static void null_barrier(int which)
+{
+    harness_start(NULL);
+    if (which == 0)
+        strata_mut_var_write(NULL, NULL);
+    else if (which == 1)
+        strata_mut_array_write(NULL, 0, NULL);
+    else
+        (void)strata_mut_array_read(NULL, 0);
+}
+static void null_var_write(void) { null_barrier(0); }
+static void null_array_write(void) { null_barrier(1); }
+static void null_array_read(void) { null_barrier(2); }
+
 static void test_gc_mut_array_index_is_checked(void **state)
 {
     (void)state;
     harness_expect_failure(test_gc_mut_array_bad_index, 0, SIGABRT,
                            "index out of range (index=3, length=3)");
+    harness_expect_failure(dirty_array_bad_index, 0, SIGABRT,
+                           "strata_mut_array_write: index out of range (index=3, length=3)");
+    harness_expect_failure(array_bad_read, 0, SIGABRT,
+                           "strata_mut_array_read: index out of range (index=18446744073709551615, "
+                           "length=3)");
+    harness_expect_failure(null_var_write, 0, SIGABRT,
+                           "strata_mut_var_write: the closure given is NULL, not a mutable variable");
+    harness_expect_failure(null_array_write, 0, SIGABRT,
+                           "strata_mut_array_write: the closure given is NULL, not a mutable array");
+    harness_expect_failure(null_array_read, 0, SIGABRT,
+                           "strata_mut_array_read: the closure given is NULL, not a mutable array");
 }
 
 /* ----------------------------------------------------------------------
