@@ -31,8 +31,7 @@ static StgClosure *add_entry(StgClosure **self)
     STRATA_WORD(n, 0) = prev + x;
     return n;
 }
-static const StgInfoTable add_info = {THUNK_1_1, 1, 1, 0, "add_thunk",
-                                      (const void *)(StgThunkEntry)add_entry, &add_prov};
+static STRATA_THUNK_INFO_PROV(add_info, "add_thunk", 1, 1, add_entry, &add_prov);
 
 int main(int argc, char **argv)
 {

@@ -82,7 +82,7 @@ static bool is_fun_type(StgHalfWord t)
 
 /* The layout an AP has while it is a BLACKHOLE (Note [Partial
  * applications]): a thunk of no fields. */
-static const StgInfoTable ap_under_evaluation_info = {THUNK, 0, 0, 0, "AP", NULL, NULL};
+static const StgInfoTable ap_under_evaluation_info = {THUNK, 0, 0, 0, "AP", NULL, NULL, 0};
 
 _Noreturn static void report_loop(void)
 {

@@ -1,12 +1,20 @@
 /*
  * rts/StgInfo.c -- the info tables the runtime itself owns.  Their layout
- * fields are unused (these closure types have variable or special layouts
- * that ClosureSize.h knows); their names are what -hT and the tools print.
+ * fields are unused and fixed_words is 0 (these closure types have variable
+ * or special layouts that ClosureSize.h knows); their names are what -hT
+ * and the tools print.
  */
+#include "strata/Closures.h"
 #include "strata/InfoTables.h"
 
+/* STRATA_FIXED_WORDS spells the thunk header out (InfoTables.h comes
+ * before Closures.h); the collector copies by it. */
+_Static_assert(STRATA_FIXED_WORDS(THUNK, 0, 0) == THUNK_HEADER_WORDS &&
+                   STRATA_FIXED_WORDS(CONSTR, 2, 1) == 4,
+               "STRATA_FIXED_WORDS disagrees with the closure layouts");
+
 #define RTS_INFO(sym, type_, name_) \
-    const StgInfoTable sym = {(type_), 0, 0, 0, (name_), NULL, NULL}
+    const StgInfoTable sym = {(type_), 0, 0, 0, (name_), NULL, NULL, 0}
 
 RTS_INFO(stg_IND_info, IND, "IND");
 RTS_INFO(stg_IND_STATIC_info, IND_STATIC, "IND_STATIC");

@@ -11,7 +11,7 @@
  * era.  The first is tested here, inline in the scanning loops (so the
  * leaves of a tree, which point at static closures, cost no call); the
  * others in evacuate_heap and evacuate_copy (Evac.c), with the size
- * computed from the info table's layout and the words copied by a loop.
+ * read from the info table (Note [A copy's size from its info table]).
  * Everything else -- large and pinned objects, indirections to
  * short-circuit, blackholes, arrays, stacks, an era or generation needing
  * a new to-space block, the claim when other GC threads run -- goes to
@@ -36,7 +36,7 @@
 
 /* The cases the fast path leaves, out of line (Evac.c).  Precondition: *p
  * is a from-space object that is not forwarded, and is large or pinned or
- * not a constructor, function or thunk. */
+ * has an info table without fixed_words. */
 void evacuate_slow(StgClosure **p);
 StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words, uint64_t era);
 

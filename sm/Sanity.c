@@ -411,6 +411,13 @@ static void check_objects(BlockDesc *bd, HeapBlockKind kind, Generation *gen, vo
         if (size == 0 || p + size > end)
             fail("object runs past the end of its block (object=%p %s, size=%lu words, block=%p)",
                  (void *)c, describe_type(c), (unsigned long)size, (void *)bd);
+        /* The collector copies by fixed_words (Note [A copy's size from its
+         * info table] in Evac.c). */
+        if (c->info->fixed_words != 0 && c->info->fixed_words != size)
+            fail("info table %s gives %u words for an object of %lu (object=%p %s, block=%p)",
+                 c->info->name != NULL ? c->info->name : "(unnamed)",
+                 (unsigned)c->info->fixed_words, (unsigned long)size, (void *)c,
+                 describe_type(c), (void *)bd);
         check_fields(c, bd);
         p = heap_next_object(p, size, end);
     }

@@ -47,6 +47,13 @@ typedef struct StgInfoTable_ {
     const char *name;          /* table name; never NULL for user tables */
     const void *entry;         /* StgThunkEntry / StgFunEntry, or NULL */
     const StgInfoProv *prov;   /* explicit provenance, or NULL */
+    uint16_t fixed_words;      /* a constructor's, function's or thunk's size
+                                * in words (header, pointers, non-pointers),
+                                * set by the STRATA_*_INFO macros; 0 for every
+                                * other table, and for one written out by hand,
+                                * whose size the collector then works out from
+                                * the fields above (Note [A copy's size from
+                                * its info table] in sm/Evac.c) */
 } StgInfoTable;
 
 /* The closure type a constructor / function / thunk of p pointers and n
@@ -56,19 +63,29 @@ typedef struct StgInfoTable_ {
      : (p) == 2 && (n) == 0 ? (base) + 3 : (p) == 1 && (n) == 1 ? (base) + 4  \
      : (p) == 0 && (n) == 2 ? (base) + 5 : (base))
 
+/* The words of a closure of p pointers and n non-pointers: a one-word
+ * header, two for a thunk (Closures.h's THUNK_HEADER_WORDS). */
+#define STRATA_FIXED_WORDS(base, p, n) (((base) == THUNK ? 2 : 1) + (p) + (n))
+
 /* Define info tables as static data.  name is a string literal. */
 #define STRATA_CONSTR_INFO(sym, name_, p, n)                                  \
     const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(CONSTR, p, n), (p), (n), \
-                              0, (name_), NULL, NULL}
+                              0, (name_), NULL, NULL,                          \
+                              STRATA_FIXED_WORDS(CONSTR, p, n)}
 #define STRATA_CONSTR_INFO_PROV(sym, name_, p, n, prov_)                      \
     const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(CONSTR, p, n), (p), (n), \
-                              0, (name_), NULL, (prov_)}
+                              0, (name_), NULL, (prov_),                       \
+                              STRATA_FIXED_WORDS(CONSTR, p, n)}
 #define STRATA_THUNK_INFO(sym, name_, p, n, entry_)                           \
+    STRATA_THUNK_INFO_PROV(sym, name_, p, n, entry_, NULL)
+#define STRATA_THUNK_INFO_PROV(sym, name_, p, n, entry_, prov_)               \
     const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(THUNK, p, n), (p), (n),  \
-                              0, (name_), (const void *)(StgThunkEntry)(entry_), NULL}
+                              0, (name_), (const void *)(StgThunkEntry)(entry_), (prov_), \
+                              STRATA_FIXED_WORDS(THUNK, p, n)}
 #define STRATA_FUN_INFO(sym, name_, p, n, arity_, entry_)                     \
     const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(FUN, p, n), (p), (n),    \
-                              (arity_), (name_), (const void *)(StgFunEntry)(entry_), NULL}
+                              (arity_), (name_), (const void *)(StgFunEntry)(entry_), NULL, \
+                              STRATA_FIXED_WORDS(FUN, p, n)}
 
 STRATA_API const char *strata_closure_type_name(StgHalfWord type);
 

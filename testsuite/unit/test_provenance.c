@@ -42,7 +42,7 @@ static const unsigned partial_line = __LINE__; STRATA_CONSTR_INFO_PROV(Partial_i
 /* A table that is a static local of a function. */
 static const StgInfoTable *local_table(unsigned *line)
 {
-    *line = __LINE__; static const StgInfoTable Local_info = {CONSTR_0_1, 0, 1, 0, "Local", NULL, NULL};
+    *line = __LINE__; static const StgInfoTable Local_info = {CONSTR_0_1, 0, 1, 0, "Local", NULL, NULL, 0};
     return &Local_info;
 }
 

@@ -231,6 +231,27 @@ static void test_sanity_catches_object_running_onto_garbage(void **state)
                            "bad info pointer (object=");
 }
 
+/* An info table whose fixed_words disagrees with its layout (written by
+ * hand, wrongly): the collector would copy that many words (Note [A
+ * copy's size from its info table] in sm/Evac.c), so -DS names it. */
+static const StgInfoTable Wrong_size_info = {CONSTR_2_0, 2, 0, 0, "WrongSize", NULL, NULL, 5};
+
+static void misuse_wrong_fixed_words(void)
+{
+    harness_start("-A8k", NULL);
+    static const StgRootSite site = {"misuse_wrong_fixed_words", __FILE__, __LINE__};
+    StgClosure **r = strata_roots_push(&site, 1);
+    r[0] = strata_alloc_constr(&Wrong_size_info);
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_wrong_fixed_words(void **state)
+{
+    (void)state;
+    harness_expect_failure(misuse_wrong_fixed_words, 0, SIGABRT,
+                           "info table WrongSize gives 5 words for an object of 3 (object=");
+}
+
 /* A thunk's pointer field written through STRATA_FIELD, the constructors'
  * macro: it lands in the thunk's reserved header word (Note [A thunk's
  * reserved word] in sm/Sanity.c).  Under -DS, as a user would meet it. */
@@ -335,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_sanity_catches_integer_in_pointer_field),
         cmocka_unit_test(test_sanity_catches_pointer_to_unheld_heap),
         cmocka_unit_test(test_sanity_catches_object_running_onto_garbage),
+        cmocka_unit_test(test_sanity_catches_wrong_fixed_words),
         cmocka_unit_test(test_sanity_catches_field_written_over_thunk_header),
         cmocka_unit_test(test_sanity_passes_thunk_field_written_right),
         cmocka_unit_test(test_sanity_stale_pointer_reads_poison),
