@@ -145,6 +145,7 @@ static bool scavenge_array_cards(StgMutArrPtrs *a, bool only_marked)
     bool filter = t->collected_gen + 1 < storage_n_gens;
     bool saved = t->failed_to_evac;
     bool any = false;
+    StgClosure **end = &a->payload[a->ptrs];   /* the prefetch's bound */
     for (StgWord c = 0; c < last; c++) {
         if (only_marked && (c = next_marked_card(cards, c, last)) == last)
             break;
@@ -152,7 +153,6 @@ static bool scavenge_array_cards(StgMutArrPtrs *a, bool only_marked)
         StgWord hi = lo + ((StgWord)1 << MUT_ARR_PTRS_CARD_BITS);
         if (hi > a->ptrs)
             hi = a->ptrs;
-        StgClosure **end = &a->payload[a->ptrs];
         bool young = filter ? scavenge_card_filtered(t, &a->payload[lo], &a->payload[hi], end)
                             : scavenge_card_all(t, &a->payload[lo], &a->payload[hi], end);
         cards[c] = young;
