@@ -82,7 +82,9 @@ static void regs_hp_lim_store(StgRegs *r, StgPtr lim)
 
 bool capabilities_init(unsigned n, unsigned n_gens)
 {
-    capabilities = calloc(n, sizeof(Capability));
+    capabilities = aligned_alloc(CAPABILITY_LINE, n * sizeof(Capability));
+    if (capabilities != NULL)
+        memset(capabilities, 0, n * sizeof(Capability));
     if (capabilities == NULL) {
         rts_error("capabilities: out of C heap for %u capabilities", n);
         return false;
@@ -221,10 +223,22 @@ unsigned capabilities_held(void)
  * them, or the holder's catch-up sees the new era (Note [Changing the era
  * without stopping the world] in Era.c).  Attention requests to a free
  * capability need nothing more: their flags are checked on every slow
- * path.  GC syncs clear limits under sched_lock (stop_world). */
+ * path.  GC syncs clear limits under sched_lock (stop_world).
+ *
+ * The NULL itself is a release store.  All the era argument asks of it is
+ * to land after the interrupter's CAS and its read of regs, and a release
+ * store after sequentially consistent operations does on both targets
+ * strata runs on: a plain move after a locked instruction on x86-64 (TSO
+ * keeps stores in order), and on AArch64 the same stlr an SC store is.
+ * An SC store would be an xchg on x86-64, which waits for the holder's
+ * cache line to arrive; the release store leaves it in the store buffer
+ * (6 ns of an era change's 80 at -N2, docs/design/eras.md).  It also
+ * pairs with the holder's acquire load of hp_lim, so a request's flag,
+ * stored before the NULL, is seen. */
 
-/* NULL into every held capability's hp_lim but skip's; SC against the
- * era's CAS before it and the holders' catch-up. */
+/* NULL into every held capability's hp_lim but skip's, after the era's
+ * SC CAS and against the holders' catch-up (Note [Interrupting without
+ * the lock]).  A release store, not an SC one: see there. */
 static void interrupt_held(const Capability *skip)
 {
     for (unsigned i = 0; i < capabilities_n; i++) {
@@ -233,7 +247,7 @@ static void interrupt_held(const Capability *skip)
             continue;
         StgRegs *r = __atomic_load_n(&c->regs, __ATOMIC_SEQ_CST);
         if (r != &c->saved)
-            __atomic_store_n(&r->hp_lim, NULL, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&r->hp_lim, NULL, __ATOMIC_RELEASE);
     }
 }
 

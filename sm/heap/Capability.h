@@ -27,14 +27,23 @@ typedef struct {
     BlockDesc *current;          /* block the bump pointer is in */
 } Nursery;
 
+/* Capabilities are allocated on cache-line boundaries (capabilities_init),
+ * and each is a whole number of lines. */
+#define CAPABILITY_LINE 64
+
 typedef struct Capability_ {
     uint32_t no;                 /* 0 .. capabilities_n - 1 */
     /* The registers hp and hp_lim live in: the holder's thread-local
      * strata_regs while held, `saved` while free.  Changed under the
      * scheduler lock (atomic stores); an interrupter reads it without the
-     * lock, counted in xpins (Note [Interrupting without the lock]). */
+     * lock, counted in xinterrupt_seq (Note [Interrupting without the
+     * lock]).  Every era change reads it, so it has a cache line of its
+     * own: the holder's writes below (a new nursery block every few
+     * hundred allocations) would otherwise move the line to the holder's
+     * core each time, and each change would wait for it. */
     StgRegs *regs;
-    StgRegs saved;
+    /* The holder's own state, from the next cache line on. */
+    _Alignas(CAPABILITY_LINE) StgRegs saved;
     Nursery nursery;
     BlockDesc *pinned_block;     /* pinned byte arrays are bumped into it */
     BlockDesc **mut_lists;       /* [gen]: what this capability's write

@@ -14,7 +14,7 @@
 #include "Heap.h"
 #include "Messages.h"
 
-uint64_t storage_current_era = 1;
+EraLine storage_era_line = {.current = 1};
 static uint64_t max_era_seen = 1;
 
 /* Note [Eras live in block descriptors]
@@ -25,7 +25,7 @@ static uint64_t max_era_seen = 1;
  * EraRuns.h): every object has the era of its block or run
  * (.inv.block-era).  Three places keep that true:
  *
- *  - a nursery block takes storage_current_era when allocation into it
+ *  - a nursery block takes the current era when allocation into it
  *    starts (nursery_next_block), and a pinned block when it is opened;
  *  - after an era change each capability starts a run of the new era at
  *    hp in its current nursery block at its next allocation
@@ -49,7 +49,7 @@ static bool era_overflow_reported;
 
 void storage_era_init(void)
 {
-    __atomic_store_n(&storage_current_era, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&storage_era_line.current, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&max_era_seen, 1, __ATOMIC_RELAXED);
     era_overflow_reported = false;
 }
@@ -57,40 +57,46 @@ void storage_era_init(void)
 /* Note [Changing the era without stopping the world]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An era change is a sequentially consistent compare-and-swap of
- * storage_current_era.  Then the changer starts the run of the new era in
- * its own nursery block at once (storage_era_observe), and stores NULL,
- * sequentially consistently, into the hp_lim of every other held
- * capability, without a lock (capabilities_interrupt_others, Note
- * [Interrupting without the lock] in Capability.c).  Each of those, at
- * its next allocation, takes the slow path and starts its run there
- * (storage_era_catch_up); the attention handler runs only for a request
- * flag, so the run and one SC store are all it costs.  A free capability
- * is left alone: capability_acquire clears the limit, so the first
- * allocation of its next holder catches up.  Only the holder writes its
- * blocks' runs, so no world is stopped (.inv.cap-owner).
+ * storage_era_line.current.  Just before it, the changer starts the run of
+ * the era it is about to make current in its own nursery block, with plain
+ * stores that the CAS then publishes (start_run_before_change; the
+ * ordinary catch-up when the CAS fails and no change is made).  After it,
+ * it stores NULL into the hp_lim of every other held capability, without a
+ * lock (capabilities_interrupt_others, Note [Interrupting without the
+ * lock] in Capability.c).  Each of those, at its next allocation, takes
+ * the slow path and starts its run there (storage_era_catch_up); the
+ * attention handler runs only for a request flag, so the run and one SC
+ * store are all it costs.  A free capability is left alone:
+ * capability_acquire clears the limit, so the first allocation of its next
+ * holder catches up. Only the holder writes its blocks' runs, so no world
+ * is stopped (.inv.cap-owner).
  *
- * The rule (docs/design/eras.md, Exactness): an object whose allocation
- * an era change happens before has that era or a later one.  The
- * changer's own next object: its catch-up (now, or at its next
- * allocation when its limit was already cleared) reads the era after its
- * CAS.
- * Another thread's: its fast path reads its own hp_lim; the change's NULL
- * happens before that read, so the read returns NULL or a later store.
- * The only later stores are the holder's own, in its slow path, and each
- * is a sequentially consistent store followed by a second, sequentially
+ * The rule (docs/design/eras.md, Exactness): an object whose allocation an
+ * era change happens before has that era or a later one.  The changer's
+ * own next object: its run is of the era its CAS made current, or its
+ * catch-up (at its next allocation, when its limit was already cleared)
+ * reads the era after the CAS.  A later change by another thread: that CAS
+ * reads this one, so the changer's plain stores happen before it, and that
+ * changer's NULL lands after the changer's limit.  Another thread's next
+ * object: its fast path reads its own hp_lim; the change's NULL happens
+ * before that read, so the read returns NULL or a later store.  The only
+ * later stores are the holder's own, in its slow path, and each is a
+ * sequentially consistent store followed by a second, sequentially
  * consistent look at the era (the catch-up loop).  Changer: CAS era; load
  * cap->regs; store hp_lim.  Holder: store cap->regs (when it took the
- * capability); store hp_lim; load era.  All are in one total order:
- * either the holder's load comes after the CAS and it starts its run, or
- * it comes before, so the changer's load of regs finds the holder's
- * registers and its NULL comes after the holder's limit, and the next
- * allocation takes the slow path.  (SC operations rather than fences,
- * which ThreadSanitizer cannot check.)  A thread that reads the era
- * (getUserEra) catches up too, so an object it allocates next has that
- * era or a later one.  An object allocated while the change is under way,
- * unordered with it, may take either era, as in GHC.  The fast path is
- * unchanged.  --automatic-era-increment changes the era inside the GC's
- * own stopped world and starts the runs itself (set_era_world_stopped). */
+ * capability); store hp_lim; load era.  All are in one total order: either
+ * the holder's load comes after the CAS and it starts its run, or it comes
+ * before, so the changer's load of regs finds the holder's registers and
+ * its NULL comes after the holder's limit, and the next allocation takes
+ * the slow path. (SC operations rather than fences, which ThreadSanitizer
+ * cannot check; the NULL is a release store, which lands after the
+ * changer's SC operations on every target, Note [Interrupting without the
+ * lock] in Capability.c.)  A thread that reads the era (getUserEra)
+ * catches up too, so an object it allocates next has that era or a later
+ * one.  An object allocated while the change is under way, unordered with
+ * it, may take either era, as in GHC.  The fast path is unchanged.
+ * --automatic-era-increment changes the era inside the GC's own stopped
+ * world and starts the runs itself (set_era_world_stopped). */
 
 /* Records era for the sanity checker's bound (a racing maximum): an era
  * that is replaced by a lower one (storage_max_era takes the current era
@@ -130,7 +136,7 @@ uint64_t storage_era_catch_up(Capability *cap)
          * or the NULL lands after this limit.  (Not a fence: ThreadSanitizer
          * cannot check fences, and the SC pair says the same.) */
         __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&storage_current_era, __ATOMIC_SEQ_CST) == era)
+        if (__atomic_load_n(&storage_era_line.current, __ATOMIC_SEQ_CST) == era)
             return era;
     }
 }
@@ -151,7 +157,7 @@ static void alloc_blocks_take_current_era(Capability *cap)
     if (cur != NULL) {
         cur->free = regs->hp;
         StgPtr lim = __atomic_load_n(&regs->hp_lim, __ATOMIC_RELAXED);
-        if (!block_start_era_run(cur, storage_current_era))
+        if (!block_start_era_run(cur, storage_era_line.current))
             __atomic_store_n(&regs->hp_lim, regs->hp, __ATOMIC_RELAXED);
         else if (lim != NULL)   /* keep an attention request */
             __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_RELAXED);
@@ -163,39 +169,72 @@ static void alloc_blocks_take_current_era(Capability *cap)
  * allocation blocks take it before any of them allocates again. */
 static void set_era_world_stopped(uint64_t era)
 {
-    __atomic_store_n(&storage_current_era, era, __ATOMIC_SEQ_CST);   /* a rise: no note */
+    __atomic_store_n(&storage_era_line.current, era, __ATOMIC_SEQ_CST);   /* a rise: no note */
     for (unsigned i = 0; i < capabilities_n; i++)
         alloc_blocks_take_current_era(&capabilities[i]);
+}
+
+/* The changer's own run, started before its CAS: a run of era (the era
+ * its CAS would make current) in its nursery block at hp, and its limit
+ * restored, both plain stores.  A successful CAS then publishes them
+ * with the era, so no later change can miss this capability: the next
+ * changer's CAS reads this one's, and its NULL lands after this limit
+ * (Note [Changing the era without stopping the world]).  Returns false,
+ * having changed nothing, when there is nothing to restamp: no current
+ * block, or a pending interrupt (hp_lim = NULL) that the next
+ * allocation's catch-up will serve. */
+static bool start_run_before_change(Capability *cap, uint64_t era)
+{
+    StgRegs *regs = &strata_regs;
+    BlockDesc *cur = cap->nursery.current;
+    if (cur == NULL || __atomic_load_n(&regs->hp_lim, __ATOMIC_RELAXED) == NULL)
+        return false;
+    cur->free = regs->hp;
+    StgPtr lim = block_start_era_run(cur, era) ? block_alloc_limit(cur) : regs->hp;
+    __atomic_store_n(&regs->hp_lim, lim, __ATOMIC_RELAXED);
+    return true;
 }
 
 /* Sets the era (advance: adds value to it, unless that would pass
  * UINT64_MAX: then returns false and changes nothing) with one
  * compare-and-swap, so that changes from several threads all count, then
- * starts the caller's run and sends every other held capability to its
- * slow path (Note [Changing the era without stopping the world]).
- * *era_out receives the era afterwards. */
+ * sends every other held capability to its slow path (Note [Changing the
+ * era without stopping the world]).  The changer's own run is started
+ * before the CAS (start_run_before_change), or, when that could not be
+ * done or the CAS did not go through, by the ordinary catch-up.  *era_out
+ * receives the era afterwards. */
 static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
 {
+    Capability *me = capability_mine();
     uint64_t old = storage_era_now(), era;
-    do {
+    bool own_run = false;   /* a run of `era` started in me's block */
+    bool ok = true, changed = false;
+    for (;;) {
         if (advance && value > UINT64_MAX - old) {
-            *era_out = old;
-            return false;
+            era = old;
+            ok = false;
+            break;
         }
         era = advance ? old + value : value;
-        if (era == old) {
-            *era_out = old;
-            return true;
+        if (era == old)
+            break;
+        own_run = me != NULL && start_run_before_change(me, era);
+        if (__atomic_compare_exchange_n(&storage_era_line.current, &old, era, true,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+            changed = true;
+            break;
         }
-    } while (!__atomic_compare_exchange_n(&storage_current_era, &old, era, true, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_RELAXED));
+    }
+    /* Without a change, a run started for an era that did not come is
+     * restamped to the current one. */
+    if (me != NULL && (!changed ? own_run : !own_run))
+        (void)storage_era_observe(me);
+    *era_out = era;
+    if (!changed)
+        return ok;
     if (era < old)
         note_max_era(old);   /* storage_max_era: the current era covers the rest */
-    Capability *me = capability_mine();
-    if (me != NULL)
-        (void)storage_era_observe(me);   /* the changer's next object */
-    capabilities_interrupt_others();   /* SC loads and stores after the SC CAS */
-    *era_out = era;
+    capabilities_interrupt_others();   /* SC loads after the SC CAS */
     return true;
 }
 
@@ -244,7 +283,7 @@ uint64_t storage_increment_era(const char *who, uint64_t by)
  * a census is due). */
 void storage_era_after_gc(bool major)
 {
-    uint64_t era = storage_current_era;   /* the world is stopped */
+    uint64_t era = storage_era_line.current;   /* the world is stopped */
     if (!major || !storage_config.automatic_era_increment || era == 0)
         return;
     if (era == UINT64_MAX)

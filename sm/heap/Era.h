@@ -26,12 +26,17 @@ static inline bool era_range_has(EraRange r, uint64_t era)
 /* The era stamped on new blocks (GHC's user_era), published as one word
  * (Note [Changing the era without stopping the world] in Era.c).  Read it
  * with storage_era_now; change it through storage_set_era. */
-extern uint64_t storage_current_era;
+typedef struct {
+    /* A cache line of its own (sizeof == 64): each change writes it, and
+     * nothing a linker would place beside it should move with it. */
+    _Alignas(64) uint64_t current;
+} EraLine;
+extern EraLine storage_era_line;
 
 /* The current era, from any thread (a relaxed atomic load). */
 static inline uint64_t storage_era_now(void)
 {
-    return __atomic_load_n(&storage_current_era, __ATOMIC_RELAXED);
+    return __atomic_load_n(&storage_era_line.current, __ATOMIC_RELAXED);
 }
 
 struct Capability_;
