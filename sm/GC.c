@@ -382,6 +382,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
         t->claim = t->parallel;
         t->unique_copies = unique;
         t->collected_gen = N;
+        t->era_finger.bd = NULL;
         t->copied_words = 0;
         t->todo_large = NULL;
         t->scan_queue_len = 0;

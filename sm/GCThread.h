@@ -50,6 +50,18 @@ typedef struct {
     StgWord n_large_blocks, n_large_words;
 } GenWorkspace;
 
+/* The run of a from-space block of several eras that the last copy's era
+ * lookup found (era_of_from_space in Evac.c, Note [Finding a copy's era]):
+ * its block, where the run starts and ends (word offsets), its era, and its
+ * index + 1 (0: the block's first era, before any run).  Forgotten at the
+ * start of each collection, when blocks may have been freed and reused. */
+typedef struct {
+    const BlockDesc *bd;
+    StgWord lo, hi;
+    uint64_t era;
+    uint32_t run;
+} EraFinger;
+
 typedef struct {
     unsigned index;              /* 0: the thread that stopped the world */
     bool parallel;               /* other GC threads run in this collection */
@@ -60,6 +72,7 @@ typedef struct {
     unsigned collected_gen;      /* N: generations 0..N are collected */
     uint16_t evac_gen;           /* survivors go at least this old */
     bool failed_to_evac;         /* an object stayed younger than evac_gen */
+    EraFinger era_finger;        /* the era run the last lookup found */
     StgWord copied_words;        /* words this thread copied in this GC: its
                                     workspaces' n_words, summed at their merge */
     BlockDesc *todo_large;       /* large groups found live, not yet scanned
