@@ -18,6 +18,11 @@
  *                                every EVERY of them (0: never); wall
  *                                seconds from the first start to the last
  *                                end (issue 35: eras per request)
+ *   era-scale pingpong N         no heap: two threads hand a counter
+ *                                back and forth N times on one cache
+ *                                line; ns per one-way move of the line,
+ *                                what an era change's transfers cost on
+ *                                this machine
  *   era-scale leak GCS           --automatic-era-increment: one 4-word
  *                                object leaked per major GC over GCS major
  *                                GCs (with garbage between); peak RSS
@@ -179,6 +184,42 @@ static void mode_threads(long t, long n, long every)
            every, changes, s, (unsigned long)getUserEra());
 }
 
+/* One cache line that two threads take turns to write: the holder of an
+ * odd count makes it even, the other the next odd. */
+static _Alignas(64) uint64_t pingpong_line;
+static long pingpong_n;
+
+static void *pingpong_other(void *arg)
+{
+    (void)arg;
+    for (long i = 1; i < pingpong_n; i += 2) {
+        while (__atomic_load_n(&pingpong_line, __ATOMIC_ACQUIRE) != (uint64_t)i)
+            ;
+        __atomic_store_n(&pingpong_line, (uint64_t)i + 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static void mode_pingpong(long n)
+{
+    pthread_t t;
+    pingpong_n = n - n % 2;
+    __atomic_store_n(&pingpong_line, 0, __ATOMIC_RELAXED);
+    if (pthread_create(&t, NULL, pingpong_other, NULL) != 0) {
+        fprintf(stderr, "era-scale: pthread_create failed\n");
+        exit(1);
+    }
+    double t0 = wall_s();
+    for (long i = 0; i < pingpong_n; i += 2) {
+        __atomic_store_n(&pingpong_line, (uint64_t)i + 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&pingpong_line, __ATOMIC_ACQUIRE) != (uint64_t)i + 2)
+            ;
+    }
+    double s = wall_s() - t0;
+    pthread_join(t, NULL);
+    printf("mode=pingpong n=%ld ns_per_move=%.1f\n", pingpong_n, s * 1e9 / (double)pingpong_n);
+}
+
 static void mode_leak(long gcs)
 {
     STRATA_ROOTS(r, 1);
@@ -219,9 +260,11 @@ int main(int argc, char **argv)
         mode_threads(a, b, c);
     else if (strcmp(mode, "leak") == 0 && a > 0)
         mode_leak(a);
+    else if (strcmp(mode, "pingpong") == 0 && a > 1)
+        mode_pingpong(a);
     else {
         fprintf(stderr, "usage: %s gc CELLS ERAS | rss OBJECTS ERAS | alloc N EVERY | "
-                        "threads T N EVERY | leak GCS  [+RTS ... -RTS]\n", argv[0]);
+                        "threads T N EVERY | leak GCS | pingpong N  [+RTS ... -RTS]\n", argv[0]);
         status = 2;
     }
     hs_exit();
