@@ -304,9 +304,9 @@ static inline uint16_t copy_dest_gen(const GCThread *t, const BlockDesc *bd)
  * for every such copy cost what the rest of the copy did: with 100,000
  * eras over 160,000 objects (bench/eras) each search read seven or eight
  * run records in a chain, each load waiting on the one before, and a major
- * GC took twice as long as with the search inline in the fast path, where
- * the CPU overlapped it with the copy before (perf: 42% of the samples on
- * the first use of a loaded record).  But copies come in the order the
+ * GC took twice as long as with the search inline in the copy's fast
+ * path, where, it seems, the CPU had overlapped it with the rest of the
+ * copy (perf: 42% of the samples on the first use of a loaded record).  But copies come in the order the
  * scan meets them, which is mostly the order the objects were allocated
  * in, so each GC thread keeps the run its last lookup found (EraFinger):
  * an object in that run, or in the next one or two, is found without a
@@ -342,15 +342,7 @@ static void era_finger_find(EraFinger *f, const BlockDesc *bd, StgWord off, uint
             if (off >= f->lo && off < f->hi)
                 return;
         }
-    uint32_t lo = 0, hi = n;   /* runs at or below off: [0, lo) */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (era_run_offset(*block_era_run(bd, mid)) <= off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    era_finger_set(f, bd, lo, n);
+    era_finger_set(f, bd, block_era_runs_upto(bd, n, off), n);
 }
 
 /* The era of q, in from-space block bd (Note [Finding a copy's era]). */

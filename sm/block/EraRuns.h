@@ -82,6 +82,22 @@ static inline uint64_t block_last_era(const BlockDesc *bd)
     return bd->n_era_runs == 0 ? bd->era : era_run_era(*block_era_run(bd, bd->n_era_runs - 1));
 }
 
+/* How many of bd's first n runs start at or below word offset off: 0 for
+ * an object of the block's own era, i + 1 for one in run i.  The records
+ * are read atomically (see block_era_at). */
+static inline uint32_t block_era_runs_upto(const BlockDesc *bd, uint32_t n, StgWord off)
+{
+    uint32_t lo = 0, hi = n;   /* runs at or below off: [0, lo) */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (era_run_offset(__atomic_load_n(block_era_run(bd, mid), __ATOMIC_RELAXED)) <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The era of the object at p in bd. */
 static inline uint64_t block_era_at(const BlockDesc *bd, const void *p)
 {
@@ -92,15 +108,7 @@ static inline uint64_t block_era_at(const BlockDesc *bd, const void *p)
     uint32_t n = __atomic_load_n(&bd->n_era_runs, __ATOMIC_ACQUIRE);
     if (STRATA_LIKELY(n == 0))
         return bd->era;
-    StgWord off = (StgWord)((const StgWord *)p - bd->start);
-    uint32_t lo = 0, hi = n;   /* runs at or below off: [0, lo) */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (era_run_offset(__atomic_load_n(block_era_run(bd, mid), __ATOMIC_RELAXED)) <= off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = block_era_runs_upto(bd, n, (StgWord)((const StgWord *)p - bd->start));
     return lo == 0 ? bd->era
                    : era_run_era(__atomic_load_n(block_era_run(bd, lo - 1), __ATOMIC_RELAXED));
 }
