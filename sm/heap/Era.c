@@ -225,9 +225,10 @@ static bool change_era(bool advance, uint64_t value, uint64_t *era_out)
             break;
         }
     }
-    /* Without a change, a run started for an era that did not come is
-     * restamped to the current one. */
-    if (me != NULL && (!changed ? own_run : !own_run))
+    /* The changer's next object: its own run when the change went through
+     * with one; otherwise the ordinary catch-up, which also restamps a run
+     * started for an era that did not come. */
+    if (me != NULL && own_run != changed)
         (void)storage_era_observe(me);
     *era_out = era;
     if (!changed)
