@@ -56,6 +56,20 @@ function readChart(pane, column) {
     };
 }
 
+// Shows the area view and waits (up to 10 s) until its first chart has
+// drawn its legend: shown again after another view, the chart is drawn
+// anew, and under load that takes a moment.  The checks after it report
+// what was there if it never came.
+async function showAreaChart(page) {
+    await page.click('nav.tabs button[data-view="area"]');
+    await page.waitForFunction(() => {
+        const svg = document.querySelector('[data-pane="area"] .column .chart svg');
+        if (!svg) return false;
+        const right = svg.getBoundingClientRect().right - 300;   // LEGEND_WIDTH in report.js
+        return [...svg.querySelectorAll('text')].some(t => t.getBoundingClientRect().left >= right);
+    }, { timeout: 10000 }).catch(() => {});
+}
+
 // Per band of the area chart of input `column`: the largest y in the
 // chart's option (what ECharts was given to draw) and the detailed table's
 // peak for that band (.inv.peak-shown).
@@ -271,14 +285,14 @@ if (report !== '--probe') (async () => {
 
         // Labels the legend must show as written (UTF-8 decoded, not byte by byte).
         for (const want of expect.legend_has || []) {
-            await page.click('nav.tabs button[data-view="area"]');
+            await showAreaChart(page);
             const c = await page.evaluate(readChart, 'area', 0);
             check(c.legend.some(t => legendNames(t, want)), 'legend shows ' + JSON.stringify(want), c.legend);
         }
 
         // The legend toggles a band.
         if (expect.toggle) {
-            await page.click('nav.tabs button[data-view="area"]');
+            await showAreaChart(page);
             const before = await page.evaluate(readChart, 'area', 0);
             const k = before.legend.findIndex(t => legendNames(t, expect.toggle));
             check(k >= 0, 'legend has ' + expect.toggle, before.legend);
