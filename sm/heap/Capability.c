@@ -82,13 +82,12 @@ static void regs_hp_lim_store(StgRegs *r, StgPtr lim)
 
 bool capabilities_init(unsigned n, unsigned n_gens)
 {
-    capabilities = aligned_alloc(CAPABILITY_LINE, n * sizeof(Capability));
-    if (capabilities != NULL)
-        memset(capabilities, 0, n * sizeof(Capability));
+    capabilities = aligned_alloc(OS_CACHE_LINE, n * sizeof(Capability));
     if (capabilities == NULL) {
         rts_error("capabilities: out of C heap for %u capabilities", n);
         return false;
     }
+    memset(capabilities, 0, n * sizeof(Capability));
     capabilities_n = n;
     for (unsigned i = 0; i < n; i++) {
         Capability *cap = &capabilities[i];

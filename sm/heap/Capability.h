@@ -18,6 +18,7 @@
 
 #include "strata/Block.h"
 #include "strata/Regs.h"
+#include "os/Thread.h"
 
 /* The nursery: -A bytes of single blocks per capability, allocated into in
  * order. */
@@ -26,10 +27,6 @@ typedef struct {
     StgWord n_blocks;
     BlockDesc *current;          /* block the bump pointer is in */
 } Nursery;
-
-/* Capabilities are allocated on cache-line boundaries (capabilities_init),
- * and each is a whole number of lines. */
-#define CAPABILITY_LINE 64
 
 typedef struct Capability_ {
     uint32_t no;                 /* 0 .. capabilities_n - 1 */
@@ -42,8 +39,9 @@ typedef struct Capability_ {
      * hundred allocations) would otherwise move the line to the holder's
      * core each time, and each change would wait for it. */
     StgRegs *regs;
-    /* The holder's own state, from the next cache line on. */
-    _Alignas(CAPABILITY_LINE) StgRegs saved;
+    /* The holder's own state, from the next cache line on (capabilities
+     * are allocated on line boundaries, each a whole number of lines). */
+    _Alignas(OS_CACHE_LINE) StgRegs saved;
     Nursery nursery;
     BlockDesc *pinned_block;     /* pinned byte arrays are bumped into it */
     BlockDesc **mut_lists;       /* [gen]: what this capability's write

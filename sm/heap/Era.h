@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "os/Thread.h"
+
 /* An inclusive range of eras [lo, hi]: the -he<lo>-<hi> selection, the
  * eras a census or a live tally counts.  ERA_RANGE_ALL is every era. */
 typedef struct {
@@ -29,7 +31,7 @@ static inline bool era_range_has(EraRange r, uint64_t era)
 typedef struct {
     /* A cache line of its own (sizeof == 64): each change writes it, and
      * nothing a linker would place beside it should move with it. */
-    _Alignas(64) uint64_t current;
+    _Alignas(OS_CACHE_LINE) uint64_t current;
 } EraLine;
 extern EraLine storage_era_line;
 

@@ -25,6 +25,11 @@
  * fails, never 0. */
 long os_thread_id(void);
 
+/* The size of a cache line on the targets strata runs on (x86-64,
+ * AArch64): a word other threads keep writing gets a line of its own
+ * (_Alignas(OS_CACHE_LINE)), so that nothing beside it moves with it. */
+#define OS_CACHE_LINE 64
+
 typedef pthread_t OsThread;
 typedef pthread_mutex_t OsMutex;
 typedef pthread_cond_t OsCond;

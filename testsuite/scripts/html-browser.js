@@ -62,12 +62,8 @@ function readChart(pane, column) {
 // what was there if it never came.
 async function showAreaChart(page) {
     await page.click('nav.tabs button[data-view="area"]');
-    await page.waitForFunction(() => {
-        const svg = document.querySelector('[data-pane="area"] .column .chart svg');
-        if (!svg) return false;
-        const right = svg.getBoundingClientRect().right - 300;   // LEGEND_WIDTH in report.js
-        return [...svg.querySelectorAll('text')].some(t => t.getBoundingClientRect().left >= right);
-    }, { timeout: 10000 }).catch(() => {});
+    const drawn = `((${readChart})('area', 0) || { legend: [] }).legend.length > 0`;
+    await page.waitForFunction(drawn, { timeout: 10000 }).catch(() => {});
 }
 
 // Per band of the area chart of input `column`: the largest y in the
