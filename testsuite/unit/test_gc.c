@@ -281,6 +281,40 @@ static void churn_short_lived(StgClosure **window, StgWord n)
         window[i % WINDOW] = mk_list(0, 10);
 }
 
+/* Note [Generation budgets] in sm/Policy.c: at -G3, after a major GC the
+ * middle generation's budget is the oldest's, -F times what is live there,
+ * so what is promoted into it afterwards (less than that) is not collected
+ * again; a budget taken from the middle generation's own live data (about
+ * nothing) collected it after every megabyte. */
+static void test_gc_middle_generation_takes_the_oldest_budget(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-G3", "-F2", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_list(0, 100000);   /* 4.8 MB, 48 bytes a cell */
+    strata_perform_gc(1);
+    StgWord live = storage_gens[2].n_blocks + storage_gens[2].n_large_blocks;
+    assert_true(live * BLOCK_SIZE > (StgWord)4 << 20);
+    assert_int_equal(storage_gens[2].max_blocks, 2 * live);
+    assert_int_equal(storage_gens[1].max_blocks, 2 * live);
+    StgWord gen1_collections = storage_gens[1].collections;
+    StgWord gen2_collections = storage_gens[2].collections;
+    /* About 2.9 MB promoted into generation 1, then dropped. */
+    for (int k = 0; k < 5; k++) {
+        r[1] = mk_list(0, 12000);
+        for (int i = 0; i < 4 && Bdescr(r[1])->gen_no == 0; i++)
+            strata_perform_gc(0);
+        assert_int_equal(Bdescr(r[1])->gen_no, 1);
+        r[1] = NULL;
+    }
+    assert_true(storage_gens[1].n_blocks * BLOCK_SIZE > (StgWord)2 << 20);
+    assert_int_equal(storage_gens[1].collections, gen1_collections);
+    assert_int_equal(storage_gens[2].collections, gen2_collections);
+    assert_int_equal(storage_gens[1].max_blocks, 2 * live);
+    check_list(r[0], 0, 100000);
+    STRATA_ROOTS_POP(r);
+}
+
 static void test_gc_aging_stays_when_aged_objects_die(void **state)
 {
     (void)state;
@@ -892,6 +926,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_deep_list_ten_million, teardown),
         cmocka_unit_test_teardown(test_gc_aging_copies_once_within_gen0, teardown),
         cmocka_unit_test_teardown(test_gc_aging_stops_when_everything_survives, teardown),
+        cmocka_unit_test_teardown(test_gc_middle_generation_takes_the_oldest_budget, teardown),
         cmocka_unit_test_teardown(test_gc_aging_stays_when_aged_objects_die, teardown),
         cmocka_unit_test_teardown(test_gc_aging_returns_after_a_probe, teardown),
         cmocka_unit_test_teardown(test_gc_free_megablocks_return_to_os, teardown),
