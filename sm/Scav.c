@@ -257,12 +257,12 @@ static StgWord scavenge_fields(StgClosure *c)
  * They are recognised, as in the copy, by a nonzero fixed_words (Note [A
  * copy's size from its info table] in Evac.c): the size comes from the
  * table, and the pointers are the words before the non-pointers at the
- * end.  The prefetch walk steps the same way.  Replacing the type-range
- * test and the size sum cut binary-trees 20's GC time by a tenth (1.313
- * -> 1.186 s, medians of 5), far more than its 1% of instructions.  The
- * likely reason: the scan and the walk step from one object to the next by
- * its size, so the size is on each loop's carried dependency, and it is
- * now one load instead of three loads, a compare and two adds.
+ * end.  Replacing the type-range test and the size sum cut binary-trees
+ * 20's GC time by a tenth (1.313 -> 1.186 s, medians of 5), far more than
+ * its 1% of instructions.  The likely reason: the scan (and a prefetch
+ * walk it had then) steps from one object to the next by its size, so the
+ * size is on the loop's carried dependency, and it is now one load
+ * instead of three loads, a compare and two adds.
  * Everything else goes to scavenge_fields, which keeps every rule. */
 static inline __attribute__((always_inline)) StgWord scavenge_fixed_or_fields(HeapRange h,
                                                                              StgClosure *c)
@@ -289,41 +289,6 @@ void scavenge_object(StgClosure *c)
  * Blocks and large objects
  * ---------------------------------------------------------------------- */
 
-/* Note [Prefetching the scan]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Evacuating a child costs mostly the cache miss on the from-space object
- * (perf: the load of its info pointer).  The objects between the scan
- * pointer and the free pointer are already known, so a second pointer runs
- * up to PREFETCH_AHEAD_WORDS ahead of the scan and prefetches the children
- * of each object it passes; by the time the scan reaches that object, its
- * children are on their way.  Only the common layouts (constructors,
- * functions, thunks: pointers first) are prefetched; other objects are
- * stepped over.  Prefetching NULL or a static closure is harmless. */
-#define PREFETCH_AHEAD_WORDS 48
-
-/* ... but only while the scan is at least PREFETCH_MIN_LEAD_WORDS behind
- * the free pointer.  Closer than that (a list: each cell's copy lands
- * right after the cell being scanned) a prefetch is issued just before
- * the load it was for, and the walk, which reads every object ahead a
- * second time, was pure cost: 16% of lists 300000's instructions
- * (callgrind).  When the gap opens again the walk restarts at the scan. */
-#define PREFETCH_MIN_LEAD_WORDS 16
-
-static inline StgPtr prefetch_children(StgPtr q)
-{
-    const StgClosure *c = (const StgClosure *)q;
-    const StgInfoTable *info = c->info;
-    StgWord size = info->fixed_words;
-    if (STRATA_LIKELY(size != 0)) {
-        StgWord n_ptrs = info->ptrs;
-        StgClosure *const *fields = (StgClosure *const *)(q + size - info->nptrs - n_ptrs);
-        for (StgWord i = 0; i < n_ptrs; i++)
-            __builtin_prefetch(fields[i], 1);
-        return q + size;
-    }
-    return q + closure_sizeW_info(c, info);
-}
-
 /* With a tally (a census is due: Note [Counting during the GC] in
  * LiveTally.c) each object is also counted; the two uses of this body get
  * their own loops, so the scan without a census tests nothing per object. */
@@ -337,16 +302,11 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
     ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > t->collected_gen);
     t->evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
-    StgPtr ahead = p;
     HeapRange h = heap_range();
-    /* bd->free may grow while we scan: copies can land in this block. */
+    /* bd->free may grow while we scan: copies can land in this block.
+     * Their children were prefetched when they were copied (Note
+     * [Prefetching at the copy] in Evac.c). */
     while (p < bd->free) {
-        if (bd->free >= p + PREFETCH_MIN_LEAD_WORDS) {
-            if (ahead < p)
-                ahead = p;
-            while (ahead < bd->free && ahead < p + PREFETCH_AHEAD_WORDS)
-                ahead = prefetch_children(ahead);
-        }
         StgClosure *c = (StgClosure *)p;
         ASSERT_EXPENSIVE(!closure_is_forwarded(c) && closure_sizeW(c) > 0);
         t->failed_to_evac = false;
