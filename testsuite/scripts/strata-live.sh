@@ -245,10 +245,13 @@ wait_metric 'strata_live_streams_total{' 1
 stop_live
 
 # --- TCP ------------------------------------------------------------------------
-"$serve_log" --tcp 0 hi.eventlog >serve.out 2>serve.err &
+# A file of its own: the Unix runs above left "listening 0" in serve.out, and
+# this loop can read before the background shell has truncated it.
+rm -f tcp-serve.out
+"$serve_log" --tcp 0 hi.eventlog >tcp-serve.out 2>serve.err &
 serve_pid=$!
 for i in $(seq 100); do
-    tcp_port=$(sed -n 's/^listening //p' serve.out)
+    tcp_port=$(sed -n 's/^listening //p' tcp-serve.out 2>/dev/null)
     [ -n "$tcp_port" ] && break
     sleep 0.05
 done
