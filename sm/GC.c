@@ -427,6 +427,7 @@ static void finish_tally(void)
  * blocks, words, remembered objects and live large groups. */
 static void merge_workspaces(void)
 {
+    gc_return_spare_blocks();
     for (unsigned i = 0; i < gc_threads_max; i++) {
         for (unsigned gno = 0; gno < storage_n_gens; gno++) {
             Generation *g = &storage_gens[gno];

@@ -82,6 +82,8 @@ typedef struct {
     StgWord scan_queue_len, scan_queue_cap;
     BlockDesc *scanning;         /* the block being scanned, never given away */
     WSDeque deque;               /* blocks given up for any thread to scan */
+    BlockDesc *spare_blocks;     /* taken for this thread's copies, not yet
+                                    used (->link; Note [Blocks in batches]) */
     LiveTally *tally;            /* a census is due: count survivors here */
     LiveTally own_tally;         /* threads other than 0 count here */
     uint64_t steals;             /* blocks taken from other threads */
@@ -91,6 +93,11 @@ typedef struct {
                                     the copy path finds its cursor without
                                     loading a pointer first */
 } GCThread;
+
+/* Gives the blocks the GC threads took and did not use back to the block
+ * allocator (Note [Blocks in batches] in GCThread.c).  After the scan,
+ * before anything counts the heap's blocks. */
+void gc_return_spare_blocks(void);
 
 /* The calling thread's GC state, set while it collects (GHC's gct). */
 extern _Thread_local GCThread *gct __attribute__((tls_model("initial-exec")));
