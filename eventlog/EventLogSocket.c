@@ -543,16 +543,17 @@ static void accept_client(void)
 }
 
 /* Reads what the client wrote and hands whole control messages to the
- * sink (outside the lock).  False when the client has gone. */
-static bool read_control(Client *cl)
+ * sink (outside the lock): 1 when it read something, 0 when there was
+ * nothing to read yet, -1 when the client has gone. */
+static int read_control(Client *cl)
 {
     uint8_t buf[4096];
     size_t got;
     int err = os_socket_recv(cl->fd, buf, sizeof buf, &got);
     if (err == EAGAIN)
-        return true;
+        return 0;
     if (err != 0 || got == 0)
-        return false;
+        return -1;
     ControlCommand cmds[16];
     size_t off = 0;
     while (off < got) {
@@ -568,7 +569,25 @@ static bool read_control(Client *cl)
             if (control_sink != NULL)
                 control_sink(&cmds[i]);
     }
-    return true;
+    return 1;
+}
+
+/* Note [A client's last words]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A client that writes commands and closes at once (strata-live --send)
+ * leaves the stream this thread was sending it unread, so the next send
+ * fails, and the client used to be closed right there with whatever it
+ * had written and this thread had not read yet: the tail of a long write,
+ * or a command that arrived after this round's read.  So a client about to
+ * be closed has what it wrote read first, up to its end (a gone client's
+ * bytes are finite; a live one dropped for a stalled drain is read for at
+ * most CLIENT_LAST_READS reads). */
+#define CLIENT_LAST_READS 1024
+
+static void read_last_words(Client *cl)
+{
+    for (int i = 0; i < CLIENT_LAST_READS && read_control(cl) > 0; i++)
+        ;
 }
 
 /* Sends what the socket takes now.  False when the client has gone. */
@@ -665,13 +684,14 @@ static void *server_main(void *arg)
             unsigned ready = p[2 + k].ready;
             bool alive = true;
             if (ready & (OS_POLL_READABLE | OS_POLL_OTHER))
-                alive = read_control(cl);
+                alive = read_control(cl) >= 0;
             if (alive && (ready & OS_POLL_WRITABLE))
                 alive = send_queued(cl);
             if (alive && finishing && cl->head != NULL && now > cl->last_progress_ns &&
                 now - cl->last_progress_ns > (uint64_t)EVENTLOG_SOCKET_DRAIN_MS * 1000000)
                 alive = false;
             if (!alive) {
+                read_last_words(cl);   /* Note [A client's last words] */
                 for (size_t i = 0; i < n_clients; i++)
                     if (clients[i] == cl)
                         client_close(i);
