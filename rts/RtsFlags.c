@@ -71,6 +71,7 @@
         .census_every_tick = false,                                          \
         .automatic_heap_samples = true,                                      \
         .automatic_era_increment = false,                                    \
+        .prefault = PREFAULT_AUTO,                                           \
         .eventlog = false,                                                   \
         .eventlog_classes = EVENTLOG_CLASS_DEFAULT,                          \
         .eventlog_file = NULL,                                               \
@@ -614,6 +615,25 @@ static bool parse_census_gc(RtsFlags *flags, const char *opt, char *err, size_t 
     return true;
 }
 
+#define PREFAULT_PREFIX "--prefault="
+
+/* --prefault=<auto|always|never>: whether a helper thread faults in the
+ * memory the heap is about to grow into.  Not a GHC flag. */
+static bool parse_prefault(RtsFlags *flags, const char *opt, char *err, size_t err_len)
+{
+    const char *when = opt + strlen(PREFAULT_PREFIX);
+    if (strcmp(when, "auto") == 0)
+        flags->prefault = PREFAULT_AUTO;
+    else if (strcmp(when, "always") == 0)
+        flags->prefault = PREFAULT_ALWAYS;
+    else if (strcmp(when, "never") == 0)
+        flags->prefault = PREFAULT_NEVER;
+    else
+        return flag_error(err, err_len,
+                          "--prefault: expected auto, always or never (got '%s')", when);
+    return true;
+}
+
 bool rts_flags_parse_port(const char *what, const char *s, uint16_t *port, char *err,
                           size_t err_len)
 {
@@ -705,6 +725,11 @@ static bool parse_long_option(RtsFlags *flags, const char *opt, char *err,
                           "--census-gc: expected =budget or =every-tick (got nothing)");
     if (strncmp(opt, CENSUS_GC_PREFIX, strlen(CENSUS_GC_PREFIX)) == 0)
         return parse_census_gc(flags, opt, err, err_len);
+    if (strcmp(opt, "--prefault") == 0)
+        return flag_error(err, err_len,
+                          "--prefault: expected =auto, =always or =never (got nothing)");
+    if (strncmp(opt, PREFAULT_PREFIX, strlen(PREFAULT_PREFIX)) == 0)
+        return parse_prefault(flags, opt, err, err_len);
     if (strncmp(opt, FLUSH_INTERVAL_PREFIX, strlen(FLUSH_INTERVAL_PREFIX)) == 0)
         return parse_interval("--eventlog-flush-interval",
                               opt + strlen(FLUSH_INTERVAL_PREFIX),
@@ -973,6 +998,12 @@ static const char *const usage_text[] = {
     "           (default: 1; -N alone: one per processor)",
     "  -qn<n>   Use <n> GC threads, at most one per capability (default: one",
     "           per capability)",
+    "  --prefault=<when>",
+    "           Whether a helper thread faults in the memory the heap is about",
+    "           to grow into, so the GC and the mutator need not (default: auto)",
+    "             auto    when more processors are available than capabilities",
+    "             always  whatever the processors",
+    "             never",
     "  -qg[<n>] Collect in parallel only generations <n> and older (default 0);",
     "           -qg alone: never collect in parallel",
     "",

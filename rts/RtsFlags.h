@@ -14,12 +14,22 @@
 #include "strata/Config.h"
 
 
+/* --prefault: when the prefault helper runs (Note [Faulting in ahead of
+ * the heap] in sm/block/Prefault.c). */
+typedef enum {
+    PREFAULT_AUTO = 0,   /* when a processor is left over: more available
+                            than capabilities */
+    PREFAULT_ALWAYS,
+    PREFAULT_NEVER,
+} RtsPrefault;
+
 typedef struct {
     /* Storage manager */
     StgWord nursery_bytes;        /* -A, default 4 MiB, at least 8 KiB */
     unsigned generations;         /* -G, default 2, at least 1 */
     unsigned capabilities;        /* -N, default 1, at most CAPABILITIES_MAX */
     unsigned gc_threads;          /* -qn, 0 (default) = one per capability */
+    RtsPrefault prefault;         /* --prefault=<when>, default auto */
     unsigned par_gc_from_gen;     /* -qg<gen>: collections of gen and older
                                      are parallel (default 0); -qg alone:
                                      PAR_GC_NEVER */

@@ -30,6 +30,7 @@
 #include "Threads.h"
 #include "ProfHeap.h"
 #include "os/Crash.h"
+#include "os/Thread.h"
 #include "os/Ticker.h"
 #include "strata/Api.h"
 
@@ -267,6 +268,9 @@ void hs_init(int *argc, char ***argv)
         .gc_threads = rts_flags.gc_threads,
         .par_gc_from_gen = rts_flags.par_gc_from_gen,
         .automatic_era_increment = rts_flags.automatic_era_increment,
+        .prefault = rts_flags.prefault == PREFAULT_ALWAYS ||
+                    (rts_flags.prefault == PREFAULT_AUTO &&
+                     os_cpus_available() > rts_flags.capabilities),
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);

@@ -10,6 +10,7 @@
  * Single-threaded: the mutator and the collector share one thread.
  */
 #include "Stats.h"
+#include "MBlock.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -439,7 +440,8 @@ static void format_commas(uint64_t v, char *buf, size_t len)
  * collector does not report to us.  The "returned to the OS" line is
  * strata's own: GHC prints nothing like it.  It is printed only when
  * some megablock was returned, so that a run that never shrinks has
- * GHC's summary line for line. */
+ * GHC's summary line for line.  So is the prefault line, printed only
+ * when the prefault helper faulted something in. */
 static void print_memory_lines(FILE *f)
 {
     const uint64_t mib = 1024 * 1024;
@@ -450,6 +452,10 @@ static void print_memory_lines(FILE *f)
     if (st.returned_mblocks > 0)
         fprintf(f, "%16" PRIu64 " MiB returned to the OS (%" PRIu64 " megablocks)\n",
                 st.returned_mblocks * MBLOCK_SIZE / mib, st.returned_mblocks);
+    uint64_t prefaulted = mblock_prefault_bytes();
+    if (prefaulted > 0)
+        fprintf(f, "%16" PRIu64 " MiB faulted in ahead of the heap (prefault helper)\n",
+                prefaulted / mib);
     fputc('\n', f);
 }
 

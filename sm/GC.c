@@ -567,6 +567,7 @@ static void collect_with_world_stopped(bool major)
     GCDetails details = {0};
     details.allocated_bytes = account_allocation() + storage_large_alloc_bytes;
     storage_large_alloc_bytes = 0;
+    policy_prefault_before_gc(N);
     if (debug_enabled(DEBUG_SANITY))
         sanity_check_heap("before GC");
 
@@ -585,6 +586,7 @@ static void collect_with_world_stopped(bool major)
     storage_reset_nursery();
     StgWord returned = policy_resize_after_gc(N);
     fill_details(&details, N, is_major, returned);
+    policy_prefault_after_gc();
     details.elapsed_ns = clock_elapsed_ns() - start_ns;
     last_details = details;
 

@@ -37,6 +37,13 @@ bool policy_large_alloc_wants_gc(void);
 /* True if growing the heap by extra_blocks would pass -M. */
 bool policy_heap_would_pass_limit(StgWord extra_blocks);
 
+/* The prefault window (Note [Sizing the prefault window] in Policy.c):
+ * set before a GC of generations 0..N and after any GC.  The window has
+ * no effect unless the prefault helper runs. */
+void policy_prefault_start(void);   /* starts the helper (storage_init) */
+void policy_prefault_before_gc(unsigned N);
+void policy_prefault_after_gc(void);
+
 /* Forgets the policy's state (hs_exit). */
 void policy_reset(void);
 

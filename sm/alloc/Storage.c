@@ -49,6 +49,8 @@ bool storage_init(const StorageConfig *config)
 {
     if (!heap_init(config))
         return false;
+    if (storage_config.prefault)
+        policy_prefault_start();
     storage_era_init();
     unsigned n_caps = storage_config.capabilities > 0 ? storage_config.capabilities : 1;
     if (!capabilities_init(n_caps, storage_n_gens))

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "Messages.h"
+#include "Prefault.h"
 #include "os/OSMem.h"
 
 #if defined(STRATA_ASAN)
@@ -95,6 +96,11 @@ static uint32_t free_runs = NO_RUN; /* first (lowest) free run, or NO_RUN */
 static uint32_t n_total;       /* megablocks in the reservation */
 static uint32_t bump;          /* first untouched megablock (.inv.mblock-bump) */
 static uint32_t bump_hw;       /* highest value bump has had */
+static uint32_t ahead_end;     /* [bump, ahead_end): committed ahead of use
+                                  for the prefault helper (.inv.mblock-ahead) */
+static uint32_t ahead_target;  /* mblock_prefault_window: the window reaches
+                                  at least this index ... */
+static uint32_t ahead_idle;    /* ... and at least this far above bump */
 
 static StgWord n_in_use;       /* megablocks in state MB_IN_USE */
 static StgWord n_free;         /* megablocks in state MB_FREE */
@@ -154,7 +160,7 @@ int mblock_init(StgWord reserve_bytes)
     mblock_heap_base = base;
     mblock_heap_end = (char *)base + size;
     n_total = count;
-    bump = bump_hw = 0;
+    bump = bump_hw = ahead_end = ahead_target = ahead_idle = 0;
     free_runs = NO_RUN;
     n_in_use = n_free = n_returned_free = n_hw = n_returned_total = n_cycle_peak = 0;
     debug_trace(DEBUG_BLOCK, "mblock: reserved %lu megablocks at %p",
@@ -177,6 +183,7 @@ void mblock_exit(void)
 {
     if (mb_state == NULL)
         return;
+    prefault_stop();
 #if defined(STRATA_ASAN)
     /* The block allocator poisons free memory; clear the shadow of every
      * megablock ever used so a later mapping at these addresses starts
@@ -196,7 +203,7 @@ void mblock_exit(void)
     run_next = run_len = NULL;
     mb_state = NULL;
     mblock_heap_base = mblock_heap_end = NULL;
-    n_total = bump = bump_hw = 0;
+    n_total = bump = bump_hw = ahead_end = ahead_target = ahead_idle = 0;
     free_runs = NO_RUN;
     n_in_use = n_free = n_returned_free = n_hw = n_returned_total = n_cycle_peak = 0;
 }
@@ -275,6 +282,70 @@ static void *take_from_run(uint32_t prev, uint32_t r, uint32_t n)
     return mb_addr(r);
 }
 
+/* Commits [bump, bump+n) for the bump index to move over, skipping what
+ * the prefault window has committed already. */
+static int commit_above_bump(uint32_t n)
+{
+    uint32_t from = ahead_end > bump ? ahead_end : bump;
+    if (from >= bump + n)
+        return 0;
+    int err = os_mem_commit(mb_addr(from), (StgWord)(bump + n - from) << MBLOCK_SHIFT);
+    if (err != 0)
+        debug_trace(DEBUG_BLOCK, "mblock: commit failed (first=%lu, count=%lu, errno=%d)",
+                    (unsigned long)from, (unsigned long)(bump + n - from), err);
+    return err;
+}
+
+/* Where the window should end: at ahead_target, and at least ahead_idle
+ * megablocks above the bump index, inside the reservation. */
+static uint32_t window_end(void)
+{
+    uint32_t end = n_total - bump < ahead_idle ? n_total : bump + ahead_idle;
+    return ahead_target > end ? ahead_target : end;
+}
+
+/* Keeps the window [bump, window_end()) committed and handed to the
+ * prefault helper (Note [Faulting in ahead of the heap] in Prefault.c).
+ * A failed commit only makes the window shorter. */
+static void keep_window(void)
+{
+    if (!prefault_running())
+        return;
+    if (ahead_end < bump)
+        ahead_end = bump;
+    uint32_t want_end = window_end();
+    if (want_end > ahead_end) {
+        int err = os_mem_commit(mb_addr(ahead_end), (StgWord)(want_end - ahead_end) << MBLOCK_SHIFT);
+        if (err != 0) {
+            debug_trace(DEBUG_BLOCK, "mblock: commit ahead failed (first=%lu, count=%lu, "
+                        "errno=%d)", (unsigned long)ahead_end,
+                        (unsigned long)(want_end - ahead_end), err);
+            return;
+        }
+        ahead_end = want_end;
+    }
+    if (ahead_end > bump)
+        prefault_extend(mb_addr(bump), mb_addr(ahead_end));
+}
+
+/* Decommits the window above max(bump, keep_end), after making sure the
+ * helper touches none of it.  On failure the range stays committed and
+ * stays the window. */
+static void drop_window(uint32_t keep_end)
+{
+    uint32_t from = keep_end > bump ? keep_end : bump;
+    if (ahead_end <= from)
+        return;
+    prefault_cancel();
+    int err = os_mem_decommit(mb_addr(from), (StgWord)(ahead_end - from) << MBLOCK_SHIFT);
+    if (err != 0) {
+        debug_trace(DEBUG_BLOCK, "mblock: decommit of the window failed (first=%lu, count=%lu, "
+                    "errno=%d)", (unsigned long)from, (unsigned long)(ahead_end - from), err);
+        return;
+    }
+    ahead_end = from;
+}
+
 /* Takes the whole of run r, which ends at the bump index, plus extra
  * untouched megablocks above it. */
 static void *take_run_and_bump(uint32_t prev, uint32_t r, uint32_t extra)
@@ -282,34 +353,28 @@ static void *take_run_and_bump(uint32_t prev, uint32_t r, uint32_t extra)
     uint32_t len = run_len[r];
     if (commit_returned(r, len) != 0)
         return NULL;
-    int err = os_mem_commit(mb_addr(bump), (StgWord)extra << MBLOCK_SHIFT);
-    if (err != 0) {
-        debug_trace(DEBUG_BLOCK, "mblock: commit failed (first=%lu, count=%lu, errno=%d)",
-                    (unsigned long)bump, (unsigned long)extra, err);
+    if (commit_above_bump(extra) != 0)
         return NULL;
-    }
     run_unlink(prev, r);
     n_free -= len;
     bump += extra;
     if (bump > bump_hw)
         bump_hw = bump;
     mark_in_use(r, len + extra);
+    keep_window();
     return mb_addr(r);
 }
 
 static void *take_from_bump(uint32_t n)
 {
-    int err = os_mem_commit(mb_addr(bump), (StgWord)n << MBLOCK_SHIFT);
-    if (err != 0) {
-        debug_trace(DEBUG_BLOCK, "mblock: commit failed (first=%lu, count=%lu, errno=%d)",
-                    (unsigned long)bump, (unsigned long)n, err);
+    if (commit_above_bump(n) != 0)
         return NULL;
-    }
     uint32_t first = bump;
     bump += n;
     if (bump > bump_hw)
         bump_hw = bump;
     mark_in_use(first, n);
+    keep_window();
     return mb_addr(first);
 }
 
@@ -428,7 +493,9 @@ static void retreat_bump(void)
     }
     if (k == 0)
         return;
+    drop_window(bump);   /* the window sits on the old bump index */
     bump -= k;
+    ahead_end = bump;
     n_returned_free -= k;
     run_len[last] -= k;
     if (run_len[last] == 0)
@@ -450,6 +517,13 @@ StgWord mblock_return_free(StgWord keep)
         return 0;
     StgWord want = n_free > keep ? n_free - keep : 0;
     StgWord returned = 0;
+    if (want > 0) {
+        /* Memory is going back, so the heap will not grow soon: the window
+         * goes too, and the helper must not be faulting in what is about
+         * to be decommitted. */
+        drop_window(bump);
+        prefault_cancel();
+    }
     uint32_t i = bump;
     while (want > 0 && i > 0) {
         i--;
@@ -483,6 +557,40 @@ StgWord mblock_return_free(StgWord keep)
 }
 
 /* --------------------------------------------------------------------------
+ * The prefault window
+ * ----------------------------------------------------------------------- */
+
+int mblock_prefault_start(void)
+{
+    if (mb_state == NULL)
+        rts_panic("mblock_prefault_start: mblock_init has not been called");
+    return prefault_start();
+}
+
+void mblock_prefault_stop(void)
+{
+    prefault_stop();
+}
+
+void mblock_prefault_window(StgWord grow, StgWord idle)
+{
+    if (mb_state == NULL)
+        return;
+    ahead_target = grow > n_total - bump ? n_total : bump + (uint32_t)grow;
+    ahead_idle = idle > n_total ? n_total : (uint32_t)idle;
+    /* A smaller window leaves what is faulted in alone: predictions move
+     * by a few megablocks from one GC to the next, and decommitting to
+     * fault in again is the work the helper is there to save.  The window
+     * goes when memory is returned (mblock_return_free). */
+    keep_window();
+}
+
+StgWord mblock_prefault_bytes(void)
+{
+    return prefault_bytes();
+}
+
+/* --------------------------------------------------------------------------
  * Counters
  * ----------------------------------------------------------------------- */
 
@@ -494,6 +602,7 @@ bool mblock_holds(const void *p)
 
 StgWord mblock_n_in_use(void) { return n_in_use; }
 StgWord mblock_n_free(void) { return n_free; }
+StgWord mblock_n_returned_free(void) { return n_returned_free; }
 StgWord mblock_n_hw(void) { return n_hw; }
 
 StgWord mblock_take_cycle_peak(void)
@@ -516,6 +625,9 @@ StgWord mblock_n_returned(void) { return n_returned_total; }
  *   .inv.mblock-state  every megablock in a run is MB_FREE or MB_RETURNED,
  *                      and every such megablock is in a run.
  *   .inv.mblock-bump   megablocks in [bump, bump_hw) are MB_UNTOUCHED.
+ *   .inv.mblock-ahead  the prefault window [bump, ahead_end) lies inside
+ *                      the reservation, and its megablocks are
+ *                      MB_UNTOUCHED too (committed, never handed out).
  *   .inv.mblock-count  the counters equal the numbers of megablocks in
  *                      each state, and n_hw >= n_in_use + n_free.
  * Whether MB_FREE megablocks really are committed is not checked: asking
@@ -562,7 +674,11 @@ void mblock_check(void)
                       "(index=%lu, bump=%lu)", (unsigned long)i, (unsigned long)bump);
         }
     }
-    for (uint32_t i = bump; i < bump_hw; i++)
+    if (ahead_end > n_total)
+        rts_panic("mblock_check: prefault window past the reservation (ahead_end=%lu, "
+                  "total=%lu)", (unsigned long)ahead_end, (unsigned long)n_total);
+    uint32_t untouched_end = ahead_end > bump_hw ? ahead_end : bump_hw;
+    for (uint32_t i = bump; i < untouched_end; i++)
         if (mb_state[i] != MB_UNTOUCHED)
             rts_panic("mblock_check: megablock above the bump index is not untouched "
                       "(index=%lu, state=%d)", (unsigned long)i, mb_state[i]);

@@ -59,8 +59,23 @@ StgWord mblock_return_free(StgWord keep);
  * memory is committed and its block descriptors are meaningful). */
 bool mblock_holds(const void *p);
 
+/* The prefault window (Note [Faulting in ahead of the heap] in
+ * Prefault.c).  mblock_prefault_start starts the helper thread (0, or an
+ * errno value: EAGAIN when no thread can be had); until it runs, the window is ignored.
+ * mblock_prefault_window(grow, idle) has the megablocks above the highest
+ * one handed out committed and faulted in ahead of use: grow of them from
+ * where that is now, and always at least idle of them however far the
+ * heap grows.  A smaller window than before keeps what is committed;
+ * mblock_return_free decommits the whole window.  mblock_prefault_bytes: bytes the helper has
+ * faulted in so far. */
+int mblock_prefault_start(void);
+void mblock_prefault_stop(void);   /* joins the helper; mblock_exit does too */
+void mblock_prefault_window(StgWord grow, StgWord idle);
+StgWord mblock_prefault_bytes(void);
+
 StgWord mblock_n_in_use(void);       /* held by the block allocator */
 StgWord mblock_n_free(void);         /* committed but free */
+StgWord mblock_n_returned_free(void); /* free, decommitted, below the bump index */
 StgWord mblock_n_hw(void);           /* high-water mark of in_use + free */
 StgWord mblock_n_returned(void);     /* total returned to the OS so far */
 /* The most megablocks in use at once since the previous call; then starts

@@ -64,6 +64,9 @@ typedef struct {
                                     live size times this */
     bool automatic_era_increment; /* --automatic-era-increment: the era
                                     advances after each major GC (Era.h) */
+    bool prefault;               /* run the prefault helper (the runtime
+                                    decides from --prefault and the
+                                    processors: sm/block/Prefault.c) */
 } StorageConfig;
 
 /* The configuration storage_init was given (valid until storage_exit). */

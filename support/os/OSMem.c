@@ -168,6 +168,25 @@ int os_mem_commit(void *addr, size_t size)
     return 0;
 }
 
+/* MADV_POPULATE_WRITE takes the page faults a first write would take,
+ * zero-fill included, and writes nothing: so it is safe on pages another
+ * thread has started to use, which a helper that touched each page itself
+ * would not be.  It does not count as an injected-failure call: it only
+ * ever runs on the prefault helper's thread, and the tests that inject
+ * failures count the storage manager's own calls. */
+int os_mem_populate(void *addr, size_t size)
+{
+    if (addr == NULL || size == 0 || !is_page_aligned(addr, size))
+        return EINVAL;
+#if defined(MADV_POPULATE_WRITE)
+    if (madvise(addr, size, MADV_POPULATE_WRITE) != 0)
+        return errno;
+    return 0;
+#else
+    return EINVAL;
+#endif
+}
+
 int os_mem_decommit(void *addr, size_t size)
 {
     if (addr == NULL || size == 0 || !is_page_aligned(addr, size))

@@ -29,6 +29,13 @@ int os_mem_commit(void *addr, size_t size);
  * committed. */
 int os_mem_decommit(void *addr, size_t size);
 
+/* Faults in the pages of [addr, addr+size), a committed range, as a first
+ * write would, without changing what they hold: a page already present is
+ * left alone, so the range may be in use by another thread.  addr and size
+ * are page-aligned.  EINVAL where the kernel cannot (Linux before 5.14);
+ * ENOMEM or EFAULT if part of the range is not committed. */
+int os_mem_populate(void *addr, size_t size);
+
 /* Unmaps a whole reservation made by os_mem_reserve (exactly the size
  * that was reserved). */
 int os_mem_release(void *addr, size_t size);

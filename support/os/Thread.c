@@ -85,3 +85,20 @@ void os_thread_yield(void)
 {
     (void)sched_yield();
 }
+
+int os_thread_at_fork_child(void (*fn)(void))
+{
+    return pthread_atfork(NULL, NULL, fn);
+}
+
+unsigned os_cpus_available(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0)
+            return (unsigned)n;
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (unsigned)online : 1;
+}

@@ -77,6 +77,15 @@ void os_cond_broadcast(OsCond *c);
 /* Lets another runnable thread have the processor (sched_yield). */
 void os_thread_yield(void);
 
+/* Has fn run in the child after every fork (pthread_atfork): the child
+ * has only the forking thread, so state kept for others must be reset.
+ * Returns 0 or an errno value. */
+int os_thread_at_fork_child(void (*fn)(void));
+
+/* The processors this process may run on (its affinity mask; the online
+ * count where that cannot be read), at least 1. */
+unsigned os_cpus_available(void);
+
 /* The deadline timeout_ms milliseconds from now. */
 OsDeadline os_deadline_after_ms(uint32_t timeout_ms);
 

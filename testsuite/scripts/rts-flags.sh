@@ -39,6 +39,8 @@ bad "-M: bad size 'foo'" +RTS -Mfoo -RTS
 bad "bad value for -i" +RTS -i-1 -RTS
 bad "--census-gc: expected budget or every-tick (got 'sometimes')" +RTS -hT --census-gc=sometimes -RTS
 bad "--census-gc: expected =budget or =every-tick (got nothing)" +RTS --census-gc -RTS
+bad "--prefault: expected auto, always or never (got 'sometimes')" +RTS --prefault=sometimes -RTS
+bad "--prefault: expected =auto, =always or =never (got nothing)" +RTS --prefault -RTS
 bad "-ol expects filename" +RTS -ol -RTS
 bad "unknown trace option: Z" +RTS -lZ -RTS
 bad "-A: size must be at most 128t (got 99999999999999g)" +RTS -A99999999999999g -RTS
@@ -85,6 +87,15 @@ if [ -f "$test_tmp/stats.txt" ]; then
     expect_stderr_contains "bytes allocated in the heap" "$test_tmp/stats.txt"
 else
     fail "+RTS -s$test_tmp/stats.txt wrote no file"
+fi
+
+# The prefault helper: at depth 18 the heap grows to some 30 MiB, and
+# -s says how much of it the helper faulted in; never, and it says nothing.
+expect_status 0 env -u GHCRTS "$prog" 18 +RTS --prefault=always -s -RTS
+expect_stderr_contains "MiB faulted in ahead of the heap (prefault helper)"
+expect_status 0 env -u GHCRTS "$prog" 18 +RTS --prefault=never -s -RTS
+if grep -q "faulted in ahead" "$err"; then
+    fail "--prefault=never: -s still reports memory faulted in ahead"
 fi
 
 run 0 +RTS --info -RTS

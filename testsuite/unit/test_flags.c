@@ -467,6 +467,28 @@ static void test_flags_census_gc_bad(void **state)
     assert_false(f.census_every_tick);
 }
 
+static void test_flags_prefault_good(void **state)
+{
+    (void)state;
+    assert_int_equal(f.prefault, PREFAULT_AUTO);
+    parse_ok("--prefault=never");
+    assert_int_equal(f.prefault, PREFAULT_NEVER);
+    parse_ok("--prefault=always");
+    assert_int_equal(f.prefault, PREFAULT_ALWAYS);
+    parse_ok("--prefault=auto");
+    assert_int_equal(f.prefault, PREFAULT_AUTO);
+}
+
+static void test_flags_prefault_bad(void **state)
+{
+    (void)state;
+    parse_bad("--prefault=yes", "--prefault: expected auto, always or never (got 'yes')");
+    parse_bad("--prefault=", "--prefault: expected auto, always or never (got '')");
+    parse_bad("--prefault", "--prefault: expected =auto, =always or =never (got nothing)");
+    parse_bad("--prefaultx", "unknown RTS option: --prefaultx");
+    assert_int_equal(f.prefault, PREFAULT_AUTO);
+}
+
 static void test_flags_heap_samples_good(void **state)
 {
     (void)state;
@@ -982,6 +1004,8 @@ int main(void)
         T(test_flags_interval_bad),
         T(test_flags_census_gc_good),
         T(test_flags_census_gc_bad),
+        T(test_flags_prefault_good),
+        T(test_flags_prefault_bad),
         T(test_flags_heap_samples_good),
         T(test_flags_heap_samples_bad),
         T(test_flags_eventlog_good),

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -528,6 +530,132 @@ static void test_mblock_random_against_model(void **state)
 }
 
 /* --------------------------------------------------------------------------
+ * The prefault window
+ * ----------------------------------------------------------------------- */
+
+/* How many of the pages of [p, p + n megablocks) are resident. */
+static size_t resident_pages(const char *p, StgWord n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = n * MBLOCK_SIZE / page;
+    unsigned char *vec = malloc(pages);
+    assert_non_null(vec);
+    assert_int_equal(mincore((void *)p, n * MBLOCK_SIZE, vec), 0);
+    size_t in = 0;
+    for (size_t i = 0; i < pages; i++)
+        in += vec[i] & 1;
+    free(vec);
+    return in;
+}
+
+/* Waits up to 10 s for the helper to have faulted in all of [p, p + n
+ * megablocks); returns whether it did. */
+static bool wait_resident(const char *p, StgWord n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < 1000; i++) {
+        if (resident_pages(p, n) == n * MBLOCK_SIZE / page)
+            return true;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return false;
+}
+
+static void touch_above_bump(void)
+{
+    /* Runs in a child: no cmocka assertions here.  With no helper the
+     * window is ignored, so the megablock above the bump index stays
+     * inaccessible. */
+    char *p = mblock_alloc_group(1);
+    mblock_prefault_window(8, 8);
+    *(volatile char *)(p + MBLOCK_SIZE) = 1; /* must fault */
+}
+
+static void test_mblock_prefault_window_needs_the_helper(void **state)
+{
+    (void)state;
+    heap_reset();
+    int status = harness_child_status(touch_above_bump);
+    assert_false(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void use_heap_after_fork(void)
+{
+    /* Runs in a child forked while the helper works: no cmocka assertions
+     * here, and a hang (a lock or a call in flight inherited from the
+     * parent) ends in SIGALRM. */
+    alarm(10);
+    mblock_prefault_window(2, 2);
+    char *p = mblock_alloc_group(3);
+    if (p == NULL)
+        _exit(3);
+    p[0] = 1;
+    mblock_free_group(p, 3);
+    mblock_return_free(0);
+    mblock_prefault_stop();
+}
+
+static void test_mblock_prefault_faults_in_the_window(void **state)
+{
+    (void)state;
+    heap_reset();
+    char *base = mblock_heap_base;
+    assert_int_equal(resident_pages(base, 8), 0);
+    assert_int_equal(mblock_prefault_start(), 0);
+    StgWord before = mblock_prefault_bytes();
+
+    /* Six megablocks of growth to come, and a lead of two. */
+    mblock_prefault_window(6, 2);
+    assert_true(wait_resident(base, 6));
+    assert_true(mblock_prefault_bytes() >= before + 6 * MBLOCK_SIZE);
+    assert_int_equal(resident_pages(base + 6 * MBLOCK_SIZE, 2), 0);
+    mblock_check();
+
+    /* The heap grows into the window: the megablocks read as zero and are
+     * the ones faulted in.  Past the target the lead follows the bump
+     * index: two above the eighth megablock handed out. */
+    char *p = mblock_alloc_group(3);
+    assert_ptr_equal(p, base);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(p[i * MBLOCK_SIZE + 4321], 0);
+        p[i * MBLOCK_SIZE + 4321] = 0x33;
+    }
+    char *q = mblock_alloc_group(5);
+    assert_ptr_equal(q, base + 3 * MBLOCK_SIZE);
+    q[5 * MBLOCK_SIZE - 1] = 0x44;
+    assert_true(wait_resident(base + 8 * MBLOCK_SIZE, 2));
+    mblock_check();
+
+    /* Returning memory drops the window: decommitted, and not resident. */
+    mblock_free_group(p, 3);
+    mblock_free_group(q, 5);
+    mblock_return_free(0);
+    assert_int_equal(resident_pages(base, 10), 0);
+    mblock_check();
+
+    /* A window asked for again is faulted in again, from the bump index. */
+    mblock_prefault_window(0, 3);
+    assert_true(wait_resident(base, 3));
+    char *r = mblock_alloc_group(1);
+    assert_ptr_equal(r, base);
+    assert_int_equal(r[4321], 0);
+    mblock_free_group(r, 1);
+
+    /* A child forked while the helper has work has no helper, and its
+     * heap still works (a large window keeps the helper busy). */
+    mblock_prefault_window(64, 2);
+    int status = harness_child_status(use_heap_after_fork);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_true(wait_resident(base, 64));
+
+    mblock_prefault_stop();
+    mblock_prefault_window(0, 0);
+    heap_reset();
+    assert_int_equal(resident_pages(base, 66), 0);
+}
+
+/* --------------------------------------------------------------------------
  * Driver
  * ----------------------------------------------------------------------- */
 
@@ -553,6 +681,8 @@ int main(void)
         cmocka_unit_test_teardown(test_os_mem_rejects_bad_arguments, after_test),
         cmocka_unit_test_teardown(test_os_mem_fail_after_is_one_shot, after_test),
         cmocka_unit_test_teardown(test_mblock_random_against_model, after_test),
+        cmocka_unit_test_teardown(test_mblock_prefault_window_needs_the_helper, after_test),
+        cmocka_unit_test_teardown(test_mblock_prefault_faults_in_the_window, after_test),
     };
     return cmocka_run_group_tests(tests, harness_mblock_setup, harness_mblock_teardown);
 }
