@@ -328,22 +328,21 @@ static void keep_window(void)
         prefault_extend(mb_addr(bump), mb_addr(ahead_end));
 }
 
-/* Decommits the window above max(bump, keep_end), after making sure the
- * helper touches none of it.  On failure the range stays committed and
- * stays the window. */
-static void drop_window(uint32_t keep_end)
+/* Decommits the window [bump, ahead_end), after making sure the helper
+ * touches none of it.  On failure the range stays committed and stays the
+ * window. */
+static void drop_window(void)
 {
-    uint32_t from = keep_end > bump ? keep_end : bump;
-    if (ahead_end <= from)
+    if (ahead_end <= bump)
         return;
     prefault_cancel();
-    int err = os_mem_decommit(mb_addr(from), (StgWord)(ahead_end - from) << MBLOCK_SHIFT);
+    int err = os_mem_decommit(mb_addr(bump), (StgWord)(ahead_end - bump) << MBLOCK_SHIFT);
     if (err != 0) {
         debug_trace(DEBUG_BLOCK, "mblock: decommit of the window failed (first=%lu, count=%lu, "
-                    "errno=%d)", (unsigned long)from, (unsigned long)(ahead_end - from), err);
+                    "errno=%d)", (unsigned long)bump, (unsigned long)(ahead_end - bump), err);
         return;
     }
-    ahead_end = from;
+    ahead_end = bump;
 }
 
 /* Takes the whole of run r, which ends at the bump index, plus extra
@@ -493,7 +492,7 @@ static void retreat_bump(void)
     }
     if (k == 0)
         return;
-    drop_window(bump);   /* the window sits on the old bump index */
+    drop_window();   /* the window sits on the old bump index */
     bump -= k;
     ahead_end = bump;
     n_returned_free -= k;
@@ -521,7 +520,7 @@ StgWord mblock_return_free(StgWord keep)
         /* Memory is going back, so the heap will not grow soon: the window
          * goes too, and the helper must not be faulting in what is about
          * to be decommitted. */
-        drop_window(bump);
+        drop_window();
         prefault_cancel();
     }
     uint32_t i = bump;
