@@ -133,8 +133,8 @@ bool policy_heap_would_pass_limit(StgWord extra_blocks)
  * runs 100,000 major GCs of a 3 MB heap against a 22 MB limit).
  * How much a major GC will copy is not sure: sizing the window for the
  * share the last major GCs kept measured well on binary-trees 20 but left
- * map-churn 4000000 with 155 MB faulted in and never used (735 MB peak
- * resident against 580 MB), its build phase keeping everything.  A heap
+ * map-churn 4000000 with 151 MiB faulted in and never used (718 MiB peak
+ * resident against 567 MiB), its build phase keeping everything.  A heap
  * at its peak holds enough memory for its collections (policy_resize_
  * after_gc keeps it), so the bump index stops moving and the helper
  * waits: it works only while the heap grows, and then leaves at most the

@@ -20,7 +20,7 @@
  * and a zero-fill in the kernel, on the thread that writes: about 0.3 ms a
  * MiB on the machines strata is measured on.  The heap grows when a copying
  * GC's to-space outruns the free memory, so most of those faults land in
- * GC pauses: binary-trees 20 takes about 69,000 (its 271 MiB peak),
+ * GC pauses: binary-trees 20 takes about 75,000 (its 271 MiB peak),
  * map-churn 4000000 about 145,000, a fifth of its GC time.  GHC's RTS takes
  * them the same way.
  *
