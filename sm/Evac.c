@@ -30,7 +30,7 @@ static BlockDesc *new_todo_block(GenWorkspace *ws, Generation *g, uint64_t era)
 {
     BlockDesc *bd = gc_alloc_block();
     bd->gen = g;
-    bd->gen_no = g->no;
+    block_set_gen_no(bd, (uint16_t)g->no);
     bd->dest_no = g->promote_to;
     bd->era = era;
     bd->n_era_runs = 0;
@@ -557,7 +557,7 @@ static void evacuate_large(BlockDesc *bd)
     uint16_t to = copy_dest_gen(t, bd);
     Generation *g = &storage_gens[to];
     bd->gen = g;
-    __atomic_store_n(&bd->gen_no, to, __ATOMIC_RELAXED);
+    block_set_gen_no(bd, to);
     bd->dest_no = g->promote_to;
     bd_flags_set(bd, BF_EVACUATED);
     if (t->parallel) {

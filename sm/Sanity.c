@@ -80,6 +80,45 @@ static void check_era_runs(const BlockDesc *bd)
     }
 }
 
+/* .inv.young-map: pass 1 counts the groups of generation 0 in each
+ * megablock between the lowest and highest it visits, to compare with
+ * the young-group map (Note [The young-group map] in BlockAlloc.h). */
+static uint8_t *young_expected;
+static StgWord young_expected_n;     /* its length: the reservation's megablocks */
+static StgWord young_lo, young_hi;   /* megablock indices visited: [lo, hi) */
+
+static StgWord mblock_index(const void *p)
+{
+    return (StgWord)((const char *)p - mblock_heap_base) >> MBLOCK_SHIFT;
+}
+
+static void count_young(const BlockDesc *bd)
+{
+    StgWord i = mblock_index(bd);
+    if (young_lo >= young_hi) {
+        young_lo = i;
+        young_hi = i + 1;
+    }
+    if (i < young_lo)
+        young_lo = i;
+    if (i >= young_hi)
+        young_hi = i + 1;
+    if (bd->gen_no == 0)
+        young_expected[i]++;
+}
+
+static void check_young_map(void)
+{
+    for (StgWord i = young_lo; i < young_hi; i++) {
+        const char *mb = mblock_heap_base + (i << MBLOCK_SHIFT);
+        unsigned have = block_young_groups_in_mblock(mb);
+        if (have != young_expected[i])
+            fail("young-group map says %u groups of generation 0 in megablock %p, the heap's "
+                 "lists hold %u", have, (const void *)mb, (unsigned)young_expected[i]);
+        young_expected[i] = 0;
+    }
+}
+
 /* Checks one group on a list and marks it BF_KNOWN; g is the generation
  * whose list holds it, NULL for a mutable list. */
 static StgWord mark_block(BlockDesc *bd, const Generation *g, uint16_t must_flags,
@@ -112,6 +151,7 @@ static StgWord mark_block(BlockDesc *bd, const Generation *g, uint16_t must_flag
     if (bd->flags & BF_SCANQ)
         fail("block still on the GC's scan queue (block=%p)", (void *)bd);
     check_era_runs(bd);
+    count_young(bd);
     bd->flags |= BF_KNOWN;
     return bd->blocks;
 }
@@ -458,6 +498,16 @@ void sanity_check_heap(const char *when)
     block_check();
 
     /* Pass 1: every block on a heap list, marked BF_KNOWN. */
+    StgWord n_mblocks = (StgWord)(mblock_heap_end - mblock_heap_base) >> MBLOCK_SHIFT;
+    if (young_expected_n != n_mblocks) {
+        free(young_expected);
+        young_expected = calloc(n_mblocks, 1);
+        if (young_expected == NULL)
+            fail("no memory for the young-group map's check (%lu megablocks)",
+                 (unsigned long)n_mblocks);
+        young_expected_n = n_mblocks;
+    }
+    young_lo = young_hi = 0;
     StgWord blocks = 0;
     heap_for_each_block(mark_heap_block, &blocks);
     for (unsigned i = 0; i < storage_n_gens; i++) {
@@ -467,6 +517,7 @@ void sanity_check_heap(const char *when)
     if (blocks != block_n_allocated())
         fail("block inventory does not balance: %lu blocks on heap lists, %lu allocated",
              (unsigned long)blocks, (unsigned long)block_n_allocated());
+    check_young_map();
 
     /* Pass 2: every object and pointer. */
     collect_remembered();

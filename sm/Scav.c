@@ -36,7 +36,7 @@ void gc_remember(unsigned gen, StgClosure *c)
 
 static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptrs, StgWord n)
 {
-    HeapRange h = heap_range();
+    HeapRange h = heap_range(gct);
     for (StgWord i = 0; i < n; i++)
         evacuate_in(h, &ptrs[i]);
 }
@@ -80,7 +80,7 @@ static inline void prefetch_element(StgClosure **p, StgClosure **array_end)
 static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end,
                                    StgClosure **array_end)
 {
-    HeapRange h = heap_range();
+    HeapRange h = heap_range(t);
     unsigned collected = t->collected_gen;
     uint16_t evac_gen = t->evac_gen;
     bool failed = false;
@@ -90,6 +90,8 @@ static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end
         StgClosure *q = slot_load(p);
         if ((StgWord)((const char *)q - h.base) >= h.span)
             continue;   /* NULL or static (HeapRange) */
+        if (heap_range_surely_old(h, q))
+            continue;   /* Note [Old objects by their megablock] in Evac.h */
         const BlockDesc *bd = Bdescr(q);
         uint16_t gen = bd_gen_no(bd);
         if (gen > collected || (bd_flags(bd) & BF_EVACUATED)) {
@@ -105,7 +107,7 @@ static bool scavenge_card_filtered(GCThread *t, StgClosure **p, StgClosure **end
 static bool scavenge_card_all(GCThread *t, StgClosure **p, StgClosure **end,
                               StgClosure **array_end)
 {
-    HeapRange h = heap_range();
+    HeapRange h = heap_range(t);
     t->failed_to_evac = false;
     for (; p < end; p++) {
         prefetch_element(p, array_end);
@@ -302,7 +304,7 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
     ASSERT_INTERNAL((bd->flags & BF_EVACUATED) || bd->gen_no > t->collected_gen);
     t->evac_gen = bd->gen_no;
     StgPtr p = bd->u.scan;
-    HeapRange h = heap_range();
+    HeapRange h = heap_range(t);
     /* bd->free may grow while we scan: copies can land in this block.
      * Their children were prefetched when they were copied (Note
      * [Prefetching at the copy] in Evac.c). */

@@ -182,7 +182,7 @@ static StgPtr alloc_large_group(StgWord n_words, bool may_collect)
     }
     Generation *g0 = &storage_gens[0];
     bd->gen = g0;
-    bd->gen_no = 0;
+    block_set_gen_no(bd, 0);
     bd->dest_no = 0;
     bd->flags = BF_LARGE;
     bd->era = storage_era_now();
@@ -321,7 +321,7 @@ static StgPtr alloc_pinned(StgWord n_words)
             storage_heap_overflow(BLOCK_SIZE);
         }
         bd->gen = &storage_gens[0];
-        bd->gen_no = 0;
+        block_set_gen_no(bd, 0);
         bd->dest_no = 0;
         bd->flags = BF_PINNED;
         bd->era = storage_era_now();

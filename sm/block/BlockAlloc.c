@@ -42,6 +42,7 @@
 #include "BlockAlloc.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "MBlock.h"
@@ -68,6 +69,44 @@ static StgWord n_small_alloc;    /* blocks in allocated groups of <= 252 blocks 
 static StgWord n_mega_alloc;     /* blocks (as requested) in allocated megablock groups */
 static StgWord n_mega_mblocks;   /* megablocks held by allocated megablock groups */
 static StgWord n_free_blocks;    /* blocks in groups on the free lists */
+
+/* Note [The young-group map] in BlockAlloc.h: one byte per megablock of
+ * the reservation, and its address less the base's megablock number. */
+static uint8_t *young_map;
+StgWord block_young_map_biased;
+
+static uint8_t *young_count(const void *p)
+{
+    return (uint8_t *)(block_young_map_biased + ((StgWord)p >> MBLOCK_SHIFT));
+}
+
+/* A group whose head is bd joins (+1) or leaves (-1) generation 0. */
+static void young_count_add(const BlockDesc *bd, int delta)
+{
+    uint8_t *count = young_count(bd);
+    uint8_t before = __atomic_fetch_add(count, (uint8_t)delta, __ATOMIC_RELAXED);
+    ASSERT_INTERNAL(delta > 0 ? before < BLOCKS_PER_MBLOCK : before > 0);
+    (void)before;
+}
+
+void block_set_gen_no(BlockDesc *bd, uint16_t gen_no)
+{
+    uint16_t old = __atomic_load_n(&bd->gen_no, __ATOMIC_RELAXED);
+    if (old == gen_no)
+        return;
+    /* Counted before the group leaves generation 0 is dropped, and after
+     * it joins: a reader never sees a zero count beside a young group. */
+    if (gen_no == 0)
+        young_count_add(bd, 1);
+    __atomic_store_n(&bd->gen_no, gen_no, __ATOMIC_RELAXED);
+    if (old == 0)
+        young_count_add(bd, -1);
+}
+
+unsigned block_young_groups_in_mblock(const void *p)
+{
+    return __atomic_load_n(young_count(p), __ATOMIC_RELAXED);
+}
 
 /* --------------------------------------------------------------------------
  * Helpers: sizes, slots, poisoning
@@ -297,6 +336,13 @@ void block_alloc_init(void)
                   (unsigned long)mblock_n_in_use());
     for (unsigned i = 0; i < NUM_FREE_LISTS; i++)
         free_list[i] = NULL;
+    StgWord n_mblocks = (StgWord)(mblock_heap_end - mblock_heap_base) >> MBLOCK_SHIFT;
+    free(young_map);
+    young_map = calloc(n_mblocks, 1);
+    if (young_map == NULL)
+        rts_panic("block_alloc_init: no memory for the young-group map (%lu megablocks)",
+                  (unsigned long)n_mblocks);
+    block_young_map_biased = (StgWord)young_map - ((StgWord)mblock_heap_base >> MBLOCK_SHIFT);
     free_list_mask = 0;
     n_small_alloc = n_mega_alloc = n_mega_mblocks = n_free_blocks = 0;
 }
@@ -308,6 +354,7 @@ void block_alloc_init(void)
 /* Sets every field of the head of a group of n blocks being handed out. */
 static void head_init(BlockDesc *bd, StgWord n)
 {
+    young_count_add(bd, 1);
     StgPtr start = bd_block_start(bd);
     bd->start = start;
     bd->free = start;
@@ -491,6 +538,8 @@ void block_free_group(BlockDesc *bd)
         rts_panic("block_free_group: group freed twice (bd=%p, blocks=%u)",
                   (void *)bd, bd->blocks);
     ASSERT_INTERNAL(bd->start == bd_block_start(bd));
+    if (bd->gen_no == 0)
+        young_count_add(bd, -1);
     StgWord n = bd->blocks;
     if (n > BLOCKS_PER_MBLOCK) {
         free_mega_group(bd);
@@ -523,6 +572,7 @@ void block_free_group(BlockDesc *bd)
 
     if (n == BLOCKS_PER_MBLOCK) {
         /* .inv.no-empty-mblock: the whole megablock is free. */
+        ASSERT_INTERNAL(*young_count(bd) == 0);   /* .inv.young-map */
         head_clear(bd);
         mblock_free_group(bd_mblock(bd), 1);
         return;

@@ -16,6 +16,9 @@
 #ifndef STRATA_BLOCKALLOC_H
 #define STRATA_BLOCKALLOC_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "strata/Block.h"
 
 /* The byte that debug builds (STRATA_DEBUG >= 2) fill memory with when it
@@ -46,10 +49,34 @@ BlockDesc *block_alloc_group(StgWord n);
 
 /* Frees a group (its head descriptor, with blocks as it was allocated);
  * coalesces with free neighbours and returns whole free megablocks to the
- * megablock free list.  A caller that split a group of at most 252 blocks
- * into smaller groups (each piece's head with correct start and blocks)
- * may free the pieces separately.  Freeing a group twice panics where it can be detected. */
+ * megablock free list.  A group is freed whole: its pieces would each be
+ * counted out of the young-group map (Note [The young-group map]).
+ * Freeing a group twice panics where it can be detected. */
 void block_free_group(BlockDesc *bd);
+
+/* Note [The young-group map]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * For each megablock, the number of allocated groups in it whose head has
+ * gen_no 0 (block_young_map_biased, indexed by an address >> MBLOCK_SHIFT).
+ * A group starts at gen_no 0 (block_alloc_group), so it is counted from
+ * the start; block_set_gen_no keeps the count as the group changes
+ * generation and block_free_group takes it off.  So a megablock whose
+ * count is 0 holds no object of generation 0, and a minor collection can
+ * tell that an object is old from one byte, which stays in cache, instead
+ * of from its block's descriptor, a cache miss on a large heap (Note [Old
+ * objects by their megablock] in sm/Evac.h).  Every write of a head's
+ * gen_no goes through block_set_gen_no (.inv.young-map in
+ * docs/design/block-allocator.md).  Counts change by atomic increments: GC
+ * threads set the generation of the blocks they fill without the
+ * allocator's lock.  At most 252 groups fit in a megablock, so a byte
+ * holds a count. */
+extern StgWord block_young_map_biased;
+
+/* Sets the generation number in the head of an allocated group. */
+void block_set_gen_no(BlockDesc *bd, uint16_t gen_no);
+
+/* The count for p's megablock (for checks). */
+unsigned block_young_groups_in_mblock(const void *p);
 
 /* Frees every group on a NULL-terminated list linked through ->link. */
 void block_free_chain(BlockDesc *bd);

@@ -19,7 +19,7 @@ static BlockDesc *nursery_block_new(void)
     if (bd == NULL)
         return NULL;
     bd->gen = &storage_gens[0];
-    bd->gen_no = 0;
+    block_set_gen_no(bd, 0);
     bd->dest_no = 0;
     bd->flags = BF_NURSERY;
     return bd;

@@ -144,7 +144,7 @@ static void test_block_alloc_head_fields(void **state)
     }
     for (size_t i = 0; i < N_SIZES; i++) {
         /* The allocator must not care what the caller left in a head. */
-        bds[i]->gen_no = 3;
+        block_set_gen_no(bds[i], 3);
         bds[i]->flags = BF_LARGE | BF_PINNED;
         bds[i]->era = 42;
         bds[i]->free = bds[i]->start + 17;
@@ -368,6 +368,57 @@ static void test_block_alloc_free_chain(void **state)
 /* --------------------------------------------------------------------------
  * Megablock groups
  * ----------------------------------------------------------------------- */
+
+/* Note [The young-group map]: each megablock counts its groups of
+ * generation 0, through allocation, block_set_gen_no and freeing. */
+static void test_block_alloc_young_map(void **state)
+{
+    (void)state;
+    assert_nothing_allocated();
+    BlockDesc *a = block_alloc_group(1);
+    BlockDesc *b = block_alloc_group(7);
+    char *mb = group_mblock(a);
+    assert_ptr_equal(group_mblock(b), mb);
+    assert_int_equal(block_young_groups_in_mblock(mb), 2);
+    assert_int_equal(block_young_groups_in_mblock(a->start), 2);   /* any address in it */
+
+    block_set_gen_no(a, 1);
+    assert_int_equal(a->gen_no, 1);
+    assert_int_equal(block_young_groups_in_mblock(mb), 1);
+    block_set_gen_no(a, 2);   /* between old generations: no change */
+    assert_int_equal(block_young_groups_in_mblock(mb), 1);
+    block_set_gen_no(b, 1);
+    assert_int_equal(block_young_groups_in_mblock(mb), 0);
+    block_set_gen_no(b, 1);
+    assert_int_equal(block_young_groups_in_mblock(mb), 0);
+    block_set_gen_no(b, 0);   /* back to generation 0 */
+    assert_int_equal(block_young_groups_in_mblock(mb), 1);
+
+    /* Freeing an old group leaves the count; freeing a young one drops it. */
+    block_free_group(a);
+    assert_int_equal(block_young_groups_in_mblock(mb), 1);
+    block_free_group(b);
+    assert_int_equal(block_young_groups_in_mblock(mb), 0);
+
+    /* The most groups a megablock holds, one block each, then a megablock
+     * group: counted in its first megablock only. */
+    enum { N = BLOCKS_PER_MBLOCK };
+    BlockDesc *bds[N];
+    for (int i = 0; i < N; i++)
+        bds[i] = block_alloc_group(1);
+    mb = group_mblock(bds[0]);
+    assert_int_equal(block_young_groups_in_mblock(mb), N);
+    BlockDesc *big = block_alloc_group(BLOCKS_PER_MBLOCK + 1);
+    char *big_mb = group_mblock(big);
+    assert_int_equal(block_young_groups_in_mblock(big_mb), 1);
+    assert_int_equal(block_young_groups_in_mblock(big_mb + MBLOCK_SIZE), 0);
+    for (int i = 0; i < N; i++)
+        block_free_group(bds[i]);
+    block_free_group(big);
+    assert_int_equal(block_young_groups_in_mblock(mb), 0);
+    assert_int_equal(block_young_groups_in_mblock(big_mb), 0);
+    checks();
+}
 
 static void test_block_alloc_megablock_groups(void **state)
 {
@@ -833,6 +884,7 @@ int main(void)
         cmocka_unit_test_teardown(test_block_alloc_whole_megablocks_returned, after_test),
         cmocka_unit_test_teardown(test_block_alloc_free_chain, after_test),
         cmocka_unit_test_teardown(test_block_alloc_megablock_groups, after_test),
+        cmocka_unit_test_teardown(test_block_alloc_young_map, after_test),
         cmocka_unit_test_teardown(test_block_alloc_reused_memory_does_not_fool_coalescing,
                                   after_test),
         cmocka_unit_test_teardown(test_block_alloc_ignores_caller_written_descriptors,

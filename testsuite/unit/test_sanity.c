@@ -124,6 +124,25 @@ static void test_sanity_catches_invalid_block_era(void **state)
     harness_expect_failure(corrupt_block_era, 0, SIGABRT, "era that was never current");
 }
 
+static void corrupt_young_map(void)
+{
+    harness_start("-A8k", NULL);
+    StgClosure **r = old_pair();
+    (void)r;
+    /* The nursery's megablock holds groups of generation 0: say it holds
+     * one fewer (a minor GC would take its objects for old ones). */
+    StgClosure *young = strata_alloc_constr(&Pair_info);
+    uint8_t *count = (uint8_t *)(block_young_map_biased + ((StgWord)young >> MBLOCK_SHIFT));
+    (*count)--;
+    sanity_check_heap("test");
+}
+
+static void test_sanity_catches_wrong_young_map(void **state)
+{
+    (void)state;
+    harness_expect_failure(corrupt_young_map, 0, SIGABRT, "young-group map says");
+}
+
 static void corrupt_block_generation(void)
 {
     harness_start("-A8k", "-G3", NULL);
@@ -351,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_sanity_catches_missing_write_barrier),
         cmocka_unit_test(test_sanity_catches_invalid_block_era),
         cmocka_unit_test(test_sanity_catches_wrong_generation),
+        cmocka_unit_test(test_sanity_catches_wrong_young_map),
         cmocka_unit_test(test_sanity_catches_leaked_blocks),
         cmocka_unit_test(test_sanity_runs_around_every_gc_with_dS),
         cmocka_unit_test(test_sanity_catches_integer_in_pointer_field),
