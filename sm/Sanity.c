@@ -95,10 +95,6 @@ static StgWord mblock_index(const void *p)
 static void count_young(const BlockDesc *bd)
 {
     StgWord i = mblock_index(bd);
-    if (young_lo >= young_hi) {
-        young_lo = i;
-        young_hi = i + 1;
-    }
     if (i < young_lo)
         young_lo = i;
     if (i >= young_hi)
@@ -507,7 +503,8 @@ void sanity_check_heap(const char *when)
                  (unsigned long)n_mblocks);
         young_expected_n = n_mblocks;
     }
-    young_lo = young_hi = 0;
+    young_lo = (StgWord)-1;   /* nothing visited yet: an empty range */
+    young_hi = 0;
     StgWord blocks = 0;
     heap_for_each_block(mark_heap_block, &blocks);
     for (unsigned i = 0; i < storage_n_gens; i++) {

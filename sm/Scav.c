@@ -48,9 +48,10 @@ static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptr
  * of a large array between two minor GCs, so the scan reads all of it,
  * and most elements point at objects older than the collected
  * generations, which evacuate would only test and leave.  The card loop
- * makes that test itself, with the heap's range, the collected
- * generation and evac_gen in registers and the card's "stays younger"
- * flag in a local, and calls into Evac.c only for an object in
+ * makes that test itself -- first by the target's megablock (Note [Old
+ * objects by their megablock] in Evac.h) -- with the heap's range, the
+ * collected generation and evac_gen in registers and the card's "stays
+ * younger" flag in a local, and calls into Evac.c only for an object in
  * from-space (evacuate_from_space, which skips the test).  A major GC
  * has no older generation, so it scans with the plain evacuate.  Clean
  * cards are skipped eight at a time: the card table is whole words,
