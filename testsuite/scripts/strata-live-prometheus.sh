@@ -26,10 +26,15 @@ cleanup() {
     pids=()
 }
 
-# A free loopback port: one nothing answers on (bash's /dev/tcp).
+# A free loopback port: one nothing answers on (bash's /dev/tcp), below
+# the kernel's ephemeral range, where no client socket (curl, Prometheus'
+# scrapes, the tests beside this one) can take it before strata-live binds
+# it: a port drawn from that range once failed "Address already in use".
 free_port() {
-    local p
-    for p in $(shuf -i 20000-60000 -n 50); do
+    local p low=32768
+    read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
+    [ "$low" -gt 10001 ] 2>/dev/null || low=32768
+    for p in $(shuf -i "10000-$((low - 1))" -n 50); do
         (: <"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
     done
     return 1
