@@ -140,8 +140,7 @@ static inline HeapRange heap_range(const GCThread *t)
 static inline bool heap_range_surely_old(HeapRange h, const StgClosure *q)
 {
     return h.old_map != 0 &&
-           __atomic_load_n((const uint8_t *)(h.old_map + ((StgWord)q >> MBLOCK_SHIFT)),
-                           __ATOMIC_RELAXED) == 0;
+           __atomic_load_n(block_young_count_at(h.old_map, q), __ATOMIC_RELAXED) == 0;
 }
 
 /* evacuate(p) with the range in hand. */

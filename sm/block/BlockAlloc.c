@@ -77,7 +77,7 @@ StgWord block_young_map_biased;
 
 static uint8_t *young_count(const void *p)
 {
-    return (uint8_t *)(block_young_map_biased + ((StgWord)p >> MBLOCK_SHIFT));
+    return block_young_count_at(block_young_map_biased, p);
 }
 
 /* A group whose head is bd joins (+1) or leaves (-1) generation 0. */

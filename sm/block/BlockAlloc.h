@@ -16,7 +16,6 @@
 #ifndef STRATA_BLOCKALLOC_H
 #define STRATA_BLOCKALLOC_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "strata/Block.h"
@@ -71,6 +70,12 @@ void block_free_group(BlockDesc *bd);
  * allocator's lock.  At most 252 groups fit in a megablock, so a byte
  * holds a count. */
 extern StgWord block_young_map_biased;
+
+/* The count for p's megablock in a map biased as block_young_map_biased. */
+static inline uint8_t *block_young_count_at(StgWord biased_map, const void *p)
+{
+    return (uint8_t *)(biased_map + ((StgWord)p >> MBLOCK_SHIFT));
+}
 
 /* Sets the generation number in the head of an allocated group. */
 void block_set_gen_no(BlockDesc *bd, uint16_t gen_no);
