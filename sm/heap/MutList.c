@@ -106,7 +106,10 @@ void mut_list_exit(void)
     static_roots_count = static_roots_capacity = 0;
 }
 
-void mut_list_remember(StgClosure *p)
+/* Records p, which the barrier has just made dirty: on its generation's
+ * list if it is old, on the static roots if it is static; a young p goes
+ * on generation 0's list only if young_too (Note [Dirty young objects]). */
+static void remember(StgClosure *p, bool young_too)
 {
     if (!heap_alloced(p)) {
         sm_lock();
@@ -115,7 +118,7 @@ void mut_list_remember(StgClosure *p)
         return;
     }
     BlockDesc *bd = Bdescr(p);
-    if (bd->gen_no > 0) {
+    if (bd->gen_no > 0 || young_too) {
         Capability *cap = capability_mine();
         if (cap == NULL)
             rts_panic("write barrier on a thread that holds no capability (closure=%p); "
@@ -123,6 +126,29 @@ void mut_list_remember(StgClosure *p)
                       (void *)p);
         cap_mut_list_record(cap, &storage_gens[bd->gen_no], p);
     }
+}
+
+void mut_list_remember(StgClosure *p)
+{
+    remember(p, false);
+}
+
+/* Note [Dirty young objects]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A mutable variable or array is allocated CLEAN, and the barrier's first
+ * write makes it DIRTY whatever its age; only an old one needs
+ * remembering (.inv.remembered).  But a young DIRTY object that is then
+ * promoted in place (Note [Promoting the nursery in place] in
+ * sm/PromoteInPlace.h) becomes an old DIRTY object on no list, and the
+ * barrier, which skips DIRTY objects, would never remember it.  So the
+ * barrier also records a young object it dirties, on generation 0's list:
+ * once per object per GC cycle, on the barrier's slow path.  Promotion in
+ * place moves those entries to the old generation's list; a copying GC
+ * frees them unread (its scavenge sets each copy's state itself).  A
+ * thunk's update records nothing young: an indirection has no state. */
+static void remember_dirtied(StgClosure *p)
+{
+    remember(p, true);
 }
 
 /* ----------------------------------------------------------------------
@@ -202,7 +228,7 @@ void strata_mut_var_write_slow(StgClosure *mv, StgClosure *value)
     __atomic_store_n(&m->var, value, __ATOMIC_RELEASE);
     if (clean) {
         __atomic_store_n(&m->info, &stg_MUT_VAR_DIRTY_info, __ATOMIC_RELAXED);
-        mut_list_remember(mv);
+        remember_dirtied(mv);
     }
 }
 
@@ -226,7 +252,7 @@ void strata_mut_array_write_slow(StgClosure *arr, StgWord i, StgClosure *value)
                      __ATOMIC_RELAXED);
     if (clean) {
         __atomic_store_n(&a->info, &stg_MUT_ARR_PTRS_DIRTY_info, __ATOMIC_RELAXED);
-        mut_list_remember(arr);
+        remember_dirtied(arr);
     }
 }
 

@@ -8,6 +8,9 @@
  * strata_mut_array_write, thunk update) and the collector (objects that
  * "failed to evacuate" into their own generation) keep it.  A minor GC
  * therefore scans these lists instead of the old generations.
+ * Generation 0's list holds the mutable objects the barrier dirtied while
+ * young (Note [Dirty young objects] in MutList.c): promotion in place
+ * moves them to the old generation's list, a copying GC frees it unread.
  */
 #ifndef STRATA_MUTLIST_H
 #define STRATA_MUTLIST_H
