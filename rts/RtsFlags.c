@@ -72,6 +72,7 @@
         .automatic_heap_samples = true,                                      \
         .automatic_era_increment = false,                                    \
         .prefault = PREFAULT_AUTO,                                           \
+        .promote_in_place = PROMOTE_IN_PLACE_AUTO,                           \
         .eventlog = false,                                                   \
         .eventlog_classes = EVENTLOG_CLASS_DEFAULT,                          \
         .eventlog_file = NULL,                                               \
@@ -634,6 +635,25 @@ static bool parse_prefault(RtsFlags *flags, const char *opt, char *err, size_t e
     return true;
 }
 
+#define PROMOTE_IN_PLACE_PREFIX "--promote-in-place="
+
+/* --promote-in-place=<auto|always|never>: whether a minor GC may promote
+ * the nursery without copying it.  Not a GHC flag. */
+static bool parse_promote_in_place(RtsFlags *flags, const char *opt, char *err, size_t err_len)
+{
+    const char *when = opt + strlen(PROMOTE_IN_PLACE_PREFIX);
+    if (strcmp(when, "auto") == 0)
+        flags->promote_in_place = PROMOTE_IN_PLACE_AUTO;
+    else if (strcmp(when, "always") == 0)
+        flags->promote_in_place = PROMOTE_IN_PLACE_ALWAYS;
+    else if (strcmp(when, "never") == 0)
+        flags->promote_in_place = PROMOTE_IN_PLACE_NEVER;
+    else
+        return flag_error(err, err_len,
+                          "--promote-in-place: expected auto, always or never (got '%s')", when);
+    return true;
+}
+
 bool rts_flags_parse_port(const char *what, const char *s, uint16_t *port, char *err,
                           size_t err_len)
 {
@@ -730,6 +750,11 @@ static bool parse_long_option(RtsFlags *flags, const char *opt, char *err,
                           "--prefault: expected =auto, =always or =never (got nothing)");
     if (strncmp(opt, PREFAULT_PREFIX, strlen(PREFAULT_PREFIX)) == 0)
         return parse_prefault(flags, opt, err, err_len);
+    if (strcmp(opt, "--promote-in-place") == 0)
+        return flag_error(err, err_len,
+                          "--promote-in-place: expected =auto, =always or =never (got nothing)");
+    if (strncmp(opt, PROMOTE_IN_PLACE_PREFIX, strlen(PROMOTE_IN_PLACE_PREFIX)) == 0)
+        return parse_promote_in_place(flags, opt, err, err_len);
     if (strncmp(opt, FLUSH_INTERVAL_PREFIX, strlen(FLUSH_INTERVAL_PREFIX)) == 0)
         return parse_interval("--eventlog-flush-interval",
                               opt + strlen(FLUSH_INTERVAL_PREFIX),
@@ -1003,6 +1028,14 @@ static const char *const usage_text[] = {
     "           to grow into, so the GC and the mutator need not (default: auto)",
     "             auto    when more processors are available than capabilities",
     "             always  whatever the processors",
+    "             never",
+    "  --promote-in-place=<when>",
+    "           Whether a minor GC may make the nursery's blocks part of the",
+    "           old generation instead of copying what is alive in them",
+    "           (default: auto)",
+    "             auto    when the last copying minor GC found at least 3/4",
+    "                     of the nursery alive",
+    "             always  at every minor GC that can (for testing)",
     "             never",
     "  -qg[<n>] Collect in parallel only generations <n> and older (default 0);",
     "           -qg alone: never collect in parallel",

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "EventLog.h"
+#include "Heap.h"
 #include "ProfHeap.h"
 #include "strata/Config.h"
 
@@ -30,6 +31,8 @@ typedef struct {
     unsigned capabilities;        /* -N, default 1, at most CAPABILITIES_MAX */
     unsigned gc_threads;          /* -qn, 0 (default) = one per capability */
     RtsPrefault prefault;         /* --prefault=<when>, default auto */
+    PromoteInPlaceMode promote_in_place;  /* --promote-in-place=<when>,
+                                             default auto */
     unsigned par_gc_from_gen;     /* -qg<gen>: collections of gen and older
                                      are parallel (default 0); -qg alone:
                                      PAR_GC_NEVER */

@@ -271,6 +271,7 @@ void hs_init(int *argc, char ***argv)
         .prefault = rts_flags.prefault == PREFAULT_ALWAYS ||
                     (rts_flags.prefault == PREFAULT_AUTO &&
                      os_cpus_available() > rts_flags.capabilities),
+        .promote_in_place = rts_flags.promote_in_place,
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);

@@ -55,6 +55,7 @@ static struct {
     /* Cumulative figures (RtsStats, but times in ns). */
     uint64_t gcs, major_gcs;
     uint64_t allocated_bytes, copied_bytes;
+    uint64_t promoted_in_place_bytes, in_place_gcs;   /* strata's own */
     uint64_t max_live_bytes, max_slop_bytes, max_mem_in_use_bytes;
     uint64_t returned_mblocks, cumulative_live_bytes;
     uint64_t gc_cpu_ns, gc_elapsed_ns;
@@ -253,6 +254,8 @@ void stats_gc_end(const GCDetails *gc)
     st.last_gc_elapsed_ns = gc_elapsed_ns;
     st.allocated_bytes += gc->allocated_bytes;
     st.copied_bytes += gc->copied_bytes;
+    st.promoted_in_place_bytes += gc->promoted_in_place_bytes;
+    st.in_place_gcs += gc->in_place;
     st.gc_cpu_ns += gc_cpu_ns;
     st.gc_elapsed_ns += gc_elapsed_ns;
     st.returned_mblocks += gc->returned_mblocks;
@@ -620,6 +623,12 @@ void stats_print_summary(FILE *f)
     fprintf(f, "%16s bytes allocated in the heap\n", num);
     format_commas(st.copied_bytes, num, sizeof num);
     fprintf(f, "%16s bytes copied during GC\n", num);
+    /* strata's own line, printed only when some GC promoted in place, so
+     * that a run without one has GHC's summary line for line. */
+    if (st.in_place_gcs > 0) {
+        format_commas(st.promoted_in_place_bytes, num, sizeof num);
+        fprintf(f, "%16s bytes promoted in place (%" PRIu64 " GCs)\n", num, st.in_place_gcs);
+    }
     if (st.major_gcs > 0) {
         format_commas(st.max_live_bytes, num, sizeof num);
         fprintf(f, "%16s bytes maximum residency (%" PRIu64 " sample(s))\n", num,

@@ -21,6 +21,7 @@
 #include "Messages.h"
 #include "MutList.h"
 #include "Policy.h"
+#include "PromoteInPlace.h"
 #include "Sanity.h"
 #include "Tenure.h"
 #include "Weak.h"
@@ -238,6 +239,12 @@ static void evacuate_root_item(const RootItem *item)
  * the others take the remaining capabilities in order. */
 static unsigned collector_cap;
 
+static void note_collector_cap(void)
+{
+    Capability *mine = capability_mine();
+    collector_cap = mine != NULL ? mine->no : 0;
+}
+
 static unsigned thread_cap(unsigned i)
 {
     if (i == 0)
@@ -368,8 +375,7 @@ static unsigned threads_for(unsigned N)
 static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
 {
     gc_set_n_threads(n_threads);
-    Capability *mine = capability_mine();
-    collector_cap = mine != NULL ? mine->no : 0;
+    note_collector_cap();
     LiveTally *wanted = is_major ? tally_wanted : NULL;
     if (wanted != NULL) {
         tally_wanted = NULL;
@@ -530,6 +536,38 @@ static StgWord account_allocation(void)
 
 static void collect_with_world_stopped(bool major);
 
+/* The collection proper: from-space traced and copied. */
+static void collect_by_copying(unsigned N, bool is_major, unsigned n_threads, GCDetails *details)
+{
+    begin_collection(N, is_major, n_threads);
+    tenure_before_gc(N);
+    bool direct = !tenure_aging_enabled();
+    prepare_generations(N);
+    weak_gc_begin();
+    collect_reachable(N);
+    update_weak_roots();
+    finish_tally();
+    merge_workspaces();
+    fill_thread_details(details);
+    free_from_space(N);
+    tenure_after_gc(N);
+    promote_in_place_measure(N, direct, details->allocated_bytes, details->copied_bytes);
+}
+
+/* A promotion in place copies nothing; GHC's figures read as one GC thread
+ * that copied nothing. */
+static void fill_in_place_details(GCDetails *d, StgWord promoted_words)
+{
+    thread_copied_bytes[0] = 0;
+    d->gc_threads = 1;
+    d->copied_bytes = 0;
+    d->par_max_copied_bytes = 0;
+    d->par_balanced_copied_bytes = 0;
+    d->thread_copied_bytes = thread_copied_bytes;
+    d->in_place = true;
+    d->promoted_in_place_bytes = promoted_words * WORD_SIZE;
+}
+
 /* Note [Who collects]
  * ~~~~~~~~~~~~~~~~~~~
  * The capability that finds the nursery exhausted (or is asked to collect)
@@ -559,7 +597,8 @@ static void collect_with_world_stopped(bool major)
     mut_list_gather();
     unsigned N = policy_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
-    unsigned n_threads = threads_for(N);
+    bool in_place = promote_in_place_wanted(N);
+    unsigned n_threads = in_place ? 1 : threads_for(N);
     if (observer != NULL && observer->start != NULL)
         observer->start(n_threads);
     debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s with %u thread%s", N,
@@ -571,17 +610,21 @@ static void collect_with_world_stopped(bool major)
     if (debug_enabled(DEBUG_SANITY))
         sanity_check_heap("before GC");
 
-    begin_collection(N, is_major, n_threads);
-    tenure_before_gc(N);
-    prepare_generations(N);
-    weak_gc_begin();
-    collect_reachable(N);
-    update_weak_roots();
-    finish_tally();
-    merge_workspaces();
-    fill_thread_details(&details);
-    free_from_space(N);
-    tenure_after_gc(N);
+    if (in_place) {
+        bool ok;
+        StgWord words = promote_in_place(&ok);
+        if (ok) {
+            fill_in_place_details(&details, words);
+            note_collector_cap();
+            /* One GC thread's phases, as a sequential copying GC reports them. */
+            gc_observe_thread_phase(0, GC_PHASE_WORK);
+            gc_observe_thread_phase(0, GC_PHASE_IDLE);
+            gc_observe_thread_phase(0, GC_PHASE_DONE);
+        }
+        in_place = ok;
+    }
+    if (!in_place)
+        collect_by_copying(N, is_major, n_threads, &details);
     poison_nursery();
     storage_reset_nursery();
     StgWord returned = policy_resize_after_gc(N);
@@ -630,6 +673,7 @@ void gc_exit(void)
     tally_wanted = NULL;
     policy_reset();
     tenure_reset();
+    promote_in_place_reset();
     weak_exit();
     free(root_items);
     root_items = NULL;

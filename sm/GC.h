@@ -80,6 +80,10 @@ typedef struct {
     bool major;                   /* gen is the oldest generation */
     StgWord allocated_bytes;      /* allocated since the previous GC */
     StgWord copied_bytes;         /* bytes copied by this GC */
+    bool in_place;                /* promoted generation 0 in place */
+    StgWord promoted_in_place_bytes;  /* bytes promoted without a copy
+                                         (Note [Promoting the nursery in
+                                         place] in PromoteInPlace.h) */
     StgWord live_bytes;           /* live data in the heap after this GC */
     StgWord large_live_bytes;     /* ... of which in large and pinned groups */
     StgWord slop_bytes;           /* heap blocks' bytes after this GC that hold

@@ -97,6 +97,18 @@ void weak_add_new(StgWeak *w)
     sm_unlock();
 }
 
+void weak_promote_young(unsigned to_gen)
+{
+    if (n_lists == 0 || lists[0] == NULL)
+        return;
+    StgWeak *tail = lists[0];
+    while (tail->link != NULL)
+        tail = tail->link;
+    tail->link = lists[to_gen];
+    lists[to_gen] = lists[0];
+    lists[0] = NULL;
+}
+
 bool weak_any(void)
 {
     for (unsigned g = 0; g < n_lists; g++)

@@ -27,6 +27,12 @@ void weak_add_new(StgWeak *w);
  * collected).  With the world stopped. */
 bool weak_any(void);
 
+/* Moves generation 0's weaks onto to_gen's list: their objects have been
+ * promoted in place (Note [Promoting the nursery in place] in
+ * PromoteInPlace.h), keys and all, so none has died.  The world is
+ * stopped. */
+void weak_promote_young(unsigned to_gen);
+
 /* ----------------------------------------------------------------------
  * During a collection (GC.c calls these in this order)
  * ---------------------------------------------------------------------- */

@@ -46,6 +46,15 @@ extern unsigned storage_n_gens;
  * every capability (under sm_lock while the world runs). */
 extern StgWord storage_large_alloc_bytes;
 
+/* --promote-in-place: when a minor GC may promote generation 0 without
+ * copying it (Note [Promoting the nursery in place] in
+ * sm/PromoteInPlace.h). */
+typedef enum {
+    PROMOTE_IN_PLACE_AUTO = 0,   /* when the last copying GC's survival says so */
+    PROMOTE_IN_PLACE_ALWAYS,     /* at every minor GC that can */
+    PROMOTE_IN_PLACE_NEVER,
+} PromoteInPlaceMode;
+
 /* What the storage manager is configured with (from the RTS flags; the
  * runtime fills it in, sm/ never reads flags). */
 typedef struct {
@@ -67,6 +76,7 @@ typedef struct {
     bool prefault;               /* run the prefault helper (the runtime
                                     decides from --prefault and the
                                     processors: sm/block/Prefault.c) */
+    PromoteInPlaceMode promote_in_place;  /* --promote-in-place */
 } StorageConfig;
 
 /* The configuration storage_init was given (valid until storage_exit). */

@@ -13,15 +13,19 @@
 #include "Heap.h"
 #include "Messages.h"
 
-static BlockDesc *nursery_block_new(void)
+static void nursery_block_init(BlockDesc *bd)
 {
-    BlockDesc *bd = block_alloc_group(1);
-    if (bd == NULL)
-        return NULL;
     bd->gen = &storage_gens[0];
     block_set_gen_no(bd, 0);
     bd->dest_no = 0;
     bd->flags = BF_NURSERY;
+}
+
+static BlockDesc *nursery_block_new(void)
+{
+    BlockDesc *bd = block_alloc_group(1);
+    if (bd != NULL)
+        nursery_block_init(bd);
     return bd;
 }
 
@@ -42,6 +46,42 @@ bool storage_nursery_create(Capability *cap, StgWord n_blocks)
     return true;
 }
 
+StgWord storage_nursery_used_blocks(const Capability *cap)
+{
+    StgWord n = 0;
+    for (const BlockDesc *bd = cap->nursery.blocks; bd != NULL; bd = bd->link) {
+        if (bd->free > bd->start)
+            n++;
+        if (bd == cap->nursery.current)
+            break;
+    }
+    return n;
+}
+
+BlockDesc *storage_nursery_swap_used(Capability *cap, BlockDesc **fresh)
+{
+    BlockDesc *used = NULL;
+    BlockDesc **slot = &cap->nursery.blocks;
+    for (BlockDesc *bd = *slot; bd != NULL; bd = *slot) {
+        bool last = bd == cap->nursery.current;
+        if (bd->free > bd->start) {
+            BlockDesc *nb = *fresh;
+            ASSERT(nb != NULL);
+            *fresh = nb->link;
+            nursery_block_init(nb);
+            nb->link = bd->link;
+            *slot = nb;
+            bd->link = used;
+            used = bd;
+            bd = nb;
+        }
+        if (last)
+            break;
+        slot = &bd->link;
+    }
+    cap->nursery.current = cap->nursery.blocks;
+    return used;
+}
 
 void storage_reset_nursery(void)
 {

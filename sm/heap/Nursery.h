@@ -25,6 +25,18 @@ void storage_sync_nursery(void);
  * block (the world stopped). */
 void storage_reset_nursery(void);
 
+/* How many of cap's nursery blocks hold objects (the world stopped, the
+ * nursery synced). */
+StgWord storage_nursery_used_blocks(const Capability *cap);
+
+/* Takes cap's nursery blocks that hold objects out of its nursery and puts
+ * blocks from *fresh (a chain of single free blocks, at least
+ * storage_nursery_used_blocks(cap) long) in their places; returns the
+ * taken blocks, linked by ->link, each with its free pointer and era runs
+ * as they were.  *fresh is left at the first block not used.  The world
+ * is stopped; storage_reset_nursery must run before allocation resumes. */
+BlockDesc *storage_nursery_swap_used(Capability *cap, BlockDesc **fresh);
+
 /* Bytes allocated in the nurseries (or cap's) since they were last reset. */
 StgWord storage_nursery_allocated_bytes(void);
 StgWord storage_nursery_allocated_bytes_of(Capability *cap);

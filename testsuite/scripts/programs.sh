@@ -20,6 +20,23 @@ expect_status 0 "$prog/gc_stress" 300000 99 +RTS -A16k -RTS
 expect_status 0 "$prog/era_stress" 100 20000 +RTS -A8k -DS -RTS
 grep -q 'objects=20000 ' "$out" || fail "era_stress did not check every object"
 
+# Promotion in place at every minor GC that can (Note [Promoting the
+# nursery in place] in sm/PromoteInPlace.h): the same mutators, checked
+# the same way, with old objects that were never copied, dirty objects
+# promoted young, and garbage promoted with them.
+for g in 2 3; do
+    expect_status 0 "$prog/gc_stress" 20000 $((g * 11)) +RTS -A8k -G$g -DS --promote-in-place=always -RTS
+    grep -q 'gc_stress: ok' "$out" || fail "gc_stress -G$g --promote-in-place=always did not finish"
+done
+expect_status 0 "$prog/era_stress" 100 20000 +RTS -A8k -DS --promote-in-place=always -RTS
+grep -q 'objects=20000 ' "$out" || fail "era_stress --promote-in-place=always did not check every object"
+expect_status 0 "$prog/thread_stress" 8 30 +RTS -N4 -A8k -DS --promote-in-place=always -RTS
+grep -q "thread_stress: ok threads=8 rounds=30 " "$out" ||
+    fail "thread_stress --promote-in-place=always: $(head -c 600 "$out")"
+expect_status 0 "$prog/par_gc_stress" 2 20000 +RTS -N2 -A8k -DS --promote-in-place=always -RTS
+grep -q "par_gc_stress: ok threads=2 nodes=20000 " "$out" ||
+    fail "par_gc_stress --promote-in-place=always: $(head -c 600 "$out")"
+
 # bintrees gives the classic output whatever the flags.
 expect_status 0 "$ex/bintrees" 10
 cp "$out" "$test_tmp/bintrees.ref"
@@ -28,6 +45,8 @@ cmp -s "$out" "$test_tmp/bintrees.ref" || fail "bintrees output differs under -A
 grep -q 'long lived tree of depth 10	 check: 2047' "$out" || fail "bintrees check value wrong"
 expect_status 0 "$ex/bintrees" 10 +RTS -G1 -A8k -DS -RTS
 cmp -s "$out" "$test_tmp/bintrees.ref" || fail "bintrees output differs under -G1"
+expect_status 0 "$ex/bintrees" 10 +RTS -A8k -DS --promote-in-place=always -RTS
+cmp -s "$out" "$test_tmp/bintrees.ref" || fail "bintrees output differs under --promote-in-place=always"
 
 # +RTS -s: GHC's summary on stderr; -S adds a line per GC; -s<file>.
 expect_status 0 "$ex/bintrees" 12 +RTS -s -A64k -RTS

@@ -41,6 +41,8 @@ bad "--census-gc: expected budget or every-tick (got 'sometimes')" +RTS -hT --ce
 bad "--census-gc: expected =budget or =every-tick (got nothing)" +RTS --census-gc -RTS
 bad "--prefault: expected auto, always or never (got 'sometimes')" +RTS --prefault=sometimes -RTS
 bad "--prefault: expected =auto, =always or =never (got nothing)" +RTS --prefault -RTS
+bad "--promote-in-place: expected auto, always or never (got 'sometimes')" +RTS --promote-in-place=sometimes -RTS
+bad "--promote-in-place: expected =auto, =always or =never (got nothing)" +RTS --promote-in-place -RTS
 bad "-ol expects filename" +RTS -ol -RTS
 bad "unknown trace option: Z" +RTS -lZ -RTS
 bad "-A: size must be at most 128t (got 99999999999999g)" +RTS -A99999999999999g -RTS
@@ -96,6 +98,16 @@ expect_stderr_contains "MiB faulted in ahead of the heap (prefault helper)"
 expect_status 0 env -u GHCRTS "$prog" 18 +RTS --prefault=never -s -RTS
 if grep -q "faulted in ahead" "$err"; then
     fail "--prefault=never: -s still reports memory faulted in ahead"
+fi
+
+# Promotion in place: at depth 18 the trees of depth 16 and 18 outgrow a
+# 64 KiB nursery, so most minor GCs find it nearly all alive and promote
+# it whole; -s says how much, and with never it says nothing.
+expect_status 0 env -u GHCRTS "$prog" 18 +RTS -A64k -s -RTS
+expect_stderr_contains "bytes promoted in place ("
+expect_status 0 env -u GHCRTS "$prog" 18 +RTS -A64k --promote-in-place=never -s -RTS
+if grep -q "promoted in place" "$err"; then
+    fail "--promote-in-place=never: -s still reports bytes promoted in place"
 fi
 
 run 0 +RTS --info -RTS

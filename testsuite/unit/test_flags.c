@@ -479,6 +479,28 @@ static void test_flags_prefault_good(void **state)
     assert_int_equal(f.prefault, PREFAULT_AUTO);
 }
 
+static void test_flags_promote_in_place_good(void **state)
+{
+    (void)state;
+    assert_int_equal(f.promote_in_place, PROMOTE_IN_PLACE_AUTO);
+    parse_ok("--promote-in-place=never");
+    assert_int_equal(f.promote_in_place, PROMOTE_IN_PLACE_NEVER);
+    parse_ok("--promote-in-place=always");
+    assert_int_equal(f.promote_in_place, PROMOTE_IN_PLACE_ALWAYS);
+    parse_ok("--promote-in-place=auto");
+    assert_int_equal(f.promote_in_place, PROMOTE_IN_PLACE_AUTO);
+}
+
+static void test_flags_promote_in_place_bad(void **state)
+{
+    (void)state;
+    parse_bad("--promote-in-place=yes",
+              "--promote-in-place: expected auto, always or never (got 'yes')");
+    parse_bad("--promote-in-place", "--promote-in-place: expected =auto, =always or =never (got nothing)");
+    parse_bad("--promote-in-placex", "unknown RTS option: --promote-in-placex");
+    assert_int_equal(f.promote_in_place, PROMOTE_IN_PLACE_AUTO);
+}
+
 static void test_flags_prefault_bad(void **state)
 {
     (void)state;
@@ -1006,6 +1028,8 @@ int main(void)
         T(test_flags_census_gc_bad),
         T(test_flags_prefault_good),
         T(test_flags_prefault_bad),
+        T(test_flags_promote_in_place_good),
+        T(test_flags_promote_in_place_bad),
         T(test_flags_heap_samples_good),
         T(test_flags_heap_samples_bad),
         T(test_flags_eventlog_good),

@@ -1,0 +1,328 @@
+/*
+ * testsuite/unit/test_promote_in_place.c -- a minor GC that promotes the
+ * nursery without copying it (Note [Promoting the nursery in place] in
+ * sm/PromoteInPlace.h): nothing moves and nothing reachable is lost; the
+ * objects the barrier dirtied while young are remembered once old; large
+ * and pinned objects, weak pointers and eras come along; and the automatic
+ * policy follows the nursery's survival.  Every test runs with the sanity
+ * checker on (-DS), which checks the remembered sets and the young-group
+ * map at every GC.
+ */
+#include "harness.h"
+#include "require.h"
+
+#include "EraRuns.h"
+#include "GC.h"
+#include "MutList.h"
+#include "PromoteInPlace.h"
+#include "Storage.h"
+#include "Tenure.h"
+#include "Weak.h"
+#include "strata/Weak.h"
+
+STRATA_CONSTR_INFO(Cons_info, "Cons", 2, 1);   /* head, tail, number */
+STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
+STRATA_CONSTR_INFO(Nil_info, "Nil", 0, 0);
+static StgClosure Nil_closure = {&Nil_info};
+
+static StgClosure *mk_int(StgWord n)
+{
+    StgClosure *c = strata_alloc_constr(&Int_info);
+    STRATA_WORD(c, 0) = n;
+    return c;
+}
+
+/* Prepends Cons(Int n, *list) to the rooted list *list. */
+static void push(StgWord n, StgClosure **list)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_int(n);
+    StgClosure *c = strata_alloc_constr(&Cons_info);
+    STRATA_FIELD(c, 0) = r[0];
+    STRATA_FIELD(c, 1) = *list;
+    STRATA_WORD(c, 2) = n;
+    *list = c;
+    STRATA_ROOTS_POP(r);
+}
+
+/* The list n-1, n-2, ..., 0. */
+static void check_list(const StgClosure *l, StgWord n)
+{
+    for (StgWord i = n; i > 0; i--) {
+        assert_ptr_equal(l->info, &Cons_info);
+        assert_int_equal(STRATA_WORD(l, 2), i - 1);
+        assert_int_equal(STRATA_WORD(STRATA_FIELD(l, 0), 0), i - 1);
+        l = STRATA_FIELD(l, 1);
+    }
+    assert_ptr_equal(l, &Nil_closure);
+}
+
+static bool on_list(BlockDesc *list, const StgClosure *p)
+{
+    MUT_LIST_FOR_EACH(list, c, {
+        if (c == p)
+            return true;
+    });
+    return false;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    hs_exit();
+    return 0;
+}
+
+/* With =always every minor GC promotes in place: a list built across many
+ * GCs keeps every cell where it was allocated, and the first major GC
+ * copies it. */
+static void test_pip_always_moves_nothing(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 20000; i++)
+        push(i, &r[0]);
+    assert_true(promote_in_place_count() > 0);
+    StgClosure *head = r[0];
+    assert_true(Bdescr(head)->flags & BF_NURSERY);
+    strata_perform_gc(0);
+    const GCDetails *d = gc_last_details();
+    assert_true(d->in_place);
+    assert_int_equal(d->copied_bytes, 0);
+    assert_true(d->promoted_in_place_bytes > 0);
+    assert_ptr_equal(r[0], head);                       /* not moved */
+    assert_int_equal(Bdescr(head)->gen_no, 1);
+    assert_false(Bdescr(head)->flags & BF_NURSERY);
+    check_list(r[0], 20000);
+    strata_perform_gc(1);
+    assert_false(gc_last_details()->in_place);
+    assert_ptr_not_equal(r[0], head);                   /* a major GC copies */
+    check_list(r[0], 20000);
+    STRATA_ROOTS_POP(r);
+}
+
+/* A mutable variable dirtied while young is DIRTY and old after the
+ * promotion: it must be on generation 1's remembered list, or the next
+ * write of a young object (the barrier's fast path: DIRTY, nothing
+ * recorded) would be missed by the next copying GC. */
+static void test_pip_dirtied_young_mut_var_is_remembered(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_var();
+    r[1] = mk_int(1);
+    strata_mut_var_write(r[0], r[1]);
+    assert_ptr_equal(r[0]->info, &stg_MUT_VAR_DIRTY_info);
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    assert_int_equal(Bdescr(r[0])->gen_no, 1);
+    assert_ptr_equal(r[0]->info, &stg_MUT_VAR_DIRTY_info);
+    assert_true(on_list(storage_gens[1].mut_list, r[0]));
+    /* Now copy: the young value is reachable only through the old variable. */
+    storage_config.promote_in_place = PROMOTE_IN_PLACE_NEVER;
+    r[1] = mk_int(42);
+    strata_mut_var_write(r[0], r[1]);
+    r[1] = NULL;
+    strata_perform_gc(0);
+    assert_false(gc_last_details()->in_place);
+    StgClosure *v = STRATA_MUT_VAR_READ(r[0]);
+    assert_ptr_equal(v->info, &Int_info);
+    assert_int_equal(STRATA_WORD(v, 0), 42);
+    assert_int_not_equal(Bdescr(v)->gen_no, 0);
+    STRATA_ROOTS_POP(r);
+}
+
+/* The same for an array: its cards stay marked until a copying GC scans
+ * them. */
+static void test_pip_dirtied_young_mut_array_is_remembered(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    const StgWord n = 1000;
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_array(n);
+    r[1] = mk_int(1);
+    strata_mut_array_write(r[0], 3, r[1]);
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    assert_int_equal(Bdescr(r[0])->gen_no, 1);
+    assert_true(on_list(storage_gens[1].mut_list, r[0]));
+    storage_config.promote_in_place = PROMOTE_IN_PLACE_NEVER;
+    for (StgWord i = 0; i < n; i += 97) {
+        r[1] = mk_int(i);
+        strata_mut_array_write(r[0], i, r[1]);
+    }
+    r[1] = NULL;
+    strata_perform_gc(0);
+    for (StgWord i = 0; i < n; i += 97) {
+        StgClosure *v = strata_mut_array_read(r[0], i);
+        assert_int_equal(STRATA_WORD(v, 0), i);
+        assert_int_not_equal(Bdescr(v)->gen_no, 0);
+    }
+    STRATA_ROOTS_POP(r);
+}
+
+/* Large objects and pinned blocks go to generation 1's large-object list
+ * with the nursery, unmoved. */
+static void test_pip_large_and_pinned_objects(void **state)
+{
+    (void)state;
+    harness_start("-A1m", "-DS", "--promote-in-place=always", NULL);
+    STRATA_ROOTS(r, 3);
+    r[0] = strata_alloc_bytes(16 * 1024);
+    r[1] = strata_alloc_pinned_bytes(100);
+    r[2] = mk_int(5);
+    memset(STRATA_BYTES_PTR(r[0]), 0xab, 16 * 1024);
+    StgClosure *large = r[0], *pinned = r[1];
+    assert_int_equal(Bdescr(large)->gen_no, 0);
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    assert_ptr_equal(r[0], large);
+    assert_ptr_equal(r[1], pinned);
+    assert_int_equal(Bdescr(large)->gen_no, 1);
+    assert_int_equal(Bdescr(pinned)->gen_no, 1);
+    assert_null(storage_gens[0].large_objects);
+    assert_int_equal(((uint8_t *)STRATA_BYTES_PTR(r[0]))[16 * 1024 - 1], 0xab);
+    assert_int_equal(STRATA_WORD(r[2], 0), 5);
+    strata_perform_gc(1);
+    assert_ptr_equal(r[0], large);                      /* large objects never move */
+    STRATA_ROOTS_POP(r);
+}
+
+static int finalized;
+static void count_finalizer(void *env)
+{
+    (void)env;
+    finalized++;
+}
+
+static const StgWeak *wanted_weak;
+static unsigned wanted_weak_gen;
+static void find_weak(StgWeak *w, unsigned gen, void *env)
+{
+    (void)env;
+    if (w == wanted_weak)
+        wanted_weak_gen = gen;
+}
+
+/* A weak pointer and its key promoted in place: the key lives on (nothing
+ * in generation 0 dies), and dies at the major GC after it is dropped. */
+static void test_pip_weak_pointers_come_along(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    finalized = 0;
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(7);
+    r[1] = strata_mk_weak(r[0], r[0], count_finalizer, NULL);
+    r[0] = NULL;
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    StgClosure *v = strata_deref_weak(r[1]);
+    assert_non_null(v);
+    assert_int_equal(STRATA_WORD(v, 0), 7);
+    assert_int_equal(Bdescr(r[1])->gen_no, 1);
+    /* On generation 1's list, as the debugger lists it. */
+    wanted_weak = (const StgWeak *)r[1];
+    wanted_weak_gen = UINT32_MAX;
+    weak_for_each(find_weak, NULL);
+    assert_int_equal(wanted_weak_gen, 1);
+    strata_perform_gc(1);
+    assert_null(strata_deref_weak(r[1]));
+    assert_int_equal(finalized, 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* Eras live in the blocks' descriptors and era runs, which promotion in
+ * place keeps: every object keeps its birth era, in one nursery block of
+ * several eras too. */
+static void test_pip_objects_keep_their_eras(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    STRATA_ROOTS(r, 3);
+    setUserEra(3);
+    r[0] = mk_int(3);
+    setUserEra(4);
+    r[1] = mk_int(4);
+    setUserEra(5);
+    r[2] = mk_int(5);
+    assert_ptr_equal(Bdescr(r[0]), Bdescr(r[2]));      /* one block, three runs */
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(Bdescr(r[i])->gen_no, 1);
+        assert_int_equal(block_era_at(Bdescr(r[i]), r[i]), 3 + i);
+    }
+    strata_perform_gc(1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(block_era_at(Bdescr(r[i]), r[i]), 3 + i);
+    setUserEra(0);
+    STRATA_ROOTS_POP(r);
+}
+
+/* auto: a growing list (everything survives) promotes in place once adaptive
+ * aging has stopped; short-lived garbage goes back to copying within
+ * PIP_RUN GCs and stays there. */
+static void test_pip_auto_follows_survival(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 100000; i++)
+        push(i, &r[0]);
+    StgWord grown = promote_in_place_count();
+    assert_true(grown > 0);
+    assert_false(tenure_aging_enabled());
+    check_list(r[0], 100000);
+    /* Garbage: each short list is dropped at once. */
+    StgWord gcs_before = storage_gens[0].collections;
+    for (StgWord i = 0; i < 200000; i++) {
+        r[1] = &Nil_closure;
+        push(i, &r[1]);
+        push(i, &r[1]);
+    }
+    assert_true(storage_gens[0].collections > gcs_before + 4 * PIP_RUN);
+    assert_true(promote_in_place_count() <= grown + PIP_RUN);
+    StgWord settled = promote_in_place_count();
+    for (StgWord i = 0; i < 200000; i++) {
+        r[1] = &Nil_closure;
+        push(i, &r[1]);
+    }
+    assert_int_equal(promote_in_place_count(), settled);
+    check_list(r[0], 100000);
+    STRATA_ROOTS_POP(r);
+}
+
+/* never: the same growing list is copied at every GC. */
+static void test_pip_never(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=never", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 100000; i++)
+        push(i, &r[0]);
+    assert_int_equal(promote_in_place_count(), 0);
+    check_list(r[0], 100000);
+    STRATA_ROOTS_POP(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_pip_always_moves_nothing, teardown),
+        cmocka_unit_test_teardown(test_pip_dirtied_young_mut_var_is_remembered, teardown),
+        cmocka_unit_test_teardown(test_pip_dirtied_young_mut_array_is_remembered, teardown),
+        cmocka_unit_test_teardown(test_pip_large_and_pinned_objects, teardown),
+        cmocka_unit_test_teardown(test_pip_weak_pointers_come_along, teardown),
+        cmocka_unit_test_teardown(test_pip_objects_keep_their_eras, teardown),
+        cmocka_unit_test_teardown(test_pip_auto_follows_survival, teardown),
+        cmocka_unit_test_teardown(test_pip_never, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
