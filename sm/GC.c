@@ -610,21 +610,18 @@ static void collect_with_world_stopped(bool major)
     if (debug_enabled(DEBUG_SANITY))
         sanity_check_heap("before GC");
 
-    if (in_place) {
-        bool ok;
-        StgWord words = promote_in_place(&ok);
-        if (ok) {
-            fill_in_place_details(&details, words);
-            note_collector_cap();
-            /* One GC thread's phases, as a sequential copying GC reports them. */
-            gc_observe_thread_phase(0, GC_PHASE_WORK);
-            gc_observe_thread_phase(0, GC_PHASE_IDLE);
-            gc_observe_thread_phase(0, GC_PHASE_DONE);
-        }
-        in_place = ok;
-    }
-    if (!in_place)
+    StgWord promoted_words;
+    if (in_place && promote_in_place(&promoted_words)) {
+        fill_in_place_details(&details, promoted_words);
+        note_collector_cap();
+        /* One GC thread's phases, as a sequential copying GC reports them. */
+        gc_observe_thread_phase(0, GC_PHASE_WORK);
+        gc_observe_thread_phase(0, GC_PHASE_IDLE);
+        gc_observe_thread_phase(0, GC_PHASE_DONE);
+    } else {
+        /* Also when no fresh nursery blocks could be had for an in-place GC. */
         collect_by_copying(N, is_major, n_threads, &details);
+    }
     poison_nursery();
     storage_reset_nursery();
     StgWord returned = policy_resize_after_gc(N);

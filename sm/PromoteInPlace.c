@@ -128,7 +128,7 @@ static void remember_dirtied_young(Generation *from, Generation *to)
     from->mut_list = NULL;
 }
 
-StgWord promote_in_place(bool *ok)
+bool promote_in_place(StgWord *words)
 {
     Generation *g0 = &storage_gens[0];
     Generation *to = &storage_gens[g0->promote_to];
@@ -138,20 +138,17 @@ StgWord promote_in_place(bool *ok)
     for (unsigned i = 0; i < capabilities_n; i++)
         n_used += storage_nursery_used_blocks(&capabilities[i]);
     BlockDesc *fresh = NULL;
-    if (!take_fresh_blocks(n_used, &fresh)) {
-        *ok = false;
-        return 0;
-    }
+    if (!take_fresh_blocks(n_used, &fresh))
+        return false;
     storage_retire_pinned_blocks();
-    StgWord words = promote_nursery_blocks(to, &fresh);
+    *words = promote_nursery_blocks(to, &fresh);
     ASSERT(fresh == NULL);
-    words += promote_large_objects(g0, to);
+    *words += promote_large_objects(g0, to);
     remember_dirtied_young(g0, to);
     weak_promote_young(to->no);
     g0->collections++;
     if (run_left > 0)
         run_left--;
     n_done++;
-    *ok = true;
-    return words;
+    return true;
 }

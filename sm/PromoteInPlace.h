@@ -69,11 +69,11 @@
  * storage_config.promote_in_place and the last measurement say. */
 bool promote_in_place_wanted(unsigned N);
 
-/* Promotes generation 0 into its promotion target as described above;
- * returns the words promoted (nursery, large and pinned), or false in
- * *ok when fresh nursery blocks could not be had (then nothing has
- * changed and the caller copies instead). */
-StgWord promote_in_place(bool *ok);
+/* Promotes generation 0 into its promotion target as described above and
+ * sets *words to the words promoted (nursery, large and pinned); false if
+ * fresh nursery blocks could not be had (then nothing has changed and the
+ * caller copies instead). */
+bool promote_in_place(StgWord *words);
 
 /* After a copying GC of generations 0..N: what it allocated since the
  * previous GC and copied, for the next decision.  direct: the nursery's
