@@ -616,22 +616,40 @@ static bool parse_census_gc(RtsFlags *flags, const char *opt, char *err, size_t 
     return true;
 }
 
+/* strata's own flags --<name>=<auto|always|never> (--prefault,
+ * --promote-in-place). */
+typedef enum { WHEN_AUTO, WHEN_ALWAYS, WHEN_NEVER } FlagWhen;
+
+/* The value of opt, which starts with "--<name>="; false (with GHC's kind
+ * of message) if it is none of the three. */
+static bool parse_when(const char *name, const char *opt, FlagWhen *when, char *err,
+                       size_t err_len)
+{
+    const char *v = opt + strlen("--") + strlen(name) + strlen("=");
+    if (strcmp(v, "auto") == 0)
+        *when = WHEN_AUTO;
+    else if (strcmp(v, "always") == 0)
+        *when = WHEN_ALWAYS;
+    else if (strcmp(v, "never") == 0)
+        *when = WHEN_NEVER;
+    else
+        return flag_error(err, err_len, "--%s: expected auto, always or never (got '%s')", name,
+                          v);
+    return true;
+}
+
 #define PREFAULT_PREFIX "--prefault="
 
 /* --prefault=<auto|always|never>: whether a helper thread faults in the
  * memory the heap is about to grow into.  Not a GHC flag. */
 static bool parse_prefault(RtsFlags *flags, const char *opt, char *err, size_t err_len)
 {
-    const char *when = opt + strlen(PREFAULT_PREFIX);
-    if (strcmp(when, "auto") == 0)
-        flags->prefault = PREFAULT_AUTO;
-    else if (strcmp(when, "always") == 0)
-        flags->prefault = PREFAULT_ALWAYS;
-    else if (strcmp(when, "never") == 0)
-        flags->prefault = PREFAULT_NEVER;
-    else
-        return flag_error(err, err_len,
-                          "--prefault: expected auto, always or never (got '%s')", when);
+    static const RtsPrefault modes[] = {
+        [WHEN_AUTO] = PREFAULT_AUTO, [WHEN_ALWAYS] = PREFAULT_ALWAYS, [WHEN_NEVER] = PREFAULT_NEVER};
+    FlagWhen when;
+    if (!parse_when("prefault", opt, &when, err, err_len))
+        return false;
+    flags->prefault = modes[when];
     return true;
 }
 
@@ -641,16 +659,13 @@ static bool parse_prefault(RtsFlags *flags, const char *opt, char *err, size_t e
  * the nursery without copying it.  Not a GHC flag. */
 static bool parse_promote_in_place(RtsFlags *flags, const char *opt, char *err, size_t err_len)
 {
-    const char *when = opt + strlen(PROMOTE_IN_PLACE_PREFIX);
-    if (strcmp(when, "auto") == 0)
-        flags->promote_in_place = PROMOTE_IN_PLACE_AUTO;
-    else if (strcmp(when, "always") == 0)
-        flags->promote_in_place = PROMOTE_IN_PLACE_ALWAYS;
-    else if (strcmp(when, "never") == 0)
-        flags->promote_in_place = PROMOTE_IN_PLACE_NEVER;
-    else
-        return flag_error(err, err_len,
-                          "--promote-in-place: expected auto, always or never (got '%s')", when);
+    static const PromoteInPlaceMode modes[] = {[WHEN_AUTO] = PROMOTE_IN_PLACE_AUTO,
+                                               [WHEN_ALWAYS] = PROMOTE_IN_PLACE_ALWAYS,
+                                               [WHEN_NEVER] = PROMOTE_IN_PLACE_NEVER};
+    FlagWhen when;
+    if (!parse_when("promote-in-place", opt, &when, err, err_len))
+        return false;
+    flags->promote_in_place = modes[when];
     return true;
 }
 
