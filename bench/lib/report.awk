@@ -4,9 +4,11 @@
 #
 # Input: one line per timed run, tab-separated:
 #   workload size variant rep wall_s peak_rss_kib gc_elapsed_s bytes_copied
-#   gc_cpu_s max_pause_s
-# where the last four are "-" for a variant whose runtime does not report
-# them.  Variables: memcpy (GB/s from bench/memcpy-bw, or "-").
+#   gc_cpu_s max_pause_s [young_cpu_s young_copied old_cpu_s old_copied
+#   in_place_bytes]
+# where the figures after peak_rss_kib are "-" for a variant whose runtime
+# does not report them (the bracketed five may be missing altogether).
+# Variables: memcpy (GB/s from bench/memcpy-bw, or "-").
 #
 # GC CPU s/GB is the collector's CPU time per 10^9 bytes copied, the cost
 # of its work whatever the number of GC threads; "of memcpy" is the copy
@@ -14,6 +16,16 @@
 # memcpy bandwidth.  A collector that copies little (GHC's --nonmoving-gc
 # copies only out of the nursery) spends its time elsewhere, so its s/GB
 # is high; max pause is the latency that buys.
+#
+# The same cost split by the kind of collection, below each workload's
+# main table: generation 0's collections (young) and the older
+# generations' (old), each its CPU time over the bytes it copied.  The two
+# kinds cost differently per byte -- a young collection copies what was
+# just allocated, in order, an old one chases the whole heap -- so the
+# total's s/GB moves with the mix even when neither kind gets slower.
+# "in place" is what strata's young collections promoted without copying
+# (docs/design/gc.md): their CPU is in the young figure, their bytes are
+# not.
 # Written for POSIX awk (mawk on Debian): no asort, no gawk extensions.
 
 BEGIN { FS = "\t" }
@@ -30,6 +42,16 @@ BEGIN { FS = "\t" }
     if ($9 != "-" && $8 != "-" && $8 > 0)
         add(w, s, v, "spg", $9 / ($8 / 1e9))  # GC CPU s per GB copied
     add(w, s, v, "pause", $10 == "-" ? "-" : $10 * 1000)   # s -> ms
+    if (NF >= 15) {
+        add(w, s, v, "ycopied", $12 == "-" ? "-" : $12 / 1e6)
+        add(w, s, v, "ocopied", $14 == "-" ? "-" : $14 / 1e6)
+        add(w, s, v, "ycpu", $11)
+        add(w, s, v, "ocpu", $13)
+        if ($11 != "-" && $12 != "-" && $12 > 0) add(w, s, v, "yspg", $11 / ($12 / 1e9))
+        if ($13 != "-" && $14 != "-" && $14 > 0) add(w, s, v, "ospg", $13 / ($14 / 1e9))
+        add(w, s, v, "inplace", $15 == "-" ? "-" : $15 / 1e6)
+        if ($12 != "-") by_kind[w] = 1
+    }
 }
 
 # Collects value x of metric m; "-" means not reported.
@@ -87,5 +109,26 @@ END {
             }
         }
         print ""
+        if (w in by_kind) kind_table(w)
     }
+}
+
+function kind_table(w,    j, k, s, v) {
+    printf "GC CPU by kind of collection (%s):\n\n", w
+    print "| size | variant | young: copied (MB) | CPU (s) | s/GB | strata/x | in place (MB) | old: copied (MB) | CPU (s) | s/GB | strata/x |"
+    print "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for (j = 1; j <= ns[w]; j++) {
+        s = ss[w, j]
+        for (k = 1; k <= nv[w, s]; k++) {
+            v = vs[w, s, k]
+            if (median(w, s, v, "ycopied") == "") continue
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, v,
+                fmt(median(w, s, v, "ycopied"), "%.1f"), fmt(median(w, s, v, "ycpu"), "%.3f"),
+                fmt(median(w, s, v, "yspg"), "%.3f"), ratio(w, s, v, "yspg"),
+                fmt(median(w, s, v, "inplace"), "%.1f"),
+                fmt(median(w, s, v, "ocopied"), "%.1f"), fmt(median(w, s, v, "ocpu"), "%.3f"),
+                fmt(median(w, s, v, "ospg"), "%.3f"), ratio(w, s, v, "ospg")
+        }
+    }
+    print ""
 }

@@ -7,10 +7,13 @@
 #
 # Input: one line per timed run, tab-separated:
 #   workload size variant caps rep wall_s peak_rss_kib gc_elapsed_s
-#   bytes_copied balance_pct gc_cpu_s max_pause_s
-# where the last five are "-" when the run's `+RTS -s` summary did not
-# report them (the work balance needs more than one capability, and a
-# parallel collector).  GC CPU s/GB and max pause are report.awk's.  Written for POSIX awk (mawk on Debian).
+#   bytes_copied balance_pct gc_cpu_s max_pause_s [young_cpu_s young_copied
+#   old_cpu_s old_copied in_place_bytes]
+# where the figures after peak_rss_kib are "-" when the run's `+RTS -S`
+# report did not give them (the work balance needs more than one
+# capability, and a parallel collector; the bracketed five may be missing
+# altogether).  GC CPU s/GB, max pause and the table by kind of
+# collection are report.awk's.  Written for POSIX awk (mawk on Debian).
 
 BEGIN { FS = "\t" }
 
@@ -30,6 +33,16 @@ BEGIN { FS = "\t" }
     if ($11 != "-" && $11 != "" && $9 != "-" && $9 > 0)
         add(r, "spg", $11 / ($9 / 1e9))             # GC CPU s per GB copied
     add(r, "pause", ($12 == "-" || $12 == "") ? "-" : $12 * 1000)   # s -> ms
+    if (NF >= 17) {
+        add(r, "ycopied", $14 == "-" ? "-" : $14 / 1e6)
+        add(r, "ocopied", $16 == "-" ? "-" : $16 / 1e6)
+        add(r, "ycpu", $13)
+        add(r, "ocpu", $15)
+        if ($13 != "-" && $14 != "-" && $14 > 0) add(r, "yspg", $13 / ($14 / 1e9))
+        if ($15 != "-" && $16 != "-" && $16 > 0) add(r, "ospg", $15 / ($16 / 1e9))
+        add(r, "inplace", $17 == "-" ? "-" : $17 / 1e6)
+        if ($14 != "-") by_kind[w] = 1
+    }
 }
 
 # Collects value x of metric m for run key r; "-" means not reported.
@@ -128,5 +141,32 @@ END {
         }
         print line1; print line2; print line3
         print ""
+        if (w in by_kind) kind_table(w)
     }
+}
+
+# GC CPU per GB copied by kind of collection (report.awk's table), per -N.
+function kind_table(w,    j, c, k, s, n, v, ref, y, o) {
+    printf "GC CPU by kind of collection (%s):\n\n", w
+    print "| size | -N | variant | young: copied (MB) | CPU (s) | s/GB | strata/x | in place (MB) | old: copied (MB) | CPU (s) | s/GB | strata/x |"
+    print "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for (j = 1; j <= ns[w]; j++) {
+        s = ss[w, j]
+        for (c = 1; c <= nn[w]; c++) {
+            n = caps[w, c]
+            for (k = 1; k <= nv[w]; k++) {
+                v = vs[w, k]
+                if (median(w, s, v, n, "ycopied") == "") continue
+                ref = (v == "strata")
+                y = median(w, s, v, n, "yspg"); o = median(w, s, v, n, "ospg")
+                printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, n, v,
+                    fmt(median(w, s, v, n, "ycopied"), "%.1f"), fmt(median(w, s, v, n, "ycpu"), "%.3f"),
+                    fmt(y, "%.3f"), ref ? "—" : quot(median(w, s, "strata", n, "yspg"), y),
+                    fmt(median(w, s, v, n, "inplace"), "%.1f"),
+                    fmt(median(w, s, v, n, "ocopied"), "%.1f"), fmt(median(w, s, v, n, "ocpu"), "%.3f"),
+                    fmt(o, "%.3f"), ref ? "—" : quot(median(w, s, "strata", n, "ospg"), o)
+            }
+        }
+    }
+    print ""
 }

@@ -2,9 +2,11 @@
 # testsuite/scripts/bench-report.sh -- the pieces of bench/run that turn
 # runs into figures (bench/README.md): bench/lib/rts-summary.awk reads GC
 # time (elapsed and CPU), bytes copied, the parallel GC's work balance and
-# the longest pause from strata's and GHC's `+RTS -s` summaries ("-" when
-# missing, never a failure), GHC's --nonmoving-gc summary included;
-# bench/lib/report.awk turns them into GC CPU seconds per GB copied;
+# the longest pause from strata's and GHC's `+RTS -S` reports ("-" when
+# missing, never a failure), GHC's --nonmoving-gc summary included, and
+# splits GC CPU and bytes copied between generation 0's collections and
+# the older ones'; bench/lib/report.awk turns them into GC CPU seconds per
+# GB copied, in all and by kind of collection;
 # bench/lib/caps.sh expands a workload's caps file; bench/lib/scaling.awk
 # prints the -N scaling table with the work balance as "X of N" and the
 # figures of issue 16's targets.  Also: the benchmark copies of the
@@ -58,17 +60,45 @@ cat >ghc-n2.txt <<'SUMMARY'
   %GC     time      60.7%  (65.5% elapsed)
 SUMMARY
 expect_eq "GHC -N2 summary" "$(awk -f "$lib/rts-summary.awk" ghc-n2.txt)" \
-    "$(printf '1.149\t1156308320\t67.68\t1.098\t0.0404')"
+    "$(printf '1.149\t1156308320\t67.68\t1.098\t0.0404\t0.834\t-\t0.264\t-\t-')"
 
 # A summary without the work balance line (strata's serial collector, GHC
 # at -N1) and with a balance that is not a percentage: "-", not a failure.
 grep -v 'work balance' ghc-n2.txt >no-balance.txt
 expect_eq "summary without a work balance" "$(awk -f "$lib/rts-summary.awk" no-balance.txt)" \
-    "$(printf '1.149\t1156308320\t-\t1.098\t0.0404')"
+    "$(printf '1.149\t1156308320\t-\t1.098\t0.0404\t0.834\t-\t0.264\t-\t-')"
 sed 's/67.68%/NaN%/' ghc-n2.txt >nan-balance.txt
 expect_eq "summary with a work balance of NaN%" "$(awk -f "$lib/rts-summary.awk" nan-balance.txt)" \
-    "$(printf '1.149\t1156308320\t-\t1.098\t0.0404')"
-expect_eq "empty summary" "$(awk -f "$lib/rts-summary.awk" /dev/null)" "$(printf -- '-\t-\t-\t-\t-')"
+    "$(printf '1.149\t1156308320\t-\t1.098\t0.0404\t0.834\t-\t0.264\t-\t-')"
+expect_eq "empty summary" "$(awk -f "$lib/rts-summary.awk" /dev/null)" \
+    "$(printf -- '-\t-\t-\t-\t-\t-\t-\t-\t-\t-')"
+
+# GHC 9.10.3's -S: one line per GC before the summary; a GC's generation
+# is its last field.  The syncs and concurrent lines of --nonmoving-gc
+# are not collections and add no CPU to either kind.
+cat >ghc-per-gc.txt <<'SUMMARY'
+    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts
+    bytes     bytes     bytes   user   elap     user     elap
+  4196168   4161832   4186464  0.004  0.004    0.006    0.006    0    1  (Gen:  0)
+  4177920   8338440   8364384  0.007  0.007    0.013    0.013    0    0  (Gen:  0)
+  4177920  12517496  12542128  0.009  0.009    0.022    0.022    0    0  (Gen:  1)
+   360552                      0.000  0.000
+
+      25,017,768 bytes copied during GC
+
+                                     Tot time (elapsed)  Avg pause  Max pause
+  Gen  0         2 colls,     0 par    0.011s   0.011s     0.0055s    0.0070s
+  Gen  1         1 colls,     0 par    0.009s   0.009s     0.0090s    0.0090s
+  Gen  1         3 syncs,                       0.000s     0.0000s    0.0500s
+  Gen  1      concurrent,              0.004s   0.018s     0.0059s    0.0900s
+
+  GC      time    0.020s  (  0.020s elapsed)
+SUMMARY
+expect_eq "GHC -S report" "$(awk -f "$lib/rts-summary.awk" ghc-per-gc.txt)" \
+    "$(printf '0.020\t25017768\t-\t0.020\t0.0500\t0.011\t12500272\t0.009\t12517496\t-')"
+# strata's line for what it promoted without copying.
+{ cat ghc-per-gc.txt; echo "   4,294,967,296 bytes promoted in place (1,024 GCs)"; } >in-place.txt
+expect_eq "the in-place line" "$(awk -f "$lib/rts-summary.awk" in-place.txt | cut -f 10)" "4294967296"
 
 # GHC 9.10.3 with --nonmoving-gc: the syncs line is a pause, the
 # concurrent mark is not.
@@ -85,20 +115,26 @@ cat >ghc-nonmoving.txt <<'SUMMARY'
   CONC GC time    0.004s  (  0.018s elapsed)
 SUMMARY
 expect_eq "GHC --nonmoving-gc summary" "$(awk -f "$lib/rts-summary.awk" ghc-nonmoving.txt)" \
-    "$(printf '0.103\t38687288\t-\t0.037\t0.0500')"
+    "$(printf '0.103\t38687288\t-\t0.037\t0.0500\t0.021\t-\t0.016\t-\t-')"
 
-# strata's own summary, as it is today: GC time and bytes copied must be
-# found; the balance is a percentage or "-".
+# strata's own report, as it is today: GC time and bytes copied must be
+# found; the balance is a percentage or "-"; the per-GC lines account for
+# every byte copied, split between young and old collections (-A64k: both
+# kinds happen).
 prog=$top_builddir/examples/bintrees-par
 if [ -x "$prog" ]; then
-    expect_status 0 env -u GHCRTS "$prog" 10 +RTS -N2 -sstrata-n2.txt -RTS
-    IFS=$'\t' read -r gc copied balance cpu pause < <(awk -f "$lib/rts-summary.awk" strata-n2.txt)
-    if [[ $gc =~ ^[0-9]+\.[0-9]+$ ]] && [[ $copied =~ ^[0-9]+$ ]] &&
-            [[ $balance =~ ^(-|[0-9]+(\.[0-9]+)?)$ ]] && [[ $cpu =~ ^[0-9]+\.[0-9]+$ ]] &&
-            [[ $pause =~ ^[0-9]+\.[0-9]+$ ]]; then
+    expect_status 0 env -u GHCRTS "$prog" 14 +RTS -N2 -A64k -Sstrata-n2.txt -RTS
+    IFS=$'\t' read -r gc copied balance cpu pause ycpu ycopied ocpu ocopied in_place \
+        < <(awk -f "$lib/rts-summary.awk" strata-n2.txt)
+    num='^[0-9]+\.[0-9]+$'
+    if [[ $gc =~ $num ]] && [[ $copied =~ ^[0-9]+$ ]] &&
+            [[ $balance =~ ^(-|[0-9]+(\.[0-9]+)?)$ ]] && [[ $cpu =~ $num ]] &&
+            [[ $pause =~ $num ]] && [[ $ycpu =~ $num ]] && [[ $ocpu =~ $num ]] &&
+            [[ $ycopied =~ ^[0-9]+$ ]] && [[ $ocopied =~ ^[0-9]+$ ]] &&
+            [ $((ycopied + ocopied)) -eq "$copied" ] && [[ $in_place =~ ^(-|[0-9]+)$ ]]; then
         pass
     else
-        fail "strata's +RTS -s summary read as gc='$gc' copied='$copied' balance='$balance' cpu='$cpu' pause='$pause':"
+        fail "strata's +RTS -S report read as gc='$gc' copied='$copied' balance='$balance' cpu='$cpu' pause='$pause' young='$ycpu s, $ycopied B' old='$ocpu s, $ocopied B' in_place='$in_place':"
         sed 's/^/    /' strata-n2.txt >&2
     fi
 else
@@ -120,6 +156,26 @@ expect_eq "report.awk's stderr" "$(cat awk-err)" ""
 expect_line table.md "| 20 | strata | 1 | 4.000 | — | 2.000 | — | 2000.0 | — | 20.0 | — | 1.200 | — | 8.3% | 10.0 | — |"
 expect_line table.md "| 20 | ghc | 1 | 5.000 | 0.80 | 2.500 | 0.80 | 4000.0 | 0.50 | 20.0 | 1.00 | 0.800 | 1.50 | 12.5% | 20.0 | 0.50 |"
 expect_line table.md "| 20 | malloc | 1 | 6.000 | 0.67 | — | — | — | — | 10.0 | 2.00 | — | — | — | — | — |"
+# Without the by-kind fields there is no by-kind table.
+if grep -q 'by kind' table.md; then fail "a by-kind table from runs without -S figures"; else pass; fi
+
+# ... young_cpu young_copied old_cpu old_copied in_place
+{
+    tab w 20 strata 1 4.0 20480 2.0 2000000000 2.4 0.010 0.3 1000000000 2.1 1000000000 500000000
+    tab w 20 ghc 1 5.0 20480 2.5 4000000000 3.2 0.020 1.2 3000000000 2.0 1000000000 -
+    tab w 20 malloc 1 6.0 10240 - - - - - - - - -
+} >kdata
+awk -v memcpy=10 -f "$lib/report.awk" kdata >ktable.md 2>awk-err
+expect_eq "report.awk's stderr, by kind" "$(cat awk-err)" ""
+expect_line ktable.md "GC CPU by kind of collection (w):"
+# young: 0.3 s / 1 GB = 0.300 s/GB against GHC's 1.2 s / 3 GB = 0.400.
+expect_line ktable.md "| 20 | strata | 1000.0 | 0.300 | 0.300 | — | 500.0 | 1000.0 | 2.100 | 2.100 | — |"
+expect_line ktable.md "| 20 | ghc | 3000.0 | 1.200 | 0.400 | 0.75 | — | 1000.0 | 2.000 | 2.000 | 1.05 |"
+if grep -q '| 20 | malloc | [0-9—]* | ' ktable.md && [ "$(grep -c '| 20 | malloc |' ktable.md)" -gt 1 ]; then
+    fail "malloc, which reports no GC, has a by-kind row"
+else
+    pass
+fi
 
 # --- caps.sh ---------------------------------------------------------------
 
@@ -163,6 +219,23 @@ expect_line report.md "| figure | target | size 21 | size 16 |"
 expect_line report.md "| strata -N2 wall / GHC -N2 wall | ≤ 0.6 | 0.62 | — |"
 expect_line report.md "| strata GC time -N2 / strata GC time -N1 | ≤ 0.6 | 0.60 | 1.00 |"
 expect_line report.md "| strata work balance at -N2 | ≥ 1.8 of 2 | 1.81 of 2 | — |"
+
+if grep -q 'by kind' report.md; then fail "a by-kind -N table from runs without -S figures"; else pass; fi
+
+# ... young_cpu young_copied old_cpu old_copied in_place, at -N1 and -N2.
+{
+    tab w 21 strata 1 1 4.0 20480 2.0 100000000 - 0.2 0.004 0.02 100000000 0.18 0 0
+    tab w 21 strata 2 1 2.4 30720 1.0 100000000 80 0.2 0.003 0.04 50000000 0.16 50000000 25000000
+    tab w 21 ghc 2 1 4.0 40960 2.0 300000000 67.68 0.6 0.005 0.3 200000000 0.3 100000000 -
+} >kcdata
+awk -f "$lib/scaling.awk" kcdata >kreport.md 2>awk-err
+expect_eq "scaling.awk's stderr, by kind" "$(cat awk-err)" ""
+expect_line kreport.md "GC CPU by kind of collection (w):"
+# -N1: no old collection copied anything, so no old s/GB.
+expect_line kreport.md "| 21 | 1 | strata | 100.0 | 0.020 | 0.200 | — | 0.0 | 0.0 | 0.180 | — | — |"
+# -N2: young 0.04 s / 0.05 GB = 0.8 s/GB against GHC's 0.3 / 0.2 = 1.5.
+expect_line kreport.md "| 21 | 2 | strata | 50.0 | 0.040 | 0.800 | — | 25.0 | 50.0 | 0.160 | 3.200 | — |"
+expect_line kreport.md "| 21 | 2 | ghc | 200.0 | 0.300 | 1.500 | 0.53 | — | 100.0 | 0.300 | 3.000 | 1.07 |"
 
 # At -N4, 50% is 1 + 0.5 * 3 = 2.50 of 4.
 tab w 18 strata 4 1 1.0 10240 0.5 1000000 50 - - >cdata4
