@@ -3,21 +3,27 @@
  * nursery without copying it (Note [Promoting the nursery in place] in
  * sm/PromoteInPlace.h): nothing moves and nothing reachable is lost; the
  * objects the barrier dirtied while young are remembered once old; large
- * and pinned objects, weak pointers and eras come along; and the automatic
- * policy follows the nursery's survival.  Every test runs with the sanity
+ * and pinned objects, weak pointers and eras come along; a GC that cannot
+ * have fresh nursery blocks copies instead; and the automatic policy
+ * follows the nursery's survival.  Every test runs with the sanity
  * checker on (-DS), which checks the remembered sets and the young-group
  * map at every GC.
  */
 #include "harness.h"
 #include "require.h"
 
+#include "BlockAlloc.h"
+#include "Capability.h"
 #include "EraRuns.h"
 #include "GC.h"
+#include "Messages.h"
 #include "MutList.h"
 #include "PromoteInPlace.h"
+#include "Sanity.h"
 #include "Storage.h"
 #include "Tenure.h"
 #include "Weak.h"
+#include "os/OSMem.h"
 #include "strata/Weak.h"
 
 STRATA_CONSTR_INFO(Cons_info, "Cons", 2, 1);   /* head, tail, number */
@@ -100,6 +106,72 @@ static void test_pip_always_moves_nothing(void **state)
     assert_false(gc_last_details()->in_place);
     assert_ptr_not_equal(r[0], head);                   /* a major GC copies */
     check_list(r[0], 20000);
+    STRATA_ROOTS_POP(r);
+}
+
+/* An in-place GC needs a fresh block for every used nursery block.  When
+ * the heap cannot give them (here: no free block left, and the next
+ * commit of a megablock fails), the GC copies instead, and nothing is
+ * lost or half promoted. */
+static void test_pip_falls_back_to_copying(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 2000; i++)
+        push(i, &r[0]);
+    StgClosure *head = r[0];
+    assert_true(Bdescr(head)->flags & BF_NURSERY);
+    StgWord in_place_before = promote_in_place_count();
+
+    /* Take every free block: the allocator asks the OS for a megablock
+     * only when it has none, and that first request is made to fail.
+     * Blocks held here are on no heap list, so the sanity checker's
+     * inventory would not balance while they are held: it checks the heap
+     * again once they are back. */
+    unsigned debug_flags = rts_debug_flags;
+    rts_debug_flags &= ~(unsigned)DEBUG_SANITY;
+    BlockDesc *held = NULL;
+    StgWord n_held = 0;
+    sm_lock();
+    os_mem_fail_after(1);
+    for (BlockDesc *bd; (bd = block_alloc_group(1)) != NULL; n_held++) {
+        bd->link = held;
+        held = bd;
+    }
+    os_mem_fail_after(1);   /* the in-place GC's first request fails too */
+    sm_unlock();
+    assert_true(n_held > 0);
+
+    strata_perform_gc(0);
+    os_mem_fail_after(0);
+    const GCDetails *d = gc_last_details();
+    assert_false(d->in_place);
+    assert_int_equal(d->promoted_in_place_bytes, 0);
+    assert_true(d->copied_bytes > 0);
+    assert_int_equal(promote_in_place_count(), in_place_before);
+    assert_ptr_not_equal(r[0], head);                   /* copied */
+    assert_false(Bdescr(r[0])->flags & BF_NURSERY);
+    check_list(r[0], 2000);
+
+    sm_lock();
+    block_free_chain(held);
+    sm_unlock();
+    rts_debug_flags = debug_flags;
+    sanity_check_heap("after a GC that could not promote in place");
+    /* The copy aged the list in generation 0 (adaptive aging starts out
+     * aging), and aged blocks keep a GC from promoting in place: a major
+     * GC empties generation 0, and with blocks to be had again the next
+     * minor GC promotes in place. */
+    assert_int_equal(Bdescr(r[0])->gen_no, 0);
+    assert_non_null(storage_gens[0].blocks);
+    strata_perform_gc(1);
+    push(2000, &r[0]);
+    push(2001, &r[0]);
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    check_list(r[0], 2002);
     STRATA_ROOTS_POP(r);
 }
 
@@ -316,6 +388,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_pip_always_moves_nothing, teardown),
+        cmocka_unit_test_teardown(test_pip_falls_back_to_copying, teardown),
         cmocka_unit_test_teardown(test_pip_dirtied_young_mut_var_is_remembered, teardown),
         cmocka_unit_test_teardown(test_pip_dirtied_young_mut_array_is_remembered, teardown),
         cmocka_unit_test_teardown(test_pip_large_and_pinned_objects, teardown),
