@@ -55,7 +55,6 @@ unsigned policy_collected_gen(bool major)
  * 134 collections of generation 1 and copied 4.0 GB, against 12 and
  * 2.7 GB with the oldest's budget (GHC 9.10.3 at -G3: 9 collections). */
 
-#define RETURN_DECAY_CYCLES 4
 static StgWord recent_peaks[RETURN_DECAY_CYCLES];
 static unsigned recent_peak_next = 0;
 
@@ -76,7 +75,12 @@ StgWord policy_resize_after_gc(unsigned N)
      * the last RETURN_DECAY_CYCLES major cycles used: a heap that swings
      * between GCs would otherwise hand the same memory back and fault it
      * in again every cycle (lists 1M: 570 MB returned for a 212 MB peak,
-     * 184,000 page faults).  Return the rest. */
+     * 184,000 page faults).  Return the rest.  Eight cycles, not four:
+     * promotion in place brings major GCs sooner, and lists' phases of
+     * six or seven of them outran a window of four (lists 3000000: 458 MB
+     * returned and faulted in again, 7% of its GC CPU).  A heap that
+     * shrinks for good still gives its memory back within eight major
+     * GCs, which a small heap makes often. */
     StgWord heap = storage_heap_blocks();
     StgWord needed_blocks = heap + oldest_gen->max_blocks;
     StgWord needed_mblocks = (needed_blocks + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;

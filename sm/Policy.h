@@ -22,9 +22,12 @@ void gc_request_major(void);
 unsigned policy_collected_gen(bool major);
 
 /* After collecting generations 0..N: new budgets for them, and after a
- * major GC the megablocks the next cycle will not need go back to the OS.
- * Returns how many megablocks went back. */
+ * major GC the megablocks the next cycle will not need go back to the OS:
+ * it keeps at least as many as the busiest of the last
+ * RETURN_DECAY_CYCLES major cycles used.  Returns how many megablocks
+ * went back. */
 StgWord policy_resize_after_gc(unsigned N);
+#define RETURN_DECAY_CYCLES 8
 
 /* After collecting generations 0..N: a heap above -M after a major GC is
  * a heap overflow; after a minor one, the next GC is major. */
