@@ -31,7 +31,7 @@
 BEGIN {
     gc = "-"; copied = "-"; balance = "-"; cpu = "-"; pause = "-"
     young_cpu = "-"; old_cpu = "-"; young_copied = "-"; old_copied = "-"
-    in_place = "-"
+    in_place = "-"; per_gc = 0   # set by the first per-GC line of -S
 }
 
 # A line of -S: the generation is the last field, "0)".
