@@ -5,9 +5,9 @@
 # Input: one line per timed run, tab-separated:
 #   workload size variant rep wall_s peak_rss_kib gc_elapsed_s bytes_copied
 #   gc_cpu_s max_pause_s [young_cpu_s young_copied old_cpu_s old_copied
-#   in_place_bytes]
+#   in_place_bytes [system_cpu_s minor_faults]]
 # where the figures after peak_rss_kib are "-" for a variant whose runtime
-# does not report them (the bracketed five may be missing altogether).
+# does not report them (the bracketed fields may be missing altogether).
 # Variables: memcpy (GB/s from bench/memcpy-bw, or "-").
 #
 # GC CPU s/GB is the collector's CPU time per 10^9 bytes copied, the cost
@@ -25,7 +25,11 @@
 # total's s/GB moves with the mix even when neither kind gets slower.
 # "in place" is what strata's young collections promoted without copying
 # (docs/design/gc.md): their CPU is in the young figure, their bytes are
-# not.
+# not.  The table ends with the whole run's minor page faults and kernel
+# CPU time (GNU time's %R and %S): a fault is the first touch of a 4 KiB
+# page, and both runtimes take most of theirs in the collector, copying
+# into fresh to-space, so their cost is part of GC CPU -- the same for a
+# runtime that copies half as much, whose s/GB it raises twice as much.
 # Written for POSIX awk (mawk on Debian): no asort, no gawk extensions.
 
 BEGIN { FS = "\t" }
@@ -51,6 +55,10 @@ BEGIN { FS = "\t" }
         if ($13 != "-" && $14 != "-" && $14 > 0) add(w, s, v, "ospg", $13 / ($14 / 1e9))
         add(w, s, v, "inplace", $15 == "-" ? "-" : $15 / 1e6)
         if ($12 != "-") by_kind[w] = 1
+    }
+    if (NF >= 17) {
+        add(w, s, v, "sys", $16)
+        add(w, s, v, "faults", $17 == "-" ? "-" : $17 / 1000)
     }
 }
 
@@ -115,19 +123,20 @@ END {
 
 function kind_table(w,    j, k, s, v) {
     printf "GC CPU by kind of collection (%s):\n\n", w
-    print "| size | variant | young: copied (MB) | CPU (s) | s/GB | strata/x | in place (MB) | old: copied (MB) | CPU (s) | s/GB | strata/x |"
-    print "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    print "| size | variant | young: copied (MB) | CPU (s) | s/GB | strata/x | in place (MB) | old: copied (MB) | CPU (s) | s/GB | strata/x | run: page faults (k) | system CPU (s) |"
+    print "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     for (j = 1; j <= ns[w]; j++) {
         s = ss[w, j]
         for (k = 1; k <= nv[w, s]; k++) {
             v = vs[w, s, k]
             if (median(w, s, v, "ycopied") == "") continue
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, v,
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, v,
                 fmt(median(w, s, v, "ycopied"), "%.1f"), fmt(median(w, s, v, "ycpu"), "%.3f"),
                 fmt(median(w, s, v, "yspg"), "%.3f"), ratio(w, s, v, "yspg"),
                 fmt(median(w, s, v, "inplace"), "%.1f"),
                 fmt(median(w, s, v, "ocopied"), "%.1f"), fmt(median(w, s, v, "ocpu"), "%.3f"),
-                fmt(median(w, s, v, "ospg"), "%.3f"), ratio(w, s, v, "ospg")
+                fmt(median(w, s, v, "ospg"), "%.3f"), ratio(w, s, v, "ospg"),
+                fmt(median(w, s, v, "faults"), "%.1f"), fmt(median(w, s, v, "sys"), "%.2f")
         }
     }
     print ""

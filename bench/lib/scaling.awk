@@ -8,12 +8,12 @@
 # Input: one line per timed run, tab-separated:
 #   workload size variant caps rep wall_s peak_rss_kib gc_elapsed_s
 #   bytes_copied balance_pct gc_cpu_s max_pause_s [young_cpu_s young_copied
-#   old_cpu_s old_copied in_place_bytes]
+#   old_cpu_s old_copied in_place_bytes [system_cpu_s minor_faults]]
 # where the figures after peak_rss_kib are "-" when the run's `+RTS -S`
 # report did not give them (the work balance needs more than one
-# capability, and a parallel collector; the bracketed five may be missing
-# altogether).  GC CPU s/GB, max pause and the table by kind of
-# collection are report.awk's.  Written for POSIX awk (mawk on Debian).
+# capability, and a parallel collector; the bracketed fields may be
+# missing altogether).  GC CPU s/GB, max pause and the table by kind of
+# collection (with the run's page faults and kernel CPU) are report.awk's.  Written for POSIX awk (mawk on Debian).
 
 BEGIN { FS = "\t" }
 
@@ -42,6 +42,10 @@ BEGIN { FS = "\t" }
         if ($15 != "-" && $16 != "-" && $16 > 0) add(r, "ospg", $15 / ($16 / 1e9))
         add(r, "inplace", $17 == "-" ? "-" : $17 / 1e6)
         if ($14 != "-") by_kind[w] = 1
+    }
+    if (NF >= 19) {
+        add(r, "sys", $18)
+        add(r, "faults", $19 == "-" ? "-" : $19 / 1000)
     }
 }
 
@@ -148,8 +152,8 @@ END {
 # GC CPU per GB copied by kind of collection (report.awk's table), per -N.
 function kind_table(w,    j, c, k, s, n, v, ref, y, o) {
     printf "GC CPU by kind of collection (%s):\n\n", w
-    print "| size | -N | variant | young: copied (MB) | CPU (s) | s/GB | strata/x | in place (MB) | old: copied (MB) | CPU (s) | s/GB | strata/x |"
-    print "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    print "| size | -N | variant | young: copied (MB) | CPU (s) | s/GB | strata/x | in place (MB) | old: copied (MB) | CPU (s) | s/GB | strata/x | run: page faults (k) | system CPU (s) |"
+    print "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     for (j = 1; j <= ns[w]; j++) {
         s = ss[w, j]
         for (c = 1; c <= nn[w]; c++) {
@@ -159,12 +163,13 @@ function kind_table(w,    j, c, k, s, n, v, ref, y, o) {
                 if (median(w, s, v, n, "ycopied") == "") continue
                 ref = (v == "strata")
                 y = median(w, s, v, n, "yspg"); o = median(w, s, v, n, "ospg")
-                printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, n, v,
+                printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, n, v,
                     fmt(median(w, s, v, n, "ycopied"), "%.1f"), fmt(median(w, s, v, n, "ycpu"), "%.3f"),
                     fmt(y, "%.3f"), ref ? "—" : quot(median(w, s, "strata", n, "yspg"), y),
                     fmt(median(w, s, v, n, "inplace"), "%.1f"),
                     fmt(median(w, s, v, n, "ocopied"), "%.1f"), fmt(median(w, s, v, n, "ocpu"), "%.3f"),
-                    fmt(o, "%.3f"), ref ? "—" : quot(median(w, s, "strata", n, "ospg"), o)
+                    fmt(o, "%.3f"), ref ? "—" : quot(median(w, s, "strata", n, "ospg"), o),
+                    fmt(median(w, s, v, n, "faults"), "%.1f"), fmt(median(w, s, v, n, "sys"), "%.2f")
             }
         }
     }

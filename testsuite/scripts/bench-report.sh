@@ -159,18 +159,19 @@ expect_line table.md "| 20 | malloc | 1 | 6.000 | 0.67 | — | — | — | — |
 # Without the by-kind fields there is no by-kind table.
 if grep -q 'by kind' table.md; then fail "a by-kind table from runs without -S figures"; else pass; fi
 
-# ... young_cpu young_copied old_cpu old_copied in_place
+# ... young_cpu young_copied old_cpu old_copied in_place system_cpu faults
 {
-    tab w 20 strata 1 4.0 20480 2.0 2000000000 2.4 0.010 0.3 1000000000 2.1 1000000000 500000000
-    tab w 20 ghc 1 5.0 20480 2.5 4000000000 3.2 0.020 1.2 3000000000 2.0 1000000000 -
-    tab w 20 malloc 1 6.0 10240 - - - - - - - - -
+    tab w 20 strata 1 4.0 20480 2.0 2000000000 2.4 0.010 0.3 1000000000 2.1 1000000000 500000000 0.15 82817
+    tab w 20 ghc 1 5.0 20480 2.5 4000000000 3.2 0.020 1.2 3000000000 2.0 1000000000 - 0.17 78712
+    tab w 20 malloc 1 6.0 10240 - - - - - - - - - 0.01 2500
 } >kdata
 awk -v memcpy=10 -f "$lib/report.awk" kdata >ktable.md 2>awk-err
 expect_eq "report.awk's stderr, by kind" "$(cat awk-err)" ""
 expect_line ktable.md "GC CPU by kind of collection (w):"
 # young: 0.3 s / 1 GB = 0.300 s/GB against GHC's 1.2 s / 3 GB = 0.400.
-expect_line ktable.md "| 20 | strata | 1000.0 | 0.300 | 0.300 | — | 500.0 | 1000.0 | 2.100 | 2.100 | — |"
-expect_line ktable.md "| 20 | ghc | 3000.0 | 1.200 | 0.400 | 0.75 | — | 1000.0 | 2.000 | 2.000 | 1.05 |"
+# The run's page faults in thousands and its system CPU close each row.
+expect_line ktable.md "| 20 | strata | 1000.0 | 0.300 | 0.300 | — | 500.0 | 1000.0 | 2.100 | 2.100 | — | 82.8 | 0.15 |"
+expect_line ktable.md "| 20 | ghc | 3000.0 | 1.200 | 0.400 | 0.75 | — | 1000.0 | 2.000 | 2.000 | 1.05 | 78.7 | 0.17 |"
 if grep -q '| 20 | malloc | [0-9—]* | ' ktable.md && [ "$(grep -c '| 20 | malloc |' ktable.md)" -gt 1 ]; then
     fail "malloc, which reports no GC, has a by-kind row"
 else
@@ -225,17 +226,18 @@ if grep -q 'by kind' report.md; then fail "a by-kind -N table from runs without 
 # ... young_cpu young_copied old_cpu old_copied in_place, at -N1 and -N2.
 {
     tab w 21 strata 1 1 4.0 20480 2.0 100000000 - 0.2 0.004 0.02 100000000 0.18 0 0
-    tab w 21 strata 2 1 2.4 30720 1.0 100000000 80 0.2 0.003 0.04 50000000 0.16 50000000 25000000
+    tab w 21 strata 2 1 2.4 30720 1.0 100000000 80 0.2 0.003 0.04 50000000 0.16 50000000 25000000 0.09 40000
     tab w 21 ghc 2 1 4.0 40960 2.0 300000000 67.68 0.6 0.005 0.3 200000000 0.3 100000000 -
 } >kcdata
 awk -f "$lib/scaling.awk" kcdata >kreport.md 2>awk-err
 expect_eq "scaling.awk's stderr, by kind" "$(cat awk-err)" ""
 expect_line kreport.md "GC CPU by kind of collection (w):"
 # -N1: no old collection copied anything, so no old s/GB.
-expect_line kreport.md "| 21 | 1 | strata | 100.0 | 0.020 | 0.200 | — | 0.0 | 0.0 | 0.180 | — | — |"
+# Lines without the system CPU and faults fields show them as —.
+expect_line kreport.md "| 21 | 1 | strata | 100.0 | 0.020 | 0.200 | — | 0.0 | 0.0 | 0.180 | — | — | — | — |"
 # -N2: young 0.04 s / 0.05 GB = 0.8 s/GB against GHC's 0.3 / 0.2 = 1.5.
-expect_line kreport.md "| 21 | 2 | strata | 50.0 | 0.040 | 0.800 | — | 25.0 | 50.0 | 0.160 | 3.200 | — |"
-expect_line kreport.md "| 21 | 2 | ghc | 200.0 | 0.300 | 1.500 | 0.53 | — | 100.0 | 0.300 | 3.000 | 1.07 |"
+expect_line kreport.md "| 21 | 2 | strata | 50.0 | 0.040 | 0.800 | — | 25.0 | 50.0 | 0.160 | 3.200 | — | 40.0 | 0.09 |"
+expect_line kreport.md "| 21 | 2 | ghc | 200.0 | 0.300 | 1.500 | 0.53 | — | 100.0 | 0.300 | 3.000 | 1.07 | — | — |"
 
 # At -N4, 50% is 1 + 0.5 * 3 = 2.50 of 4.
 tab w 18 strata 4 1 1.0 10240 0.5 1000000 50 - - >cdata4
