@@ -88,7 +88,9 @@ static void read_os_clock(StatsClockReading *now)
     uint64_t major = 0;
     now->cpu_ns = clock_cpu_ns();
     now->elapsed_ns = clock_elapsed_ns();
-    (void)os_page_faults(NULL, &major);   /* on failure, 0: a column of zeros */
+    /* Only -S prints page faults; the call is a system call, twice a GC. */
+    if (rts_flags.stats_per_gc)
+        (void)os_page_faults(NULL, &major);   /* on failure, 0: a column of zeros */
     now->major_faults = major;
 }
 
