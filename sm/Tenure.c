@@ -50,10 +50,7 @@ void tenure_before_gc(unsigned N)
 
     if (!aging && ++gcs_since_probe >= TENURE_PROBE_INTERVAL)
         aging = true;   /* a probe: age this GC's survivors, measure next */
-    uint16_t dest = aging ? 0 : g0->promote_to;
-    for (unsigned i = 0; i < capabilities_n; i++)
-        for (BlockDesc *bd = capabilities[i].nursery.blocks; bd != NULL; bd = bd->link)
-            bd->dest_no = dest;
+    storage_nursery_set_dest(aging ? 0 : g0->promote_to);
 }
 
 void tenure_after_gc(unsigned N)

@@ -110,6 +110,7 @@ static bool nursery_next_block(Capability *cap)
     }
     if (cur->link == NULL)
         return false;
+    cap->nursery.left_words += (StgWord)(cur->free - cur->start);   /* Note [Counting the nursery] */
     nursery_enter_block(cap, cur->link);
     return true;
 }

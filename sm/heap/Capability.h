@@ -26,6 +26,8 @@ typedef struct {
     BlockDesc *blocks;           /* all nursery blocks, linked by ->link */
     StgWord n_blocks;
     BlockDesc *current;          /* block the bump pointer is in */
+    StgWord left_words;          /* what the blocks before current hold
+                                    (Note [Counting the nursery]) */
 } Nursery;
 
 typedef struct Capability_ {

@@ -41,6 +41,11 @@ BlockDesc *storage_nursery_swap_used(Capability *cap, BlockDesc **fresh);
 StgWord storage_nursery_allocated_bytes(void);
 StgWord storage_nursery_allocated_bytes_of(Capability *cap);
 
+/* Sends the survivors of every nursery block to generation dest (its
+ * blocks' dest_no; Note [Counting the nursery] in Nursery.c).  The world
+ * is stopped. */
+void storage_nursery_set_dest(uint16_t dest);
+
 /* Blocks in all the nurseries. */
 StgWord storage_nursery_blocks(void);
 

@@ -13,6 +13,7 @@
 #include "ClosureSize.h"
 #include "MBlock.h"
 #include "MutList.h"
+#include "Nursery.h"
 #include "Policy.h"
 #include "Sanity.h"
 #include "Stats.h"
@@ -343,6 +344,26 @@ static void test_gc_aging_returns_after_a_probe(void **state)
     churn_short_lived(w, 40000);
     STRATA_ROOTS_POP(w);
     assert_true(tenure_aging_enabled());
+    STRATA_ROOTS_POP(r);
+}
+
+/* Note [Counting the nursery] (sm/heap/Nursery.c): the count of what the
+ * nursery holds follows allocation across blocks, whose ends a 48-byte
+ * cell and its box do not fill exactly, and is 0 again after a GC. */
+static void test_gc_nursery_counts_what_it_holds(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    strata_perform_gc(0);
+    assert_int_equal(storage_nursery_allocated_bytes(), 0);
+    StgWord gcs = storage_gens[0].collections;
+    r[0] = mk_list(0, 1000);   /* 48,000 bytes: 12 of the 16 blocks */
+    assert_int_equal(storage_gens[0].collections, gcs);   /* no GC in between */
+    assert_int_equal(storage_nursery_allocated_bytes(), 1000 * 6 * sizeof(StgWord));
+    strata_perform_gc(0);
+    assert_int_equal(storage_nursery_allocated_bytes(), 0);
+    check_list(r[0], 0, 1000);
     STRATA_ROOTS_POP(r);
 }
 
@@ -937,6 +958,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_middle_generation_takes_the_oldest_budget, teardown),
         cmocka_unit_test_teardown(test_gc_aging_stays_when_aged_objects_die, teardown),
         cmocka_unit_test_teardown(test_gc_aging_returns_after_a_probe, teardown),
+        cmocka_unit_test_teardown(test_gc_nursery_counts_what_it_holds, teardown),
         cmocka_unit_test_teardown(test_gc_free_megablocks_return_to_os, teardown),
         cmocka_unit_test_teardown(test_gc_large_objects_are_not_copied, teardown),
         cmocka_unit_test_teardown(test_gc_pinned_block_stays_while_one_object_lives, teardown),
