@@ -61,6 +61,9 @@ bool storage_init(const StorageConfig *config)
     StgWord n_blocks = storage_config.nursery_bytes / BLOCK_SIZE;
     if (n_blocks < 2)
         n_blocks = 2;
+    /* Survivors stay in generation 0 until tenure says otherwise; a
+     * storage_init after a storage_exit must not keep the last run's. */
+    storage_nursery_set_dest(0);
     for (unsigned i = 0; i < n_caps; i++)
         if (!storage_nursery_create(&capabilities[i], n_blocks))
             return false;

@@ -367,6 +367,31 @@ static void test_gc_nursery_counts_what_it_holds(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* .inv.nursery-dest across a restart: a run that ends promoting directly
+ * (nursery blocks sent to generation 1) must not hand that destination to
+ * the next run, whose one generation has nowhere to send them. */
+static void test_gc_restart_with_one_generation_keeps_survivors_in_gen0(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
+        r[0] = cons_int(i, &r[0]);
+    assert_false(tenure_aging_enabled());
+    strata_perform_gc(0);   /* the nursery's survivors go to generation 1 */
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+
+    harness_start("-A64k", "-G1", "-DS", NULL);
+    STRATA_ROOTS(s, 1);
+    s[0] = mk_list(0, 1000);
+    strata_perform_gc(0);
+    assert_int_equal(Bdescr(s[0])->gen_no, 0);
+    check_list(s[0], 0, 1000);
+    STRATA_ROOTS_POP(s);
+}
+
 static void test_gc_free_megablocks_return_to_os(void **state)
 {
     (void)state;
@@ -959,6 +984,8 @@ int main(void)
         cmocka_unit_test_teardown(test_gc_aging_stays_when_aged_objects_die, teardown),
         cmocka_unit_test_teardown(test_gc_aging_returns_after_a_probe, teardown),
         cmocka_unit_test_teardown(test_gc_nursery_counts_what_it_holds, teardown),
+        cmocka_unit_test_teardown(test_gc_restart_with_one_generation_keeps_survivors_in_gen0,
+                                  teardown),
         cmocka_unit_test_teardown(test_gc_free_megablocks_return_to_os, teardown),
         cmocka_unit_test_teardown(test_gc_large_objects_are_not_copied, teardown),
         cmocka_unit_test_teardown(test_gc_pinned_block_stays_while_one_object_lives, teardown),
