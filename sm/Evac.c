@@ -288,10 +288,11 @@ void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, Stg
  * to-space) waits for the line to be read in for ownership.  Each copy
  * on the fast path asks for the line TOSPACE_PREFETCH_WORDS words past
  * its own, so that the line is there when the copies reach it (the hint
- * says write, which baseline x86-64 code emits as a plain prefetcht0).  Past the block's end the hint lands in the next block or in
- * memory the heap does not use; a prefetch never faults.  64 words (512
- * bytes, eight lines) ahead: 32 and 128 measured the same (binary-trees
- * 20, GC CPU -2%; bench/optimisations.md). */
+ * says write, which baseline x86-64 code emits as a plain prefetcht0; an
+ * explicit prefetchw measured the same).  Past the block's end the hint
+ * lands in the next block or in memory the heap does not use; a prefetch
+ * never faults.  64 words (512 bytes, eight lines) ahead: 32 and 128
+ * measured the same (binary-trees 20, GC CPU -2%; bench/optimisations.md). */
 #define TOSPACE_PREFETCH_WORDS 64
 
 /* The end of every copy: the header and fields, then the forwarding
