@@ -28,9 +28,10 @@
  *     back to a block it left, and the reset and the swap for promotion
  *     in place set the count to 0 with the blocks;
  *   - every nursery block's dest_no is nursery_dest (.inv.nursery-dest):
- *     a block takes it as it joins a nursery, and tenure changes it with
- *     storage_nursery_set_dest, which writes the blocks only when the
- *     destination changes (twice in each probe of adaptive aging).
+ *     a block takes it as it joins a nursery, storage_init sets it to 0,
+ *     and tenure changes it with storage_nursery_set_dest, which writes
+ *     the blocks only when the destination changes (twice in each probe
+ *     of adaptive aging).
  * The debug level 3 builds recount by walking and compare. */
 static uint16_t nursery_dest = 0;
 
