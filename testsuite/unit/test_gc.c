@@ -254,6 +254,16 @@ static void test_gc_aging_copies_once_within_gen0(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* Grows a list in *slot (rooted by the caller) until adaptive aging stops:
+ * every aged cell survives.  Fails the test if it never stops. */
+static void grow_until_aging_stops(StgClosure **slot)
+{
+    *slot = &Nil_closure;
+    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
+        *slot = cons_int(i, slot);
+    assert_false(tenure_aging_enabled());
+}
+
 /* Note [Adaptive aging] (sm/Tenure.h): a workload whose aged objects all
  * survive stops aging; one whose aged objects die keeps it. */
 static void test_gc_aging_stops_when_everything_survives(void **state)
@@ -262,11 +272,7 @@ static void test_gc_aging_stops_when_everything_survives(void **state)
     harness_start("-A64k", "-DS", NULL);
     assert_true(tenure_aging_enabled());
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    /* A list that keeps growing: every aged cell survives. */
-    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
-        r[0] = cons_int(i, &r[0]);
-    assert_false(tenure_aging_enabled());
+    grow_until_aging_stops(&r[0]);
     /* Survivors of the next GC skip the aging blocks. */
     r[0] = cons_int(7, &r[0]);
     strata_perform_gc(0);
@@ -333,10 +339,7 @@ static void test_gc_aging_returns_after_a_probe(void **state)
     (void)state;
     harness_start("-A64k", "-DS", NULL);
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
-        r[0] = cons_int(i, &r[0]);
-    assert_false(tenure_aging_enabled());
+    grow_until_aging_stops(&r[0]);
     /* Now everything dies young: a probe GC ages again, the next one
      * finds almost nothing of it promoted, and aging stays on. */
     r[0] = &Nil_closure;
@@ -375,10 +378,7 @@ static void test_gc_restart_with_one_generation_keeps_survivors_in_gen0(void **s
     (void)state;
     harness_start("-A64k", "-DS", NULL);
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 200000 && tenure_aging_enabled(); i++)
-        r[0] = cons_int(i, &r[0]);
-    assert_false(tenure_aging_enabled());
+    grow_until_aging_stops(&r[0]);
     strata_perform_gc(0);   /* the nursery's survivors go to generation 1 */
     STRATA_ROOTS_POP(r);
     hs_exit();
