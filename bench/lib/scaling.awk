@@ -13,7 +13,8 @@
 # report did not give them (the work balance needs more than one
 # capability, and a parallel collector; the bracketed fields may be
 # missing altogether).  GC CPU s/GB, max pause and the table by kind of
-# collection (with the run's page faults and kernel CPU) are report.awk's.  Written for POSIX awk (mawk on Debian).
+# collection (with the run's page faults and kernel CPU) are report.awk's.
+# Written for POSIX awk (mawk on Debian).
 
 BEGIN { FS = "\t" }
 
