@@ -118,6 +118,21 @@ const EventFormat event_formats[] = {
       FIELDS(F("info", U64), F("table_name", CSTR), F("closure_desc", CSTR), F("ty_desc", CSTR),
              F("label", CSTR), F("module", CSTR), F("srcloc", CSTR))),
     E(EVENT_USER_BINARY_MSG, VAR, false, "User binary message", FIELDS(F("payload", REST))),
+    E(EVENT_CONC_MARK_BEGIN, EVENT_SIZE_CONC_MARK_BEGIN, false, "Begin concurrent mark phase",
+      NO_FIELDS),
+    E(EVENT_CONC_MARK_END, EVENT_SIZE_CONC_MARK_END, false, "End concurrent mark phase",
+      FIELDS(F("conc_marked_object_count", U32))),
+    E(EVENT_CONC_SYNC_BEGIN, EVENT_SIZE_CONC_SYNC_BEGIN, false,
+      "Begin concurrent GC synchronisation", NO_FIELDS),
+    /* GHC's text says "mark" where the begin says "GC". */
+    E(EVENT_CONC_SYNC_END, EVENT_SIZE_CONC_SYNC_END, false, "End concurrent mark synchronisation",
+      NO_FIELDS),
+    E(EVENT_CONC_SWEEP_BEGIN, EVENT_SIZE_CONC_SWEEP_BEGIN, false, "Begin concurrent sweep phase",
+      NO_FIELDS),
+    E(EVENT_CONC_SWEEP_END, EVENT_SIZE_CONC_SWEEP_END, false, "End concurrent sweep phase",
+      NO_FIELDS),
+    E(EVENT_CONC_UPD_REM_SET_FLUSH, EVENT_SIZE_CONC_UPD_REM_SET_FLUSH, false,
+      "Update remembered set flushed", FIELDS(F("cap", U16))),
 };
 
 const size_t n_event_formats = sizeof event_formats / sizeof event_formats[0];

@@ -71,6 +71,15 @@ enum {
     EVENT_PROF_BEGIN = 168,
     EVENT_IPE = 169,
     EVENT_USER_BINARY_MSG = 181,
+    /* GHC's non-moving collector (--nonmoving-gc): its concurrent phases,
+     * and the short stop of every capability that ends a mark. */
+    EVENT_CONC_MARK_BEGIN = 200,
+    EVENT_CONC_MARK_END = 201,
+    EVENT_CONC_SYNC_BEGIN = 202,
+    EVENT_CONC_SYNC_END = 203,
+    EVENT_CONC_SWEEP_BEGIN = 204,
+    EVENT_CONC_SWEEP_END = 205,
+    EVENT_CONC_UPD_REM_SET_FLUSH = 206,
 };
 
 /* Fixed payload sizes in bytes (excluding the 10-byte event header);
@@ -112,6 +121,13 @@ enum {
 #define EVENT_SIZE_HEAP_PROF_SAMPLE_END 8
 #define EVENT_SIZE_HEAP_BIO_PROF_SAMPLE_BEGIN 16
 #define EVENT_SIZE_PROF_BEGIN 8
+#define EVENT_SIZE_CONC_MARK_BEGIN 0
+#define EVENT_SIZE_CONC_MARK_END 4      /* Word32 objects marked */
+#define EVENT_SIZE_CONC_SYNC_BEGIN 0
+#define EVENT_SIZE_CONC_SYNC_END 0
+#define EVENT_SIZE_CONC_SWEEP_BEGIN 0
+#define EVENT_SIZE_CONC_SWEEP_END 0
+#define EVENT_SIZE_CONC_UPD_REM_SET_FLUSH 2   /* CapNo */
 
 /* Capset types. */
 #define CAPSET_TYPE_CUSTOM 1
