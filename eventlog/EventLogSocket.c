@@ -18,6 +18,7 @@
 
 #include "GrowArray.h"
 #include "Messages.h"
+#include "SocketPath.h"
 #include "os/Clock.h"
 #include "os/File.h"
 #include "os/Socket.h"
@@ -708,7 +709,7 @@ static void *server_main(void *arg)
  * ---------------------------------------------------------------------- */
 
 /* Refuses a path that is too long, or where something other than a
- * stale socket lies. */
+ * stale socket lies (socket_path_usable). */
 static bool unix_path_usable(const char *path)
 {
     size_t len = strlen(path);
@@ -717,25 +718,7 @@ static bool unix_path_usable(const char *path)
                   "(path=%s, bytes=%zu, max=%d)", path, len, OS_SOCKET_PATH_MAX);
         return false;
     }
-    OsPathInfo st;
-    if (os_path_lstat(path, &st) != 0)
-        return true;   /* nothing there */
-    if (st.kind != OS_PATH_SOCKET) {
-        rts_error("eventlog-socket: %s exists and is not a socket; refusing to replace it",
-                  path);
-        return false;
-    }
-    int err = os_socket_probe_unix(path);
-    if (err == 0) {
-        rts_error("eventlog-socket: %s is in use: another program listens on it", path);
-        return false;
-    }
-    if (err != ECONNREFUSED) {
-        rts_error("eventlog-socket: cannot tell whether the socket %s is stale "
-                  "(errno=%d: %s)", path, err, strerror(err));
-        return false;
-    }
-    return true;   /* stale: os_socket_listen_unix replaces it */
+    return socket_path_usable("eventlog-socket", path);
 }
 
 static int listen_unix(const char *path)

@@ -24,6 +24,7 @@
 #include "MutList.h"
 #include "Roots.h"
 #include "RtsFlags.h"
+#include "SocketPath.h"
 #include "Storage.h"
 #include "os/Clock.h"
 #include "os/File.h"
@@ -536,9 +537,12 @@ static void unlink_at_exit(void)
 
 /* The listening socket at socket_path, mode 0600 from the moment it
  * appears (see Note [The socket appears with mode 0600] in
- * support/os/Socket.c); -1 after saying why it could not be made. */
+ * support/os/Socket.c); -1 after saying why it could not be made, or
+ * why the path is refused: only a stale socket is ever replaced. */
 static int listen_on_path(void)
 {
+    if (!socket_path_usable("debug", socket_path))
+        return -1;
     OsListener l;
     int err = os_socket_listen_unix(socket_path, 4, &l);
     if (err == 0) {

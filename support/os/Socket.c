@@ -26,10 +26,24 @@ _Static_assert(OS_SOCKET_PATH_MAX + 1 == sizeof(((struct sockaddr_un *)0)->sun_p
  * bind() creates the socket file with the process's umask, and a chmod
  * after it leaves a moment in which the socket has a wider mode (a test saw
  * it).  So the socket is bound under a temporary name next to the final
- * one, made 0600 and listening, then renamed into place: rename is atomic,
- * so whoever sees the path sees the finished socket.  If the temporary name
- * does not fit in sun_path, bind runs under umask 0177 instead (umask is
- * process-wide, so this is the fallback, not the rule). */
+ * one, made 0600 and listening, then linked into place and the temporary
+ * name removed: link is atomic, so whoever sees the path sees the finished
+ * socket, and unlike rename it fails (EEXIST) where anything is at the
+ * path, so a file that appears there after the caller's check (a race, or
+ * a caller that did not check) is never replaced; only a stale socket is
+ * removed first.  If the temporary name does not fit in sun_path, bind
+ * runs under umask 0177 instead (umask is process-wide, so this is the
+ * fallback, not the rule), and bind itself refuses an existing path. */
+/* Gives the socket bound at tmp_path the name path too: a stale socket
+ * there is removed first; anything else makes link fail with EEXIST. */
+static bool link_into_place(const char *tmp_path, const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+        unlink(path);
+    return link(tmp_path, path) == 0;
+}
+
 int os_socket_listen_unix(const char *path, int backlog, OsListener *l)
 {
     l->fd = -1;
@@ -47,21 +61,21 @@ int os_socket_listen_unix(const char *path, int backlog, OsListener *l)
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     char tmp_path[sizeof addr.sun_path];
     int n = snprintf(tmp_path, sizeof tmp_path, "%s.%ld.new", path, (long)getpid());
-    bool via_rename = n > 0 && (size_t)n < sizeof tmp_path;
-    const char *bind_path = via_rename ? tmp_path : path;
+    bool via_link = n > 0 && (size_t)n < sizeof tmp_path;
+    const char *bind_path = via_link ? tmp_path : path;
     strcpy(addr.sun_path, bind_path);
     strcpy(l->bind_path, bind_path);
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && !via_rename)
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && !via_link)
         unlink(path);   /* a stale socket of a dead run (our pid now) */
-    if (via_rename && lstat(tmp_path, &st) == 0 && S_ISSOCK(st.st_mode))
+    if (via_link && lstat(tmp_path, &st) == 0 && S_ISSOCK(st.st_mode))
         unlink(tmp_path);
     mode_t old_mask = 0;
-    if (!via_rename)
+    if (!via_link)
         old_mask = umask(0177);
     int bound_ok = bind(fd, (struct sockaddr *)&addr, sizeof addr);
     int err = errno;
-    if (!via_rename)
+    if (!via_link)
         umask(old_mask);
     if (bound_ok != 0) {
         l->failed_step = OS_LISTEN_BIND;
@@ -69,11 +83,13 @@ int os_socket_listen_unix(const char *path, int backlog, OsListener *l)
     }
     struct stat bound;
     if (chmod(bind_path, 0600) != 0 || listen(fd, backlog) != 0 ||
-        (via_rename && rename(tmp_path, path) != 0) || lstat(path, &bound) != 0) {
+        (via_link && !link_into_place(tmp_path, path)) || lstat(path, &bound) != 0) {
         err = errno;
         l->failed_step = OS_LISTEN_SETUP;
         goto fail_listen;
     }
+    if (via_link)
+        unlink(tmp_path);
     l->fd = fd;
     l->dev = (uint64_t)bound.st_dev;
     l->ino = (uint64_t)bound.st_ino;

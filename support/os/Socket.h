@@ -24,7 +24,7 @@
 typedef enum {
     OS_LISTEN_SOCKET,   /* socket() */
     OS_LISTEN_BIND,     /* bind() of bind_path */
-    OS_LISTEN_SETUP,    /* chmod, listen, rename into place, lstat */
+    OS_LISTEN_SETUP,    /* chmod, listen, link into place, lstat */
 } OsListenStep;
 
 /* A listening socket (os_socket_listen_unix's result). */
@@ -38,8 +38,10 @@ typedef struct {
 /* Creates a Unix stream socket listening at path (at most
  * OS_SOCKET_PATH_MAX bytes) with mode 0600 and the given backlog, closed
  * on exec.  See Note [The socket appears with mode 0600] in Socket.c: the
- * socket is bound under a temporary name beside path and renamed into
- * place, replacing whatever path named.  Returns 0 and fills l->fd,
+ * socket is bound under a temporary name beside path and linked into
+ * place: a stale socket at path is replaced, anything else there fails
+ * the call (EEXIST or EADDRINUSE), so callers check the path first with
+ * socket_path_usable (support/SocketPath.h) to say why.  Returns 0 and fills l->fd,
  * l->dev and l->ino (to tell later whether path is still this socket), or
  * the errno with l->failed_step and l->bind_path saying where; nothing is
  * left behind on failure. */

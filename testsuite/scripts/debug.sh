@@ -2,7 +2,8 @@
 # testsuite/scripts/debug.sh -- the heap debugger as a user runs it: the
 # examples started with the debug stub, strata-debug's commands against
 # them live and from snapshots, the leak's retainer paths, era filters,
-# sockets found by list/--pid, another user refused, pausing a busy
+# sockets found by list/--pid, a path that holds a file, a link or a
+# live socket refused (a stale one taken), another user refused, pausing a busy
 # program many times, and every kind of bad input.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -276,8 +277,30 @@ prec_pid=$!
 pids+=("$prec_pid")
 wait_socket "$test_tmp/flag.sock" && [ ! -e "$test_tmp/env.sock" ] && pass ||
     fail "--debug-socket=PATH did not take precedence over STRATA_DEBUG_SOCKET"
-kill "$prec_pid"
+# A socket another program listens on is refused, not taken over.
+expect_status 1 "$ex/leak" 1 1 +RTS --debug-socket="$test_tmp/flag.sock" -RTS
+expect_stderr_contains "debug: $test_tmp/flag.sock is in use: another program listens on it"
+# Killed, the program leaves its socket behind, stale: the next run takes it.
+kill -KILL "$prec_pid"
 wait "$prec_pid" 2>/dev/null
+[ -S "$test_tmp/flag.sock" ] || setup_fail "the killed program's socket is gone"
+expect_status 0 "$ex/leak" 2 20000 +RTS --debug-socket="$test_tmp/flag.sock" -RTS
+[ -e "$test_tmp/flag.sock" ] && fail "the stale socket was not replaced and removed" || pass
+
+# Anything else at the path is refused and left as it was: a file, a
+# directory, a symbolic link to a file or to nothing, given by the flag or
+# by STRATA_DEBUG_SOCKET.
+echo keep >"$test_tmp/regular"
+ln -s regular "$test_tmp/link"
+ln -s nowhere "$test_tmp/dangling"
+for path in regular link dangling .; do
+    expect_status 1 "$ex/leak" 30 200000 +RTS --debug-socket="$test_tmp/$path" -RTS
+    expect_stderr_contains "debug: $test_tmp/$path exists and is not a socket; refusing to replace it"
+    expect_status 1 env STRATA_DEBUG_SOCKET="$test_tmp/$path" "$ex/leak" 30 200000
+    expect_stderr_contains "debug: $test_tmp/$path exists and is not a socket; refusing to replace it"
+done
+[ "$(cat "$test_tmp/regular")" = keep ] && [ -L "$test_tmp/link" ] && [ -L "$test_tmp/dangling" ] &&
+    pass || fail "a refused path was changed: $(ls -l "$test_tmp")"
 
 # A program that exits removes its socket.
 expect_status 0 "$ex/leak" 2 20000 +RTS --debug-socket="$test_tmp/short.sock" -RTS

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "DebugDiff.h"
 #include "DebugRequest.h"
 #include "RtsFlags.h"
+#include "os/Socket.h"
 #include "os/Thread.h"
 
 /* ----------------------------------------------------------------------
@@ -2003,11 +2005,66 @@ static void test_debug_diff_finds_a_deep_new_object(void **state)
     assert_int_equal(child_finish(&ch), 0);
 }
 
+/* ----------------------------------------------------------------------
+ * The listening socket's path
+ * ---------------------------------------------------------------------- */
+
+/* os_socket_listen_unix never replaces what is at its path, even when no
+ * caller checked first (or something appeared after the check): a file
+ * and a symbolic link stay as they were and the call fails with EEXIST;
+ * only a stale socket (nobody listening) is replaced. */
+static void test_debug_listener_never_replaces_a_file(void **state)
+{
+    (void)state;
+    char path[96], target[96];
+    snprintf(path, sizeof path, "/tmp/strata-test-debug-%d-path", (int)getpid());
+    snprintf(target, sizeof target, "/tmp/strata-test-debug-%d-target", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("keep\n", f);
+    fclose(f);
+    OsListener l;
+    assert_int_equal(os_socket_listen_unix(path, 4, &l), EEXIST);
+    char got[16] = {0};
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(got, sizeof got, f));
+    fclose(f);
+    assert_string_equal(got, "keep\n");
+    unlink(path);
+    assert_int_equal(symlink(target, path), 0);   /* dangling, then to a file */
+    assert_int_equal(os_socket_listen_unix(path, 4, &l), EEXIST);
+    f = fopen(target, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(os_socket_listen_unix(path, 4, &l), EEXIST);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(target, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    unlink(path);
+    unlink(target);
+    /* A stale socket: bound, never listening, closed. */
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    close(fd);
+    assert_int_equal(os_socket_listen_unix(path, 4, &l), 0);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_true((uint64_t)st.st_ino == l.ino);
+    os_socket_close(l.fd);
+    unlink(path);
+}
+
 int main(void)
 {
     srandom((unsigned)getpid());
     signal(SIGPIPE, SIG_IGN);   /* children that exit close their pipes */
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_debug_listener_never_replaces_a_file),
         cmocka_unit_test(test_debug_census_equals_profiler),
         cmocka_unit_test(test_debug_census_of_threads_equals_profiler),
         cmocka_unit_test(test_debug_census_orders_eras_numerically),
