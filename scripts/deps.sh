@@ -14,11 +14,12 @@
 
 STRATA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Packages the build (configure.ac names each one) and `make check` need.
+# Packages the build (configure.ac names each one) and `make check` need
+# (python3: the tests read JSON output and rewrite snapshots with it).
 STRATA_REQUIRED_PACKAGES=(build-essential autoconf automake libtool pkg-config
     libffi-dev libdwarf-dev libelf-dev libcmocka-dev
     libncurses-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libmicrohttpd-dev
-    curl)
+    curl python3)
 
 # The release configuration, shared by demo.sh and test.sh so that they
 # reuse one build/ instead of reconfiguring it for each other.

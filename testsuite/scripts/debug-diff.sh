@@ -65,8 +65,8 @@ grep -Eq "^ +$na +[0-9]+ +$nb +[0-9]+ +\+[0-9]+  SessionEntry \(CONSTR\)" diff.t
     fail "diff: growth has no SessionEntry line $na -> $nb"
 
 expect_status 0 "$dbg" diff a.snap b.snap --json --limit 2
-if command -v python3 >/dev/null; then
-    python3 -c '
+if need_python3 "diff --json"; then
+    "$python3" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 1 and d["command"] == "diff", d
@@ -128,8 +128,8 @@ expect_status 1 "$dbg" census --snapshot a.snap --new-era
 expect_stderr_contains "unknown option '--new-era'"
 # Snapshots of format 1 (no moment) still read, with the same answers; a
 # version this strata-debug does not know is refused, naming it.
-if command -v python3 >/dev/null; then
-    python3 - a.snap v1.snap v9.snap <<'PY'
+if need_python3 "snapshots of format 1 and version 9"; then
+    "$python3" - a.snap v1.snap v9.snap <<'PY'
 import struct, sys
 
 def seal(d):

@@ -162,12 +162,12 @@ sed -n 2p "$out" | grep -q 'static session_cache' && pass || fail "dominators: t
 
 # --json: one document per command, schema 1 (docs/strata-debug.md), the
 # same answers as the text.
-if command -v python3 >/dev/null; then
+if need_python3 "--json output"; then
     json_check() {   # json_check COMMAND PYTHON-ASSERTIONS ARGS...
         local cmd=$1 check=$2
         shift 2
         "$dbg" "$cmd" "$@" --json >"$out" 2>"$err" || { fail "$cmd --json exited non-zero: $(head -c 300 "$err")"; return; }
-        python3 -c "
+        "$python3" -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['schema'] == 1 and d['command'] == sys.argv[2], (d['schema'], d['command'])
@@ -195,12 +195,10 @@ $check
     # An investigation replayed in CI: no session of eras 1-2 may be live.
     # (The leak keeps them all, so the check fails, as it should.)
     "$dbg" census --snapshot fast.snap --by type --era 1-2 --json >leakcheck.json
-    python3 -c 'import json, sys
+    "$python3" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(1 if any(b["label"] == "SessionEntry" for b in d["buckets"]) else 0)' leakcheck.json &&
         fail "the CI check found no old SessionEntry" || pass
-else
-    echo "SKIPPED: --json checks (need python3)"
 fi
 expect_status 1 "$dbg" tui --snapshot fast.snap --json
 expect_stderr_contains "tui is interactive: it has no --json output"

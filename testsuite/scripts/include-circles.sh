@@ -9,16 +9,16 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || skip python3 "python3 is not installed"
+command -v "$python3" >/dev/null || skip python3 "python3 ($python3) is not installed"
 circles=$top_srcdir/scripts/include-circles.py
 
-expect_status 0 python3 "$circles" --floors "$top_srcdir"
+expect_status 0 "$python3" "$circles" --floors "$top_srcdir"
 
 cd "$test_tmp" || exit 1
 mkdir tree
 cp -R "$top_srcdir/sm" "$top_srcdir/includes" tree/
 sed -i '3i #include "Nursery.h"' tree/sm/heap/Capability.c
-expect_status 1 python3 "$circles" --floors tree
+expect_status 1 "$python3" "$circles" --floors tree
 expect_stderr_contains 'include-circles: a circle holds files of the floors (.inv.sm-floors): '
 grep -Eq '^[0-9]+ modules: Capability .*Nursery' "$out" && pass ||
     fail "the planted circle was not reported: $(cat "$out")"

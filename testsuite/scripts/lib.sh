@@ -23,6 +23,9 @@
 #   skip_part DEP MSG                   the same for one part of a script:
 #                                       print "SKIPPED: MSG" and go on, or
 #                                       record the failure when required
+#   need_python3 WHAT                   true if python3 ($python3) is there;
+#                                       else skip_part python3 naming WHAT as
+#                                       not checked, and false
 #   wait_socket PATH [SECONDS]          wait (20 s by default) until PATH is
 #                                       a socket; else record a failure
 #                                       naming PATH and return 1
@@ -105,6 +108,15 @@ skip_part() {
     else
         echo "SKIPPED: $*"
     fi
+}
+
+# python3 is a required Debian package (scripts/deps.sh); STRATA_PYTHON3
+# names another interpreter (require.sh names one that is not there).
+python3=${STRATA_PYTHON3:-python3}
+need_python3() {
+    command -v "$python3" >/dev/null 2>&1 && return 0
+    skip_part python3 "python3 ($python3) is not installed (apt-get install python3): $* not checked"
+    return 1
 }
 
 expect_status() {

@@ -2,9 +2,9 @@
 # testsuite/scripts/require.sh -- STRATA_REQUIRE turns a skip into a
 # failure that names what is missing, so that CI (.ci/run sets
 # STRATA_REQUIRE=all) cannot pass by skipping a suite.  The missing
-# dependencies are faked: a chromium that is not there (STRATA_CHROMIUM),
-# a ghc-pkg that knows no ghc-events, a build tree without the bintrees
-# example (top_builddir) for a unit test.  Without STRATA_REQUIRE the same
+# dependencies are faked: a chromium and a python3 that are not there
+# (STRATA_CHROMIUM, STRATA_PYTHON3), a ghc-pkg that knows no ghc-events, a
+# build tree without the bintrees example (top_builddir) for a unit test.  Without STRATA_REQUIRE the same
 # runs skip (exit 77), saying why.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +57,15 @@ expect_exit interop-all 1 env STRATA_REQUIRE=all PATH="$test_tmp/fakebin:$PATH" 
 expect_stderr_contains "interop.sh: FAIL: missing $interop_dep (STRATA_REQUIRE=all): " interop-all.err
 expect_exit interop-unset 77 env -u STRATA_REQUIRE PATH="$test_tmp/fakebin:$PATH" \
     bash "$scripts/interop.sh"
+
+# One part of a script (skip_part): strata-events.sh without python3 runs
+# its other checks, then fails naming python3, or says SKIPPED.
+no_python3=STRATA_PYTHON3=$test_tmp/no-python3
+expect_exit python3-all 1 env STRATA_REQUIRE=all "$no_python3" bash "$scripts/strata-events.sh"
+expect_stderr_contains "strata-events.sh: FAIL: missing python3 (STRATA_REQUIRE=all): python3 ($test_tmp/no-python3) is not installed" \
+    python3-all.err
+expect_exit python3-unset 0 env -u STRATA_REQUIRE "$no_python3" bash "$scripts/strata-events.sh"
+expect_stderr_contains "SKIPPED: python3 ($test_tmp/no-python3) is not installed" python3-unset.out
 
 # A unit test (cmocka, testsuite/unit/require.h): the eventlog writer's
 # test of a real program's log needs examples/bintrees.

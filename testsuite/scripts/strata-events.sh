@@ -64,14 +64,14 @@ expect_stderr_contains "strata-events: --top takes a number of buckets (0 = all)
 expect_status 2 "$tool" summary --top
 expect_stderr_contains "strata-events: --top needs a number of buckets N (0 = all)"
 
-if command -v python3 >/dev/null; then
+if need_python3 "the summary --json references' JSON"; then
     for log in heap-hT ghc92-ipe; do
-        expect_status 0 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' \
+        expect_status 0 "$python3" -c 'import json, sys; json.load(open(sys.argv[1]))' \
             "$log.summary-json.reference"
     done
     # The -hi bucket whose label is the IPE event's address is named by it
     # (closure_desc as a number); the one with no IPE event has "ipe": null.
-    expect_status 0 python3 -c '
+    expect_status 0 "$python3" -c '
 import json, sys
 top = {b["label"]: b["ipe"] for b in json.load(open(sys.argv[1]))["top_by_peak"]}
 assert top["0x4a0010"] is None, top
