@@ -37,7 +37,7 @@ for name in "${logs[@]}"; do
         ;;
     esac
     # summary: the same censuses and band peaks as ghc-events reads.
-    summary_bands "$log" >"$name.bands"
+    summary_bands "$log" >"$name.bands" || fail "$name: strata-events summary failed"
     same_bands "$name: strata-events summary and ghc-events disagree" \
         "$golden/$name.bands.reference" "$name.bands"
     expect_status 0 "$events" summary --json "$log"
