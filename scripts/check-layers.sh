@@ -22,8 +22,18 @@
 #   profiling/                  the heap profiler        -> eventlog and below
 #   rts/, rts/ffi/, rts/debug/  the runtime's services   -> profiling and below
 #   reader/                     the tools' reader        -> includes, base
-#   utils/...                   the tools                -> includes, base, wire,
-#                                                           the reader, utils/
+#   utils/heapprof/             the tools' heap-profile model
+#                                                        -> includes, base, wire,
+#                                                           the reader
+#   utils/report/               the heap-profile report (page, data, series)
+#                                                        -> the same, utils/heapprof/
+#   utils/debug-client/         the heap debugger's client -> includes, base, wire
+#   utils/TOOL/...              one tool (strata-events, strata-html,
+#                               strata-live, strata-debug) -> includes, base,
+#                                                           wire, the reader, the
+#                                                           three libraries above,
+#                                                           and its own folder:
+#                                                           never another tool's
 # Tests, examples and benchmarks may include anything and are not read.
 #
 # OS headers (.inv.os-confined): only support/os/ may include the headers
@@ -53,7 +63,10 @@ layer_of() {
     reader/*) echo reader ;;
     profiling/*) echo profiling ;;
     rts/*) echo rts ;;
-    utils/*) echo utils ;;
+    utils/heapprof/*) echo utils-heapprof ;;
+    utils/report/*) echo utils-report ;;
+    utils/debug-client/*) echo utils-debug-client ;;
+    utils/*/*) f=${f#utils/}; echo "tool-${f%%/*}" ;;
     *) echo other ;;
     esac
 }
@@ -76,13 +89,17 @@ allowed() {
     profiling) echo "includes base support wire $sm_all eventlog profiling" ;;
     rts) echo "includes base support wire $sm_all eventlog profiling rts" ;;
     reader) echo "includes base reader" ;;
-    utils) echo "includes base wire reader utils" ;;
+    utils-heapprof) echo "includes base wire reader utils-heapprof" ;;
+    utils-report) echo "includes base wire reader utils-heapprof utils-report" ;;
+    utils-debug-client) echo "includes base wire utils-debug-client" ;;
+    tool-*) echo "includes base wire reader utils-heapprof utils-report utils-debug-client $1" ;;
     esac
 }
 
 # Every header of the tree, by the name an #include uses: its base name,
 # "os/NAME.h" for support/os/, "strata/NAME.h" for the public API, and
-# "tui/NAME.h" for the TUI's.
+# "tui/NAME.h" for the TUI's.  A header beside the including file wins
+# over one of the same name elsewhere, as the compiler finds it.
 declare -A header_path
 while IFS= read -r h; do
     base=${h##*/}
@@ -129,11 +146,12 @@ while IFS= read -r f; do
         fi
         [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]] || continue
         name=${BASH_REMATCH[1]}
-        target=${header_path[$name]:-}
-        if [ -z "$target" ]; then
-            # config.h (generated) and headers beside the file itself.
-            [ "$name" = config.h ] && continue
-            [ -e "$(dirname "$f")/$name" ] && target=$(dirname "$f")/$name || continue
+        if [ -e "$(dirname "$f")/$name" ]; then
+            target=$(dirname "$f")/$name
+        else
+            target=${header_path[$name]:-}
+            # config.h and the generated headers of the build tree.
+            [ -n "$target" ] || continue
         fi
         checked=$((checked + 1))
         to=$(layer_of "$target")

@@ -47,11 +47,11 @@ debug-request)
         base/GrowArray.c)
     incs=(rts/debug wire base) max_len=4096 keep_len=4096 ;;
 hp)
-    srcs=(testsuite/fuzz/fuzz_hp.c utils/strata-html/profile.c utils/strata-html/series.c
-        utils/strata-html/from_hp.c utils/strata-html/progress.c utils/heapprof/CostCentres.c
+    srcs=(testsuite/fuzz/fuzz_hp.c utils/report/Profile.c utils/report/Series.c
+        utils/report/ProfileHp.c utils/report/Progress.c utils/heapprof/CostCentres.c
         utils/heapprof/HeapModel.c wire/ClosureTypeNames.c reader/EventLogReader.c
         reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
-    incs=(utils/strata-html utils/heapprof reader wire base) max_len=16384 keep_len=4096 ;;
+    incs=(utils/report utils/heapprof reader wire base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
         utils/debug-client/BlockIndex.c

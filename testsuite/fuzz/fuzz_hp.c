@@ -1,6 +1,6 @@
 /*
- * testsuite/fuzz/fuzz_hp.c -- fuzz entry point for strata-html's .hp
- * reader (utils/strata-html/from_hp.c).  Each input is read as a .hp file
+ * testsuite/fuzz/fuzz_hp.c -- fuzz entry point for the report's .hp
+ * reader (utils/report/ProfileHp.c).  Each input is read as a .hp file
  * (through fmemopen, as from a file).  The reader must accept or reject it
  * without reading outside it; on success every band has a label, its
  * statistics are finite numbers where the fit is claimed, and no band
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "ProfileHp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     profile_init(p, "fuzz.hp", &filters);
-    int rc = profile_read_hp(p, f);
+    int rc = profile_read_hp(p, f, "fuzz_hp");
     fclose(f);
     if (rc == 0) {
         for (size_t i = 0; i < p->n_bands; i++) {

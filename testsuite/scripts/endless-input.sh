@@ -76,7 +76,7 @@ kill "$writer" 2>/dev/null
 wait "$writer" 2>/dev/null
 
 # strata-html's .hp reader (Note [A .hp line has a bound] in
-# utils/strata-html/from_hp.c): line 1 must start with JOB, and no line
+# utils/report/ProfileHp.c): line 1 must start with JOB, and no line
 # may run past 1 MiB, however long its input goes on.  Each is refused
 # holding under 100 MB.
 html=$top_builddir/utils/strata-html/strata-html

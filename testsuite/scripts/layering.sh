@@ -3,11 +3,13 @@
 # docs/design/layers.md) passes on the tree, and fails, naming file and
 # line, on violations planted in a copy: the storage manager reading the
 # flags, a floor of the storage manager reaching up (the heap floor into
-# the collector, the collector into allocation), the eventlog writer reading the storage manager's caller, the
-# base library reading the runtime's messages, the reader reading the
-# writer, a tool
-# compiling against the runtime, OS headers outside support/os/ (the
-# debug stub's sockets, the profiler's open).
+# the collector, the collector into allocation), the eventlog writer reading
+# the storage manager's caller, the base library reading the runtime's
+# messages, the reader reading the writer, a tool compiling against the
+# runtime, a tool reading another tool's header, the report library
+# reading a tool's, the debugger's client reading the eventlog reader, OS
+# headers outside support/os/ (the debug stub's sockets, the profiler's
+# open).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +43,9 @@ plant rts/debug/DebugServer.c '#include <sys/socket.h>'
 plant profiling/ElfSymbols.c '#include <unistd.h>'
 plant support/os/File.c '#include <sys/mman.h>'
 plant utils/strata-debug/main.c '#include <poll.h>'
+plant utils/strata-live/Send.c '#include "Cmd.h"'
+plant utils/report/Profile.c '#include "LivePage.h"'
+plant utils/debug-client/Search.c '#include "EventLogReader.h"'
 
 expect_status 1 bash "$check" tree
 expect_stderr_contains 'sm/alloc/Storage.c:3: layer sm-alloc includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm-alloc may include includes base support wire sm-block sm-heap sm sm-alloc'
@@ -48,7 +53,10 @@ expect_stderr_contains 'sm/heap/Heap.c:3: layer sm-heap includes "GC.h" (sm/GC.h
 expect_stderr_contains 'sm/block/BlockAlloc.c:3: layer sm-block includes "Capability.h" (sm/heap/Capability.h, layer sm-heap)'
 expect_stderr_contains 'sm/GC.c:3: layer sm includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
 expect_stderr_contains 'eventlog/EventLog.c:3: layer eventlog includes "ProfHeap.h" (profiling/ProfHeap.h, layer profiling)'
-expect_stderr_contains 'utils/strata-events/main.c:3: layer utils includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
+expect_stderr_contains 'utils/strata-events/main.c:3: layer tool-strata-events includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
+expect_stderr_contains 'utils/strata-live/Send.c:3: layer tool-strata-live includes "Cmd.h" (utils/strata-debug/Cmd.h, layer tool-strata-debug), which it may not'
+expect_stderr_contains 'utils/report/Profile.c:3: layer utils-report includes "LivePage.h" (utils/strata-live/LivePage.h, layer tool-strata-live)'
+expect_stderr_contains 'utils/debug-client/Search.c:3: layer utils-debug-client includes "EventLogReader.h" (reader/EventLogReader.h, layer reader)'
 expect_stderr_contains 'wire/DebugWire.c:3: layer wire includes "Messages.h" (support/Messages.h, layer support)'
 expect_stderr_contains 'base/StrIndex.c:3: layer base includes "Messages.h" (support/Messages.h, layer support)'
 expect_stderr_contains 'reader/IpeTable.c:3: layer reader includes "EventLog.h" (eventlog/EventLog.h, layer eventlog)'
@@ -56,6 +64,6 @@ expect_stderr_contains 'rts/debug/DebugServer.c:3: layer rts includes <sys/socke
 expect_stderr_contains 'profiling/ElfSymbols.c:3: layer profiling includes <unistd.h>, an OS header'
 grep -q 'support/os/File.c' "$err" && fail "support/os/ was refused an OS header: $(cat "$err")" || pass
 grep -q 'utils/strata-debug/main.c:3:.*<poll.h>' "$err" && fail "a tool was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'layers: 11 forbidden include(s)'
+expect_stderr_contains 'layers: 14 forbidden include(s)'
 
 finish

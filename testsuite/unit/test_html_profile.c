@@ -1,6 +1,6 @@
 /*
- * testsuite/unit/test_html_profile.c -- strata-html's profile builder
- * (utils/strata-html/profile.c, series.c) on synthetic censuses whose
+ * testsuite/unit/test_html_profile.c -- the report's profile builder
+ * (utils/report/Profile.c, Series.c) on synthetic censuses whose
  * statistics are known exactly: integrated size by trapezoids, standard
  * deviation, the least-squares line and R^2, absent bands counting 0,
  * folding of chart bins (sums and counts kept, at most SERIES_BINS), heap
@@ -16,7 +16,8 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "Profile.h"
+#include "Series.h"
 
 #define S 1000000000ull   /* one second in ns */
 

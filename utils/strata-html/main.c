@@ -2,8 +2,9 @@
  * utils/strata-html/main.c -- strata-html: a heap profile (GHC-format
  * eventlog, or a .hp file with -p) to a self-contained interactive HTML
  * report, or its data as JSON; several inputs get one report each.
- * Command line and output files here; the
- * profile is built in profile.c, written by json.c and page.c.  Usage:
+ * Command line and output files here; the profile is read, built and
+ * written by the report library (utils/report/: ProfileEventlog.c,
+ * ProfileHp.c, Profile.c, ReportJson.c, ReportPage.c).  Usage:
  * docs/strata-html.md.
  */
 #include <errno.h>
@@ -14,7 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "Profile.h"
+#include "ProfileEventlog.h"
+#include "ProfileHp.h"
+#include "ReportAssets.h"
+#include "ReportJson.h"
+#include "ReportPage.h"
+
+#define TOOL_NAME "strata-html"
+#define TOOL_EXIT_OK 0
+#define TOOL_EXIT_FAIL 1
+#define TOOL_EXIT_USAGE 2
 
 static void usage(FILE *out)
 {
@@ -76,17 +87,6 @@ static const struct option long_options[] = {
     { NULL, 0, NULL, 0 },
 };
 
-static int parse_sort(const char *s, SortKey *k)
-{
-    static const char *names[] = { "size", "stddev", "name", "number", "gradient" };
-    for (int i = 0; i < 5; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *k = (SortKey)i;
-            return 1;
-        }
-    return 0;
-}
-
 /* Reads one input into p; -1 after an error message. */
 static int read_input(Profile *p, int hp)
 {
@@ -95,7 +95,7 @@ static int read_input(Profile *p, int hp)
         fprintf(stderr, "%s: cannot open %s: %s\n", TOOL_NAME, p->path, strerror(errno));
         return -1;
     }
-    int rc = hp ? profile_read_hp(p, f) : profile_read_eventlog(p, f);
+    int rc = hp ? profile_read_hp(p, f, TOOL_NAME) : profile_read_eventlog(p, f, TOOL_NAME);
     if (f != stdin)
         fclose(f);
     if (rc == 0 && p->warning != NULL)
@@ -141,7 +141,7 @@ static FILE *open_temp(const char *path, char **tmp)
     return f;
 }
 
-static int write_output(const char *path, const Options *o, Profile *const *ps, size_t n)
+static int write_output(const char *path, const ReportOptions *o, Profile *const *ps, size_t n)
 {
     int to_stdout = strcmp(path, "-") == 0;
     char *tmp = NULL;
@@ -150,12 +150,13 @@ static int write_output(const char *path, const Options *o, Profile *const *ps, 
         fprintf(stderr, "%s: cannot write %s: %s\n", TOOL_NAME, path, strerror(errno));
         return TOOL_EXIT_FAIL;
     }
-    if (o->json)
-        json_write_report(out, o, ps, n);
-    else
-        page_write(out, o, ps, n);
+    int oom = (o->json ? report_json_write(out, o, ps, n) : report_page_write(out, o, ps, n)) != 0;
     int bad = ferror(out);
     int err = errno;
+    if (oom && !bad) {
+        bad = 1;
+        err = ENOMEM;
+    }
     if ((to_stdout ? fflush(out) : fclose(out)) != 0 && !bad) {
         bad = 1;
         err = errno;
@@ -176,7 +177,7 @@ static int write_output(const char *path, const Options *o, Profile *const *ps, 
 /* One report: inputs[0] (and the --diff input) to output, or to the
  * default path beside inputs[0]. */
 static int one_report(const char *const *inputs, size_t n, const char *output, int hp,
-                      const Options *o, const Filters *filters)
+                      const ReportOptions *o, const Filters *filters)
 {
     char *default_output = NULL;
     if (output == NULL) {
@@ -222,7 +223,7 @@ static int one_report(const char *const *inputs, size_t n, const char *output, i
 
 /* What the command line asks for. */
 typedef struct Args {
-    Options o;
+    ReportOptions o;
     Filters filters;
     const char *output, *diff;
     int hp;
@@ -233,7 +234,7 @@ typedef struct Args {
  * --version done, or a usage error said). */
 static int parse_options(int argc, char **argv, Args *a)
 {
-    Options *o = &a->o;
+    ReportOptions *o = &a->o;
     Filters *filters = &a->filters;
     int c;
     opterr = 0;
@@ -271,7 +272,7 @@ static int parse_options(int argc, char **argv, Args *a)
             }
             break;
         case OPT_SORT:
-            if (!parse_sort(optarg, &o->sort)) {
+            if (!report_sort_parse(optarg, &o->sort)) {
                 usage_error("--sort takes size, stddev, name, number or gradient, not", optarg);
                 return TOOL_EXIT_USAGE;
             }
@@ -346,7 +347,7 @@ static int check_inputs(const Args *a, const char *const *inputs, size_t n_input
 
 int main(int argc, char **argv)
 {
-    Args a = { .o = { .bands = 15, .sort = SORT_SIZE } };
+    Args a = { .o = REPORT_OPTIONS_DEFAULT };
     const char **incl = calloc((size_t)argc, sizeof *incl);
     const char **excl = calloc((size_t)argc, sizeof *excl);
     int status = TOOL_EXIT_USAGE;

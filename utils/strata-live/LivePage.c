@@ -1,8 +1,9 @@
 /*
  * utils/strata-live/LivePage.c -- the live page's profile and its
- * renderings through strata-html's code: profile_take_event (the events),
- * json_write_report (the data) and page_write_parts (the page).  Note [The
- * live page's data].
+ * renderings through the report library (utils/report/), as strata-html
+ * makes its own: profile_take_event (the events), report_json_write (the
+ * data) and report_page_write_parts (the page).  Note [The live page's
+ * data].
  */
 #include "LivePage.h"
 
@@ -12,7 +13,11 @@
 #include <time.h>
 
 #ifdef STRATA_LIVE_PAGE
-#include "profile.h"
+#include "LiveAssets.h"
+#include "Profile.h"
+#include "ProfileEventlog.h"
+#include "ReportJson.h"
+#include "ReportPage.h"
 
 int live_page_built(void)
 {
@@ -22,9 +27,9 @@ int live_page_built(void)
 /* Note [The live page's data]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The page draws what strata-html would draw for the log read so far: a
- * strata-html Profile (bounded: Note [Bounded series] in series.c, every
+ * report Profile (bounded: Note [Bounded series] in Series.c, every
  * census folded into 400 bins keeping each bin's peak) fed every event,
- * and json_write_report's JSON of it.  The Profile takes in a census only
+ * and report_json_write's JSON of it.  The Profile takes in a census only
  * once the heap-profile model has read it whole, so it can be rendered
  * between any two events.  Rendering costs a pass over the
  * bands, under the lock the reading thread needs, so:
@@ -44,7 +49,7 @@ int live_page_built(void)
 struct LivePage {
     char *source_name;
     Filters filters;            /* none: traceMarker markers, as strata-html */
-    Options options;            /* strata-html's defaults: 15 chart bands by size */
+    ReportOptions options;      /* strata-html's defaults: 15 chart bands by size */
     Profile *shown;             /* the served stream's profile (never NULL) */
     Profile *next;              /* a new stream's, before it is promoted, or NULL */
     uint64_t version;
@@ -83,8 +88,7 @@ LivePage *live_page_new(const char *source_name)
     LivePage *lp = calloc(1, sizeof *lp);
     if (lp == NULL)
         return NULL;
-    lp->options.bands = 15;
-    lp->options.sort = SORT_SIZE;
+    lp->options = (ReportOptions)REPORT_OPTIONS_DEFAULT;
     lp->source_name = strdup(source_name);
     lp->shown = lp->source_name != NULL ? profile_new(lp) : NULL;
     if (lp->shown == NULL) {
@@ -122,8 +126,8 @@ static void render(LivePage *lp)
     if (f == NULL)
         return;
     Profile *ps[1] = { lp->shown };
-    json_write_report(f, &lp->options, ps, 1);
-    if (fclose(f) != 0) {
+    int rc = report_json_write(f, &lp->options, ps, 1);
+    if (fclose(f) != 0 || rc != 0) {
         free(buf);
         return;
     }
@@ -191,15 +195,17 @@ char *live_page_data(LivePage *lp, size_t *len, uint64_t *version)
     return copy;
 }
 
-static void write_data(FILE *out, void *ctx)
+static int write_data(FILE *out, void *ctx)
 {
     LivePage *lp = ctx;
     size_t len;
     uint64_t version;
     char *json = live_page_data(lp, &len, &version);
-    if (json != NULL)
-        fwrite(json, 1, len, out);
+    if (json == NULL)
+        return -1;
+    fwrite(json, 1, len, out);
     free(json);
+    return 0;
 }
 
 char *live_page_html(LivePage *lp, const char *config_json, size_t *len)
@@ -225,9 +231,10 @@ char *live_page_html(LivePage *lp, const char *config_json, size_t *len)
     strcpy(config, head);
     strcat(config, config_json);
     strcat(config, close_);
-    page_write_parts(f, "strata-live", title, config, write_data, lp, html_asset_live_js);
+    int rc = report_page_write_parts(f, "strata-live", title, config, write_data, lp,
+                                     live_asset_js);
     free(config);
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 || rc != 0) {
         free(buf);
         return NULL;
     }

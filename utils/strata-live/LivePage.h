@@ -1,7 +1,7 @@
 /*
  * utils/strata-live/LivePage.h -- the live page's model: the heap profile
- * of the stream being read, built by strata-html's own profile code
- * (utils/strata-html/profile.h) from the same events LiveState takes in,
+ * of the stream being read, built by the report library strata-html uses
+ * (utils/report/Profile.h) from the same events LiveState takes in,
  * and its renderings: the report's JSON data (what strata-html --json
  * writes) and the whole page.  The whole API of the module; Note [The
  * live page's data] in LivePage.c.
@@ -19,7 +19,7 @@
 
 typedef struct LivePage LivePage;
 
-/* 1 if strata-live was built with its page (strata-html's code and the
+/* 1 if strata-live was built with its page (the report page's inlined
  * npm libraries need node and npm at configure time); else
  * live_page_new returns NULL and the page's urls say why. */
 int live_page_built(void);

@@ -1,4 +1,4 @@
-// utils/strata-html/report.js -- the report page's own script: reads the
+// utils/report/report.js -- the report page's own script: reads the
 // data strata-html embedded (<script id="strata-data">, the --json format
 // of docs/strata-html.md) and builds the views with the inlined libraries:
 // Apache ECharts for every chart, Tabulator for the tables.  No chart is

@@ -1,45 +1,25 @@
 /*
- * utils/strata-html/profile.h -- the internal API of strata-html: the heap
- * profile it builds from one input (profile.c) out of the censuses of the
- * tools' heap-profile model (utils/heapprof/HeapModel.h), the two readers
- * that feed it (from_eventlog.c, from_hp.c), the JSON writer (json.c,
- * json_text.c) and the page writer (page.c).  See docs/design/html.md for the memory
- * bound (.inv.bounded-memory: per band a label, some numbers and one
- * BandBins).
+ * utils/report/Profile.h -- one input's heap profile as the report draws
+ * it: the censuses of the tools' heap-profile model
+ * (utils/heapprof/HeapModel.h) folded into bands, their statistics and
+ * chart bins, with the run's heap sizes and markers.  The whole API of
+ * Profile.c; the readers that fill one are ProfileEventlog.h and
+ * ProfileHp.h.  See docs/design/html.md for the memory bound
+ * (.inv.bounded-memory: per band a label, some numbers and one BandBins).
  */
-#ifndef STRATA_HTML_PROFILE_H
-#define STRATA_HTML_PROFILE_H
+#ifndef STRATA_REPORT_PROFILE_H
+#define STRATA_REPORT_PROFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "HeapModel.h"
-
-#define TOOL_NAME "strata-html"
-#define TOOL_EXIT_OK 0
-#define TOOL_EXIT_FAIL 1
-#define TOOL_EXIT_USAGE 2
-
-/* Chart points per band: a census series is folded into at most this many
- * time bins (Note [Bounded series] in series.c).  Must be even. */
-#define SERIES_BINS 400
+#include "Series.h"
 
 /* Markers kept per input; later ones are counted, not kept. */
 #define PROFILE_MAX_MARKERS 5000
 
-/* A time series folded into SERIES_BINS bins of equal width, the width
- * doubling (and pairs of bins merging) whenever a time falls past the
- * last bin.  The values live with the owner, one array per column. */
-typedef struct Series {
-    double width_ns;                 /* bin width; 0 before the first time */
-    double t_sum_ns[SERIES_BINS];    /* sum of the times that fell in each bin */
-    uint32_t count[SERIES_BINS];     /* how many times fell in each bin */
-} Series;
-
-
-
-/* A band's chart bins (Note [Peaks survive folding] in profile.c): per bin
+/* A band's chart bins (Note [Peaks survive folding] in Profile.c): per bin
  * of Profile.census_series, the largest and the smallest bytes among the
  * censuses in the bin that hold the band, and how many do; a band absent
  * from some census of the bin has 0 as its least value there. */
@@ -50,7 +30,7 @@ typedef struct BandBins {
 } BandBins;
 
 /* One band of the heap profile: a census label and its statistics over
- * every census (Note [Band statistics] in profile.c).  Band i is the
+ * every census (Note [Band statistics] in Profile.c).  Band i is the
  * model's band i. */
 typedef struct Band {
     const char *label;      /* the model's copy (Profile.model.labels) */
@@ -122,17 +102,7 @@ typedef struct Profile {
     int out_of_memory;
 } Profile;
 
-/* series.c */
-void series_init(Series *s);
-/* The bin for time t, after folding as needed; fold(ctx, fold_kind) is
- * called to merge the owner's value arrays whenever the width doubles. */
-size_t series_bin(Series *s, uint64_t t_ns, void (*fold)(void *ctx), void *ctx);
-/* Merges pairs of bins of values[] (in place) the way the series did,
- * keeping the larger value of each pair. */
-void series_fold_max(double *values);
-void series_fold_self(Series *s);
-
-/* profile.c: building a profile, whatever the input.  The census steps go
+/* Building a profile, whatever the input.  The census steps go
  * to the model (heap_model_census_*), which hands each census, once read,
  * back to be folded in; _end is also the end of the input (it ends a
  * census cut short: Note [One rule per case] in HeapModel.c) and returns
@@ -165,63 +135,4 @@ typedef struct BandStats {
 } BandStats;
 void profile_band_stats(const Profile *p, const Band *b, BandStats *out);
 
-/* Progress line (progress.c): at most one update a second on stderr, only
- * once the input has taken a second. */
-typedef struct Progress {
-    const char *path;
-    uint64_t total_bytes;   /* 0 if unknown (a pipe) */
-    double start_s, last_s;
-    int shown;
-} Progress;
-void progress_start(Progress *pr, const char *path, FILE *f);
-void progress_update(Progress *pr, uint64_t done_bytes);
-void progress_end(Progress *pr);
-
-/* from_eventlog.c / from_hp.c: fill p from the file; 0 on success (maybe
- * with p->warning), -1 after printing an error naming the file. */
-int profile_read_eventlog(Profile *p, FILE *f);
-int profile_read_hp(Profile *p, FILE *f);
-/* One event of a stream that someone else reads (strata-live's page),
- * taken in as profile_read_eventlog takes each of its events. */
-struct EvrEvent;
-void profile_take_event(Profile *p, const struct EvrEvent *ev);
-
-/* The options that shape the output. */
-typedef enum SortKey { SORT_SIZE, SORT_STDDEV, SORT_NAME, SORT_NUMBER, SORT_GRADIENT } SortKey;
-typedef struct Options {
-    long bands;             /* 0 = all */
-    SortKey sort;
-    int sort_given;
-    int reverse;
-    double y_axis;          /* 0 = automatic */
-    int json;
-    int normalise_time;     /* --diff on a 0-100 % time axis per run */
-} Options;
-
-/* json_text.c: a JSON string (NULL as null; Note [JSON strings are code
- * points]) and a JSON number (non-finite as null). */
-void json_string(FILE *out, const char *s);
-void json_number(FILE *out, double v);
-
-/* json.c: the report's data, one JSON object (docs/strata-html.md). */
-void json_write_report(FILE *out, const Options *o, Profile *const *profiles, size_t n);
-
-/* page.c: the whole HTML page with the data and the inlined libraries. */
-void page_write(FILE *out, const Options *o, Profile *const *profiles, size_t n);
-/* The same page for another tool (strata-live): generator names the tool,
- * extra_html goes first in <body>, the data is written by write_data, and
- * extra_js (may be NULL) runs after the report's own script. */
-void page_write_parts(FILE *out, const char *generator, const char *title,
-                      const char *extra_html, void (*write_data)(FILE *out, void *ctx),
-                      void *ctx, const char *extra_js);
-
-/* assets.c (generated by embed.js at build time). */
-extern const char html_asset_echarts_js[];
-extern const char html_asset_tabulator_js[];
-extern const char html_asset_tabulator_css[];
-extern const char html_asset_report_js[];
-extern const char html_asset_report_css[];
-extern const char html_asset_versions[];
-extern const char html_asset_live_js[];    /* strata-live's page (utils/strata-live/live.js) */
-
-#endif /* STRATA_HTML_PROFILE_H */
+#endif /* STRATA_REPORT_PROFILE_H */

@@ -1,6 +1,7 @@
 /*
- * utils/strata-html/json.c -- the report's data as one JSON object: what
- * `strata-html --json` prints and what the page embeds and draws.  Chooses
+ * utils/report/ReportJson.c -- the report's data as one JSON object: what
+ * `strata-html --json` prints, what the page embeds and draws, and what
+ * strata-live's page fetches.  Chooses
  * the chart bands (the top --bands by integrated size, the rest summed as
  * OTHER), orders them (--sort, --reverse) and, for --diff, matches bands
  * of the two inputs by name.  The format is documented in
@@ -14,7 +15,8 @@
 #include <strata/EventLogFormat.h>
 
 #include "GrowArray.h"
-#include "profile.h"
+#include "JsonText.h"
+#include "ReportJson.h"
 
 #define SPARK_POINTS 50   /* sparkline points per band in the detailed table */
 
@@ -37,7 +39,17 @@ typedef struct Key {
     long color;           /* colour index, shared by every view */
 } Key;
 
-static const char *sort_names[] = { "size", "stddev", "name", "number", "gradient" };
+static const char *const sort_names[] = { "size", "stddev", "name", "number", "gradient" };
+
+int report_sort_parse(const char *s, ReportSort *sort)
+{
+    for (size_t i = 0; i < sizeof sort_names / sizeof sort_names[0]; i++)
+        if (strcmp(s, sort_names[i]) == 0) {
+            *sort = (ReportSort)i;
+            return 1;
+        }
+    return 0;
+}
 
 /* ----------------------------------------------------------------------
  * Rows: display names and ordering
@@ -146,7 +158,10 @@ static int by_name_ptr(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* The rows of p, largest integrated size first, with unique names. */
+static void free_rows(Row *rows, size_t n);
+
+/* The rows of p, largest integrated size first, with unique names; NULL
+ * when out of memory. */
 static Row *make_rows(const Profile *p)
 {
     Row *rows = calloc(p->n_bands ? p->n_bands : 1, sizeof *rows);
@@ -197,29 +212,33 @@ static Row *make_rows(const Profile *p)
     free(byname);
     return rows;
 oom:
-    fprintf(stderr, "%s: %s: out of memory building the report\n", TOOL_NAME, p->path);
-    exit(TOOL_EXIT_FAIL);
+    free(byname);
+    if (rows != NULL)
+        free_rows(rows, p->n_bands);
+    return NULL;
 }
 
 static void free_rows(Row *rows, size_t n)
 {
+    if (rows == NULL)
+        return;
     for (size_t i = 0; i < n; i++)
         free(rows[i].name);
     free(rows);
 }
 
-static SortKey sort_key;
+static ReportSort sort_key;
 static int sort_reverse;
 
-static double key_value(const Key *k, SortKey s)
+static double key_value(const Key *k, ReportSort s)
 {
     double v = 0;
     for (int i = 0; i < 2; i++) {
         if (k->row[i] == NULL)
             continue;
-        if (s == SORT_STDDEV)
+        if (s == REPORT_SORT_STDDEV)
             v += k->row[i]->st.stddev;
-        else if (s == SORT_GRADIENT)
+        else if (s == REPORT_SORT_GRADIENT)
             v += k->row[i]->st.slope;
         else
             v += k->row[i]->st.integrated_byte_s;
@@ -237,10 +256,10 @@ static int key_cmp(const void *a, const void *b)
     const Key *x = a, *y = b;
     int c = 0;
     switch (sort_key) {
-    case SORT_NAME:
+    case REPORT_SORT_NAME:
         c = strcmp(x->name, y->name);
         break;
-    case SORT_NUMBER: {
+    case REPORT_SORT_NUMBER: {
         const Row *rx = key_row(x), *ry = key_row(y);
         if (rx->have_number != ry->have_number)
             c = rx->have_number ? -1 : 1;
@@ -272,18 +291,17 @@ static int key_by_name(const void *a, const void *b)
     return strcmp(((const Key *)a)->name, ((const Key *)b)->name);
 }
 
-/* One key per distinct name over the inputs, largest summed size first.
- * Colour indices follow that order, or the era number for -he. */
+/* One key per distinct name over the inputs, largest summed size first;
+ * NULL when out of memory.  Colour indices follow that order, or the era
+ * number for -he. */
 static Key *make_keys(Row **rows, const size_t *n_rows, size_t n_inputs, size_t *n_keys)
 {
     size_t total = 0;
     for (size_t i = 0; i < n_inputs; i++)
         total += n_rows[i];
     Key *keys = calloc(total ? total : 1, sizeof *keys);
-    if (keys == NULL) {
-        fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
-        exit(TOOL_EXIT_FAIL);
-    }
+    if (keys == NULL)
+        return NULL;
     size_t n = 0;
     for (size_t i = 0; i < n_inputs; i++)
         for (size_t j = 0; j < n_rows[i]; j++) {
@@ -335,7 +353,7 @@ static void write_times(FILE *out, const Series *s)
 }
 
 /* One value per used bin of s (Note [Peaks survive folding] in
- * profile.c): values[i], or 0 everywhere if values is NULL. */
+ * Profile.c): values[i], or 0 everywhere if values is NULL. */
 static void write_values(FILE *out, const Series *s, const double *values)
 {
     fputc('[', out);
@@ -521,8 +539,8 @@ static void write_meta(FILE *out, const Profile *p)
 
 /* The chart: the chosen keys' largest and least values per point in this
  * input (zeros where it lacks one), then OTHER, the sums of the rest's,
- * then the largest census total per point. */
-static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_t n_keys,
+ * then the largest census total per point; -1 when out of memory. */
+static int write_chart(FILE *out, const Profile *p, int input, Key *keys, size_t n_keys,
                         size_t n_chart)
 {
     double mins[SERIES_BINS];
@@ -546,10 +564,8 @@ static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_
         fputs("null", out);
     } else {
         double *sum = calloc(2 * SERIES_BINS, sizeof *sum);
-        if (sum == NULL) {
-            fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
-            exit(TOOL_EXIT_FAIL);
-        }
+        if (sum == NULL)
+            return -1;
         double *sum_min = sum + SERIES_BINS;
         size_t n_other = 0;
         for (size_t i = n_chart; i < n_keys; i++) {
@@ -572,10 +588,11 @@ static void write_chart(FILE *out, const Profile *p, int input, Key *keys, size_
     fputs(",\"total_max\":", out);
     write_values(out, &p->census_series, p->census_total_max);
     fputc('}', out);
+    return 0;
 }
 
-static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key *keys,
-                          size_t n_keys, size_t n_chart, Key *table_keys)
+static int write_profile(FILE *out, const Profile *p, int input, Key *keys, size_t n_keys,
+                         size_t n_chart, Key *table_keys)
 {
     fputc('{', out);
     write_meta(out, p);
@@ -586,7 +603,8 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
     fputc(',', out);
     write_heap(out, p, HEAP_SERIES_LIVE, "live");
     fputs("},", out);
-    write_chart(out, p, input, keys, n_keys, n_chart);
+    if (write_chart(out, p, input, keys, n_keys, n_chart) != 0)
+        return -1;
     /* The detailed table: every band of this input, in the chosen order. */
     fprintf(out, ",\"band_count\":%zu,\"table\":[", p->n_bands);
     int first = 1;
@@ -630,8 +648,8 @@ static void write_profile(FILE *out, const Profile *p, int input, Row *rows, Key
         }
         fputc(']', out);
     }
-    (void)rows;
     fputc('}', out);
+    return 0;
 }
 
 static double key_change(const Key *k)
@@ -679,33 +697,37 @@ static void write_diff(FILE *out, Key *keys, size_t n_keys)
     fputc(']', out);
 }
 
-void json_write_report(FILE *out, const Options *o, Profile *const *profiles, size_t n)
+int report_json_write(FILE *out, const ReportOptions *o, Profile *const *profiles, size_t n)
 {
     Row *rows[2] = { NULL, NULL };
     size_t n_rows[2] = { 0, 0 };
+    Key *keys = NULL, *table_keys = NULL;
+    int status = -1;
     for (size_t i = 0; i < n; i++) {
         rows[i] = make_rows(profiles[i]);
         n_rows[i] = profiles[i]->n_bands;
+        if (rows[i] == NULL)
+            goto done;
     }
     size_t n_keys;
-    Key *keys = make_keys(rows, n_rows, n, &n_keys);
+    keys = make_keys(rows, n_rows, n, &n_keys);
+    if (keys == NULL)
+        goto done;
     size_t n_chart = o->bands == 0 || (size_t)o->bands > n_keys ? n_keys : (size_t)o->bands;
     int era = !profiles[0]->from_hp && profiles[0]->model.breakdown == HEAP_PROF_BREAKDOWN_ERA;
-    sort_key = o->sort_given ? o->sort : (era ? SORT_NUMBER : SORT_SIZE);
+    sort_key = o->sort_given ? o->sort : (era ? REPORT_SORT_NUMBER : REPORT_SORT_SIZE);
     sort_reverse = o->reverse;
     /* keys[0..n_chart) are the largest; order them, then the table's copy. */
     qsort(keys, n_chart, sizeof *keys, key_cmp);
-    Key *table_keys = malloc((n_keys ? n_keys : 1) * sizeof *table_keys);
-    if (table_keys == NULL) {
-        fprintf(stderr, "%s: out of memory building the report\n", TOOL_NAME);
-        exit(TOOL_EXIT_FAIL);
-    }
+    table_keys = malloc((n_keys ? n_keys : 1) * sizeof *table_keys);
+    if (table_keys == NULL)
+        goto done;
     memcpy(table_keys, keys, n_keys * sizeof *keys);
     qsort(table_keys, n_keys, sizeof *table_keys, key_cmp);
 
-    fprintf(out, "{\"tool\":\"%s\",\"format\":1,\"options\":{\"bands\":%ld,\"sort\":\"%s\","
-                 "\"reverse\":%s,\"y_axis_bytes\":",
-            TOOL_NAME, o->bands, sort_names[sort_key], o->reverse ? "true" : "false");
+    fprintf(out, "{\"tool\":\"strata-html\",\"format\":1,\"options\":{\"bands\":%ld,"
+                 "\"sort\":\"%s\",\"reverse\":%s,\"y_axis_bytes\":",
+            o->bands, sort_names[sort_key], o->reverse ? "true" : "false");
     if (o->y_axis > 0)
         json_number(out, o->y_axis);
     else
@@ -714,7 +736,8 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputs(",\n", out);
-        write_profile(out, profiles[i], (int)i, rows[i], keys, n_keys, n_chart, table_keys);
+        if (write_profile(out, profiles[i], (int)i, keys, n_keys, n_chart, table_keys) != 0)
+            goto done;
     }
     fputc(']', out);
     if (n == 2) {
@@ -722,8 +745,11 @@ void json_write_report(FILE *out, const Options *o, Profile *const *profiles, si
         write_diff(out, table_keys, n_keys);
     }
     fputs("}\n", out);
+    status = 0;
+done:
     free(table_keys);
     free(keys);
     for (size_t i = 0; i < n; i++)
         free_rows(rows[i], n_rows[i]);
+    return status;
 }

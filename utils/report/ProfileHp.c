@@ -1,5 +1,5 @@
 /*
- * utils/strata-html/from_hp.c -- reading a .hp heap profile (-p) into a
+ * utils/report/ProfileHp.c -- reading a .hp heap profile (-p) into a
  * Profile: the text format GHC's RTS and strata's write for hp2ps
  * (JOB, DATE, SAMPLE_UNIT, VALUE_UNIT, MARK, BEGIN_SAMPLE, "label<TAB>bytes",
  * END_SAMPLE).  Line by line; a line is bounded (Note [A .hp line has a
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "ProfileHp.h"
+#include "Progress.h"
 
 #define PROGRESS_EVERY_LINES 4096
 
@@ -202,11 +203,11 @@ static int take_line(Profile *p, char *line, size_t len, int *in_sample)
     return *in_sample && take_sample(p, line, len);
 }
 
-int profile_read_hp(Profile *p, FILE *f)
+int profile_read_hp(Profile *p, FILE *f, const char *tool)
 {
     p->from_hp = 1;
     Progress pr;
-    progress_start(&pr, p->path, f);
+    progress_start(&pr, tool, p->path, f);
     char *line = NULL;
     size_t cap = 0, line_no = 0;
     uint64_t done = 0;
@@ -218,12 +219,12 @@ int profile_read_hp(Profile *p, FILE *f)
             status = -1;
             if (got == LINE_NOT_HP)
                 fprintf(stderr, "%s: %s: not a .hp heap profile (line 1 does not start with "
-                                "JOB)\n", TOOL_NAME, p->path);
+                                "JOB)\n", tool, p->path);
             else if (got == LINE_TOO_LONG)
                 fprintf(stderr, "%s: %s: line %zu: longer than %zu bytes, which no .hp "
-                                "profile's line is\n", TOOL_NAME, p->path, line_no, HP_MAX_LINE);
+                                "profile's line is\n", tool, p->path, line_no, HP_MAX_LINE);
             else
-                fprintf(stderr, "%s: %s: line %zu: out of memory\n", TOOL_NAME, p->path,
+                fprintf(stderr, "%s: %s: line %zu: out of memory\n", tool, p->path,
                         line_no);
             break;
         }
@@ -235,7 +236,7 @@ int profile_read_hp(Profile *p, FILE *f)
         line[len] = '\0';
         if (line_no == 1 && strncmp(line, "JOB", 3) != 0) {   /* "JO" and end of file */
             fprintf(stderr, "%s: %s: not a .hp heap profile (line 1 does not start with JOB)\n",
-                    TOOL_NAME, p->path);
+                    tool, p->path);
             status = -1;
             break;
         }
@@ -246,7 +247,7 @@ int profile_read_hp(Profile *p, FILE *f)
             }
             fprintf(stderr, "%s: %s: line %zu: not .hp syntax (expected JOB, DATE, MARK, "
                             "BEGIN_SAMPLE, END_SAMPLE or \"label<TAB>bytes\" inside a sample)\n",
-                    TOOL_NAME, p->path, line_no);
+                    tool, p->path, line_no);
             status = -1;
             break;
         }
@@ -256,15 +257,15 @@ int profile_read_hp(Profile *p, FILE *f)
     progress_end(&pr);
     free(line);
     if (status == 0 && ferror(f)) {
-        fprintf(stderr, "%s: %s: read error: %s\n", TOOL_NAME, p->path, strerror(errno));
+        fprintf(stderr, "%s: %s: read error: %s\n", tool, p->path, strerror(errno));
         status = -1;
     }
     if (status == 0 && p->out_of_memory) {
-        fprintf(stderr, "%s: %s: out of memory (bands=%zu)\n", TOOL_NAME, p->path, p->n_bands);
+        fprintf(stderr, "%s: %s: out of memory (bands=%zu)\n", tool, p->path, p->n_bands);
         status = -1;
     }
     if (status == 0 && line_no == 0) {
-        fprintf(stderr, "%s: %s: not a .hp heap profile (the file is empty)\n", TOOL_NAME,
+        fprintf(stderr, "%s: %s: not a .hp heap profile (the file is empty)\n", tool,
                 p->path);
         status = -1;
     }
@@ -272,7 +273,7 @@ int profile_read_hp(Profile *p, FILE *f)
         profile_set_warning(p, "the last sample has no END_SAMPLE (profile cut short?)");
     profile_census_end(p);
     if (status == 0 && p->n_censuses == 0) {
-        fprintf(stderr, "%s: %s: the heap profile has no sample\n", TOOL_NAME, p->path);
+        fprintf(stderr, "%s: %s: the heap profile has no sample\n", tool, p->path);
         status = -1;
     }
     return status;

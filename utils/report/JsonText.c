@@ -1,12 +1,12 @@
 /*
- * utils/strata-html/json_text.c -- the JSON report's strings and numbers
- * (json.c): UTF-8 written as code points, safe inside the page's <script>
+ * utils/report/JsonText.c -- the JSON report's strings and numbers
+ * (ReportJson.c): UTF-8 written as code points, safe inside the page's <script>
  * element; numbers without a fraction as integers, non-finite as null.
  */
 #include <math.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "JsonText.h"
 
 /* Note [JSON strings are code points]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

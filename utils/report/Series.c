@@ -1,11 +1,11 @@
 /*
- * utils/strata-html/series.c -- folding a time series into a fixed number
+ * utils/report/Series.c -- folding a time series into a fixed number
  * of bins, so that a chart gets at most SERIES_BINS points per band however
  * long the run.  See Note [Bounded series].
  */
 #include <string.h>
 
-#include "profile.h"
+#include "Series.h"
 
 /* Note [Bounded series]
  * ~~~~~~~~~~~~~~~~~~~~~~
@@ -18,7 +18,7 @@
  * fell in it, so a point is drawn at the mean time of its censuses.  After
  * the first fold a series uses between SERIES_BINS/2 and SERIES_BINS bins.
  * The owner keeps its values (maxima and minima, never sums or means: see
- * Note [Peaks survive folding] in profile.c) in arrays parallel to the
+ * Note [Peaks survive folding] in Profile.c) in arrays parallel to the
  * bins and folds them in the callback.
  */
 

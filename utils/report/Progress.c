@@ -1,7 +1,7 @@
 /*
- * utils/strata-html/progress.c -- the progress line on stderr.  Nothing is
+ * utils/report/Progress.c -- the progress line on stderr.  Nothing is
  * printed for an input read within a second; after that, at most one update
- * a second: "strata-html: FILE: 42% (420 MB of 1000 MB)", rewritten in place
+ * a second: "TOOL: FILE: 42% (420 MB of 1000 MB)", rewritten in place
  * on a terminal and one line per update otherwise.
  */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "Progress.h"
 
 static double now_s(void)
 {
@@ -18,9 +18,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void progress_start(Progress *pr, const char *path, FILE *f)
+void progress_start(Progress *pr, const char *tool, const char *path, FILE *f)
 {
     struct stat st;
+    pr->tool = tool;
     pr->path = path;
     pr->total_bytes = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
     pr->start_s = pr->last_s = now_s();
@@ -37,10 +38,10 @@ void progress_update(Progress *pr, uint64_t done_bytes)
     double mb = (double)done_bytes / 1e6;
     if (pr->total_bytes > 0)
         fprintf(stderr, "%s%s: %s: %.0f%% (%.0f MB of %.0f MB, %.0f s)%s", tty ? "\r" : "",
-                TOOL_NAME, pr->path, 100.0 * (double)done_bytes / (double)pr->total_bytes, mb,
+                pr->tool, pr->path, 100.0 * (double)done_bytes / (double)pr->total_bytes, mb,
                 (double)pr->total_bytes / 1e6, t - pr->start_s, tty ? "\033[K" : "\n");
     else
-        fprintf(stderr, "%s%s: %s: %.0f MB read (%.0f s)%s", tty ? "\r" : "", TOOL_NAME,
+        fprintf(stderr, "%s%s: %s: %.0f MB read (%.0f s)%s", tty ? "\r" : "", pr->tool,
                 pr->path, mb, t - pr->start_s, tty ? "\033[K" : "\n");
     pr->shown = 1;
 }

@@ -1,8 +1,8 @@
 /*
- * utils/strata-html/profile.c -- building one input's heap profile: the
+ * utils/report/Profile.c -- building one input's heap profile: the
  * censuses of the heap-profile model (utils/heapprof/HeapModel.h) folded
  * into bands and their statistics and into chart series, heap sizes and
- * markers.  The readers (from_eventlog.c, from_hp.c) call in here; memory
+ * markers.  The readers (ProfileEventlog.c, ProfileHp.c) call in here; memory
  * grows with the number of distinct labels, IPE entries and kept markers
  * only, never with the number of censuses.
  */
@@ -14,7 +14,7 @@
 #include <strata/EventLogFormat.h>
 
 #include "GrowArray.h"
-#include "profile.h"
+#include "Profile.h"
 
 /* Note [Band statistics]
  * ~~~~~~~~~~~~~~~~~~~~~~~
@@ -117,7 +117,7 @@ static int bands_make(Profile *p)
 
 /* Note [Peaks survive folding]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A chart bin may hold many censuses (Note [Bounded series] in series.c).
+ * A chart bin may hold many censuses (Note [Bounded series] in Series.c).
  * Averaging them diluted a one-census spike and halved the last point of a
  * .hp file (its last census and the empty sample written at exit share a
  * time).  So a bin keeps, per band, the largest and the smallest bytes of

@@ -1,5 +1,5 @@
 /*
- * utils/strata-html/from_eventlog.c -- reading a GHC-format eventlog
+ * utils/report/ProfileEventlog.c -- reading a GHC-format eventlog
  * (strata's or GHC's) into a Profile through the streaming reader
  * (reader/EventLogReader.h): one pass, bounded memory.  The heap profile's
  * events go to the model (utils/heapprof/HeapModel.h), the run's own
@@ -11,7 +11,8 @@
 #include <time.h>
 
 #include "EventLogReader.h"
-#include "profile.h"
+#include "ProfileEventlog.h"
+#include "Progress.h"
 
 #define PROGRESS_EVERY_EVENTS 4096
 
@@ -109,15 +110,15 @@ static int looks_like_hp(FILE *f)
     return fread(head, 1, 4, f) == 4 && memcmp(head, "JOB ", 4) == 0;
 }
 
-int profile_read_eventlog(Profile *p, FILE *f)
+int profile_read_eventlog(Profile *p, FILE *f, const char *tool)
 {
     EventLogReader *r = evr_open_file(f, p->path);
     if (r == NULL) {
-        fprintf(stderr, "%s: %s: out of memory opening the eventlog\n", TOOL_NAME, p->path);
+        fprintf(stderr, "%s: %s: out of memory opening the eventlog\n", tool, p->path);
         return -1;
     }
     Progress pr;
-    progress_start(&pr, p->path, f);
+    progress_start(&pr, tool, p->path, f);
     EvrEvent ev;
     int rc;
     uint64_t n = 0;
@@ -130,17 +131,17 @@ int profile_read_eventlog(Profile *p, FILE *f)
     profile_census_end(p);   /* the end of the log, however it came, ends a census */
     int status = 0;
     if (p->out_of_memory) {
-        fprintf(stderr, "%s: %s: out of memory (bands=%zu, ipes=%zu)\n", TOOL_NAME, p->path,
+        fprintf(stderr, "%s: %s: out of memory (bands=%zu, ipes=%zu)\n", tool, p->path,
                 p->n_bands, p->model.ipes.n_ipes);
         status = -1;
     } else if (rc < 0 && evr_type_count(r) == 0 && p->n_events == 0) {
-        fprintf(stderr, "%s: %s: not a GHC eventlog: %s\n", TOOL_NAME, p->path, evr_error(r));
+        fprintf(stderr, "%s: %s: not a GHC eventlog: %s\n", tool, p->path, evr_error(r));
         if (looks_like_hp(f))
             fprintf(stderr, "%s: %s: it looks like a .hp heap profile: read it with -p\n",
-                    TOOL_NAME, p->path);
+                    tool, p->path);
         status = -1;
     } else if (rc < 0 && p->n_censuses == 0) {
-        fprintf(stderr, "%s: %s: %s (and no heap profile census before it)\n", TOOL_NAME,
+        fprintf(stderr, "%s: %s: %s (and no heap profile census before it)\n", tool,
                 p->path, evr_error(r));
         status = -1;
     } else if (rc < 0) {
@@ -153,10 +154,10 @@ int profile_read_eventlog(Profile *p, FILE *f)
     if (status == 0 && p->n_censuses == 0) {
         if (p->model.have_profile)
             fprintf(stderr, "%s: %s: the heap profile has no census (was the run shorter "
-                            "than one -i interval?)\n", TOOL_NAME, p->path);
+                            "than one -i interval?)\n", tool, p->path);
         else
             fprintf(stderr, "%s: %s: no heap profile in this eventlog (run the program with "
-                            "+RTS -hT -l, or -hi, -he ...)\n", TOOL_NAME, p->path);
+                            "+RTS -hT -l, or -hi, -he ...)\n", tool, p->path);
         status = -1;
     }
     evr_close(r);
