@@ -43,9 +43,9 @@ reader)
     srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c base/GrowArray.c)
     incs=(reader base) max_len=200000 keep_len=8192 ;;
 debug-request)
-    srcs=(testsuite/fuzz/fuzz_debug_request.c rts/debug/DebugRequest.c wire/DebugWire.c
+    srcs=(testsuite/fuzz/fuzz_debug_request.c wire/DebugRequest.c wire/DebugWire.c
         base/GrowArray.c)
-    incs=(rts/debug wire base) max_len=4096 keep_len=4096 ;;
+    incs=(wire base) max_len=4096 keep_len=4096 ;;
 hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/report/Profile.c utils/report/Series.c
         utils/report/ProfileHp.c utils/report/Progress.c utils/heapprof/CostCentres.c

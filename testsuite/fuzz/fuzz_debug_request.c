@@ -1,6 +1,6 @@
 /*
  * testsuite/fuzz/fuzz_debug_request.c -- libFuzzer entry point for the
- * debug stub's request decoder (rts/debug/DebugRequest.c).  Each input is one
+ * debug stub's request decoder (wire/DebugRequest.c).  Each input is one
  * request frame (after the length field).  The decoder must classify it
  * without reading outside it: a decoded CLOSURES/INFO request's addresses
  * lie inside the input, an error carries a non-empty message, and the

@@ -723,7 +723,7 @@ static void expect_error(int fd, const uint8_t *req, size_t len, int status, con
         fail_msg("expected status %d with '%s', got %d: '%s'", status, text, st, msg);
 }
 
-/* The decoder alone (rts/debug/DebugRequest.c), on NEW_ERA: a bare
+/* The decoder alone (wire/DebugRequest.c), on NEW_ERA: a bare
  * request decodes; a payload, flags or a cut-short frame are refused with
  * the command's name. */
 static void test_debug_decoder_new_era(void **state)

@@ -1,5 +1,5 @@
 /*
- * rts/debug/DebugRequest.h -- decoding and validating one debug request frame
+ * wire/DebugRequest.h -- decoding and validating one debug request frame
  * (docs/debug-protocol.md).  Pure: no runtime state, no I/O, so it is the
  * fuzz target (testsuite/fuzz/fuzz_debug_request.c).  Whether an address
  * names a closure is checked later, against the heap, by DebugHeap.c.

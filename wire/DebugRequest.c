@@ -1,5 +1,5 @@
 /*
- * rts/debug/DebugRequest.c -- the request decoder of the debug stub (see
+ * wire/DebugRequest.c -- the request decoder of the debug stubs (see
  * DebugRequest.h).  Every command has an exact payload size (or an exact
  * size given its count), so a frame of any other length is refused here,
  * before a handler runs.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "DebugWire.h"
-#include "strata/Debug.h"
+#include "strata/DebugProtocol.h"
 
 static const char *const command_names[] = {
     [DEBUG_CMD_VERSION] = "version",   [DEBUG_CMD_PAUSE] = "pause",
