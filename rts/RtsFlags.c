@@ -1086,7 +1086,7 @@ static const char *const usage_text[] = {
     "           Do not start the heap profile timer: censuses are taken only",
     "           when the program asks for them",
     "  --automatic-era-increment",
-    "           Increment the era after every heap census (a profiled major GC)",
+    "           Advance the era by one after every major GC (not while it is 0)",
     "",
     "  --debug-socket[=<path>]",
     "           Start the heap debugger's stub on a Unix socket (default path:",

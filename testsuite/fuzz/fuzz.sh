@@ -125,5 +125,9 @@ for f in crash-* leak-* timeout-* oom-*; do
     echo "fuzz.sh: $f failed: copied to $corpus/ (make check replays it)"
 done
 after=$(find "$corpus" -type f | wc -l)
-echo "fuzz.sh: $corpus: $before inputs before, $after now (commit the new ones)"
+if [ "$after" -gt "$before" ]; then
+    echo "fuzz.sh: $corpus: $before inputs before, $after now: commit the $((after - before)) new ones"
+else
+    echo "fuzz.sh: $corpus: $before inputs, none new (nothing to commit)"
+fi
 exit "$status"
