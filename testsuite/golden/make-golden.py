@@ -17,7 +17,10 @@
 #                        outside any block, as GHC writes them
 #   heap-budget.eventlog a -hT run at -i0.01 whose three censuses over 0.1 s
 #                        are fewer than the eleven its interval asked for, as
-#                        strata's census budget takes them
+#                        strata's census budget takes them (from a strata
+#                        RTS: summary explains the budget)
+#   heap-every-tick.eventlog the same run with --census-gc=every-tick: the
+#                        budget did not apply (the ticks went unserved)
 #   heap-cut.eventlog    a -hT run killed in its third census: that census
 #                        has one sample and no SAMPLE_END, and the log no
 #                        data end marker (every tool counts the census:
@@ -168,11 +171,12 @@ def ghc92_ipe():
     return header(ids) + b"".join(pre) + block(0xffff, 1000, 102000, g) + data_end()
 
 
-def heap_budget():
-    ids = [18, 30, 160, 162, 164, 165]
+def heap_budget(rts=("-hT", "-i0.01")):
+    ids = [18, 29, 30, 160, 162, 164, 165]
     g = [
+        event(29, 110, u32(0) + b"strata-0.1 rts_v"),
         event(30, 120, u32(0) + b"".join(cstr(a) for a in
-                                         ["./prog", "+RTS", "-hT", "-i0.01", "-RTS"])),
+                                         ["./prog", "+RTS", *rts, "-RTS"])),
         prof_begin(140, 7, 10000000),
     ]
     for t in (1000000, 51000000, 101000000):
@@ -223,6 +227,7 @@ LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
     "heap-budget.eventlog": heap_budget,
+    "heap-every-tick.eventlog": lambda: heap_budget(("-hT", "-i0.01", "--census-gc=every-tick")),
     "heap-cut.eventlog": heap_cut,
     "no-end.eventlog": no_end,
     "bad-order.eventlog": bad_order,

@@ -37,9 +37,18 @@ for log in heap-hT ghc92-ipe; do
     golden 0 "$log.summary.reference" summary "$log.eventlog"
     golden 0 "$log.summary-json.reference" summary --json "$log.eventlog"
 done
-# Fewer censuses than the interval asked for (the census budget): both counts
+# Fewer censuses than the interval asked for (the census budget): both
+# counts, and the line that says why and names the flag that takes all.
 golden 0 heap-budget.summary.reference summary heap-budget.eventlog
 golden 0 heap-budget.summary-json.reference summary --json heap-budget.eventlog
+# The same shortfall under --census-gc=every-tick, or in GHC's log: no
+# budget applied, so none is explained.
+for log in heap-every-tick ghc92-ipe heap-hT; do
+    expect_status 0 "$tool" summary "$log.eventlog"
+    ! grep -q '^census budget' "$out" && pass || fail "$log: summary explains a budget: $(grep '^census budget' "$out")"
+    expect_status 0 "$tool" summary --json "$log.eventlog"
+    grep -qx '  "census_budget": null,' "$out" && pass || fail "$log: summary --json: $(grep census_budget "$out")"
+done
 # A run killed in its third census: the census counts, with its one sample.
 golden 0 heap-cut.summary.reference summary heap-cut.eventlog
 golden 0 heap-cut.summary-json.reference summary --json heap-cut.eventlog

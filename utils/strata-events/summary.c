@@ -177,6 +177,36 @@ static uint64_t censuses_asked(const Summary *s)
     return asked > m->n_censuses ? asked : m->n_censuses;
 }
 
+/* Whether the log's command line holds the argument a. */
+static int args_have(const Summary *s, const char *a)
+{
+    size_t n = strlen(a);
+    for (size_t i = 0; i < s->args_len;) {
+        const char *nul = memchr(s->args + i, '\0', s->args_len - i);
+        size_t len = nul ? (size_t)(nul - (s->args + i)) : s->args_len - i;
+        if (len == n && memcmp(s->args + i, a, n) == 0)
+            return 1;
+        i += len + 1;
+    }
+    return 0;
+}
+
+#define EVERY_TICK_FLAG "--census-gc=every-tick"
+
+/* Whether strata's census budget took fewer censuses than the ticks asked
+ * for (docs/design/profiling.md, "When a census runs"): a strata log
+ * (GHC takes one at every tick), automatic censuses, and no every-tick on
+ * the command line (the only record of the policy: GHCRTS is not in the
+ * log). */
+static int census_budget_applied(const Summary *s)
+{
+    static const char strata[] = "strata";
+    return s->rts_id != NULL && s->rts_id_len >= sizeof strata - 1 &&
+           memcmp(s->rts_id, strata, sizeof strata - 1) == 0 && s->m.have_profile &&
+           s->m.interval_ns > 0 && censuses_asked(s) > s->m.n_censuses &&
+           !args_have(s, EVERY_TICK_FLAG);
+}
+
 /* ----------------------------------------------------------------------
  * IPE entries: see Note [Naming -hi buckets]
  * ------------------------------------------------------------------- */
@@ -460,6 +490,12 @@ static void summary_print_text(const Summary *s, const char *path, const Bucket 
                 censuses_asked(s), s->last_sample_time_ns - m->begin_ns);
     else
         fprintf(out, "censuses asked for: %" PRIu64 "\n", censuses_asked(s));
+    if (census_budget_applied(s))
+        fprintf(out, "census budget: %" PRIu64 " taken of %" PRIu64 " asked for: strata "
+                     "forces a major GC for a census only within 5%% of the run, so some "
+                     "ticks waited for the next major GC and shared its census; +RTS "
+                     EVERY_TICK_FLAG " takes one at every tick\n",
+                s->m.n_censuses, censuses_asked(s));
     fprintf(out, "events: %" PRIu64 "\n", s->n_events);
     fprintf(out, "gcs: %" PRIu64 "\n", s->n_gcs);
     fprintf(out, "end time: %" PRIu64 " ns\n", s->last_time_ns);
@@ -573,6 +609,12 @@ static void summary_print_json(const Summary *s, const char *path, const Bucket 
         fputs("null", out);
     fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n", m->n_censuses);
     fprintf(out, "  \"censuses_asked_for\": %" PRIu64 ",\n", censuses_asked(s));
+    if (census_budget_applied(s))
+        fprintf(out, "  \"census_budget\": {\"taken\": %" PRIu64 ", \"asked_for\": %" PRIu64
+                     ", \"every_tick_flag\": \"" EVERY_TICK_FLAG "\"},\n",
+                s->m.n_censuses, censuses_asked(s));
+    else
+        fputs("  \"census_budget\": null,\n", out);
     fprintf(out, "  \"events\": %" PRIu64 ",\n", s->n_events);
     fprintf(out, "  \"gcs\": %" PRIu64 ",\n", s->n_gcs);
     fprintf(out, "  \"end_time_ns\": %" PRIu64 ",\n", s->last_time_ns);
