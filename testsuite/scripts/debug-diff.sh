@@ -14,6 +14,11 @@ cd "$test_tmp" || exit 1
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$test_tmp"' EXIT
 
+# A count as diff prints it, with thousands separators: 1234567 -> 1,234,567.
+grp() {
+    printf '%s\n' "$1" | sed -E ':a; s/([0-9])([0-9]{3})($|,)/\1,\2\3/; ta'
+}
+
 # The objects of a label in a census (--by type) of snapshot $1.
 census_count() {
     "$dbg" census --snapshot "$1" --by type | awk -v l="$2" '$3 == l { print $2 }'
@@ -56,12 +61,18 @@ new=$(printf '%s\n' "$first" | sed -E 's/^1\. ([0-9,]+) objects.*/\1/; s/,//g')
     fail "diff: $new new SessionEntry, but A has $na and B $nb"
 grep -q "^A: a.snap, era $a_era, taken " diff.txt && pass ||
     fail "diff: A's moment is not era $a_era: $(head -1 diff.txt)"
-# Every session of A survives.
-grep -Eq "^ +$na +[0-9]+ +$na +[0-9]+ 100\.0%  SessionEntry \(CONSTR\)$" diff.txt && pass ||
-    fail "diff: not all $na SessionEntry of A survive: $(grep SessionEntry diff.txt | tail -1)"
+# Every session of A survives; A started an era, so the footer says that
+# nothing newer counts as alive at A.
+grep -Eq "^ +$(grp "$na") +[0-9,]+ +$(grp "$na") +[0-9,]+ 100\.0%  SessionEntry \(CONSTR\)$" diff.txt &&
+    pass || fail "diff: not all $na SessionEntry of A survive: $(grep SessionEntry diff.txt | tail -1)"
+grep -qx "A started era $((a_era + 1)) as the program resumed, so everything allocated after A is newer: these were all alive at A" diff.txt &&
+    pass || fail "diff: the survivors' footer does not say that A started era $((a_era + 1)): $(tail -1 diff.txt)"
 # Growth: SessionEntry gained its objects.
-grep -Eq "^ +$na +[0-9]+ +$nb +[0-9]+ +\+[0-9]+  SessionEntry \(CONSTR\)" diff.txt && pass ||
-    fail "diff: growth has no SessionEntry line $na -> $nb"
+grep -Eq "^ +$(grp "$na") +[0-9,]+ +$(grp "$nb") +[0-9,]+ +\+[0-9,]+  SessionEntry \(CONSTR\)" diff.txt &&
+    pass || fail "diff: growth has no SessionEntry line $na -> $nb"
+# Every count in one form: with thousands separators, no bare 1234.
+! grep -Eq '(^| )[+-]?[0-9]{4,}( |$)' diff.txt && pass ||
+    fail "diff: a count without thousands separators: $(grep -E '(^| )[+-]?[0-9]{4,}( |$)' diff.txt | head -3)"
 
 expect_status 0 "$dbg" diff a.snap b.snap --json --limit 2
 if need_python3 "diff --json"; then
@@ -78,10 +89,20 @@ assert any(s["label"].startswith("SessionEntry") and s["alive_objects"] == s["a_
 ' "$out" "$((nb - na))" && pass || fail "diff --json: $(head -c 600 "$out")"
 fi
 expect_status 0 "$dbg" diff a.snap b.snap --by type --limit 3
-grep -Eq '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +\+[0-9]+  SessionEntry$' "$out" && pass ||
+grep -Eq '^ +[0-9,]+ +[0-9,]+ +[0-9,]+ +[0-9,]+ +\+[0-9,]+  SessionEntry$' "$out" && pass ||
     fail "diff --by type: $(cat "$out")"
 expect_status 0 "$dbg" diff a.snap --socket "$sock"
 grep -q '^new and alive' "$out" && pass || fail "diff against the live program: $(cat "$out")"
+# B was taken without --new-era (mark came after it): the footer says that
+# what the program allocated in B's era after B counts as alive at B ...
+b_era=$(sed -En 's/^B: b\.snap, era ([0-9]+),.*/\1/p' diff.txt)
+expect_status 0 "$dbg" diff b.snap --socket "$sock"
+grep -qx "A records no new era, so objects allocated in era $b_era after A (before the next era began) count as alive at A (take A with snapshot --new-era to tell them apart)" "$out" &&
+    pass || fail "diff from a plain snapshot: the footer: $(tail -1 "$out")"
+# ... and, with B still in that era, that all of it does.
+expect_status 0 "$dbg" diff b.snap b.snap
+grep -qx "A records no new era and B is still in era $b_era, so objects allocated after A count as alive at A (take A with snapshot --new-era to tell them apart)" "$out" &&
+    pass || fail "diff of one era: the footer: $(tail -1 "$out")"
 
 # --- a tree built and dropped between the snapshots --------------------------------
 depth=10
@@ -98,7 +119,7 @@ expect_status 0 "$dbg" diff s1.snap s2.snap
 # tree, dead by B); of the depth-4 trees built since A (thousands), at
 # most the one being built is alive.
 tree=$(( (1 << (depth + 1)) - 1 ))
-grep -Eq "^ +[0-9]+ +[0-9]+ +$tree +[0-9]+ +[0-9.]+%  Node \(CONSTR_2_0\)$" "$out" && pass ||
+grep -Eq "^ +[0-9,]+ +[0-9,]+ +$(grp $tree) +[0-9,]+ +[0-9.]+%  Node \(CONSTR_2_0\)$" "$out" && pass ||
     fail "diff: the long-lived tree of $tree Nodes does not survive whole: $(grep Node "$out")"
 # The section must be there, with its count: nothing new is alive but
 # that tree, so at most 31 objects.
@@ -130,10 +151,11 @@ expect_status 1 "$dbg" mark --snapshot a.snap
 expect_stderr_contains "mark: a snapshot cannot start a new era"
 expect_status 1 "$dbg" census --snapshot a.snap --new-era
 expect_stderr_contains "unknown option '--new-era'"
-# Snapshots of format 1 (no moment) still read, with the same answers; a
-# version this strata-debug does not know is refused, naming it.
-if need_python3 "snapshots of format 1 and version 9"; then
-    "$python3" - a.snap v1.snap v9.snap <<'PY'
+# Snapshots of format 1 (no moment) and 2 (no new era) still read, with
+# the same answers; a version this strata-debug does not know is refused,
+# naming it.
+if need_python3 "snapshots of formats 1 and 2 and version 9"; then
+    "$python3" - a.snap v1.snap v2.snap v9.snap <<'PY'
 import struct, sys
 
 def seal(d):
@@ -151,19 +173,28 @@ d = bytearray(open(sys.argv[1], "rb").read()[:-8])
 at = 12 + 40
 for _ in range(2):   # program, strata version
     at += 2 + struct.unpack("<H", d[at:at + 2])[0]
-v1 = d[:at] + d[at + 8:]
+v1 = d[:at] + d[at + 16:]
 v1[8:12] = struct.pack("<I", 1)
 open(sys.argv[2], "wb").write(seal(v1))
+v2 = d[:at + 8] + d[at + 16:]
+v2[8:12] = struct.pack("<I", 2)
+open(sys.argv[3], "wb").write(seal(v2))
 d[8:12] = struct.pack("<I", 9)
-open(sys.argv[3], "wb").write(seal(d))
+open(sys.argv[4], "wb").write(seal(d))
 PY
-    "$dbg" census --snapshot a.snap --by info >census-v2.txt
-    expect_status 0 "$dbg" census --snapshot v1.snap --by info
-    cmp -s "$out" census-v2.txt && pass || fail "a snapshot of format 1 answers differently"
+    "$dbg" census --snapshot a.snap --by info >census-v3.txt
+    for v in v1 v2; do
+        expect_status 0 "$dbg" census --snapshot $v.snap --by info
+        cmp -s "$out" census-v3.txt && pass || fail "a snapshot of format ${v#v} answers differently"
+    done
     expect_status 0 "$dbg" diff v1.snap b.snap
     grep -q "^A: v1.snap, era $a_era$" "$out" && pass ||
         fail "diff: a format-1 A has no time, but its era: $(head -1 "$out")"
+    # Format 2 has the time but not the new era: the footer says only what A records.
+    expect_status 0 "$dbg" diff v2.snap b.snap
+    grep -q "^A: v2.snap, era $a_era, taken " "$out" && grep -q "^A records no new era, so objects allocated in era $a_era after A" "$out" &&
+        pass || fail "diff: a format-2 A: $(head -1 "$out") ... $(tail -1 "$out")"
     expect_status 1 "$dbg" census --snapshot v9.snap
-    expect_stderr_contains "snapshot version 9, this strata-debug reads versions 1 to 2"
+    expect_stderr_contains "snapshot version 9, this strata-debug reads versions 1 to 3"
 fi
 finish

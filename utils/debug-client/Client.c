@@ -321,6 +321,7 @@ int dbg_new_era(DbgClient *c, uint64_t *era)
     *era = debug_get_u64(&cur);
     if (cur.bad)
         return dbg_fail(c, "malformed new-era reply");
+    c->target.resumes_in_era = *era;
     return 0;
 }
 

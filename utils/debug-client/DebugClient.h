@@ -30,6 +30,10 @@ typedef struct {
     uint64_t paused_at;          /* when the pause began, Unix time in ns (the
                                   * client's clock); 0 when unknown (a
                                   * snapshot of format version 1) */
+    uint64_t resumes_in_era;     /* the era the program resumes in, when a
+                                  * new era was asked for in this pause
+                                  * (dbg_new_era, snapshot --new-era); 0 if
+                                  * none was (or a snapshot before version 3) */
     char *program, *strata_version;
 } DbgTarget;
 

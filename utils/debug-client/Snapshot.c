@@ -19,8 +19,10 @@
 
 #define SNAP_MAGIC "STRDBGS1"
 /* Version 2 added the moment of the pause (u64 Unix ns after the VERSION
- * reply); version 1 snapshots still read, their moment unknown (0). */
-#define SNAP_VERSION 2u
+ * reply), version 3 the era the program resumes in (u64 after it: a
+ * new era asked for in the pause, else 0); older snapshots still read,
+ * what they lack unknown (0). */
+#define SNAP_VERSION 3u
 
 /* FNV-1a over little-endian 64-bit words (the tail zero-padded), then the
  * length: a byte at a time was a tenth of reading a large snapshot. */
@@ -340,6 +342,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     debug_buf_put_u32(&b, SNAP_VERSION);
     put_target(&b, dbg_target(c));
     debug_buf_put_u64(&b, dbg_target(c)->paused_at);
+    debug_buf_put_u64(&b, dbg_target(c)->resumes_in_era);
     put_blocks(&b, bs, nb);
     put_roots(&b, rs, nr);
     WordMap infos = {0};
@@ -617,7 +620,7 @@ static DbgClient *open_bytes(const uint8_t *data, size_t len, const uint8_t *map
     }
     DebugCursor cur = {data + 8, len - 16, false};
     uint32_t version = debug_get_u32(&cur);
-    if (version != 1 && version != SNAP_VERSION) {
+    if (version < 1 || version > SNAP_VERSION) {
         dbg_fail(c, "snapshot version %u, this strata-debug reads versions 1 to %u (a "
                  "newer strata-debug wrote it?)", version, SNAP_VERSION);
         goto fail;
@@ -625,6 +628,7 @@ static DbgClient *open_bytes(const uint8_t *data, size_t len, const uint8_t *map
     if (dbg_parse_target(c, &cur) != 0)
         goto fail;
     c->target.paused_at = version >= 2 ? debug_get_u64(&cur) : 0;
+    c->target.resumes_in_era = version >= 3 ? debug_get_u64(&cur) : 0;
     if (dbg_parse_blocks(c, &cur) != 0 ||
         dbg_parse_roots(c, &cur) != 0 || read_segments(c, &cur, map) != 0 ||
         dbg_parse_infos(c, &cur) != 0)

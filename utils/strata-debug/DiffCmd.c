@@ -119,22 +119,24 @@ static void print_growth(const DbgDiff *d, const DiffOpts *o)
 {
     static const char *const names[] = {"closure type", "info table", "era", "module"};
     printf("\ngrowth by %s (bytes gained, most first):\n", names[d->by]);
-    printf("%10s %12s %10s %12s %13s  %s\n", "A objects", "A bytes", "B objects", "B bytes",
+    printf("%11s %14s %11s %14s %15s  %s\n", "A objects", "A bytes", "B objects", "B bytes",
            "change", "label");
     size_t shown = 0;
     for (size_t i = 0; i < d->growth.n && shown < (size_t)o->limit; i++, shown++) {
         const DbgDiffRow *r = &d->growth.rows[i];
-        char label[1024];
-        printf("%10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %+13" PRId64 "  %s",
-               r->a_objects, r->a_bytes, r->b_objects, r->b_bytes,
-               (int64_t)r->b_bytes - (int64_t)r->a_bytes, row_label(r, label, sizeof label));
+        char label[1024], ao[32], ab[32], bo[32], bb[32], ch[32];
+        printf("%11s %14s %11s %14s %15s  %s", grouped(r->a_objects, ao), grouped(r->a_bytes, ab),
+               grouped(r->b_objects, bo), grouped(r->b_bytes, bb),
+               grouped_signed((int64_t)r->b_bytes - (int64_t)r->a_bytes, ch),
+               row_label(r, label, sizeof label));
         if (r->info != NULL && d->by == DBG_BY_INFO)
             print_provenance(r->info);
         printf("\n");
     }
-    printf("%zu label%s shown of %zu (limit %ld); total %" PRIu64 " -> %" PRIu64 " bytes\n",
-           shown, shown == 1 ? "" : "s", d->growth.n, o->limit, d->a_total_bytes,
-           d->b_total_bytes);
+    char ta[32], tb[32];
+    printf("%zu label%s shown of %zu (limit %ld); total %s -> %s bytes\n", shown,
+           shown == 1 ? "" : "s", d->growth.n, o->limit, grouped(d->a_total_bytes, ta),
+           grouped(d->b_total_bytes, tb));
 }
 
 static int print_new(DbgClient *b, const DbgDiff *d, const DiffOpts *o)
@@ -172,7 +174,26 @@ static int print_new(DbgClient *b, const DbgDiff *d, const DiffOpts *o)
     return 0;
 }
 
-static int print_survivors(const DbgDiff *d, const DiffOpts *o)
+/* What the survivors' counts include, which depends on whether an era
+ * began as A was taken (Note [What is new, by era] in
+ * utils/debug-client/Diff.c): a_new_era is the era the program resumed
+ * in after A (snapshot --new-era), else 0. */
+static void print_survivors_footer(const DbgDiff *d, uint64_t a_new_era)
+{
+    if (a_new_era != 0)
+        printf("A started era %" PRIu64 " as the program resumed, so everything allocated "
+               "after A is newer: these were all alive at A\n", a_new_era);
+    else if (d->b_era == d->a_era)
+        printf("A records no new era and B is still in era %" PRIu64 ", so objects allocated "
+               "after A count as alive at A (take A with snapshot --new-era to tell them "
+               "apart)\n", d->a_era);
+    else
+        printf("A records no new era, so objects allocated in era %" PRIu64 " after A (before "
+               "the next era began) count as alive at A (take A with snapshot --new-era to "
+               "tell them apart)\n", d->a_era);
+}
+
+static int print_survivors(const DbgDiff *d, const DiffOpts *o, uint64_t a_new_era)
 {
     size_t n;
     size_t *ix = dbg_diff_survivor_order(d, &n);
@@ -180,20 +201,19 @@ static int print_survivors(const DbgDiff *d, const DiffOpts *o)
         return fail("%s", "out of memory");
     printf("\nsurvivors: what was alive at A (eras up to %" PRIu64 ") and still is in B:\n",
            d->a_era);
-    printf("%10s %12s %10s %12s %6s  %s\n", "A objects", "A bytes", "alive", "bytes", "kept",
+    printf("%11s %14s %11s %14s %6s  %s\n", "A objects", "A bytes", "alive", "bytes", "kept",
            "label");
     size_t shown = n < (size_t)o->limit ? n : (size_t)o->limit;
     for (size_t k = 0; k < shown; k++) {
         const DbgDiffRow *r = &d->infos.rows[ix[k]];
-        char label[1024];
-        printf("%10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %5.1f%%  %s\n",
-               r->a_objects, r->a_bytes, r->old_objects, r->old_bytes,
+        char label[1024], ao[32], ab[32], oo[32], ob[32];
+        printf("%11s %14s %11s %14s %5.1f%%  %s\n", grouped(r->a_objects, ao),
+               grouped(r->a_bytes, ab), grouped(r->old_objects, oo), grouped(r->old_bytes, ob),
                r->a_bytes ? 100.0 * (double)r->old_bytes / (double)r->a_bytes : 0.0,
                row_label(r, label, sizeof label));
     }
-    printf("%zu label%s shown of %zu (limit %ld; objects allocated in era %" PRIu64
-           " after A count as alive at A unless A started a new era)\n", shown,
-           shown == 1 ? "" : "s", n, o->limit, d->a_era);
+    printf("%zu label%s shown of %zu (limit %ld)\n", shown, shown == 1 ? "" : "s", n, o->limit);
+    print_survivors_footer(d, a_new_era);
     free(ix);
     return 0;
 }
@@ -242,7 +262,7 @@ static int json_new(Json *j, DbgClient *b, const DbgDiff *d, const DiffOpts *o)
     return 0;
 }
 
-static int json_diff(DbgClient *b, const DbgDiff *d, const DiffOpts *o)
+static int json_diff(DbgClient *b, const DbgDiff *d, const DiffOpts *o, uint64_t a_new_era)
 {
     static const char *const names[] = {"type", "info", "era", "module"};
     Json j;
@@ -251,6 +271,10 @@ static int json_diff(DbgClient *b, const DbgDiff *d, const DiffOpts *o)
     json_str(&j, "snapshot", o->a);
     json_u64(&j, "era", d->a_era);
     json_u64(&j, "paused_at_ns", d->a_paused_at);
+    if (a_new_era != 0)
+        json_u64(&j, "resumes_in_era", a_new_era);
+    else
+        json_null(&j, "resumes_in_era");
     json_close(&j, '}');
     json_open(&j, "b", '{');
     json_str(&j, o->b != NULL ? "snapshot" : "socket", o->b != NULL ? o->b : o->socket);
@@ -336,6 +360,7 @@ int diff_main(int argc, char **argv)
     }
     char a_program[256];
     snprintf(a_program, sizeof a_program, "%s", dbg_target(a)->program);
+    uint64_t a_new_era = dbg_target(a)->resumes_in_era;   /* snapshot --new-era */
     dbg_close(a);
     DbgClient *b = open_b(&o);
     if (b == NULL) {
@@ -350,14 +375,14 @@ int diff_main(int argc, char **argv)
     } else if (dbg_diff_finish(b, &d) != 0) {
         st = fail("B: %s", dbg_error(b));
     } else if (o.json) {
-        st = json_diff(b, &d, &o);
+        st = json_diff(b, &d, &o, a_new_era);
     } else {
         moment("A", o.a, d.a_era, d.a_paused_at);
         moment("B", o.b != NULL ? o.b : o.socket, d.b_era, d.b_paused_at);
         print_growth(&d, &o);
         st = print_new(b, &d, &o);
         if (st == 0)
-            st = print_survivors(&d, &o);
+            st = print_survivors(&d, &o, a_new_era);
     }
     dbg_diff_free(&d);
     dbg_close(b);

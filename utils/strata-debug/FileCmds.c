@@ -56,10 +56,16 @@ int cmd_snapshot(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *q)
 {
     (void)q;
     uint64_t new_era = 0;   /* --new-era: the era the program resumes in */
+    /* The new era is asked for first, so that the snapshot records it (a
+     * diff then knows that nothing allocated after A is of A's era); the
+     * program changes era only as it resumes (Note [A new era on resume]
+     * in rts/debug/DebugServer.c), so the heap written is the same. */
+    if (o->new_era && mark_new_era(c, "snapshot", NULL, &new_era))
+        return 1;
     if (dbg_write_snapshot(c, r, o->file) != 0)
         return die("snapshot: %s", dbg_error(c));
-    if (o->new_era && mark_new_era(c, "snapshot", o->json ? NULL : stdout, &new_era))
-        return 1;
+    if (o->new_era && !o->json)
+        say_new_era(c, stdout, new_era);
     if (o->json)
         json_written(c, r, "snapshot", o, &new_era);
     return 0;

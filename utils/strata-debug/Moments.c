@@ -11,6 +11,12 @@
 
 #include "Json.h"
 
+void say_new_era(DbgClient *c, FILE *text, uint64_t era)
+{
+    fprintf(text, "era %" PRIu64 " was current; the program resumes in era %" PRIu64
+                  ": what it allocates from now on is newer\n", dbg_target(c)->era, era);
+}
+
 int mark_new_era(DbgClient *c, const char *cmd, FILE *text, uint64_t *era)
 {
     if (dbg_new_era(c, era) != 0) {
@@ -18,8 +24,7 @@ int mark_new_era(DbgClient *c, const char *cmd, FILE *text, uint64_t *era)
         return 1;
     }
     if (text != NULL)
-        fprintf(text, "era %" PRIu64 " was current; the program resumes in era %" PRIu64
-                      ": what it allocates from now on is newer\n", dbg_target(c)->era, *era);
+        say_new_era(c, text, *era);
     return 0;
 }
 

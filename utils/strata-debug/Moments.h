@@ -13,6 +13,8 @@
 /* Asks the paused program for a new era on resume; says which on text
  * (unless NULL), into *era.  Non-zero after an error message naming cmd. */
 int mark_new_era(DbgClient *c, const char *cmd, FILE *text, uint64_t *era);
+/* "era N was current; the program resumes in era M: ..." on text. */
+void say_new_era(DbgClient *c, FILE *text, uint64_t era);
 /* strata-debug mark: a new era (and an eventlog marker), nothing else. */
 int cmd_mark(DbgClient *c, bool json);
 /* strata-debug diff A B ...: its own arguments (argv[1] is "diff"). */

@@ -87,6 +87,15 @@ const char *grouped(uint64_t v, char buf[32])
     return buf;
 }
 
+/* A change: -1234 as "-1,234", 1234 as "+1,234", 0 as "0". */
+const char *grouped_signed(int64_t v, char buf[32])
+{
+    uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    buf[0] = v < 0 ? '-' : '+';
+    grouped(mag, buf + (v != 0));
+    return buf;
+}
+
 /* "era 3" or "eras 3–21" (likewise gen). */
 void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi)
 {

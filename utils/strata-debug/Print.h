@@ -26,8 +26,9 @@ void print_provenance(const DbgInfo *in);
 void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix);
 /* "    root: ..." */
 void print_root(const DbgRoot *r);
-/* 439812 as "439,812". */
+/* 439812 as "439,812"; a change with its sign: "+1,234", "-1,234", "0". */
 const char *grouped(uint64_t v, char buf[32]);
+const char *grouped_signed(int64_t v, char buf[32]);
 /* "era 3" or "eras 3–21" (likewise gen). */
 void print_range(const char *one, const char *many, uint64_t lo, uint64_t hi);
 /* A run of closures with one info table on one line. */
