@@ -40,7 +40,7 @@ corpus=$top/testsuite/fuzz/corpus/$target
 # KB, so that make check replays them in seconds).
 case $target in
 reader)
-    srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c base/GrowArray.c)
+    srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c reader/Pauses.c base/GrowArray.c)
     incs=(reader base) max_len=200000 keep_len=8192 ;;
 debug-request)
     srcs=(testsuite/fuzz/fuzz_debug_request.c wire/DebugRequest.c wire/DebugWire.c

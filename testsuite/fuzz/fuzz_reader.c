@@ -3,7 +3,9 @@
  * reader (reader/EventLogReader.c).  Each input is read twice, from
  * memory and through a FILE (fmemopen, so the buffered refill path runs
  * too), and the two readers must agree event for event; every decoded
- * string must lie inside its event's payload.  Built and run by fuzz.sh;
+ * string must lie inside its event's payload.  The events also go through
+ * the pause reader (reader/Pauses.c), whose pauses must be disjoint,
+ * ordered and inside the run, and its figures in range.  Built and run by fuzz.sh;
  * replayed over testsuite/fuzz/corpus/reader by make check.
  */
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "EventLogReader.h"
+#include "Pauses.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,8 +56,32 @@ static void fuzz_check_event(const EvrEvent *ev)
     }
 }
 
+static void fuzz_check_pauses(PauseLog *pl)
+{
+    if (!pause_log_finish(pl))
+        abort();
+    for (size_t i = 0; i < pl->n_pauses; i++) {
+        const Pause *p = &pl->pauses[i];
+        if (p->end_ns < p->start_ns || p->start_ns < pl->first_ns || p->end_ns > pl->last_ns ||
+            (i > 0 && p->start_ns <= pl->pauses[i - 1].end_ns))
+            abort();
+    }
+    if (pause_log_paused_ns(pl) > pause_log_span_ns(pl) ||
+        pause_log_percentile(pl, 99) > pause_log_percentile(pl, 100))
+        abort();
+    uint64_t windows[] = {1, 1000, 1000000, pause_log_span_ns(pl)};
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++) {
+        double mmu = pause_log_mmu(pl, windows[i]);
+        if (mmu != -1 && (mmu < 0 || mmu > 1))
+            abort();
+    }
+    pause_log_free(pl);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    PauseLog pl;
+    pause_log_init(&pl);
     EventLogReader *m = evr_open_memory(data, size, "fuzz");
     FILE *f = size > 0 ? fmemopen((void *)data, size, "rb") : NULL;
     EventLogReader *r = f != NULL ? evr_open_file(f, "fuzz-file") : NULL;
@@ -64,8 +91,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ra, rb;
     do {
         ra = evr_next(m, &a);
-        if (ra == 1)
+        if (ra == 1) {
             fuzz_check_event(&a);
+            if (!pause_log_add(&pl, &a))
+                abort();
+        }
         if (r != NULL) {
             rb = evr_next(r, &b);
             if (rb != ra)
@@ -82,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (!evr_check(m) || (r != NULL && !evr_check(r)))
         abort();
+    fuzz_check_pauses(&pl);
     evr_close(m);
     evr_close(r);
     if (f != NULL)

@@ -34,6 +34,10 @@
 #                        GHC log and fails a strata one
 #   bad-utf8.eventlog    a user message with a Latin-1 byte (ghc-events rejects the log;
 #                        check must say where)
+#   pauses.eventlog      a -N2 run with five pauses of known length, as GHC
+#                        9.10 writes them: requests before the starts, a
+#                        worker's late GC_END, a non-moving sync (each event
+#                        twice) that a collection overlaps; see pauses()
 import os
 import struct
 
@@ -42,6 +46,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TYPES = {
     9: (0, "Starting GC"),
     10: (0, "Finished GC"),
+    11: (0, "Request sequential GC"),
+    12: (0, "Request parallel GC"),
     18: (14, "Block marker"),
     19: (0xffff, "User message"),
     25: (6, "Create capability set"),
@@ -58,6 +64,12 @@ TYPES = {
     164: (0xffff, "Heap profile string sample"),
     165: (8, "End of heap profile sample"),
     169: (0xffff, "An IPE entry"),
+    200: (0, "Begin concurrent mark phase"),
+    201: (4, "End concurrent mark phase"),
+    202: (0, "Begin concurrent GC synchronisation"),
+    203: (0, "End concurrent mark synchronisation"),
+    204: (0, "Begin concurrent sweep phase"),
+    205: (0, "End concurrent sweep phase"),
     250: (3, "A future event with a 3-byte payload"),
 }
 
@@ -113,7 +125,9 @@ def data_end():
 
 
 def heap_ht():
-    ids = sorted(TYPES)
+    # Every type but those added for pauses.eventlog, whose header this
+    # log predates.
+    ids = sorted(i for i in TYPES if i not in (11, 12) and not 200 <= i <= 205)
     g = [
         event(25, 100, u32(0) + u16(2)),
         event(29, 110, u32(0) + b"strata-0.1 rts_v"),
@@ -223,6 +237,39 @@ def nested_block(ident):
             + data_end())
 
 
+def pauses():
+    """Pauses (ms): [10, 13] GC; [50, 51] GC; [100, 110] sync [100, 108]
+    and a GC [106, 110] merged; [110.5, 112] GC, whose request comes
+    before cap 1's late end of the one before; [150, 152] GC.  The run is
+    0 to 200 ms: 17.5 ms paused, worst 10 at 100, p99 10, median 2, MMU
+    1 and 10 ms 0%, 20 ms 42.5% ([100, 120] holds 11.5), 100 ms 86%
+    ([10, 110] holds 14)."""
+    ids = [9, 10, 11, 12, 18, 30, 50, 200, 201, 202, 203, 204, 205]
+    ms = 1000000
+    g = [
+        event(30, 0, u32(0) + cstr("./msgbuf") + cstr("+RTS") + cstr("-N2")),
+        event(200, 60 * ms), event(201, 99 * ms, u32(12345)),
+        event(202, 100 * ms), event(202, 100 * ms + 300),
+        event(203, 108 * ms), event(203, 108 * ms + 200),
+        event(204, 112 * ms), event(205, 140 * ms),
+    ]
+    c0 = [
+        event(12, 10 * ms), event(9, 12 * ms), event(10, 13 * ms),
+        event(11, 50 * ms), event(9, 50 * ms), event(10, 51 * ms),
+        event(12, 106 * ms), event(9, 107 * ms), event(10, 110 * ms),
+        event(12, 110 * ms + 500000), event(9, 110 * ms + 700000), event(10, 112 * ms),
+        event(11, 150 * ms), event(9, 150 * ms), event(10, 152 * ms),
+        heap_ev(50, 200 * ms, 64 << 20),
+    ]
+    c1 = [
+        event(9, 11 * ms + 900000), event(10, 13 * ms + 500000),
+        event(9, 106 * ms + 500000), event(10, 111 * ms),
+        event(9, 111 * ms + 200000), event(10, 112 * ms + 500000),
+    ]
+    return (header(ids) + block(0xffff, 0, 140 * ms, g) + block(0, 10 * ms, 200 * ms, c0)
+            + block(1, 11 * ms, 113 * ms, c1) + data_end())
+
+
 LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
@@ -234,6 +281,7 @@ LOGS = {
     "bad-utf8.eventlog": bad_utf8,
     "ghc-nested-block.eventlog": lambda: nested_block("GHC-9.10.3 rts_v"),
     "strata-nested-block.eventlog": lambda: nested_block("strata-0.1 rts_v"),
+    "pauses.eventlog": pauses,
 }
 
 if __name__ == "__main__":

@@ -73,7 +73,24 @@ expect_stderr_contains "strata-events: --top takes a number of buckets (0 = all)
 expect_status 2 "$tool" summary --top
 expect_stderr_contains "strata-events: --top needs a number of buckets N (0 = all)"
 
+# pauses: five pauses worked by hand (make-golden.py, pauses()), and a
+# GHC 9.10.3 run of bench/workloads/msgbuf at -N2 --nonmoving-gc (window
+# 20000, 300000 pushes; scripts/ghc-goldens.sh), with syncs, late worker
+# ends and timestamps out of order within blocks.
+golden 0 pauses.pauses.reference pauses pauses.eventlog
+golden 0 pauses.pauses-mmu.reference pauses --mmu 20ms,100ms,1s pauses.eventlog
+golden 0 pauses.pauses-json.reference pauses --json pauses.eventlog
+golden 0 ghc910-nonmoving.pauses.reference pauses ghc910-nonmoving.eventlog
+# A log with no collection: no pause, every window unpaused.
+golden 0 ghc92-ipe.pauses.reference pauses ghc92-ipe.eventlog
+
 if need_python3 "the summary --json references' JSON"; then
+    expect_status 0 "$python3" -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["pauses"] == 5 and p["gc_and_sync_pauses"] == 1, p
+assert p["worst_ns"] == 10000000 and p["worst_at_ns"] == 100000000, p
+assert [m["mmu"] for m in p["mmu"]] == [0, 0, 0.86], p' pauses.pauses-json.reference
     for log in heap-hT ghc92-ipe; do
         expect_status 0 "$python3" -c 'import json, sys; json.load(open(sys.argv[1]))' \
             "$log.summary-json.reference"
@@ -90,7 +107,7 @@ fi
 
 # --- Bad input ---------------------------------------------------------------
 missing=$test_tmp/no-such.eventlog
-for cmd in show check summary; do
+for cmd in show check summary pauses; do
     expect_status 1 "$tool" "$cmd" "$missing"
     expect_stderr_contains "strata-events: cannot open $missing: No such file or directory"
 done
@@ -105,6 +122,9 @@ expect_status 1 "$tool" summary "$trunc"
 expect_stderr_contains "strata-events: $trunc: $problem"
 expect_status 1 "$tool" check "$trunc"
 expect_stderr_contains "$trunc: $problem" "$out"
+expect_status 1 "$tool" pauses "$trunc"
+expect_stderr_contains "strata-events: $trunc: $problem"
+[ ! -s "$out" ] && pass || fail "pauses printed figures for a malformed log: $(cat "$out")"
 
 expect_status 1 "$tool" check make-golden.py
 expect_stderr_contains "make-golden.py: offset 0: bad header begin marker" "$out"
@@ -127,6 +147,21 @@ expect_status 2 "$tool" show heap-hT.eventlog ghc92-ipe.eventlog
 expect_stderr_contains "strata-events: too many arguments: ghc92-ipe.eventlog"
 expect_status 2 "$tool" check --json heap-hT.eventlog
 expect_stderr_contains "strata-events: unknown option: --json"
+expect_status 2 "$tool" pauses --mmu
+expect_stderr_contains "strata-events: --mmu needs window lengths, such as 1ms,10ms,100ms"
+for bad in 10 10m 0ms -1ms 1ms,,10ms 1ms, 3601s 1e3ms ms 1.ms5; do
+    expect_status 2 "$tool" pauses --mmu "$bad" pauses.eventlog
+    expect_stderr_contains "strata-events: --mmu takes up to 16 window lengths from 1ns to 3600s, such as 1ms,10ms,100ms or 0.5ms, not: $bad"
+done
+expect_status 2 "$tool" pauses --mmu 1ms,2ms,3ms,4ms,5ms,6ms,7ms,8ms,9ms,10ms,11ms,12ms,13ms,14ms,15ms,16ms,17ms pauses.eventlog
+expect_stderr_contains "not: 1ms,2ms,"
+expect_status 0 "$tool" pauses --mmu 250us,0.5ms,1500ns,2s pauses.eventlog
+expect_stderr_contains "MMU 250us: 0.0%
+MMU 500us: 0.0%
+MMU 1500ns: 0.0%
+MMU 2s: n/a (the run is shorter)" "$out"
+expect_status 2 "$tool" pauses --top 3 pauses.eventlog
+expect_stderr_contains "strata-events: unknown option: --top"
 expect_status 0 "$tool" --help
 expect_stderr_contains "usage: strata-events show FILE" "$out"
 

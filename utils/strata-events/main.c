@@ -5,6 +5,7 @@
  * output formats and exit codes: docs/strata-events.md.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,54 @@ const char *tool_breakdown_name(uint32_t code)
     return breakdowns[code].name;
 }
 
+static const struct {
+    const char *name;
+    uint64_t ns;
+} duration_units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}};
+
+#define DURATION_MAX_NS (3600 * UINT64_C(1000000000))
+
+int tool_parse_duration(const char *s, uint64_t *ns_out)
+{
+    uint64_t whole = 0, frac = 0, frac_scale = 1;
+    const char *c = s;
+    if (*c < '0' || *c > '9')
+        return 0;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        whole = whole * 10 + (uint64_t)(*c - '0');
+        if (whole > DURATION_MAX_NS)
+            return 0;
+    }
+    if (*c == '.') {
+        for (c++; *c >= '0' && *c <= '9'; c++)
+            if (frac_scale < 1000000000) {   /* past 1e-9: no ns unit has it */
+                frac = frac * 10 + (uint64_t)(*c - '0');
+                frac_scale *= 10;
+            }
+    }
+    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
+        if (strcmp(c, duration_units[i].name) != 0)
+            continue;
+        uint64_t unit = duration_units[i].ns;
+        if (whole > DURATION_MAX_NS / unit)
+            return 0;
+        uint64_t ns = whole * unit + frac * unit / frac_scale;
+        if (ns == 0 || ns > DURATION_MAX_NS)
+            return 0;
+        *ns_out = ns;
+        return 1;
+    }
+    return 0;
+}
+
+void tool_format_duration(char *buf, size_t len, uint64_t ns)
+{
+    size_t i = 0;
+    while (ns % duration_units[i].ns != 0)
+        i++;
+    snprintf(buf, len, "%" PRIu64 "%s", ns / duration_units[i].ns, duration_units[i].name);
+}
+
 /* ----------------------------------------------------------------------
  * Command line
  * ------------------------------------------------------------------- */
@@ -130,8 +179,12 @@ static void usage(FILE *out)
             "                                  0 = all), maxima\n"
             "       %s pprof FILE [-o OUT] [--sample N | --last]\n"
             "                                  one census as a gzipped pprof profile\n"
+            "       %s pauses FILE [--json | --list] [--mmu W,...]\n"
+            "                                  GC and sync pauses: worst, p99, median,\n"
+            "                                  minimum mutator utilisation (1ms,10ms,100ms);\n"
+            "                                  --list: every pause\n"
             "FILE may be - for standard input.  See docs/strata-events.md.\n",
-            TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME);
+            TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME);
 }
 
 static int usage_error(const char *what, const char *arg)
@@ -169,6 +222,29 @@ static int parse_census_number(const char *s, uint64_t *out)
     return 1;
 }
 
+/* --mmu's list: window lengths separated by commas. */
+static int parse_windows(const char *list, uint64_t *windows, size_t *n_windows)
+{
+    size_t n = 0;
+    const char *at = list;
+    for (;;) {
+        const char *comma = strchr(at, ',');
+        size_t len = comma != NULL ? (size_t)(comma - at) : strlen(at);
+        char item[32];
+        if (len == 0 || len >= sizeof item || n == TOOL_PAUSES_MAX_WINDOWS)
+            return 0;
+        memcpy(item, at, len);
+        item[len] = '\0';
+        if (!tool_parse_duration(item, &windows[n++]))
+            return 0;
+        if (comma == NULL)
+            break;
+        at = comma + 1;
+    }
+    *n_windows = n;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -179,12 +255,24 @@ int main(int argc, char **argv)
         return usage_error("missing command", NULL);
     const char *cmd = argv[1];
     const char *file = NULL, *out_path = NULL, *sample_arg = NULL;
-    int json = 0, pprof = strcmp(cmd, "pprof") == 0;
+    int json = 0, list = 0, pprof = strcmp(cmd, "pprof") == 0,
+        pauses = strcmp(cmd, "pauses") == 0;
     uint64_t sample = 0, top = TOOL_SUMMARY_TOP;
+    uint64_t windows[TOOL_PAUSES_MAX_WINDOWS] = {1000000, 10000000, 100000000};
+    size_t n_windows = 3;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--json") == 0 && strcmp(cmd, "summary") == 0)
+        if (strcmp(a, "--json") == 0 && (strcmp(cmd, "summary") == 0 || pauses))
             json = 1;
+        else if (pauses && strcmp(a, "--list") == 0)
+            list = 1;
+        else if (pauses && strcmp(a, "--mmu") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("--mmu needs window lengths, such as 1ms,10ms,100ms", NULL);
+            if (!parse_windows(argv[++i], windows, &n_windows))
+                return usage_error("--mmu takes up to 16 window lengths from 1ns to 3600s, "
+                                   "such as 1ms,10ms,100ms or 0.5ms, not", argv[i]);
+        }
         else if (strcmp(a, "--top") == 0 && strcmp(cmd, "summary") == 0) {
             if (i + 1 >= argc)
                 return usage_error("--top needs a number of buckets N (0 = all)", NULL);
@@ -217,7 +305,7 @@ int main(int argc, char **argv)
             file = a;
     }
     int known = strcmp(cmd, "show") == 0 || strcmp(cmd, "check") == 0 ||
-                strcmp(cmd, "summary") == 0 || pprof;
+                strcmp(cmd, "summary") == 0 || pprof || pauses;
     if (!known)
         return usage_error("unknown command", cmd);
     if (file == NULL)
@@ -228,5 +316,8 @@ int main(int argc, char **argv)
         return tool_check(file);
     if (pprof)
         return tool_pprof(file, out_path, sample);
+    if (pauses)
+        return json && list ? usage_error("give one of --json and --list", NULL)
+                            : tool_pauses(file, json, list, windows, n_windows);
     return tool_summary(file, json, (size_t)top);
 }

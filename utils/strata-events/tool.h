@@ -28,6 +28,19 @@ int tool_summary(const char *path, int json, size_t top);
 /* One census (number `sample`, 1-based; 0 = the last) as a gzipped pprof
  * profile written to out_path (NULL or "-": stdout). */
 int tool_pprof(const char *path, const char *out_path, uint64_t sample);
+/* The run's pauses and latency figures, with the minimum mutator
+ * utilisation at each of the n_windows window lengths (ns); or, with
+ * list, every pause. */
+#define TOOL_PAUSES_MAX_WINDOWS 16
+int tool_pauses(const char *path, int json, int list, const uint64_t *windows, size_t n_windows);
+
+/* A duration such as "10ms", "0.5ms", "250us", "1s" or "1500ns" (a
+ * decimal number and a unit), in ns, > 0 and at most an hour.  Returns 0
+ * if s is not one. */
+int tool_parse_duration(const char *s, uint64_t *ns_out);
+
+/* ns as the shortest exact form with a unit ("10ms", "1500us", "1s"). */
+void tool_format_duration(char *buf, size_t len, uint64_t ns);
 
 /* Opens path ("-" = stdin) and its reader.  On failure prints
  * "strata-events: cannot open X: <strerror>" and returns NULL. */
