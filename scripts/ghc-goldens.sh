@@ -7,10 +7,17 @@
 #                          run with +RTS -hi / -hT -l
 #   ghc910-he              -prof, +RTS -he --automatic-era-increment -l
 #   ghc910-hc, -hy, -hd    -prof, +RTS -hc / -hy / -hd -l
+#   ghc910-nonmoving       bench/workloads/msgbuf/ghc.hs, -threaded, run with
+#                          20000 300000 +RTS -N2 --nonmoving-gc -l-ag: GC and
+#                          non-moving sync events for strata-events pauses,
+#                          whose output (ghc910-nonmoving.pauses.reference)
+#                          is then remade by STRATA_GOLDEN_UPDATE=1 make check
+#                          TESTS=testsuite/scripts/strata-events.sh
 #
 # Beside each log, NAME.bands.reference is ghc-events' own reading of it
-# (testsuite/interop/HeapBands.hs: the census count and each band's peak),
-# which testsuite/scripts/ghc-logs.sh compares with strata-events summary.
+# (testsuite/interop/HeapBands.hs: the census count and each band's peak;
+# ghc910-nonmoving has no census), which testsuite/scripts/ghc-logs.sh
+# compares with strata-events summary.
 # The programs run on this (bookworm) host: they are linked statically.
 set -euo pipefail
 
@@ -22,6 +29,7 @@ work=$root/work/strata-goldens
 rm -rf "$work"
 mkdir -p "$work"
 cp "$golden/ghc910/Sessions.hs" "$here/testsuite/interop/HeapBands.hs" "$work/"
+cp "$here/bench/workloads/msgbuf/ghc.hs" "$work/MsgBuf.hs"
 
 # The linker's warnings about getaddrinfo/dlopen in a static binary are
 # expected (neither is called); anything else from ghc is shown.
@@ -33,7 +41,8 @@ ghc_build() {
 ghc_build -finfo-table-map -fdistinct-constructor-tables -outputdir ipe.d Sessions.hs -o sessions-ipe
 ghc_build -prof -outputdir prof.d Sessions.hs -o sessions-prof
 ghc_build -package ghc-events -outputdir bands.d HeapBands.hs -o heap-bands
-for exe in sessions-ipe sessions-prof heap-bands; do
+ghc_build -O2 -threaded -outputdir msgbuf.d MsgBuf.hs -o msgbuf
+for exe in sessions-ipe sessions-prof heap-bands msgbuf; do
     [ -x "$work/$exe" ] || { echo "ghc-goldens.sh: $exe was not built" >&2; exit 1; }
 done
 
@@ -56,4 +65,10 @@ run_mode ghc910-he sessions-prof -he --automatic-era-increment
 run_mode ghc910-hc sessions-prof -hc
 run_mode ghc910-hy sessions-prof -hy
 run_mode ghc910-hd sessions-prof -hd
+"$work/msgbuf" 20000 300000 +RTS -N2 --nonmoving-gc -l-ag -olghc910-nonmoving.eventlog -RTS \
+    >/dev/null
+cp ghc910-nonmoving.eventlog "$golden/"
+"$work/heap-bands" ghc910-nonmoving.eventlog >"$golden/ghc910-nonmoving.bands.reference"
+printf 'ghc910-nonmoving: %s bytes, %s\n' "$(wc -c <ghc910-nonmoving.eventlog)" \
+    "$(head -n 1 "$golden/ghc910-nonmoving.bands.reference")"
 echo "made with GHC $version"

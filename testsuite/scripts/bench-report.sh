@@ -9,9 +9,10 @@
 # GB copied, in all and by kind of collection;
 # bench/lib/caps.sh expands a workload's caps file; bench/lib/scaling.awk
 # prints the -N scaling table with the work balance as "X of N" and the
-# figures of issue 16's targets.  Also: the benchmark copies of the
-# examples stay the same programs, and a workload run at several -N has a
-# GHC variant built with -threaded.
+# figures of issue 16's targets; bench/lib/latency.awk the latency table's
+# medians.  Also: the benchmark copies of the examples stay the same
+# programs, a workload run at several -N has a GHC variant built with
+# -threaded, latency sizes are sizes, and variants rows are well formed.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -244,6 +245,23 @@ tab w 18 strata 4 1 1.0 10240 0.5 1000000 50 - - >cdata4
 awk -f "$lib/scaling.awk" cdata4 >report4.md
 expect_line report4.md "| 18 | 4 | strata | 1 | 1.000 | — | — | 0.500 | — | — | 1.0 | — | 50.00% (2.50 of 4) | 10.0 | — | — | — |"
 
+# --- latency.awk -----------------------------------------------------------
+
+# Three rounds: medians per column, a window longer than a run ("-") left
+# out of its median, a column no round has shown as —.
+{
+    tab msgbuf 200,1000 strata 1 12.5 3.0 0.0 40.0 90.0 12.6
+    tab msgbuf 200,1000 strata 2 10.0 2.0 0.0 50.0 80.0 10.1
+    tab msgbuf 200,1000 strata 3 30.0 4.0 0.0 45.0 - 30.2
+    tab msgbuf 200,1000 ghc 1 100.0 50.0 0.0 0.0 10.0 101.0
+    tab lists 3000000 strata 1 65.0 1.5 0.0 0.0 35.0 -
+} >ldata
+awk -f "$lib/latency.awk" ldata >latency.md 2>awk-err
+[ -s awk-err ] && fail "latency.awk wrote to stderr: $(cat awk-err)"
+expect_line latency.md "| msgbuf | 200,1000 | strata | 3 | 12.50 | 3.00 | 0.0% | 45.0% | 85.0% | 12.60 |"
+expect_line latency.md "| msgbuf | 200,1000 | ghc | 1 | 100.00 | 50.00 | 0.0% | 0.0% | 10.0% | 101.00 |"
+expect_line latency.md "| lists | 3000000 | strata | 1 | 65.00 | 1.50 | 0.0% | 0.0% | 35.0% | — |"
+
 # --- The workloads ---------------------------------------------------------
 
 workloads=$top_srcdir/bench/workloads
@@ -254,6 +272,28 @@ for pair in binary-trees:bintrees binary-trees-par:bintrees-par; do
     else
         fail "bench/workloads/$w/strata.c differs from examples/$example.c"
     fi
+done
+# A latency size is one the workload runs; a variants row names a variant
+# and a binary bench/run builds, in four fields.
+for f in "$workloads"/*/latency; do
+    dir=${f%/latency}
+    for size in $(head -n 1 "$f"); do
+        if [[ " $(head -n 1 "$dir/sizes") " == *" $size "* ]]; then
+            pass
+        else
+            fail "${f#"$top_srcdir"/} names $size, which is not in its sizes file"
+        fi
+    done
+done
+for f in "$workloads"/*/variants; do
+    while read -r row; do
+        case $row in '' | '#'*) continue ;; esac
+        if [[ $row =~ ^[a-z0-9-]+\|(strata|ghc|ghc-threaded|boehm|malloc)\|[^|\ ]*\|[^|]*$ ]]; then
+            pass
+        else
+            fail "${f#"$top_srcdir"/}: a row is name|binary|arguments|RTS flags, not '$row'"
+        fi
+    done <"$f"
 done
 for caps in "$workloads"/*/caps; do
     dir=${caps%/caps}
