@@ -100,8 +100,8 @@ expect_status 1 "$live" --file "$top_srcdir/README.md" --listen 127.0.0.1:0
 expect_stderr_contains 'strata-live: '"$top_srcdir"'/README.md: offset 0: bad header begin marker "hdrb" (not an eventlog?)'
 expect_status 1 "$live" - --listen 256.1.1.1:0 </dev/null
 expect_stderr_contains 'strata-live: --listen 256.1.1.1:0: cannot resolve 256.1.1.1'
-# A port in use: strata-live's own.
-start_live busy -
+# A port in use: strata-live's own (serving a log read from stdin).
+live_stdin=$top_srcdir/testsuite/golden/heap-hT.eventlog start_live busy -
 busy_port=${url##*:}
 expect_status 1 "$live" - --listen "127.0.0.1:$busy_port" </dev/null
 expect_stderr_contains "strata-live: --listen 127.0.0.1:$busy_port: cannot listen: Address already in use"
@@ -211,9 +211,12 @@ wait_metric 'strata_heap_census_number{' 3
 wait_metric 'strata_heap_census_bytes{service_name="prog",breakdown="closure_type",band="ARR_WORDS"' 65536
 stop_live
 
-# A stream that is not an eventlog on stdin: the reader's message, exit 1.
+# A stream that is not an eventlog on stdin: the reader's message, exit 1;
+# nothing at all (an empty pipe) is not one either.
 expect_status 1 "$live" - --listen 127.0.0.1:0 <"$top_srcdir/README.md"
 expect_stderr_contains 'strata-live: -: offset 0: bad header begin marker'
+expect_status 1 timeout 30 "$live" - --listen 127.0.0.1:0 </dev/null
+expect_stderr_contains 'strata-live: -: offset 0: truncated header (need 4 bytes for header begin marker'
 
 # --- a Unix socket: waited for, then read again when the program restarts --------
 start_live unix --socket "$test_tmp/ev.sock"
@@ -228,20 +231,38 @@ stop_live
 
 # A connection reset before the first byte (the program exited while
 # strata-live sat in its listen queue): the next stream is awaited, and
-# strata-live does not exit as it does for a stream that is not an eventlog;
-# after a whole stream, the reset leaves that stream's figures served.
+# strata-live does not exit as it does for a stream that is not an eventlog.
+# Before any stream it is a lost connection, reported and counted; after a
+# whole stream (its data end marker read) it is that program's exit: not
+# reported, not counted, and that stream's figures stay served (Note [A
+# program's exit is the end] in utils/strata-live/main.c).
 start_live reset --socket "$test_tmp/rs.sock"
-"$serve_log" --unix "$test_tmp/rs.sock" @reset hi.eventlog @reset >serve.out 2>serve.err &
+"$serve_log" --unix "$test_tmp/rs.sock" @reset hi.eventlog @reset @reset >serve.out 2>serve.err &
 serve_pid=$!
 wait_metric 'strata_heap_census_number{' "$n_hi"
 wait "$serve_pid" && pass || fail "serve_log failed: $(cat serve.err)"
-wait_metric 'strata_live_stream_errors_total{' 2
-[ "$(grep -c 'Connection reset by peer' reset.err)" -eq 2 ] && pass ||
-    fail "the resets were not reported: $(cat reset.err)"
+wait_metric 'strata_live_stream_errors_total{' 1
+[ "$(grep -c 'Connection reset by peer' reset.err)" -eq 1 ] && pass ||
+    fail "not one reset reported (the first): $(cat reset.err)"
 wait_metric 'strata_heap_census_number{' "$n_hi"
 line=$(curl -sf "$url/metrics" | grep 'info_table="SessionEntry_con_info"')
 [ "${line##* }" = "$want_hi" ] && pass || fail "after a reset: '$line', expected $want_hi"
 wait_metric 'strata_live_streams_total{' 1
+stop_live
+
+# The same with a real program: after each run's normal exit strata-live
+# reports the end of the stream and nothing else, however its reconnect
+# meets the exiting program, and waits for the next run.
+start_live exits --socket "$test_tmp/exits.sock"
+for run in 1 2 3; do
+    expect_status 0 "$ex/leak" 20 100000 +RTS -hT -l --eventlog-socket="$test_tmp/exits.sock" -RTS
+    wait_metric 'strata_live_streams_total{' "$run"
+    sleep 0.5   # let a reconnect meet the exit
+done
+wait_metric 'strata_live_stream_errors_total{' 0
+[ "$(grep -c 'stream ended after [0-9]* events; serving its last figures' exits.err)" -eq 3 ] &&
+    ! grep -Eq 'read error|no data end marker|truncated' exits.err && pass ||
+    fail "a normal exit was reported as more than its end: $(cat exits.err)"
 stop_live
 
 # --- TCP ------------------------------------------------------------------------

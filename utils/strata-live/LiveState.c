@@ -127,7 +127,6 @@ void live_state_stream_begin(LiveState *s)
     stream_free(&s->pending);
     census_init(&s->pending.census);
     s->pending_active = 1;
-    s->streams++;
     s->connected = 1;
 }
 
@@ -204,6 +203,7 @@ void live_state_add(LiveState *s, const EvrEvent *ev)
         s->stream = s->pending;
         memset(&s->pending, 0, sizeof s->pending);
         s->pending_active = 0;
+        s->streams++;
     }
     LiveStream *st = s->pending_active ? &s->pending : &s->stream;
     s->events++;
@@ -556,7 +556,7 @@ char *live_state_render_metrics(const LiveState *s, size_t *len_out)
                   "Heap censuses read from this run's stream.", st->censuses);
     render_census(&o, s);
     out_gauge_u64(&o, s, "strata_live_streams_total", "counter",
-                  "Eventlog streams strata-live has begun reading.", s->streams);
+                  "Eventlog streams that strata-live took figures from.", s->streams);
     out_gauge_u64(&o, s, "strata_live_stream_errors_total", "counter",
                   "Streams that ended in a malformed event or a read error.",
                   s->stream_errors);

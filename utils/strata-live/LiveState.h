@@ -52,7 +52,7 @@ typedef struct LiveState {
     LiveStream pending;            /* a new stream's preamble, not yet served */
     int pending_active;            /* the stream being read is still in pending */
     /* strata-live's own figures, kept across streams */
-    uint64_t streams;              /* streams begun (connections, files) */
+    uint64_t streams;              /* streams that gave a figure, not a preamble alone */
     uint64_t stream_errors;        /* streams that ended with a reader error */
     uint64_t events;               /* events read, all streams */
     uint64_t bytes;                /* eventlog bytes read, all streams */

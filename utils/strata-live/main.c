@@ -254,9 +254,35 @@ static int parse_options(int argc, char **argv, Options *o)
  * strata-live promises to keep serving, and leave /metrics empty.  A
  * connection that yields nothing changes nothing but the error count. */
 
+/* Note [A program's exit is the end]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A program that exits ends its stream with the data end marker, and
+ * strata-live connects again at once, for the next run.  That connection
+ * often reaches the same program in its last moments: it is reset before
+ * the first byte, or given the header and the preamble and closed.  It is
+ * the end of the run just read, not a stream and not an error, so after a
+ * stream that ended with its marker, a connection that ends (EOF or a
+ * reset) before it has sent anything past the preamble is passed over in
+ * silence: nothing is reported, and neither strata_live_streams_total
+ * (which counts a stream once it gives a figure) nor
+ * strata_live_stream_errors_total moves.  Bytes that are not an eventlog
+ * are still reported; a stream that gives a figure ends the window. */
+
+/* Whether the stream r, which ended with rc, was a program's exit passing
+ * by (Note [A program's exit is the end]). */
+static int exit_passing_by(const Source *src, const LiveState *state, int after_clean_end,
+                           int rc, uint64_t n_events)
+{
+    int never_served = n_events == 0 || state->pending_active;
+    return after_clean_end && never_served && (rc == 0 || src->saw_eof || src->conn_lost);
+}
+
 /* Reads one stream to its end.  Returns 1 to go on to the next stream, 0
- * to stop reading (a fatal error was reported into *fatal). */
-static int read_stream(Source *src, LiveState *state, LivePage *page, int *fatal)
+ * to stop reading (a fatal error was reported into *fatal).  *clean_end
+ * says whether the last stream that gave figures ended with its data end
+ * marker; it is updated here. */
+static int read_stream(Source *src, LiveState *state, LivePage *page, int *fatal,
+                       int *clean_end)
 {
     EventLogReader *r = evr_open_stream(source_read, src, src->where);
     if (r == NULL) {
@@ -283,18 +309,24 @@ static int read_stream(Source *src, LiveState *state, LivePage *page, int *fatal
         n_events++;
     }
     int ok = rc == 0;
-    if (rc < 0 && !stop_requested && !src->replaced) {
+    if (exit_passing_by(src, state, *clean_end, rc, n_events)) {
+        ok = 1;   /* Note [A program's exit is the end] */
+    } else if (rc < 0 && !stop_requested && !src->replaced) {
         fprintf(stderr, "%s: %s: %s\n", TOOL, evr_name(r), evr_error(r));
         /* Not an eventlog at all (no event, and not cut short): waiting
          * for the next stream would not mend it.  A lost connection is not
-         * that (Note [A lost connection is not a bad stream] in Source.c). */
-        if (n_events == 0 && !src->saw_eof && !src->conn_lost)
+         * that (Note [A lost connection is not a bad stream] in Source.c).
+         * Standard input has no next stream: nothing there (an empty pipe,
+         * /dev/null) is not an eventlog either. */
+        if (n_events == 0 && ((!src->saw_eof && !src->conn_lost) || src->kind == SOURCE_STDIN))
             *fatal = 1;
     } else if (rc == 0 && n_events > 0) {
         fprintf(stderr, "%s: %s: stream ended after %" PRIu64 " events%s; serving its last "
                         "figures\n", TOOL, evr_name(r), n_events,
                 evr_saw_data_end(r) ? "" : " (no data end marker)");
     }
+    if (n_events > 0 && !state->pending_active)
+        *clean_end = rc == 0 && evr_saw_data_end(r);
     pthread_mutex_lock(&state_lock);
     live_state_stream_end(state, ok || stop_requested || src->replaced);
     if (page != NULL)
@@ -308,7 +340,7 @@ static int read_stream(Source *src, LiveState *state, LivePage *page, int *fatal
 static int read_streams(Source *src, LiveState *state, LivePage *page)
 {
     char why[512];
-    int fatal = 0;
+    int fatal = 0, clean_end = 0;
     while (!stop_requested) {
         int rc = source_open(src, why, sizeof why);
         if (rc < 0) {
@@ -317,7 +349,7 @@ static int read_streams(Source *src, LiveState *state, LivePage *page)
         }
         if (rc == 0)
             break;
-        int go_on = read_stream(src, state, page, &fatal);
+        int go_on = read_stream(src, state, page, &fatal, &clean_end);
         source_close(src);
         if (!go_on)
             return 0;
