@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "DebugHeap.h"
+#include "DebugRegistry.h"
 #include "DebugRequest.h"
 #include "DebugWire.h"
 #include "MBlock.h"
@@ -443,70 +444,18 @@ static void *server_main(void *arg)
  * The socket's path
  * ---------------------------------------------------------------------- */
 
-/* Creates dir (mode 0700) if missing; an existing one must be ours and
- * closed to others. */
-static bool private_dir(const char *dir)
+/* The socket's path into socket_path: the command line's explicit path
+ * first, then the environment's, else the default; *chosen says whether
+ * it was one of the first two (then registered: Note [The socket
+ * registry] in DebugRegistry.c). */
+static bool choose_path(bool *chosen)
 {
-    int err = os_dir_create(dir, 0700);
-    if (err != 0 && err != EEXIST) {
-        rts_error("debug: cannot create the socket directory %s (errno=%d: %s)", dir, err,
-                  strerror(err));
-        return false;
-    }
-    OsPathInfo st;
-    if (os_path_lstat(dir, &st) != 0 || st.kind != OS_PATH_DIRECTORY) {
-        rts_error("debug: %s is not a directory", dir);
-        return false;
-    }
-    if (st.uid != os_process_uid() || (st.mode & 077) != 0) {
-        rts_error("debug: the socket directory %s must belong to uid %u with mode 0700 "
-                  "(it has uid %u, mode %03o)", dir, (unsigned)os_process_uid(),
-                  (unsigned)st.uid, (unsigned)(st.mode & 0777));
-        return false;
-    }
-    return true;
-}
-
-/* The default path: $XDG_RUNTIME_DIR/strata/debug/<pid>-<program>, else
- * /tmp/strata-<uid>/debug/<pid>-<program>; creates the directories. */
-static bool default_path(char *out, size_t cap)
-{
-    char dir[sizeof socket_path];
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    int n;
-    if (xdg != NULL && xdg[0] == '/') {
-        n = snprintf(dir, sizeof dir, "%s/strata", xdg);
-    } else {
-        n = snprintf(dir, sizeof dir, "/tmp/strata-%u", (unsigned)os_process_uid());
-    }
-    if (n < 0 || (size_t)n >= sizeof dir || !private_dir(dir))
-        goto too_long_or_bad;
-    size_t len = strlen(dir);
-    n = snprintf(dir + len, sizeof dir - len, "/debug");
-    if (n < 0 || (size_t)n >= sizeof dir - len || !private_dir(dir))
-        goto too_long_or_bad;
-    const char *prog = rts_prog_name != NULL ? rts_prog_name : "program";
-    n = snprintf(out, cap, "%s/%d-%s", dir, os_process_id(), prog);
-    if (n < 0 || (size_t)n >= cap) {
-        rts_error("debug: the socket path %s/%d-%s is longer than %zu bytes", dir,
-                  os_process_id(), prog, cap - 1);
-        return false;
-    }
-    return true;
-too_long_or_bad:
-    if (n < 0 || (size_t)n >= sizeof dir)
-        rts_error("debug: the socket directory path is longer than %zu bytes", sizeof dir - 1);
-    return false;
-}
-
-static bool choose_path(void)
-{
-    /* The command line's explicit path first, then the environment's. */
     const char *env = getenv("STRATA_DEBUG_SOCKET");
     const char *given = rts_flags.debug_socket_path != NULL ? rts_flags.debug_socket_path
                         : env != NULL && env[0] != '\0' ? env : NULL;
+    *chosen = given != NULL;
     if (given == NULL)
-        return default_path(socket_path, sizeof socket_path);
+        return debug_registry_entry_path(socket_path, sizeof socket_path);
     if (strlen(given) >= sizeof socket_path) {
         rts_error("debug: the socket path %s is longer than %zu bytes", given,
                   sizeof socket_path - 1);
@@ -524,6 +473,7 @@ static bool choose_path(void)
  * program may have replaced a path we no longer use). */
 static void remove_socket_file(void)
 {
+    debug_registry_remove();
     OsPathInfo st;
     if (socket_path[0] != '\0' && os_path_lstat(socket_path, &st) == 0 &&
         st.dev == socket_dev && st.ino == socket_ino)
@@ -575,11 +525,14 @@ int rts_debug_start(void)
         rts_error("rts_debug_start: the runtime is not running (call it after hs_init)");
         return -1;
     }
-    if (!choose_path())
+    bool chosen;
+    if (!choose_path(&chosen))
         return -1;
     listen_fd = listen_on_path();
     if (listen_fd < 0)
         goto fail_listen;
+    if (chosen)
+        debug_registry_add(socket_path);
     int err = os_pipe(wake_fds);
     if (err != 0) {
         rts_error("debug: pipe() failed (errno=%d)", err);
@@ -603,6 +556,7 @@ fail_thread:
 fail_pipe:
     os_socket_close(listen_fd);
     listen_fd = -1;
+    debug_registry_remove();
     os_path_unlink(socket_path);
 fail_listen:
     socket_path[0] = '\0';

@@ -5,8 +5,10 @@
  */
 #include "File.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -120,6 +122,45 @@ int os_path_unlink(const char *path)
 int os_path_rename(const char *from, const char *to)
 {
     return rename(from, to) == 0 ? 0 : errno;
+}
+
+int os_path_symlink(const char *target, const char *link_path)
+{
+    return symlink(target, link_path) == 0 ? 0 : errno;
+}
+
+int os_path_readlink(const char *path, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return ENAMETOOLONG;
+    ssize_t n = readlink(path, buf, cap);
+    if (n < 0)
+        return errno;
+    if ((size_t)n >= cap)
+        return ENAMETOOLONG;
+    buf[n] = '\0';
+    return 0;
+}
+
+int os_cwd(char *buf, size_t cap)
+{
+    return getcwd(buf, cap) != NULL ? 0 : errno;
+}
+
+int os_dir_each(const char *dir, int (*fn)(const char *name, void *env), void *env)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return errno;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (fn(e->d_name, env) != 0)
+            break;
+    }
+    closedir(d);
+    return 0;
 }
 
 int os_stdio_open(const char *path, const char *mode, FILE **out)

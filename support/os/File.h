@@ -88,6 +88,21 @@ int os_path_unlink(const char *path);
 /* Renames from to to, atomically replacing what to named. */
 int os_path_rename(const char *from, const char *to);
 
+/* Makes link_path a symbolic link to target (EEXIST if something has that
+ * name). */
+int os_path_symlink(const char *target, const char *link_path);
+
+/* The target of the symbolic link path, NUL-terminated, into buf[cap];
+ * ENAMETOOLONG if it does not fit. */
+int os_path_readlink(const char *path, char *buf, size_t cap);
+
+/* The working directory, NUL-terminated, into buf[cap]. */
+int os_cwd(char *buf, size_t cap);
+
+/* Calls fn with the name of every entry of directory dir but "." and
+ * "..", until fn returns non-zero.  Returns opendir's errno, or 0. */
+int os_dir_each(const char *dir, int (*fn)(const char *name, void *env), void *env);
+
 /* ----------------------------------------------------------------------
  * Stdio streams
  * ---------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include "Process.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -24,6 +25,11 @@ int os_process_parent_id(void)
 uint32_t os_process_uid(void)
 {
     return (uint32_t)getuid();
+}
+
+bool os_process_exists(int pid)
+{
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
 int os_process_exe_path(char *buf, size_t cap)

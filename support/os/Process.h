@@ -11,6 +11,7 @@
 #ifndef STRATA_OS_PROCESS_H
 #define STRATA_OS_PROCESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,9 @@ int os_process_parent_id(void);
 
 /* The real user id; never fails. */
 uint32_t os_process_uid(void);
+
+/* Whether a process pid exists (ours or another user's: kill(pid, 0)). */
+bool os_process_exists(int pid);
 
 /* The running executable's path as the kernel gives it (readlink of
  * /proc/self/exe; " (deleted)" appended when the file was unlinked), cut to

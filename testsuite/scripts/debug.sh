@@ -329,6 +329,54 @@ expect_status 0 "$dbg" list
 grep -q "$tl_pid-thunk-leak  (stale: process gone)$" "$out" && pass || fail "list does not mark the stale socket"
 expect_status 1 "$dbg" census --pid 999999
 expect_stderr_contains "no debug socket for pid 999999"
+
+# --- list and --pid with a path of the program's choosing ---------------------------------
+# The program registers it (Note [The socket registry] in
+# rts/debug/DebugRegistry.c): a relative --debug-socket path, and
+# STRATA_DEBUG_SOCKET, both listed with their absolute paths.
+reg=$XDG_RUNTIME_DIR/strata/debug
+mkdir own
+(cd own && exec "$ex/leak" 100000 2000 +RTS --debug-socket=rel.sock -RTS >own.out 2>own.err) &
+own_pid=$!
+pids+=("$own_pid")
+STRATA_DEBUG_SOCKET=$test_tmp/env.sock "$ex/thunk-leak" 60 >env.out 2>env.err &
+env_pid=$!
+pids+=("$env_pid")
+wait_socket own/rel.sock && wait_socket env.sock
+until_output "^$own_pid *leak *$test_tmp/own/rel.sock$" "$dbg" list && pass ||
+    fail "list does not show the program whose socket is own/rel.sock: $(cat "$out")"
+grep -q "^$env_pid *thunk-leak *$test_tmp/env.sock$" "$out" && pass ||
+    fail "list does not show the program whose socket STRATA_DEBUG_SOCKET named: $(cat "$out")"
+[ "$(readlink "$reg/$own_pid-leak")" = "$test_tmp/own/rel.sock" ] && pass ||
+    fail "the registry has no link to own/rel.sock: $(ls -l "$reg")"
+expect_status 0 "$dbg" list --json
+grep -q "{\"pid\":$own_pid,\"program\":\"leak\",\"path\":\"$test_tmp/own/rel.sock\",\"stale\":false}" "$out" &&
+    pass || fail "list --json: $(cat "$out")"
+expect_status 0 "$dbg" census --pid "$own_pid" --by type
+grep -q ' SessionEntry$' "$out" && pass || fail "census --pid through the registry: $(cat "$out")"
+# Killed, it leaves its link, which list marks stale ...
+kill -9 "$own_pid"
+wait "$own_pid" 2>/dev/null
+expect_status 0 "$dbg" list
+grep -q "^$own_pid *leak *$test_tmp/own/rel.sock  (stale: process gone)$" "$out" && pass ||
+    fail "list does not mark a killed program's registration stale: $(cat "$out")"
+# ... until the next program that uses the directory sweeps it; a program
+# that exits removes its own link.
+expect_status 0 "$ex/leak" 2 2000 +RTS --debug-socket="$test_tmp/next.sock" -RTS
+[ ! -e "$reg/$own_pid-leak" ] && [ ! -L "$reg/$own_pid-leak" ] && pass ||
+    fail "the dead program's link was not swept: $(ls -l "$reg")"
+! ls -l "$reg" | grep -q next.sock && pass ||
+    fail "a program that exited left its link: $(ls -l "$reg")"
+kill "$env_pid"
+wait "$env_pid" 2>/dev/null
+# A registry directory it cannot use: the socket works, and the program
+# says that list will not find it.
+export XDG_RUNTIME_DIR=$test_tmp/open-xdg
+mkdir -p -m 755 "$XDG_RUNTIME_DIR/strata"
+chmod 755 "$XDG_RUNTIME_DIR/strata"
+expect_status 0 "$ex/leak" 2 2000 +RTS --debug-socket="$test_tmp/unreg.sock" -RTS
+expect_stderr_contains "debug: the socket directory $XDG_RUNTIME_DIR/strata must belong to uid $(id -u) with mode 0700 (it has uid $(id -u), mode 755)"
+expect_stderr_contains "debug: the socket $test_tmp/unreg.sock works, but strata-debug list will not find it"
 unset XDG_RUNTIME_DIR
 
 # --- pinned fragmentation ------------------------------------------------------------------

@@ -1,6 +1,9 @@
 /*
  * utils/strata-debug/Sockets.c -- finding the debug sockets of running
- * programs in the default directories: `strata-debug list`, and --pid.
+ * programs in the debug socket directories (wire/DebugSocketDir.h): the
+ * sockets made there, and the links that programs with sockets elsewhere
+ * register there (Note [The socket registry] in
+ * rts/debug/DebugRegistry.c): `strata-debug list`, and --pid.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -14,44 +17,63 @@
 
 #include "Cmd.h"
 #include "DebugAnalysis.h"
+#include "DebugSocketDir.h"
 #include "DebugClient.h"
 #include "Json.h"
 #include "Print.h"
 
-static int socket_dirs(char dirs[2][512])
+/* Whether process pid is there (ours or another user's). */
+static bool process_alive(long pid)
 {
-    int n = 0;
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg != NULL && xdg[0] == '/')
-        snprintf(dirs[n++], 512, "%s/strata/debug", xdg);
-    snprintf(dirs[n++], 512, "/tmp/strata-%u/debug", (unsigned)getuid());
-    return n;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
-/* Calls f for every socket in the default directories. */
+/* The socket that directory entry path (named <pid>-...) stands for, into
+ * sock[cap]: the entry itself, or where a registry link points.  False
+ * for anything else, and for a link to no socket whose process lives (a
+ * program whose socket someone removed): nothing to connect to, nothing
+ * stale to report. */
+static bool entry_socket(const char *path, long pid, char *sock, size_t cap)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return false;
+    if (S_ISSOCK(st.st_mode)) {
+        snprintf(sock, cap, "%s", path);
+        return true;
+    }
+    if (!S_ISLNK(st.st_mode))
+        return false;
+    ssize_t n = readlink(path, sock, cap - 1);
+    if (n <= 0 || (size_t)n >= cap - 1)
+        return false;
+    sock[n] = '\0';
+    return (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode)) || !process_alive(pid);
+}
+
+/* Calls f for every socket in the debug socket directories. */
 static int for_each_socket(int (*f)(const char *path, long pid, const char *name, void *env),
                            void *env)
 {
-    char dirs[2][512];
-    int nd = socket_dirs(dirs);
-    for (int d = 0; d < nd; d++) {
-        DIR *dir = opendir(dirs[d]);
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    for (int d = 0; d < DEBUG_SOCKET_DIRS; d++) {
+        char dirname[512];
+        if (debug_socket_dir(d, xdg, (unsigned)getuid(), dirname, sizeof dirname) == 0)
+            continue;
+        DIR *dir = opendir(dirname);
         if (dir == NULL)
             continue;
         struct dirent *e;
         while ((e = readdir(dir)) != NULL) {
-            char path[1024];
-            struct stat st;
-            if ((size_t)snprintf(path, sizeof path, "%.500s/%.500s", dirs[d], e->d_name) >=
+            char path[1024], sock[1024];
+            if ((size_t)snprintf(path, sizeof path, "%.500s/%.500s", dirname, e->d_name) >=
                 sizeof path)
-                continue;
-            if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
                 continue;
             char *dash;
             long pid = strtol(e->d_name, &dash, 10);
-            if (*dash != '-')
+            if (*dash != '-' || dash == e->d_name || !entry_socket(path, pid, sock, sizeof sock))
                 continue;
-            int r = f(path, pid, dash + 1, env);
+            int r = f(sock, pid, dash + 1, env);
             if (r != 0) {
                 closedir(dir);
                 return r;
@@ -70,7 +92,7 @@ typedef struct {
 static int list_one(const char *path, long pid, const char *name, void *env)
 {
     ListOut *l = env;
-    bool alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    bool alive = process_alive(pid);
     if (l->json != NULL) {
         json_open(l->json, NULL, '{');
         json_u64(l->json, "pid", (uint64_t)pid);
