@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """scripts/include-circles.py [SRCDIR [DIR...]] -- the include circles among
-the storage manager's modules (docs/design/storage.md, "Floors").
+the modules of the folders named: the storage manager's by default
+(docs/design/storage.md, "Floors"); rts/ and utils/ are kept free of
+any (testsuite/scripts/include-circles.sh).
 
-A module is a header and the source of the same name (Heap.h, Heap.c).  A
-module depends on each header its files include, and a header on the
-modules that define what it declares (functions and extern variables).  A
+A module is a header and the source of the same name (Heap.h, Heap.c);
+where two folders hold one name (each tool's main.c) the module is named
+by its folder too.  A module depends on each header its files include (a
+header beside the including file first, as the compiler finds it), and a
+header on the modules that define what it declares (functions and extern
+variables).  A
 public header (includes/strata/) whose declarations the scanned folders
 define in one module is part of that module (strata/Barrier.h of MutList).
 Prints each circle (strongly connected component of more than one module)
@@ -52,15 +57,22 @@ for f in files:
             defs.setdefault(m.group(1), set()).add(f)
         for m in var_re.finditer(clean[f]):
             defs.setdefault(m.group(1), set()).add(f)
+stems = {}
+for f in files:
+    if not f.startswith('includes/'):
+        stems.setdefault(os.path.splitext(os.path.basename(f))[0], set()).add(os.path.dirname(f))
 def module(f):
     name = os.path.splitext(os.path.basename(f))[0]
-    return 'strata/' + name if f.startswith('includes/') else name
+    if f.startswith('includes/'):
+        return 'strata/' + name
+    return name if len(stems[name]) == 1 else os.path.dirname(f) + '/' + name
 
 includes = {f: set() for f in files}      # file -> headers it includes
 declared_in = {f: set() for f in files}   # header -> .c files defining its names
 for f in files:
     for m in re.finditer(r'^\s*#\s*include\s*"([^"]+)"', text[f], re.M):
-        t = by_name.get(m.group(1))
+        beside = os.path.normpath(os.path.join(os.path.dirname(f), m.group(1)))
+        t = beside if beside in text else by_name.get(m.group(1))
         if t and t != f:
             includes[f].add(t)
     if f.endswith('.h'):

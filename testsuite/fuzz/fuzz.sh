@@ -54,8 +54,9 @@ hp)
     incs=(utils/report utils/heapprof reader wire base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c
-        utils/debug-client/BlockIndex.c
-        utils/debug-client/Client.c utils/debug-client/Payloads.c utils/debug-client/Decode.c
+        utils/debug-client/ClientState.c utils/debug-client/BlockIndex.c
+        utils/debug-client/BlockStore.c utils/debug-client/Payloads.c
+        utils/debug-client/Client.c utils/debug-client/Decode.c utils/debug-client/EraRange.c
         utils/debug-client/Marks.c
         utils/debug-client/Ranks.c utils/debug-client/Reach.c utils/debug-client/Search.c
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c

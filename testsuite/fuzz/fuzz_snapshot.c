@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "Snapshot.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 

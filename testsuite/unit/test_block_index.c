@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "ClientPrivate.h"
+#include "BlockIndex.h"
 
 #define KB ((uint64_t)4096)
 #define MB ((uint64_t)1 << 20)

@@ -1968,7 +1968,7 @@ static void deep_new_body(void)
 }
 
 /* The walk's first phase goes down the whole list to its one entry (Note
- * [One walk of B] in DiffNew.c), the path is the shortest, and the Num
+ * [One walk of B] in DiffNewObjects.c), the path is the shortest, and the Num
  * that only Fresh holds is in Fresh's retained size. */
 static void test_debug_diff_finds_a_deep_new_object(void **state)
 {

@@ -1,7 +1,7 @@
 /*
  * utils/debug-client/Analysis.c -- census, thunks, duplicates,
  * fragmentation and GML over the reachable heap, and the weak pointers of
- * the whole heap (DebugAnalysis.h).
+ * the whole heap (Analysis.h).
  * The census follows the profiler's rules (docs/design/profiling.md):
  * -hT/-hi/-he/-hm labels, era 0 not counted by era unless selected, and a
  * pinned block counted whole while any object in it is live.
@@ -10,9 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "Analysis.h"
+#include "BlockIndex.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "EraRange.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
+#include "Marks.h"
 #include "strata/ClosureTypes.h"
 #include "strata/Debug.h"
 

@@ -9,7 +9,9 @@
  */
 #include <stdlib.h>
 
-#include "ClientPrivate.h"
+#include "BlockIndex.h"
+#include "DebugTypes.h"
+#include "Idom.h"
 
 #define PAGE_SHIFT 12            /* the storage manager's 4 KB block */
 #define MBLOCK_SHIFT 20          /* its 1 MB megablock */

@@ -3,27 +3,25 @@
  * holding objects of older ones, grouped by the holder's info table and
  * ranked by the old bytes only they keep alive, over the heap's dominator
  * tree (dbg_boundary) or, where it can, without it (dbg_boundary_reach;
- * BoundaryLabels.c).  See docs/strata-debug.md and docs/design/debugger.md.
+ * BoundaryWithoutTree.c).  The groups themselves are BoundaryGroups.c's.
+ * See docs/strata-debug.md and docs/design/debugger.md.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
-#include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "DomPrivate.h"
-#include "strata/Debug.h"
+#include "Boundary.h"
+#include "BoundaryGroups.h"
+#include "BoundaryWithoutTree.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Dominators.h"
+#include "DomTree.h"
+#include "Idom.h"
+#include "Ranks.h"
 
 /* ----------------------------------------------------------------------
  * The era boundary
  * ---------------------------------------------------------------------- */
-
-void dbg_boundary_add_holder(uint32_t v, uint32_t key, void *env)
-{
-    BoundaryAdd *a = env;
-    a->b->groups[key].retained_bytes += a->old[v];
-    a->b->groups[key].retained_objects += a->old_objects[v];
-}
 
 static int group_cmp(const void *a, const void *b)
 {
@@ -39,53 +37,6 @@ void dbg_boundary_free(DbgBoundary *b)
 {
     free(b->groups);
     memset(b, 0, sizeof *b);
-}
-
-void dbg_edge_scan_free(EdgeScan *e)
-{
-    free(e->ptrs);
-    word_map_free(&e->groups);
-}
-
-/* Adds cl's pointers at reachable objects that q matches to cl's group in
- * out (created on the first); *group is set to that group, or left as it
- * is when cl points at none.  cl is of an era above q's.  0, or -1 when
- * out of C heap. */
-int dbg_holder_edges(DbgClient *c, const DbgReach *r, const DbgQuery *q, const DbgClosure *cl,
-                     EdgeScan *e, DbgBoundary *out, uint32_t *group)
-{
-    size_t np;
-    if (dbg_closure_ptrs_grow(c, cl, &e->ptrs, &e->ptr_cap, &np) != 0)
-        return -1;
-    for (size_t i = 0; i < np; i++) {
-        DbgClosure t;
-        if (dbg_reach_rank(r, e->ptrs[i]) == SIZE_MAX || dbg_closure(c, e->ptrs[i], &t) != 0 ||
-            !dbg_query_matches(q, &t))
-            continue;
-        uint64_t *gi = word_map_get(&e->groups, cl->info->addr);
-        if (gi == NULL) {
-            if (GROW_ARRAY_RESERVE(out->groups, e->cap, out->n + 1) != 0)
-                return -1;
-            out->groups[out->n] = (DbgBoundaryGroup){
-                .holder = cl->info, .example_holder = cl->addr, .example_target = t.addr,
-                .era_lo = cl->era, .era_hi = cl->era, .target_era_lo = t.era,
-                .target_era_hi = t.era};
-            if (word_map_put(&e->groups, cl->info->addr, ++out->n) != 0)
-                return -1;
-            gi = word_map_get(&e->groups, cl->info->addr);
-        }
-        DbgBoundaryGroup *g = &out->groups[*gi - 1];
-        g->n_edges++;
-        if (*group == NONE) {
-            *group = (uint32_t)(*gi - 1);
-            g->n_holders++;
-            g->era_lo = cl->era < g->era_lo ? cl->era : g->era_lo;
-            g->era_hi = cl->era > g->era_hi ? cl->era : g->era_hi;
-        }
-        g->target_era_lo = t.era < g->target_era_lo ? t.era : g->target_era_lo;
-        g->target_era_hi = t.era > g->target_era_hi ? t.era : g->target_era_hi;
-    }
-    return 0;
 }
 
 int dbg_boundary(DbgClient *c, const DbgDom *d, const DbgQuery *q, DbgBoundary *out)

@@ -6,7 +6,11 @@
  */
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "HeapLookup.h"
 #include "strata/Closures.h"
 #include "strata/Debug.h"
 

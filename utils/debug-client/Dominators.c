@@ -9,10 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "Analysis.h"
+#include "BlockIndex.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "Dominators.h"
+#include "DomTree.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "DomPrivate.h"
+#include "Idom.h"
+#include "Marks.h"
+#include "Ranks.h"
 #include "strata/Debug.h"
 
 /* ----------------------------------------------------------------------

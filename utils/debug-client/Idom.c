@@ -2,16 +2,14 @@
  * utils/debug-client/Idom.c -- immediate dominators of a graph in
  * compressed sparse rows, by Cooper, Harvey and Kennedy (Note [Dominators
  * by Cooper, Harvey and Kennedy]): the algorithm the heap's dominator
- * tree (Dominators.c), the boundary's holder tree (BoundaryLabels.c) and
+ * tree (Dominators.c), the boundary's holder tree (BoundaryWithoutTree.c) and
  * the diff's new objects run.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
-#include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "DomPrivate.h"
+#include "Idom.h"
 #include "strata/Debug.h"
 
 /* Note [Dominators by Cooper, Harvey and Kennedy]

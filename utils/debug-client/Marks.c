@@ -10,34 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "BlockIndex.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "ReachPrivate.h"
+#include "HeapLookup.h"
+#include "Marks.h"
+#include "ReachState.h"
 #include "strata/Debug.h"
-
-bool dbg_parse_era_range(const char *s, DbgEraRange *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9')
-        return false;
-    unsigned long long lo = strtoull(s, &end, 10), hi = lo;
-    if (*end == '-') {
-        const char *h = end + 1;
-        if (*h < '0' || *h > '9')
-            return false;
-        hi = strtoull(h, &end, 10);
-    }
-    if (*end != '\0' || hi < lo)
-        return false;
-    *out = (DbgEraRange){true, lo, hi};
-    return true;
-}
-
-bool dbg_era_selected(const DbgEraRange *r, uint64_t era)
-{
-    return r == NULL || !r->on || (era >= r->lo && era <= r->hi);
-}
 
 void dbg_reach_free(DbgReach *r)
 {
@@ -431,7 +413,7 @@ DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **root
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A diff wants of B a census, the set of objects reachable without
  * passing through a new object, and the new objects met on its edge
- * (Note [Retained by the new objects] in DiffNew.c).  The marks-only
+ * (Note [Retained by the new objects] in DiffNewObjects.c).  The marks-only
  * traversal gives all three in its one pass over the heap: a callback
  * counts each object as it is scanned (it is in the cache then, and a
  * census needs no second sweep of the marks), and objects of new blocks

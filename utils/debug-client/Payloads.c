@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
-#include "GrowArray.h"
+#include "BlockIndex.h"
+#include "BlockStore.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Payloads.h"
 #include "strata/Debug.h"
 
 int dbg_parse_target(DbgClient *c, DebugCursor *cur)
@@ -245,23 +248,6 @@ int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n
         free(w);
         return dbg_fail(c, "out of memory for a static closure");
     }
-    return 0;
-}
-
-int dbg_set_block_data(DbgClient *c, size_t i, const uint8_t *data, uint64_t len)
-{
-    if (len != c->blocks[i].used_bytes)
-        return dbg_fail(c, "block 0x%llx: %llu bytes of contents for %llu bytes used",
-                        (unsigned long long)c->blocks[i].start, (unsigned long long)len,
-                        (unsigned long long)c->blocks[i].used_bytes);
-    if (c->block_data[i] != NULL)
-        return 0;
-    uint8_t *copy = dbg_block_space(c, len);
-    if (copy == NULL)
-        return dbg_fail(c, "out of memory for a block of %llu bytes", (unsigned long long)len);
-    memcpy(copy, data, len);
-    c->block_data[i] = copy;
-    c->blocks[i].data = copy;
     return 0;
 }
 

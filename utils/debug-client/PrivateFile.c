@@ -2,7 +2,7 @@
  * utils/debug-client/PrivateFile.c -- creating the files that hold heap
  * contents (snapshots, GML graphs) so that only their owner can read them
  * and so that writing one never goes through a symbolic link or over
- * another user's file (DebugClient.h).  See Note [Files with heap
+ * another user's file (PrivateFile.h).  See Note [Files with heap
  * contents] and docs/strata-debug.md.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "DebugClient.h"
+#include "PrivateFile.h"
 
 /* Note [Files with heap contents]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

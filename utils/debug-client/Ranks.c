@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "BlockIndex.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "ReachPrivate.h"
+#include "HeapLookup.h"
+#include "Ranks.h"
+#include "ReachState.h"
 #include "strata/Debug.h"
 
 /* ----------------------------------------------------------------------

@@ -9,10 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "ReachPrivate.h"
+#include "HeapLookup.h"
+#include "Marks.h"
+#include "Ranks.h"
+#include "Reach.h"
+#include "ReachState.h"
+#include "Search.h"
 #include "strata/Debug.h"
 
 /* Note [Parents by rank, after the traversal]

@@ -6,10 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "BlockIndex.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "EraRange.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "ReachPrivate.h"
+#include "Marks.h"
+#include "ReachState.h"
+#include "Search.h"
 #include "strata/Debug.h"
 
 /* ----------------------------------------------------------------------

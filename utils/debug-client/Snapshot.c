@@ -13,8 +13,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ClientPrivate.h"
-#include "DebugAnalysis.h"
+#include "Analysis.h"
+#include "BlockIndex.h"
+#include "BlockStore.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "Marks.h"
+#include "Payloads.h"
+#include "PrivateFile.h"
+#include "Snapshot.h"
 #include "strata/Debug.h"
 
 #define SNAP_MAGIC "STRDBGS1"

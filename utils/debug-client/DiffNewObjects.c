@@ -1,17 +1,28 @@
 /*
- * utils/debug-client/DiffNew.c -- B's new objects in a diff (DebugDiff.h):
- * one breadth-first walk that records a parent per object (for retainer
- * paths) and the part of the heap that only new objects reach, whose
- * dominator tree gives the new objects' retained sizes.  Relies on the
- * ranks of Reach.c (Note [Ranks from the marks]) and dbg_graph_idom
- * (Dominators.c).
+ * utils/debug-client/DiffNewObjects.c -- B's new objects in a diff
+ * (DiffTypes.h): one breadth-first walk that counts B (DiffCount.c),
+ * records a parent per object (for retainer paths) and finds the part of
+ * the heap that only new objects reach, whose dominator tree gives the
+ * new objects' retained sizes.  Relies on the ranks of Ranks.c (Note
+ * [Ranks from the marks]) and dbg_graph_idom (Idom.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "DiffPrivate.h"
-#include "ReachPrivate.h"
+#include "BlockIndex.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "DiffCount.h"
+#include "DiffNewObjects.h"
+#include "DiffTypes.h"
+#include "HeapLookup.h"
+#include "Idom.h"
+#include "Marks.h"
+#include "Ranks.h"
+#include "Reach.h"
 #include "strata/Debug.h"
 
 /* Note [Retained by the new objects]

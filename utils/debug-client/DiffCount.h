@@ -1,12 +1,19 @@
 /*
- * utils/debug-client/DiffPrivate.h -- what Diff.c (the censuses) and
- * DiffNew.c (the walk over B's new objects) share.
+ * utils/debug-client/DiffCount.h -- one side of a diff counted into
+ * its two tables (by the census label, by info table), object by object
+ * or cell by cell (Note [Counting by cells] in DiffCount.c).  The whole
+ * API of DiffCount.c.
  */
-#ifndef STRATA_DIFFPRIVATE_H
-#define STRATA_DIFFPRIVATE_H
+#ifndef STRATA_DEBUG_DIFF_COUNT_H
+#define STRATA_DEBUG_DIFF_COUNT_H
 
-#include "ClientPrivate.h"
-#include "DebugDiff.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "DebugTypes.h"
+#include "DiffTypes.h"
+#include "WordMap.h"
 
 /* One table's rows as a side is counted. */
 typedef struct {
@@ -16,7 +23,7 @@ typedef struct {
     size_t last_row;
 } DbgDiffRows;
 
-/* Objects of one info table and era: Note [Counting by cells] in Diff.c. */
+/* Objects of one info table and era: Note [Counting by cells] in DiffCount.c. */
 typedef struct {
     const DbgInfo *info;
     uint64_t era, bytes, objects;
@@ -46,11 +53,4 @@ void dbg_diff_count_end(DbgDiffCount *k);
 /* Forgets B's counts (of a count to be done again in another order). */
 void dbg_diff_count_reset(DbgDiffCount *k);
 
-/* B's traversal and the walk of Note [Retained by the new objects] in
- * DiffNew.c: counts each reachable heap object of B into k (Note [One
- * walk of B]), fills each row's retained_bytes and example and keeps
- * what dbg_diff_path needs in d->paths. */
-int dbg_diff_new_walk(DbgClient *b, DbgDiff *d, DbgDiffCount *k);
-void dbg_diff_new_free(DbgDiffNew *n);
-
-#endif /* STRATA_DIFFPRIVATE_H */
+#endif /* STRATA_DEBUG_DIFF_COUNT_H */

@@ -1,17 +1,26 @@
 /*
- * utils/debug-client/BoundaryLabels.c -- the era boundary without the
+ * utils/debug-client/BoundaryWithoutTree.c -- the era boundary without the
  * heap's dominator tree (Note [A boundary without the dominator tree]):
  * walks from the roots and from each holder label the objects with the
  * holders that dominate them, over a dominator tree of the holders alone.
- * Boundary.c falls back to the heap's tree when the walks grow too long.
+ * Boundary.c falls back to the heap's tree when the walks grow too long;
+ * the groups are BoundaryGroups.c's.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ClientPrivate.h"
+#include "BoundaryGroups.h"
+#include "BoundaryWithoutTree.h"
+#include "Client.h"
+#include "ClientState.h"
+#include "DebugTypes.h"
+#include "Decode.h"
+#include "Dominators.h"
+#include "DomTree.h"
 #include "GrowArray.h"
-#include "DebugAnalysis.h"
-#include "DomPrivate.h"
+#include "Idom.h"
+#include "Marks.h"
+#include "Ranks.h"
 #include "strata/Debug.h"
 
 /* Note [A boundary without the dominator tree]

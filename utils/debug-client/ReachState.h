@@ -1,19 +1,21 @@
 /*
- * utils/debug-client/ReachPrivate.h -- the traversal's state, shared by
+ * utils/debug-client/ReachState.h -- a traversal's state, shared by
  * the graph core (Marks.c: marking what the roots reach; Ranks.c: the
  * dense numbering of what was marked) and the analyses that extend it
- * (Reach.c: parents and retainer paths; Search.c; the diff, Diff.c and
- * DiffNew.c: marks in two steps, and a rank and a block in one lookup).
- * Nothing outside those files looks inside a DbgReach.
+ * (Reach.c: parents and retainer paths; Search.c; the diff's DiffCount.c
+ * and DiffNewObjects.c: marks in two steps, and a rank and a block in one
+ * lookup).  Nothing outside those files looks inside a DbgReach.  Types
+ * only.
  */
-#ifndef STRATA_DEBUG_REACH_PRIVATE_H
-#define STRATA_DEBUG_REACH_PRIVATE_H
+#ifndef STRATA_DEBUG_REACH_STATE_H
+#define STRATA_DEBUG_REACH_STATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "ClientPrivate.h"
-#include "DebugAnalysis.h"
+#include "DebugTypes.h"
+#include "WordMap.h"
 
 /* Set bits of x.  Without the popcnt instruction (the build's baseline
  * x86-64 lacks it) __builtin_popcountll is a call into libgcc, made for
@@ -91,36 +93,4 @@ typedef struct MarkItem {
  * they enter it: Note [Prefetching the marks-only traversal] in Marks.c. */
 #define PREFETCH_WINDOW 16
 
-/* Seeds in this order of root kinds, so that a path ends at the most
- * telling root: the frame or saved object rather than the thread. */
-extern const uint8_t dbg_seed_order[5];
-
-/* The rank of a marked heap object at addr in block i (b). */
-static inline size_t rank_in(const DbgReach *r, size_t i, const DbgBlock *b, uint64_t addr)
-{
-    uint64_t w = (addr - b->start) / 8;
-    uint64_t below = r->marks[i][w / 64] & (((uint64_t)1 << (w % 64)) - 1);
-    return (size_t)(r->rank_base[i][w / 64] + popcount64(below));
-}
-
-/* Marks everything the roots reach: breadth first keeping the order in
- * r->order, or, marks_only, depth first keeping nothing but the marks
- * (Note [Marks only] in Marks.c).  The roots into *roots. */
-DbgReach *dbg_reach_traverse(DbgClient *c, bool marks_only, const DbgRoot **roots,
-                             size_t *n_roots);
-
-/* The marks-only traversal of Note [Marking in two steps] in Marks.c:
- * each (if not NULL) is called on every heap object as it is scanned
- * (nonzero: stop, failed); objects of blocks of era hold_era or later are
- * marked when met but wait, unscanned (0: none waits).  Then
- * dbg_reach_marks_release scans the waiting objects and what they reach
- * (each called on those too), and dbg_reach_marked_first tells whether an
- * object was marked before that. */
-DbgReach *dbg_reach_marks_with(DbgClient *c, uint64_t hold_era,
-                               int (*each)(DbgClient *c, const DbgClosure *cl, void *env),
-                               void *env);
-size_t dbg_reach_n_held(const DbgReach *r);
-int dbg_reach_marks_release(DbgReach *r);
-bool dbg_reach_marked_first(const DbgReach *r, uint64_t addr);
-
-#endif /* STRATA_DEBUG_REACH_PRIVATE_H */
+#endif /* STRATA_DEBUG_REACH_STATE_H */
