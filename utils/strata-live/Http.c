@@ -4,7 +4,8 @@
  * own thread; this file binds the listening socket (so that a bad --listen
  * gets our message) and answers GET and HEAD with what LiveState renders,
  * taken under the shared lock and sent after it is released; the page's
- * urls go to PageHttp.c.
+ * urls go to PageHttp.c.  libmicrohttpd waits with epoll, and HttpLimits.c
+ * bounds what slow clients can hold (Note [Slow clients] there).
  */
 #include "Http.h"
 
@@ -18,8 +19,11 @@
 
 #include <microhttpd.h>
 
+#include "HttpLimits.h"
+
 struct HttpServer {
     struct MHD_Daemon *daemon;
+    HttpLimits *limits;
     int listen_fd;
     const LiveState *state;
     pthread_mutex_t *lock;
@@ -47,7 +51,7 @@ int http_listen(const char *host, const char *port, unsigned *bound_port, char *
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
         snprintf(why, why_len, "--listen %s:%s: cannot listen: %s", host, port,
                  strerror(errno));
         goto fail_bind;
@@ -137,6 +141,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     HttpServer *h = cls;
     (void)version;
     (void)upload_data;
+    http_limits_request_arrived(h->limits, conn);
     if (page_http_owns(url))
         return page_http_handle(h->page, conn, url, method, upload_data_size, con_cls);
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
@@ -166,11 +171,27 @@ HttpServer *http_start(int listen_fd, const LiveState *state, pthread_mutex_t *l
     h->state = state;
     h->lock = lock;
     h->page = pc;
-    h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0,
-                                 NULL, NULL, handle, h, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+    h->limits = http_limits_start();
+    if (h->limits == NULL) {
+        snprintf(why, why_len, "cannot start the HTTP deadline thread: %s", strerror(errno));
+        free(h);
+        return NULL;
+    }
+    /* Not select(): it cannot wait on a descriptor past FD_SETSIZE. */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+                     (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL
+                                                                             : MHD_USE_POLL);
+    h->daemon = MHD_start_daemon(
+        flags, 0, NULL, NULL, handle, h, MHD_OPTION_EXTERNAL_LOGGER, http_limits_log, h->limits,
+        MHD_OPTION_LISTEN_SOCKET, listen_fd,
+        MHD_OPTION_CONNECTION_TIMEOUT, HTTP_IDLE_TIMEOUT_S,
+        MHD_OPTION_CONNECTION_LIMIT, http_limits_max_connections(),
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_MAX_PER_ADDRESS,
+        MHD_OPTION_NOTIFY_CONNECTION, http_limits_on_connection, h->limits,
+        MHD_OPTION_NOTIFY_COMPLETED, http_limits_on_completed, h->limits, MHD_OPTION_END);
     if (h->daemon == NULL) {
         snprintf(why, why_len, "libmicrohttpd could not start serving");
+        http_limits_stop(h->limits);
         free(h);
         return NULL;
     }
@@ -182,6 +203,7 @@ void http_stop(HttpServer *h)
     if (h == NULL)
         return;
     MHD_stop_daemon(h->daemon);
+    http_limits_stop(h->limits);
     close(h->listen_fd);
     free(h);
 }
