@@ -100,6 +100,11 @@ typedef struct {
                                            0 when one thread copied it all */
     const StgWord *thread_copied_bytes; /* [gc_threads]: each thread's bytes;
                                            valid until the next collection */
+    StgWord bookkeeping_steps;    /* entries of block, remembered-set and weak
+                                     lists walked outside the scan: what a
+                                     minor GC must never owe the old
+                                     generation (Note [A minor GC costs what
+                                     is young] in GC.c) */
 } GCDetails;
 
 /* The details of the most recent collection (all zero before the first). */

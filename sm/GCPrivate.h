@@ -42,6 +42,10 @@ void scavenge_mut_list_block(unsigned gen, BlockDesc *mut_block);
 void gc_remember(unsigned gen, StgClosure *c);  /* onto this thread's list */
 
 /* GC.c */
+/* Entries of lists the collection walks outside the scan, counted by each
+ * walk (GCDetails.bookkeeping_steps; Note [A minor GC costs what is young]
+ * in GC.c).  Written by the collecting thread alone, world stopped. */
+extern StgWord gc_bookkeeping_steps;
 void gc_push_scan_queue(BlockDesc *bd);
 bool gc_roots_all_taken(void);          /* no root item is left to take */
 void gc_observe_thread_phase(unsigned thread, GCPhase phase);

@@ -175,6 +175,7 @@ void weak_gc_begin(void)
     n_pending = 0;
     for (unsigned g = 0; g < n_lists; g++) {
         for (StgWeak *w = lists[g]; w != NULL; w = w->link) {
+            gc_bookkeeping_steps++;   /* every weak, every GC: see the Note */
             if (weak_is_dead(w))
                 continue;   /* finalized by hand since the last GC */
             if (GROW_ARRAY_RESERVE_MIN(pending, cap_pending, n_pending + 1, 64) != 0)
