@@ -381,7 +381,7 @@ static inline void era_finger_set(EraFinger *f, const BlockDesc *bd, uint32_t ru
     f->run = run;
     f->lo = run == 0 ? 0 : era_run_start(bd, run - 1, n);
     f->hi = era_run_start(bd, run, n);
-    f->era = run == 0 ? bd->era : era_run_era(*block_era_run(bd, run - 1));
+    f->era = run == 0 ? bd->era : era_run_era(bd, *block_era_run(bd, run - 1));
 }
 
 /* Moves f to the run of bd that holds offset off: the next one or two

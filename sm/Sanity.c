@@ -67,7 +67,7 @@ static void check_era_runs(const BlockDesc *bd)
     StgWord prev = 0;
     for (uint32_t i = 0; i < bd->n_era_runs; i++) {
         StgWord off = era_run_offset(*block_era_run(bd, i));
-        uint64_t era = era_run_era(*block_era_run(bd, i));
+        uint64_t era = era_run_era(bd, *block_era_run(bd, i));
         if (off <= prev || bd->start + off > bd->free)
             fail("era run out of order or past the block's objects (block=%p, run=%u, "
                  "offset=%lu words, previous=%lu, used=%lu words)", (void *)bd, (unsigned)i,

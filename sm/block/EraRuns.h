@@ -28,6 +28,21 @@
  * before: n_era_runs == 0 is the fast case everywhere.
  * .inv.era-runs: runs' offsets increase, lie in [1, free - start], and
  * each era is at most the highest era ever current.
+ *
+ * Note [A run's era is relative to its block's]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A run record keeps its era as its difference from bd->era, the era of
+ * the block's first objects, in 48 bits, two's complement: any era within
+ * 2^47 of the block's own, whatever its size.  An absolute era in 48 bits
+ * held only the eras below 2^48, and eras taken from a clock (nanoseconds
+ * since 1970 are above 2^60) each got a block of their own: 20,000
+ * one-object eras took 161 MiB from 2^48 against 5 MiB from 1.  The eras
+ * in one block are those current while it was filled (the nursery) or
+ * copied into it in one GC (the shared to-space block), so they are close
+ * together; one that is not (era 1 beside era 2^60) still gets a block of
+ * its own.  bd->era does not change while the block has runs (it is
+ * restamped only when the block is empty and has none), so a record reads
+ * the same for as long as it lives.
  */
 #ifndef STRATA_ERARUNS_H
 #define STRATA_ERARUNS_H
@@ -37,31 +52,42 @@
 
 #include "strata/Block.h"
 
-/* A run record is one word: the era in the high 48 bits, the offset (in
- * words from bd->start, below BLOCK_SIZE_W) in the low 16.  An era above
- * ERA_RUN_MAX_ERA gets a block of its own instead of a run. */
+/* A run record is one word: in the high 48 bits the era less bd->era,
+ * two's complement (Note [A run's era is relative to its block's]), in
+ * the low 16 the offset (in words from bd->start, below BLOCK_SIZE_W).  An
+ * era further than ERA_RUN_MAX_DISTANCE from bd->era gets a block of its
+ * own instead of a run. */
 typedef StgWord EraRun;
 
 #define ERA_RUN_WORDS 1
 #define ERA_RUN_OFFSET_BITS 16
-#define ERA_RUN_MAX_ERA (((uint64_t)1 << (64 - ERA_RUN_OFFSET_BITS)) - 1)
+#define ERA_RUN_MAX_DISTANCE (((uint64_t)1 << (64 - ERA_RUN_OFFSET_BITS - 1)) - 1)
 
 _Static_assert(BLOCK_SIZE_W < ((StgWord)1 << ERA_RUN_OFFSET_BITS),
                "a block's word offsets fit in a run record");
+_Static_assert((-1 >> 1) == -1, "a signed right shift keeps the sign (era_run_era)");
 
 static inline StgWord era_run_offset(EraRun r)
 {
     return r & (((StgWord)1 << ERA_RUN_OFFSET_BITS) - 1);
 }
 
-static inline uint64_t era_run_era(EraRun r)
+/* The era of run r of bd. */
+static inline uint64_t era_run_era(const BlockDesc *bd, EraRun r)
 {
-    return (uint64_t)r >> ERA_RUN_OFFSET_BITS;
+    return bd->era + (uint64_t)((int64_t)r >> ERA_RUN_OFFSET_BITS);
 }
 
-static inline EraRun era_run_make(StgWord offset_words, uint64_t era)
+/* Whether a run of bd can hold era: within ERA_RUN_MAX_DISTANCE of bd->era
+ * either way (the difference taken modulo 2^64). */
+static inline bool era_run_holds(const BlockDesc *bd, uint64_t era)
 {
-    return (EraRun)(era << ERA_RUN_OFFSET_BITS) | offset_words;
+    return era - bd->era + ERA_RUN_MAX_DISTANCE + 1 <= 2 * ERA_RUN_MAX_DISTANCE + 1;
+}
+
+static inline EraRun era_run_make(const BlockDesc *bd, StgWord offset_words, uint64_t era)
+{
+    return (EraRun)((era - bd->era) << ERA_RUN_OFFSET_BITS) | offset_words;
 }
 
 /* Run i of bd (0 <= i < bd->n_era_runs). */
@@ -79,7 +105,8 @@ static inline StgPtr block_alloc_limit(const BlockDesc *bd)
 /* The era of the objects being added at bd's free end. */
 static inline uint64_t block_last_era(const BlockDesc *bd)
 {
-    return bd->n_era_runs == 0 ? bd->era : era_run_era(*block_era_run(bd, bd->n_era_runs - 1));
+    return bd->n_era_runs == 0 ? bd->era
+                               : era_run_era(bd, *block_era_run(bd, bd->n_era_runs - 1));
 }
 
 /* How many of bd's first n runs start at or below word offset off: 0 for
@@ -110,7 +137,7 @@ static inline uint64_t block_era_at(const BlockDesc *bd, const void *p)
         return bd->era;
     uint32_t lo = block_era_runs_upto(bd, n, (StgWord)((const StgWord *)p - bd->start));
     return lo == 0 ? bd->era
-                   : era_run_era(__atomic_load_n(block_era_run(bd, lo - 1), __ATOMIC_RELAXED));
+                   : era_run_era(bd, __atomic_load_n(block_era_run(bd, lo - 1), __ATOMIC_RELAXED));
 }
 
 /* Makes the objects added from bd->free on be of era.  With nothing in the
@@ -126,19 +153,20 @@ static inline bool block_start_era_run(BlockDesc *bd, uint64_t era)
         bd->era = era;
         return true;
     }
-    if (era > ERA_RUN_MAX_ERA)
+    if (!era_run_holds(bd, era))
         return false;
     /* Atomic stores: block_era_at may be reading this block's records
      * from another capability (the run changed in place starts at free,
      * past every object a reader can hold, so either value answers it). */
     if (bd->n_era_runs > 0 && era_run_offset(*block_era_run(bd, bd->n_era_runs - 1)) == off) {
-        __atomic_store_n(block_era_run(bd, bd->n_era_runs - 1), era_run_make(off, era),
+        __atomic_store_n(block_era_run(bd, bd->n_era_runs - 1), era_run_make(bd, off, era),
                          __ATOMIC_RELAXED);
         return true;
     }
     if (bd->blocks != 1 || bd->free + ERA_RUN_WORDS > block_alloc_limit(bd))
         return false;
-    __atomic_store_n(block_era_run(bd, bd->n_era_runs), era_run_make(off, era), __ATOMIC_RELAXED);
+    __atomic_store_n(block_era_run(bd, bd->n_era_runs), era_run_make(bd, off, era),
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&bd->n_era_runs, bd->n_era_runs + 1, __ATOMIC_RELEASE);
     return true;
 }
@@ -150,7 +178,7 @@ static inline void block_era_segment(const BlockDesc *bd, uint32_t i, StgPtr *fr
 {
     *from = i == 0 ? bd->start : bd->start + era_run_offset(*block_era_run(bd, i - 1));
     *to = i == bd->n_era_runs ? bd->free : bd->start + era_run_offset(*block_era_run(bd, i));
-    *era = i == 0 ? bd->era : era_run_era(*block_era_run(bd, i - 1));
+    *era = i == 0 ? bd->era : era_run_era(bd, *block_era_run(bd, i - 1));
 }
 
 #endif /* STRATA_ERARUNS_H */

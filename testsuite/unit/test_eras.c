@@ -167,6 +167,69 @@ static void test_eras_thousands_share_blocks_and_keep_their_eras(void **state)
     freeStablePtr(chains_sp);
 }
 
+/* Eras far from 1 -- a clock's nanoseconds are above 2^60 -- share blocks
+ * as small ones do (Note [A run's era is relative to its block's] in
+ * sm/block/EraRuns.h).  N live one-object eras in a row from `first`,
+ * after a major GC: the blocks they take, every object checked against its
+ * era on the way (and by -DS); then dropped and collected. */
+static StgWord blocks_for_eras(uint64_t first, StgWord n)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = NULL;
+    for (StgWord i = 0; i < n; i++) {
+        setUserEra(first + i);
+        r[0] = born(&r[0]);
+    }
+    strata_perform_gc(1);
+    StgWord blocks = 0;
+    for (unsigned g = 0; g < storage_n_gens; g++)
+        blocks += storage_gens[g].n_blocks + storage_gens[g].n_large_blocks;
+    StgWord left = n;
+    for (StgClosure *c = r[0]; c != NULL; c = STRATA_FIELD(c, 0)) {
+        assert_true(left > 0);
+        left--;
+        if (object_era(c) != first + left || STRATA_WORD(c, 1) != first + left)
+            fail_msg("object %lu of eras from %llu has era %llu", (unsigned long)left,
+                     (unsigned long long)first, (unsigned long long)object_era(c));
+    }
+    assert_int_equal(left, 0);
+    r[0] = NULL;
+    STRATA_ROOTS_POP(r);
+    strata_perform_gc(1);
+    return blocks;
+}
+
+static void test_eras_large_numbers_share_blocks(void **state)
+{
+    (void)state;
+    harness_start("-DS", NULL);
+    const StgWord n = 20000;
+    StgWord from_one = blocks_for_eras(1, n);
+    const uint64_t firsts[] = { (uint64_t)1 << 48, 1000000000000000000ull, UINT64_MAX - n };
+    for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++) {
+        StgWord blocks = blocks_for_eras(firsts[k], n);
+        print_message("%lu eras from %llu: %lu blocks (from 1: %lu)\n", (unsigned long)n,
+                      (unsigned long long)firsts[k], (unsigned long)blocks,
+                      (unsigned long)from_one);
+        if (blocks > 2 * from_one)
+            fail_msg("%lu eras from %llu take %lu blocks, from 1 %lu", (unsigned long)n,
+                     (unsigned long long)firsts[k], (unsigned long)blocks,
+                     (unsigned long)from_one);
+    }
+    /* Eras far apart in one block (1 and 2^60 in turn): the far ones get
+     * blocks of their own, and every object keeps its era. */
+    STRATA_ROOTS(r, 1);
+    r[0] = NULL;
+    for (StgWord i = 0; i < 2000; i++) {
+        setUserEra(i % 2 == 0 ? 1 + i : ((uint64_t)1 << 60) + i);
+        r[0] = born(&r[0]);
+    }
+    strata_perform_gc(1);
+    for (StgClosure *c = r[0]; c != NULL; c = STRATA_FIELD(c, 0))
+        assert_int_equal(object_era(c), STRATA_WORD(c, 1));
+    STRATA_ROOTS_POP(r);
+}
+
 static void test_eras_automatic_increment_per_major_gc(void **state)
 {
     (void)state;
@@ -285,6 +348,7 @@ int main(void)
         cmocka_unit_test_teardown(test_eras_change_retires_the_allocation_block, teardown),
         cmocka_unit_test_teardown(test_eras_objects_keep_their_birth_era, teardown),
         cmocka_unit_test_teardown(test_eras_thousands_share_blocks_and_keep_their_eras, teardown),
+        cmocka_unit_test_teardown(test_eras_large_numbers_share_blocks, teardown),
         cmocka_unit_test_teardown(test_eras_automatic_increment_per_major_gc, teardown),
         cmocka_unit_test_teardown(test_eras_no_increment_without_flag, teardown),
         cmocka_unit_test_teardown(test_eras_every_allocation_path_takes_the_current_era,
