@@ -47,8 +47,11 @@ void promote_in_place_measure(unsigned N, bool direct, StgWord allocated_bytes,
         return;
     run_left = 0;
     /* A GC that aged its survivors measured the aging, not the nursery;
-     * one that found little allocated measured little. */
-    if (!direct || allocated_bytes < storage_nursery_blocks() * BLOCK_SIZE / 2)
+     * one that found little allocated measured little: less than half of
+     * one capability's nursery.  Not half of all of them: a GC comes when
+     * one nursery is full, so with one busy thread and -N3 or more that
+     * was never reached, and nothing was promoted in place (issue 47). */
+    if (!direct || allocated_bytes < storage_nursery_largest_blocks() * BLOCK_SIZE / 2)
         return;
     if ((double)copied_bytes * 100 >= (double)allocated_bytes * PIP_SURVIVAL_PERCENT)
         run_left = PIP_RUN;

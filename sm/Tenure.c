@@ -10,8 +10,9 @@
 
 /* Direct promotion lasts this many GCs before a probe GC ages again. */
 #define TENURE_PROBE_INTERVAL 16
-/* An aging generation smaller than 1/TENURE_MIN_SAMPLE_SHARE of the
- * nursery says little (a GC that found almost nothing live): keep the
+/* An aging generation smaller than 1/TENURE_MIN_SAMPLE_SHARE of a
+ * nursery (one capability's: one busy thread fills one between GCs, at
+ * any -N) says little (a GC that found almost nothing live): keep the
  * last decision. */
 #define TENURE_MIN_SAMPLE_SHARE 8
 
@@ -43,7 +44,8 @@ void tenure_before_gc(unsigned N)
     Generation *g1 = &storage_gens[1];
     /* Only a GC that collects generation 0 alone leaves generation 1's
      * growth equal to what was promoted out of the aging blocks. */
-    StgWord min_sample = storage_nursery_blocks() * BLOCK_SIZE_W / TENURE_MIN_SAMPLE_SHARE;
+    StgWord min_sample =
+        storage_nursery_largest_blocks() * BLOCK_SIZE_W / TENURE_MIN_SAMPLE_SHARE;
     measuring = N == 0 && g0->n_words > 0 && g0->n_words >= min_sample;
     aged_words_before = g0->n_words;
     gen1_words_before = g1->n_words + g1->n_large_words;

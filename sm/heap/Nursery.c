@@ -178,3 +178,12 @@ StgWord storage_nursery_blocks(void)
         n += capabilities[i].nursery.n_blocks;
     return n;
 }
+
+StgWord storage_nursery_largest_blocks(void)
+{
+    StgWord n = 0;
+    for (unsigned i = 0; i < capabilities_n; i++)
+        if (capabilities[i].nursery.n_blocks > n)
+            n = capabilities[i].nursery.n_blocks;
+    return n;
+}

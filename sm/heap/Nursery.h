@@ -49,6 +49,10 @@ void storage_nursery_set_dest(uint16_t dest);
 /* Blocks in all the nurseries. */
 StgWord storage_nursery_blocks(void);
 
+/* Blocks in one capability's nursery (the largest): what one busy thread
+ * fills between two GCs, however many capabilities there are. */
+StgWord storage_nursery_largest_blocks(void);
+
 /* Starts allocation into bd, stamped with the current era (.inv.block-era).
  * Inline: the allocation slow path enters a block per 4 KiB allocated. */
 static inline void nursery_enter_block(Capability *cap, BlockDesc *bd)

@@ -370,6 +370,36 @@ static void test_pip_auto_follows_survival(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* auto with capabilities that do not allocate: the one busy thread's GCs
+ * come when its own nursery is full, and they promote in place as at -N1.
+ * Before, the policy wanted half of all the nurseries allocated, which one
+ * thread never reaches from -N3 on, and adaptive aging an eighth of them
+ * aged, never reached from -N9 on.  The same growing list at -N1 and at
+ * -N16: at -N16 at least half as many GCs in place. */
+static StgWord grow_list_in_place_count(const char *caps)
+{
+    harness_start("-A64k", "-DS", caps, NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (StgWord i = 0; i < 100000; i++)
+        push(i, &r[0]);
+    check_list(r[0], 100000);
+    STRATA_ROOTS_POP(r);
+    return promote_in_place_count();
+}
+
+static void test_pip_auto_with_idle_capabilities(void **state)
+{
+    (void)state;
+    StgWord at_n1 = grow_list_in_place_count("-N1");
+    hs_exit();
+    StgWord at_n16 = grow_list_in_place_count("-N16");
+    print_message("in-place GCs: %lu at -N1, %lu at -N16\n", (unsigned long)at_n1,
+                  (unsigned long)at_n16);
+    assert_true(at_n1 > 0);
+    assert_true(at_n16 >= at_n1 / 2);
+}
+
 /* never: the same growing list is copied at every GC. */
 static void test_pip_never(void **state)
 {
@@ -395,6 +425,7 @@ int main(void)
         cmocka_unit_test_teardown(test_pip_weak_pointers_come_along, teardown),
         cmocka_unit_test_teardown(test_pip_objects_keep_their_eras, teardown),
         cmocka_unit_test_teardown(test_pip_auto_follows_survival, teardown),
+        cmocka_unit_test_teardown(test_pip_auto_with_idle_capabilities, teardown),
         cmocka_unit_test_teardown(test_pip_never, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
