@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "GrowArray.h"
+#include "Utf8.h"
 
 /* Note [Reader buffer]
  * ~~~~~~~~~~~~~~~~~~~~
@@ -598,32 +599,12 @@ static void event_decode(EvrEvent *ev, int variable)
  * bad payload layout, yet our reader (which hands out bytes) parses it
  * fine.  evr_find_invalid_utf8 lets `check` report it.  The rule is the
  * strict one (RFC 3629): no overlong forms, no surrogates, nothing above
- * U+10FFFF.  It is written here independently of the writer's repair
- * (EventLog.c), so each checks the other through the format.  U+0000 is
+ * U+10FFFF (base/Utf8.c, which the tools' output shares).  It is written
+ * independently of the writer's repair (eventlog/EventLog.c), so each
+ * checks the other through the format.  U+0000 is
  * valid; it only matters in the fields the payload length delimits
  * (user messages), since the others end at their NUL.
  */
-
-/* Length of the valid UTF-8 sequence at s[0..avail), or 0 if none starts
- * there. */
-static size_t utf8_valid_len(const uint8_t *s, size_t avail)
-{
-    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-    uint8_t c = s[0];
-    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-             : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (n <= 1 || n > avail)
-        return n == 1 ? 1 : 0;
-    uint32_t cp = c & (0x7fu >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return n;
-}
 
 /* Fills *bad and returns 1 if s has an invalid byte. */
 static int utf8_check(EvrStr s, const char *field, int index, EvrBadUtf8 *bad)

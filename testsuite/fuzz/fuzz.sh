@@ -40,7 +40,8 @@ corpus=$top/testsuite/fuzz/corpus/$target
 # KB, so that make check replays them in seconds).
 case $target in
 reader)
-    srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c reader/Pauses.c base/GrowArray.c)
+    srcs=(testsuite/fuzz/fuzz_reader.c reader/EventLogReader.c reader/Pauses.c base/GrowArray.c
+        base/Utf8.c)
     incs=(reader base) max_len=200000 keep_len=8192 ;;
 debug-request)
     srcs=(testsuite/fuzz/fuzz_debug_request.c wire/DebugRequest.c wire/DebugWire.c
@@ -50,7 +51,7 @@ hp)
     srcs=(testsuite/fuzz/fuzz_hp.c utils/report/Profile.c utils/report/Series.c
         utils/report/ProfileHp.c utils/report/Progress.c utils/heapprof/CostCentres.c
         utils/heapprof/HeapModel.c wire/ClosureTypeNames.c reader/EventLogReader.c
-        reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c)
+        reader/IpeTable.c base/GrowArray.c base/WordMap.c base/StrIndex.c base/Utf8.c)
     incs=(utils/report utils/heapprof reader wire base) max_len=16384 keep_len=4096 ;;
 snapshot)
     srcs=(testsuite/fuzz/fuzz_snapshot.c base/WordMap.c base/GrowArray.c

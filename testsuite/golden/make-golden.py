@@ -34,6 +34,10 @@
 #                        GHC log and fails a strata one
 #   bad-utf8.eventlog    a user message with a Latin-1 byte (ghc-events rejects the log;
 #                        check must say where)
+#   strings.eventlog     labels, a marker and arguments in UTF-8 ("Caf\u00e9\u2192\u03bb"),
+#                        with a control character and with invalid bytes:
+#                        every output writes them one way (Note [One way to
+#                        write a string] in wire/TextOut.c)
 #   pauses.eventlog      a -N2 run with five pauses of known length, as GHC
 #                        9.10 writes them: requests before the starts, a
 #                        worker's late GC_END, a non-moving sync (each event
@@ -78,7 +82,7 @@ def u8(v): return struct.pack(">B", v)
 def u16(v): return struct.pack(">H", v)
 def u32(v): return struct.pack(">I", v)
 def u64(v): return struct.pack(">Q", v)
-def cstr(s): return s.encode() + b"\0"
+def cstr(s): return (s if isinstance(s, bytes) else s.encode()) + b"\0"
 
 
 def header(ids):
@@ -270,6 +274,21 @@ def pauses():
             + block(1, 11 * ms, 113 * ms, c1) + data_end())
 
 
+def strings():
+    ids = [18, 30, 58, 160, 162, 164, 165]
+    g = [
+        event(30, 120, u32(0) + b"".join(cstr(a) for a in
+                                         ["./prog", "Caf\u00e9\u2192\u03bb.txt", "+RTS", "-hT", "-RTS"])),
+        prof_begin(140, 7, 50000000),
+    ]
+    labels = ["Caf\u00e9\u2192\u03bb", b"Bad\xffName\xc3", "Esc\x1b[2Jape", "tab\there \"q\" \\"]
+    g += sample(1000000, 0, [(l, 1024 * (i + 1)) for i, l in enumerate(labels)])
+    g += sample(51000000, 0, [(l, 2048 * (i + 1)) for i, l in enumerate(labels)])
+    c0 = [event(58, 600000, "phase \u03bb \u2192 2".encode())]
+    return (header(ids) + block(0xffff, 90, 51000001, g) + block(0, 400000, 600001, c0)
+            + data_end())
+
+
 LOGS = {
     "heap-hT.eventlog": heap_ht,
     "ghc92-ipe.eventlog": ghc92_ipe,
@@ -282,6 +301,7 @@ LOGS = {
     "ghc-nested-block.eventlog": lambda: nested_block("GHC-9.10.3 rts_v"),
     "strata-nested-block.eventlog": lambda: nested_block("strata-0.1 rts_v"),
     "pauses.eventlog": pauses,
+    "strings.eventlog": strings,
 }
 
 if __name__ == "__main__":

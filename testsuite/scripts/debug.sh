@@ -407,6 +407,37 @@ wait "$bt_pid" && pass || fail "bintrees under the debugger failed"
 cmp -s bt.out bt.expected && pass || fail "bintrees printed something else under the debugger"
 echo "bintrees paused $pauses times"
 
+# --- strings as every tool writes them ----------------------------------------------------------
+# Note [One way to write a string] in wire/TextOut.c: a constructor named
+# in UTF-8 ("Café→λ", of module "Módulo") as it is, one with invalid bytes
+# and one with an ESC as \xNN, in text; in JSON the UTF-8 as it is, the
+# ESC as \u001b and the invalid bytes as \\xNN, decoding to the names.
+ssock=$test_tmp/strings.sock
+"$top_builddir/testsuite/programs/strings_heap" +RTS --debug-socket="$ssock" -RTS \
+    >strings.out 2>strings.err &
+strings_pid=$!
+pids+=("$strings_pid")
+wait_socket "$ssock"
+cafe=$(printf 'Caf\303\251\342\206\222\316\273')
+until_output 'Esc' "$dbg" census --socket "$ssock" && pass || fail "census never showed the strings"
+for name in "$cafe" 'Bad\xffName\xc3' 'Esc\x1b[2Jape'; do
+    grep -qxE " +72 +3  $(printf '%s' "$name" | sed 's/[][\\.*^$]/\\&/g')" "$out" && pass ||
+        fail "census does not show $name: $(cat "$out")"
+done
+grep -qa "$(printf '\033')" "$out" && fail "census wrote an ESC to the terminal" || pass
+expect_status 0 "$dbg" retainers --socket "$ssock" --constructor "$cafe" --limit 1
+grep -qF "[build in $(printf 'M\303\263dulo'), strings_heap.c:1:1]" "$out" && pass ||
+    fail "retainers does not show the provenance in UTF-8: $(cat "$out")"
+expect_status 0 "$dbg" census --socket "$ssock" --json
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+names = sorted(b["label"] for b in d["buckets"] if b["objects"] == 3)
+print(names == sorted(["Caf\u00e9\u2192\u03bb", "Bad\\xffName\\xc3", "Esc\x1b[2Jape"]) or names)' \
+    "$out" 2>&1)
+[ "$got" = True ] && pass || fail "census --json does not decode to the names: $got"
+kill "$strings_pid"
+
 # --- bad input ---------------------------------------------------------------------------------
 expect_status 2 "$dbg"
 expect_status 1 "$dbg" frobnicate --socket x

@@ -319,14 +319,24 @@ printf 'JOB "back"\nBEGIN_SAMPLE 2.0\nA\t10\nEND_SAMPLE 2.0\nBEGIN_SAMPLE 1.5\nA
 expect_status 0 "$html" --json -p back.hp
 expect_stderr_contains "strata-html: back.hp: warning: sample at 1.500000 s goes back in time (the one before is at 2.000000 s)"
 
-# --- Unicode: code points, not bytes; U+FFFD for bytes that are not UTF-8.
-# "fase é 中文" and a clef (U+1D11E, a surrogate pair in JSON); then a
-# stray continuation byte, a cut-short sequence and an overlong '/'.
-printf 'JOB "uni"\nBEGIN_SAMPLE 0.1\nfase \303\251 \344\270\255\346\226\207\t100\n\360\235\204\236\t50\nbad\200x\t10\ncut\344\270\t10\nover\300\257\t10\nEND_SAMPLE 0.1\n' >uni.hp
+# --- Strings as every tool writes them (Note [One way to write a string]
+# in wire/TextOut.c): UTF-8 as it is, "fase é 中文", "Café→λ" and a clef
+# (U+1D11E); control characters escaped (\u001b, decoding to ESC); each
+# invalid byte (a stray continuation byte, a cut-short sequence, an
+# overlong '/') as the text \xNN; < > & escaped for the page's <script>.
+printf 'JOB "uni"\nBEGIN_SAMPLE 0.1\nfase \303\251 \344\270\255\346\226\207\t100\n\360\235\204\236\t50\nbad\200x\t10\ncut\344\270\t10\nover\300\257\t10\nCaf\303\251\342\206\222\316\273\t5\nctl\033[31m\t5\n<b>&amp;\t5\nEND_SAMPLE 0.1\n' >uni.hp
 expect_status 0 "$html" --json -p uni.hp
-expect_json 'p.table.map(r => r.name).sort().join("|")' "$(printf 'bad\357\277\275x|cut\357\277\275\357\277\275|fase \303\251 \344\270\255\346\226\207|over\357\277\275\357\277\275|\360\235\204\236')" uni.hp.json
-LC_ALL=C grep -q '[^ -~]' uni.hp.json && fail "uni.hp.json holds non-ASCII bytes" || pass
-grep -q 'fase \\u00e9 \\u4e2d\\u6587' uni.hp.json || fail "uni.hp.json does not escape code points"
+expect_json 'p.table.map(r => r.name).sort().join("|")' "$(printf '<b>&amp;|Caf\303\251\342\206\222\316\273|bad\\x80x|ctl\033[31m|cut\\xe4\\xb8|fase \303\251 \344\270\255\346\226\207|over\\xc0\\xaf|\360\235\204\236')" uni.hp.json
+grep -q "$(printf 'fase \303\251 \344\270\255\346\226\207')" uni.hp.json && pass ||
+    fail "uni.hp.json does not hold the UTF-8 label as it is"
+grep -q 'ctl\\u001b\[31m' uni.hp.json && pass || fail "uni.hp.json does not escape ESC as \\u001b"
+grep -q '"bad\\\\x80x"' uni.hp.json && pass || fail "uni.hp.json does not write the invalid byte as \\\\x80"
+grep -q '\\u003cb\\u003e\\u0026amp;' uni.hp.json && pass || fail "uni.hp.json does not escape < > &"
+LC_ALL=C grep -q "$(printf '[\001-\037\177]')" uni.hp.json && fail "uni.hp.json holds a control byte" || pass
+# The page's title and the data inside it, written the same way.
+expect_status 0 "$html" -p uni.hp -o uni.html
+grep -q "$(printf 'Caf\303\251\342\206\222\316\273')" uni.html && pass || fail "uni.html does not hold the UTF-8 label"
+grep -qF '<b>&amp;' uni.html && fail "uni.html holds a label's <b> unescaped" || pass
 
 # --- --diff. ------------------------------------------------------------------
 expect_status 0 "$ex/leak" 2 150000 +RTS -hT -l -i0.01 -olshort.eventlog -RTS

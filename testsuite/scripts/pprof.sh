@@ -57,6 +57,17 @@ gzip -t hi.pb.gz && pass || fail "gzip -t rejects hi.pb.gz"
 expect_status 0 "$events" pprof hi.eventlog -o -
 cmp -s "$out" hi.pb.gz && pass || fail "pprof -o - differs from pprof -o FILE"
 
+# The string table holds each string as every tool writes it (Note [One
+# way to write a string] in wire/TextOut.c): "Café→λ" as it is, an ESC and
+# invalid bytes as the text \xNN, never as themselves (a proto3 string
+# must be UTF-8, and a terminal must not see an ESC).
+expect_status 0 "$events" pprof "$golden/strings.eventlog" -o strings.pb.gz
+gzip -dc strings.pb.gz >strings.pb
+for s in "$(printf 'Caf\303\251\342\206\222\316\273')" 'Bad\xffName\xc3' 'Esc\x1b[2Jape' 'tab\x09here "q" \'; do
+    grep -qaF "$s" strings.pb && pass || fail "the string table lacks $s"
+done
+grep -qa "$(printf 'Esc\033')" strings.pb && fail "the string table holds an ESC" || pass
+
 if ! command -v go >/dev/null; then
     skip_part go "go is not installed (apt-get install golang-go): go tool pprof did not read the profiles"
     finish
@@ -126,6 +137,12 @@ pprof_bands two.pb.gz | awk '{ print $1 }' | sort -n >got.txt
 if [ -s want.txt ] && cmp -s want.txt got.txt; then pass; else
     fail "census 2: pprof's bytes $(tr '\n' ' ' <got.txt) differ from show's $(tr '\n' ' ' <want.txt)"
 fi
+
+# go tool pprof reads the strings back as written.
+pprof_bands strings.pb.gz >got.txt
+printf '%s\n' "2048 $(printf 'Caf\303\251\342\206\222\316\273')" '4096 Bad\xffName\xc3' \
+    '6144 Esc\x1b[2Jape' '8192 tab\x09here "q" \' | sort >want.txt
+cmp -s want.txt got.txt && pass || fail "strings: go tool pprof shows $(cat got.txt)"
 
 # GHC's own -hi log (GHC 9.1): census 1, named from its IPE events where
 # the log has one.

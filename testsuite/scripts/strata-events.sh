@@ -59,6 +59,24 @@ expect_stderr_contains "strata-events: no-end.eventlog: warning: offset 74: no d
 # One Latin-1 byte in a user message: ghc-events rejects the log, so check
 # must fail and name the event, its offset and time, and the field.
 golden 1 bad-utf8.check.reference check bad-utf8.eventlog
+# Strings as every tool writes them (Note [One way to write a string] in
+# wire/TextOut.c): labels, a marker and an argument in UTF-8 ("Café→λ") as
+# they are, in text and in JSON; a tab and an ESC as \x09, \x1b (\u0009,
+# \u001b in JSON); invalid bytes as \xNN in text and \\xNN in JSON, so that
+# the decoded label reads \xNN too.  check names the first invalid byte.
+golden 0 strings.show.reference show strings.eventlog
+golden 1 strings.check.reference check strings.eventlog
+golden 0 strings.summary.reference summary strings.eventlog
+golden 0 strings.summary-json.reference summary --json strings.eventlog
+expect_status 0 "$tool" summary --json strings.eventlog
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+print(sorted(b["label"] for b in d["top_by_peak"]) == sorted(["Caf\u00e9\u2192\u03bb",
+      "Bad\\xffName\\xc3", "Esc\x1b[2Jape", "tab\there \"q\" \\"])
+      and d["args"][0] == "Caf\u00e9\u2192\u03bb.txt"
+      and d["markers"][0]["name"] == "phase \u03bb \u2192 2")' "$out" 2>&1)
+[ "$got" = True ] && pass || fail "summary --json strings.eventlog does not decode to the labels: $got"
 # A block inside a block: counted in a GHC log (ghc-events reads past it),
 # a failure in a strata log (strata's writer frames exactly).
 golden 0 ghc-nested-block.check.reference check ghc-nested-block.eventlog

@@ -211,6 +211,31 @@ wait_metric 'strata_heap_census_number{' 3
 wait_metric 'strata_heap_census_bytes{service_name="prog",breakdown="closure_type",band="ARR_WORDS"' 65536
 stop_live
 
+# Strings as every tool writes them (Note [One way to write a string] in
+# wire/TextOut.c): in a label value "Café→λ" as it is; a tab, an ESC and
+# invalid bytes as \\xNN (Prometheus reads back \xNN, as a terminal shows
+# it); '"' and '\' as the format asks.  The page's data: the same labels
+# in JSON, decoding to what strata-events shows.
+live_stdin=$top_srcdir/testsuite/golden/strings.eventlog start_live strings -
+wait_metric 'strata_heap_census_number{' 2
+curl -sf "$url/metrics" >strings.metrics
+for band in "$(printf 'Caf\303\251\342\206\222\316\273')" 'Bad\\xffName\\xc3' 'Esc\\x1b[2Jape' \
+    'tab\\x09here \"q\" \\'; do
+    grep -qF "band=\"$band\"" strings.metrics && pass ||
+        fail "/metrics lacks band=\"$band\": $(grep '^strata_heap_census_bytes' strings.metrics)"
+done
+grep -qa "$(printf '\033')" strings.metrics && fail "/metrics holds an ESC" || pass
+if curl -sf "$url/live/data.json" >strings.json; then
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+names = sorted(r["name"] for r in d["report"]["profiles"][0]["table"])
+print(names == sorted(["Caf\u00e9\u2192\u03bb", "Bad\\xffName\\xc3", "Esc\x1b[2Jape",
+                       "tab\there \"q\" \\"]) or names)' strings.json 2>&1)
+    [ "$got" = True ] && pass || fail "/live/data.json's names: $got"
+fi
+stop_live
+
 # A stream that is not an eventlog on stdin: the reader's message, exit 1;
 # nothing at all (an empty pipe) is not one either.
 expect_status 1 "$live" - --listen 127.0.0.1:0 <"$top_srcdir/README.md"

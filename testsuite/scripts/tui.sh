@@ -392,6 +392,33 @@ kill "$leak2_pid"
 wait "$leak2_pid" 2>/dev/null
 unset XDG_RUNTIME_DIR
 
+# --- strings as every tool writes them -------------------------------------------------------
+# Note [One way to write a string] in wire/TextOut.c: on a UTF-8 terminal
+# "Café→λ" as it is; invalid bytes and an ESC as \xNN, never as themselves;
+# on a terminal whose locale is not UTF-8, the non-ASCII bytes as \xNN too.
+ssock=$test_tmp/strings.sock
+"$top_builddir/testsuite/programs/strings_heap" +RTS --debug-socket="$ssock" -RTS \
+    >strings.out 2>strings.err &
+strings_pid=$!
+pids+=("$strings_pid")
+wait_socket "$ssock" || setup_fail "strings_heap did not start: $(cat strings.err)"
+start_tui 100 20 env LC_ALL=C.UTF-8 "$dbg" tui --socket "$ssock"
+wait_for "program paused; q resumes it and quits"
+keys 3
+wait_for "$(printf 'Caf\303\251\342\206\222\316\273')"
+wait_for 'Bad\xffName\xc3'
+wait_for 'Esc\x1b[2Jape'
+screen_esc | grep -q "$(printf '\033\\[2J')" && fail "the tui drew the label's ESC [2J" || pass
+keys q
+expect_clean_exit
+start_tui 100 20 env LC_ALL=C "$dbg" tui --socket "$ssock"
+wait_for "program paused; q resumes it and quits"
+keys 3
+wait_for 'Caf\xc3\xa9\xe2\x86\x92\xce\xbb'
+keys q
+expect_clean_exit
+kill "$strings_pid"
+
 # --- bad input -----------------------------------------------------------------------------
 expect_status 1 "$dbg" tui --snapshot tui.snap </dev/null
 expect_stderr_contains "tui needs a terminal (stdin and stdout must be a tty)"

@@ -272,12 +272,18 @@ static void test_heapprof_split_srcloc(void **state)
     }
 }
 
-static void test_heapprof_utf8_copy(void **state)
+/* A string table entry keeps UTF-8 (Caf\u00e9\u2192\u03bb) and shows each
+ * invalid byte and each control character, NUL included, as \xNN: valid
+ * UTF-8 without NULs, as protobuf insists. */
+static void test_heapprof_pprof_string(void **state)
 {
     (void)state;
-    char *c = pprof_utf8_copy("ok \xc3\xa9 \xff \xe2\x82 \0!", 13);
+    size_t n;
+    char *c = pprof_string("Caf\xc3\xa9\xe2\x86\x92\xce\xbb \xff \xe2\x82 \0\x1b!", 19, &n);
     assert_non_null(c);
-    assert_memory_equal(c, "ok \xc3\xa9 ? ?? ?!", 13);
+    const char want[] = "Caf\xc3\xa9\xe2\x86\x92\xce\xbb \\xff \\xe2\\x82 \\x00\\x1b!";
+    assert_int_equal(n, sizeof want - 1);
+    assert_memory_equal(c, want, sizeof want);
     free(c);
 }
 
@@ -318,7 +324,7 @@ static void test_heapprof_pprof_round_trip(void **state)
     assert_int_equal(p->sample[0]->n_label, 1);
     assert_string_equal(p->string_table[p->sample[0]->label[0]->key], "era");
     assert_int_equal(p->sample[0]->label[0]->num, 2);
-    assert_string_equal(p->string_table[p->comment[0]], "test ?");
+    assert_string_equal(p->string_table[p->comment[0]], "test \\xff");
     perftools__profiles__profile__free_unpacked(p, NULL);
     free(gz);
     heap_model_free(&hc);
@@ -333,7 +339,7 @@ int main(void)
         cmocka_unit_test(test_heapprof_latest_only),
         cmocka_unit_test(test_heapprof_band_info_from_ipe),
         cmocka_unit_test(test_heapprof_split_srcloc),
-        cmocka_unit_test(test_heapprof_utf8_copy),
+        cmocka_unit_test(test_heapprof_pprof_string),
         cmocka_unit_test(test_heapprof_pprof_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,14 +17,15 @@
 #include <cmocka.h>
 
 #include "LiveState.h"
+#include "TextOut.h"
 
 static char *escape(const char *s, size_t len)
 {
-    char *out = malloc(2 * len + 1);
+    char *out = malloc(TEXT_ESCAPED_MAX(len) + 1);
     assert_non_null(out);
     size_t n = live_escape_label_value(out, s, len);
-    assert_true(n <= 2 * len);
-    out[n] = '\0';
+    assert_true(n <= TEXT_ESCAPED_MAX(len));
+    assert_int_equal(out[n], '\0');
     return out;
 }
 
@@ -41,12 +42,13 @@ static void test_live_metrics_escape_label_value(void **state)
         {"say \"hi\"", 8, "say \\\"hi\\\""},
         {"two\nlines", 9, "two\\nlines"},
         {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
-        {"bad \xff byte", 10, "bad ? byte"},
-        {"cut \xe2\x82", 6, "cut ??"},
-        {"overlong \xc0\xaf", 11, "overlong ??"},
-        {"surrogate \xed\xa0\x80", 13, "surrogate ???"},
-        {"nul\0x", 5, "nul?x"},
-        {"tab\tcr\r", 7, "tab\tcr\r"},
+        {"Caf\xc3\xa9\xe2\x86\x92\xce\xbb", 10, "Caf\xc3\xa9\xe2\x86\x92\xce\xbb"},
+        {"bad \xff byte", 10, "bad \\\\xff byte"},
+        {"cut \xe2\x82", 6, "cut \\\\xe2\\\\x82"},
+        {"overlong \xc0\xaf", 11, "overlong \\\\xc0\\\\xaf"},
+        {"surrogate \xed\xa0\x80", 13, "surrogate \\\\xed\\\\xa0\\\\x80"},
+        {"nul\0x", 5, "nul\\\\x00x"},
+        {"tab\tcr\r", 7, "tab\\\\x09cr\\\\x0d"},
         {"\\\"\n", 3, "\\\\\\\"\\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -306,11 +306,25 @@ static void test_tui_line_layout(void **state)
     n.text = (char *)"\xc3\xa9t\xc3\xa9";               /* "été" */
     tui_line_format(&l, 4, false, buf);
     assert_string_equal(buf, "- \xc3\xa9t");
-    /* Control characters and stray bytes do not reach the terminal
-     * (.inv.no-terminal-escape). */
+    /* A label in UTF-8 is drawn as it is: "Caf\u00e9\u2192\u03bb", six
+     * columns. */
+    n.text = (char *)"Caf\xc3\xa9\xe2\x86\x92\xce\xbb";
+    assert_int_equal(tui_line_format(&l, 8, false, buf), 12);
+    assert_string_equal(buf, "- Caf\xc3\xa9\xe2\x86\x92\xce\xbb");
+    /* Control characters and invalid bytes do not reach the terminal
+     * (.inv.no-terminal-escape): each is \xNN, as every tool shows it
+     * (Note [One way to write a string]), and never cut in half. */
     n.text = (char *)"a\tb\033c\xff";
     tui_line_format(&l, 40, false, buf);
-    assert_string_equal(buf, "- a b c?");
+    assert_string_equal(buf, "- a\\x09b\\x1bc\\xff");
+    tui_line_format(&l, 6, false, buf);
+    assert_string_equal(buf, "- a");
+    /* On a terminal that is not UTF-8, non-ASCII bytes are \xNN too. */
+    tui_text_set_utf8(false);
+    n.text = (char *)"Caf\xc3\xa9";
+    tui_line_format(&l, 40, false, buf);
+    assert_string_equal(buf, "- Caf\\xc3\\xa9");
+    tui_text_set_utf8(true);
     tui_text_fit("abcdef", 3, buf);
     assert_string_equal(buf, "abc");
     tui_line_format(&l, 0, true, buf);

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "TextOut.h"
 
 /* Note [A census as a pprof profile]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -37,62 +38,24 @@
  * pprof merges functions by name when it reports by function (-top), so
  * every band's function name must be unique: a name already taken gets
  * the band's label appended in brackets.  Strings go into the string
- * table interned (index 0 is ""), each made valid UTF-8 first, since a
- * proto3 string that is not is refused by Go's decoder.
+ * table interned (index 0 is ""), each written as text for a person
+ * (Note [One way to write a string] in wire/TextOut.c: UTF-8 as it is,
+ * control characters and invalid bytes as \xNN), so that the table is
+ * valid UTF-8 without NULs, as Go's decoder insists a proto3 string is.
  */
 
 /* ----------------------------------------------------------------------
  * Strings
  * ------------------------------------------------------------------- */
 
-size_t pprof_utf8_char_len(const unsigned char *s, size_t avail)
+char *pprof_string(const char *s, size_t len, size_t *out_len)
 {
-    unsigned c = s[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0x01 && c <= 0x7f)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0;   /* overlong */
-        if (c == 0xed)
-            hi = 0x9f;   /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90;   /* overlong */
-        if (c == 0xf4)
-            hi = 0x8f;   /* above U+10FFFF */
-    } else
-        return 0;
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < n; k++)
-        if (s[k] < 0x80 || s[k] > 0xbf)
-            return 0;
-    return n;
-}
-
-char *pprof_utf8_copy(const char *s, size_t len)
-{
-    char *c = malloc(len + 1);
+    size_t n = text_escape(NULL, 0, s, len, TEXT_TERMINAL);
+    char *c = malloc(n + 1);
     if (c == NULL)
         return NULL;
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        size_t n = pprof_utf8_char_len(u + i, len - i);
-        if (n == 0) {
-            c[i++] = '?';
-            continue;
-        }
-        memcpy(c + i, s + i, n);
-        i += n;
-    }
-    c[len] = '\0';
+    text_escape(c, n + 1, s, len, TEXT_TERMINAL);
+    *out_len = n;
     return c;
 }
 
@@ -106,14 +69,15 @@ static int64_t intern(Strings *st, const char *s, size_t len)
 {
     if (st->failed)
         return 0;
-    char *clean = pprof_utf8_copy(s, len);
+    size_t clean_len;
+    char *clean = pprof_string(s, len, &clean_len);
     if (clean == NULL) {
         st->failed = 1;
         return 0;
     }
-    size_t k = evr_label_find(&st->ix, clean, len);
+    size_t k = evr_label_find(&st->ix, clean, clean_len);
     if (k == EVR_NO_LABEL)
-        k = evr_label_add(&st->ix, clean, len);
+        k = evr_label_add(&st->ix, clean, clean_len);
     free(clean);
     if (k == EVR_NO_LABEL) {
         st->failed = 1;

@@ -21,14 +21,10 @@
 int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const *comments,
                         size_t n_comments, uint8_t **out, size_t *out_bytes, const char **why);
 
-/* A copy of s (len bytes) that is valid UTF-8 without NULs, as protobuf
- * strings must be: each byte that does not belong to a well-formed
- * character, and each NUL, becomes '?'.  malloc'd; NULL when out of memory. */
-char *pprof_utf8_copy(const char *s, size_t len);
-
-/* Bytes in the well-formed UTF-8 character at s (avail > 0 bytes there),
- * or 0 if there is none (a stray or truncated byte, an overlong form, a
- * surrogate, a code point above U+10FFFF, or NUL). */
-size_t pprof_utf8_char_len(const unsigned char *s, size_t avail);
+/* s (len bytes) as the string table holds it: text for a person (Note
+ * [One way to write a string] in wire/TextOut.c), so valid UTF-8 without
+ * NULs, as protobuf strings must be.  malloc'd, *out_len bytes and a NUL;
+ * NULL when out of memory. */
+char *pprof_string(const char *s, size_t len, size_t *out_len);
 
 #endif /* STRATA_PPROF_H */

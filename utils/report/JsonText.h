@@ -7,8 +7,9 @@
 
 #include <stdio.h>
 
-/* A JSON string (NULL as null; Note [JSON strings are code points] in
- * JsonText.c) and a JSON number (non-finite as null). */
+/* A JSON string (NULL as null; Note [One way to write a string] in
+ * wire/TextOut.c, with < > & escaped for the page's <script> element) and
+ * a JSON number (non-finite as null). */
 void json_string(FILE *out, const char *s);
 void json_number(FILE *out, double v);
 

@@ -11,21 +11,11 @@
 
 #include "ReportAssets.h"
 #include "ReportPage.h"
+#include "TextOut.h"
 
 static void html_text(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", out);
-        else if (*s == '>')
-            fputs("&gt;", out);
-        else if (*s == '&')
-            fputs("&amp;", out);
-        else if (*s == '"')
-            fputs("&quot;", out);
-        else
-            fputc(*s, out);
-    }
+    text_write_cstr(out, s, TEXT_HTML);
 }
 
 int report_page_write_parts(FILE *out, const char *generator, const char *title,

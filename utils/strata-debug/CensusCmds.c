@@ -17,9 +17,11 @@
 static void print_census(const DbgCensus *cs, const char *what)
 {
     printf("%14s %10s  %s\n", "bytes", "objects", what);
-    for (size_t i = 0; i < cs->n; i++)
-        printf("%14" PRIu64 " %10" PRIu64 "  %s\n", cs->buckets[i].bytes, cs->buckets[i].objects,
-               cs->buckets[i].label);
+    for (size_t i = 0; i < cs->n; i++) {
+        printf("%14" PRIu64 " %10" PRIu64 "  ", cs->buckets[i].bytes, cs->buckets[i].objects);
+        print_text(cs->buckets[i].label);
+        printf("\n");
+    }
     printf("total %" PRIu64 " bytes in %" PRIu64 " objects\n", cs->total_bytes,
            cs->total_objects);
 }
@@ -38,9 +40,12 @@ static DbgCensusBy census_by(const Opts *o)
 static void print_census_retained(const DbgCensus *cs)
 {
     printf("%14s %14s %10s  %s\n", "retained", "bytes", "objects", "label");
-    for (size_t i = 0; i < cs->n; i++)
-        printf("%14" PRIu64 " %14" PRIu64 " %10" PRIu64 "  %s\n", cs->buckets[i].retained_bytes,
-               cs->buckets[i].bytes, cs->buckets[i].objects, cs->buckets[i].label);
+    for (size_t i = 0; i < cs->n; i++) {
+        printf("%14" PRIu64 " %14" PRIu64 " %10" PRIu64 "  ", cs->buckets[i].retained_bytes,
+               cs->buckets[i].bytes, cs->buckets[i].objects);
+        print_text(cs->buckets[i].label);
+        printf("\n");
+    }
     printf("total %" PRIu64 " bytes in %" PRIu64 " objects\n", cs->total_bytes,
            cs->total_objects);
 }

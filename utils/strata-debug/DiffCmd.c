@@ -16,6 +16,7 @@
 #include "Json.h"
 #include "Moments.h"
 #include "Print.h"
+#include "TextOut.h"
 
 /* How many of the new groups get a retainer path. */
 #define DIFF_PATHS 3
@@ -91,21 +92,25 @@ static DbgCensusBy by_of(const char *by)
                                                                          : DBG_BY_MODULE;
 }
 
-/* A row's label: an info table's name (and closure type), or the census label. */
+/* A row's label: an info table's name (and closure type), or the census
+ * label, as text (print_text). */
 static const char *row_label(const DbgDiffRow *r, char *buf, size_t len)
 {
-    if (r->info != NULL && strchr(r->key, '\x1f') != NULL) {
-        snprintf(buf, len, "%s (%s)", dbg_type_label(r->info),
+    char raw[1024];
+    if (r->info != NULL && strchr(r->key, '\x1f') != NULL)
+        snprintf(raw, sizeof raw, "%s (%s)", dbg_type_label(r->info),
                  dbg_closure_type_name(r->info->type));
-        return buf;
-    }
-    snprintf(buf, len, "%.*s", (int)strcspn(r->key, "\x1f"), r->key);
+    else
+        snprintf(raw, sizeof raw, "%.*s", (int)strcspn(r->key, "\x1f"), r->key);
+    text_escape(buf, len, raw, strlen(raw), TEXT_TERMINAL);
     return buf;
 }
 
 static void moment(const char *what, const char *name, uint64_t era, uint64_t at)
 {
-    printf("%s: %s, era %" PRIu64, what, name, era);
+    printf("%s: ", what);
+    print_text(name);
+    printf(", era %" PRIu64, era);
     if (at != 0) {
         time_t s = (time_t)(at / 1000000000u);
         char when[64];

@@ -9,23 +9,18 @@
 #include <string.h>
 
 #include "Json.h"
+#include "TextOut.h"
 #include "strata/Debug.h"
 
 /* ----------------------------------------------------------------------
  * Writing
  * ---------------------------------------------------------------------- */
 
+/* Note [One way to write a string] in wire/TextOut.c. */
 static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
+    text_write_cstr(f, s, TEXT_JSON);
     fputc('"', f);
 }
 

@@ -9,7 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "TextOut.h"
 #include "strata/Debug.h"
+
+void print_text(const char *s)
+{
+    text_write_cstr(stdout, s, TEXT_TERMINAL);
+}
 
 /* A stable background per era, with black text (256-colour palette). */
 void era_color_on(const Style *s, uint64_t era)
@@ -27,9 +33,17 @@ void era_color_off(const Style *s)
 
 void print_provenance(const DbgInfo *in)
 {
-    if (in->prov_source != DEBUG_PROV_NONE)
-        printf("  [%s%s%s, %s:%s]", in->label, in->label[0] ? " in " : "",
-               in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+    if (in->prov_source == DEBUG_PROV_NONE)
+        return;
+    printf("  [");
+    print_text(in->label);
+    printf("%s", in->label[0] ? " in " : "");
+    print_text(in->module[0] ? in->module : "<unknown>");
+    printf(", ");
+    print_text(in->src_file);
+    printf(":");
+    print_text(in->src_span);
+    printf("]");
 }
 
 void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix)
@@ -41,15 +55,17 @@ void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char 
     }
     const DbgInfo *in = cl.info;
     era_color_on(s, cl.era);
-    printf("%s0x%" PRIx64 "  %s  %s  ", prefix, addr, dbg_type_label(in),
-           dbg_closure_type_name(in->type));
+    printf("%s0x%" PRIx64 "  ", prefix, addr);
+    print_text(dbg_type_label(in));
+    printf("  %s  ", dbg_closure_type_name(in->type));
     if (cl.block != NULL)
         printf("era %" PRIu64 "  %s gen %u", cl.era, dbg_block_kind_name(cl.block->kind),
                cl.block->gen);
     else {
         char name[1024];
         dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
-        printf("static%s%s", name[0] ? " " : "", name);
+        printf("static%s", name[0] ? " " : "");
+        print_text(name);
     }
     print_provenance(in);
     era_color_off(s);
@@ -60,7 +76,11 @@ void print_root(const DbgRoot *r)
 {
     printf("    root: %s", dbg_root_kind_name(r->kind));
     if (r->kind == DEBUG_ROOT_FRAME) {
-        printf(" %s (%s:%u), frame %u slot %u", r->func, r->file, r->line, r->index, r->slot);
+        printf(" ");
+        print_text(r->func);
+        printf(" (");
+        print_text(r->file);
+        printf(":%u), frame %u slot %u", r->line, r->index, r->slot);
         if (r->thread > 1)   /* +RTS -N: a thread other than hs_init's */
             printf(", thread %u", r->thread);
     } else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
@@ -68,7 +88,8 @@ void print_root(const DbgRoot *r)
     else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
         char name[1024];
         dbg_static_root_name(r, name, sizeof name);
-        printf(" %s", name);
+        printf(" ");
+        print_text(name);
     }
     printf("\n");
 }
@@ -111,8 +132,9 @@ void print_run_line(const Style *s, const DbgPathRun *run)
 {
     char n[32];
     era_color_on(s, run->era_lo);
-    printf("    <- %s \u00d7 %s (%s, ", grouped(run->n, n), dbg_type_label(run->info),
-           dbg_closure_type_name(run->info->type));
+    printf("    <- %s \u00d7 ", grouped(run->n, n));
+    print_text(dbg_type_label(run->info));
+    printf(" (%s, ", dbg_closure_type_name(run->info->type));
     print_range("era", "eras", run->era_lo, run->era_hi);
     printf(", ");
     print_range("gen", "gen", run->gen_lo, run->gen_hi);

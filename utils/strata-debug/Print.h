@@ -16,6 +16,10 @@ typedef struct {
     bool full;                   /* every closure of a path, no runs */
 } Style;
 
+/* A string of the program's (a label, a module, a file) as text on
+ * stdout: UTF-8 as it is, control characters and invalid bytes as \xNN
+ * (Note [One way to write a string] in wire/TextOut.c). */
+void print_text(const char *s);
 /* A stable background per era (--color), and back to normal. */
 void era_color_on(const Style *s, uint64_t era);
 void era_color_off(const Style *s);

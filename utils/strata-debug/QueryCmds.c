@@ -211,9 +211,9 @@ int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *query
     for (size_t i = 0; i < shown; i++) {
         const DbgBoundaryGroup *g = &b.groups[i];
         char nb[32], no[32];
-        printf("%zu. %s bytes (%s objects) kept by %" PRIu64 " %s", i + 1,
-               grouped(g->retained_bytes, nb), grouped(g->retained_objects, no), g->n_holders,
-               dbg_type_label(g->holder));
+        printf("%zu. %s bytes (%s objects) kept by %" PRIu64 " ", i + 1,
+               grouped(g->retained_bytes, nb), grouped(g->retained_objects, no), g->n_holders);
+        print_text(dbg_type_label(g->holder));
         printf(" (%s, 0x%" PRIx64 ", ", dbg_closure_type_name(g->holder->type), g->holder->addr);
         print_range("era", "eras", g->era_lo, g->era_hi);
         printf(")");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "TextOut.h"
 #include "tool.h"
 
 /* ----------------------------------------------------------------------
@@ -55,36 +56,20 @@ void tool_warn_no_data_end(const EventLogReader *r)
 
 void tool_print_escaped(FILE *out, const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c > 0x7e)
-            fprintf(out, "\\x%02x", c);
-        else
-            fputc(c, out);
-    }
+    text_write(out, s, len, TEXT_QUOTED);
 }
 
 void tool_print_quoted(FILE *out, const char *s, size_t len)
 {
     fputc('"', out);
-    tool_print_escaped(out, s, len);
+    text_write(out, s, len, TEXT_QUOTED);
     fputc('"', out);
 }
 
 void tool_print_json_string(FILE *out, const char *s, size_t len)
 {
     fputc('"', out);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c > 0x7e)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
+    text_write(out, s, len, TEXT_JSON);
     fputc('"', out);
 }
 

@@ -57,14 +57,12 @@ void tool_report_error(const EventLogReader *r);
  * to stderr if the log stopped without one. */
 void tool_warn_no_data_end(const EventLogReader *r);
 
-/* Writes s, escaping '"', '\\' and bytes outside printable ASCII as \xNN. */
+/* Writes s as text to go inside double quotes, and in them, and as a
+ * JSON string literal: UTF-8 as it is, '"' and '\\' escaped, control
+ * characters and invalid bytes as \xNN (\u00NN and \\xNN in JSON), by
+ * Note [One way to write a string] in wire/TextOut.c. */
 void tool_print_escaped(FILE *out, const char *s, size_t len);
-
-/* Writes s in double quotes, escaping '"', '\\' and bytes outside
- * printable ASCII as \xNN. */
 void tool_print_quoted(FILE *out, const char *s, size_t len);
-
-/* Writes s as a JSON string literal (bytes >= 0x80 as \u00NN). */
 void tool_print_json_string(FILE *out, const char *s, size_t len);
 
 /* The +RTS flag of a heap profile breakdown code ("-hT"), and its name

@@ -15,6 +15,7 @@
 
 #include "GrowArray.h"
 #include "Pprof.h"
+#include "TextOut.h"
 
 /* Note [What strata-live keeps]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -49,7 +50,9 @@
  * ("Module.label") and source (the IPE's source location); for -hT
  * closure_type; for -he era; for -hc cost_centre_stack (the stack as
  * hp2ps names it).  Label values are escaped as the exposition
- * format asks (live_escape_label_value).
+ * format asks, and control characters and invalid bytes shown as \xNN
+ * (live_escape_label_value; Note [One way to write a string] in
+ * wire/TextOut.c).
  */
 
 static const double pause_bounds_seconds[LIVE_PAUSE_BUCKETS] = {
@@ -288,27 +291,7 @@ void live_state_add(LiveState *s, const EvrEvent *ev)
 
 size_t live_escape_label_value(char *out, const char *s, size_t len)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t o = 0, i = 0;
-    while (i < len) {
-        unsigned char c = u[i];
-        if (c == '\\' || c == '"' || c == '\n') {
-            out[o++] = '\\';
-            out[o++] = c == '\n' ? 'n' : (char)c;
-            i++;
-            continue;
-        }
-        size_t n = pprof_utf8_char_len(u + i, len - i);
-        if (n == 0) {
-            out[o++] = '?';
-            i++;
-            continue;
-        }
-        memcpy(out + o, s + i, n);
-        o += n;
-        i += n;
-    }
-    return o;
+    return text_escape(out, TEXT_ESCAPED_MAX(len) + 1, s, len, TEXT_PROMETHEUS);
 }
 
 /* ----------------------------------------------------------------------
@@ -351,7 +334,7 @@ static void out_printf(Out *o, const char *fmt, ...)
 /* name="value", the value escaped; a comma before it unless first. */
 static void out_label(Out *o, int *first, const char *name, const char *v, size_t len)
 {
-    if (!out_reserve(o, strlen(name) + 4 + 2 * len))
+    if (!out_reserve(o, strlen(name) + 4 + TEXT_ESCAPED_MAX(len)))
         return;
     o->len += (size_t)sprintf(o->buf + o->len, "%s%s=\"", *first ? "" : ",", name);
     o->len += live_escape_label_value(o->buf + o->len, v, len);

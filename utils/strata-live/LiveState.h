@@ -84,10 +84,11 @@ int live_state_render_pprof(const LiveState *s, uint8_t **out, size_t *out_bytes
                             const char **why);
 
 /* Appends s (len bytes) to out as a Prometheus label value, without the
- * quotes: '\\' as "\\\\", '"' as "\\\"", newline as "\\n"; other bytes as
- * they are, except that bytes which are not well-formed UTF-8, and NULs,
- * become '?' (label values are UTF-8).  Returns the bytes written, which
- * are at most 2 * len; out must have room for them. */
+ * quotes: '\\' as "\\\\", '"' as "\\\"", newline as "\\n"; UTF-8 as it is;
+ * other control characters and bytes that are not well-formed UTF-8 as
+ * \\xNN (Note [One way to write a string] in wire/TextOut.c).  Returns the
+ * bytes written, at most TEXT_ESCAPED_MAX(len) (wire/TextOut.h), then a
+ * NUL: out must have room for TEXT_ESCAPED_MAX(len) + 1 bytes. */
 size_t live_escape_label_value(char *out, const char *s, size_t len);
 
 #endif /* STRATA_LIVESTATE_H */

@@ -16,6 +16,7 @@
 
 #include "ControlWire.h"
 #include "Send.h"
+#include "TextOut.h"
 
 /* Note [The page polls]
  * ~~~~~~~~~~~~~~~~~~~~~~~
@@ -78,8 +79,8 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned status
     return respond(conn, status, copy, strlen(copy), "text/plain; charset=utf-8");
 }
 
-/* A JSON string: ASCII specials and controls escaped (also <, >, & so that
- * it may stand inside a <script> element); other bytes as they are. */
+/* A JSON string (NULL as null), as every tool writes one (Note [One way
+ * to write a string] in wire/TextOut.c), safe inside a <script> element. */
 static void jstr(FILE *f, const char *s)
 {
     if (s == NULL) {
@@ -87,12 +88,7 @@ static void jstr(FILE *f, const char *s)
         return;
     }
     fputc('"', f);
-    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-        if (*u < 0x20 || *u == '"' || *u == '\\' || *u == '<' || *u == '>' || *u == '&')
-            fprintf(f, "\\u%04x", *u);
-        else
-            fputc(*u, f);
-    }
+    text_write_cstr(f, s, TEXT_JSON_SCRIPT);   /* it may go inside a <script> */
     fputc('"', f);
 }
 

@@ -3,12 +3,15 @@
  */
 #include <curses.h>
 #include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "TuiDraw.h"
 #include "TuiPalette.h"
+#include "TuiTree.h"
 
 /* Colour pairs: 1 .. TUI_ERA_SLOTS for the eras, then the bars. */
 #define PAIR_ERA(slot) ((short)(1 + (slot)))
@@ -28,6 +31,10 @@ bool tui_screen_start(TuiScreen *s, char *err, size_t err_len)
         snprintf(err, err_len, "TERM is not set: the tui needs to know the terminal type");
         return false;
     }
+    /* The terminal's character set is the locale's: UTF-8 text is drawn
+     * as it is on a UTF-8 terminal, and as \xNN bytes on any other. */
+    setlocale(LC_CTYPE, "");
+    tui_text_set_utf8(strcmp(nl_langinfo(CODESET), "UTF-8") == 0);
     /* newterm, not initscr: an unknown terminal is an error, not an exit. */
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (scr == NULL) {

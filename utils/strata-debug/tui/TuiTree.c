@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "GrowArray.h"
+#include "TextOut.h"
 #include "TuiTree.h"
 
 /* ----------------------------------------------------------------------
@@ -268,27 +269,32 @@ void tui_tree_scroll(TuiTree *t, size_t height)
  * Layout
  * ---------------------------------------------------------------------- */
 
-/* Appends s to buf, at most width - *cols columns; whole code points. */
+/* How text is written: for a UTF-8 terminal, or as ASCII for any other
+ * (tui_text_set_utf8). */
+static TextStyle text_style = TEXT_TERMINAL;
+
+void tui_text_set_utf8(bool utf8)
+{
+    text_style = utf8 ? TEXT_TERMINAL : TEXT_ASCII;
+}
+
+/* Appends s to buf, at most width - *cols columns, as text for a terminal
+ * (Note [One way to write a string] in wire/TextOut.c): a character
+ * takes one column, and a control character or an invalid byte is shown
+ * as \xNN, four columns, written whole or not at all. */
 static size_t put_text(char *buf, size_t at, const char *s, size_t width, size_t *cols)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p != '\0' && *cols < width) {
-        size_t len = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 : (*p >> 3) == 30 ? 4 : 1;
-        bool whole = true;
-        for (size_t k = 1; k < len; k++)
-            if ((p[k] & 0xC0) != 0x80)
-                whole = false;
-        if (!whole || (len == 1 && *p >= 0x80)) {
-            buf[at++] = '?';   /* a stray byte: one column, shown as '?' */
-            p++;
-        } else {
-            /* Control characters would move the terminal's cursor. */
-            buf[at++] = (char)(len == 1 && *p < 0x20 ? ' ' : *p);
-            for (size_t k = 1; k < len; k++)
-                buf[at++] = (char)p[k];
-            p += len;
-        }
-        (*cols)++;
+    size_t len = strlen(s), i = 0;
+    while (i < len && *cols < width) {
+        char one[TEXT_CHAR_MAX];
+        size_t n = text_escape_char(s, len, &i, text_style, one), c = 0;
+        for (size_t k = 0; k < n; k++)
+            c += ((unsigned char)one[k] & 0xC0) != 0x80;   /* one per character */
+        if (*cols + c > width)
+            break;
+        memcpy(buf + at, one, n);
+        at += n;
+        *cols += c;
     }
     return at;
 }

@@ -91,13 +91,17 @@ void tui_tree_scroll(TuiTree *t, size_t height);
 /* Lays out one line into buf: two spaces per depth, "+ " for a closed
  * node that can expand, "- " for an open one, "  " for a leaf, then the
  * text, cut at width columns (a column per code point; never inside a
- * UTF-8 sequence) and padded with spaces to width when pad.  buf holds
- * TUI_LINE_BYTES(width) bytes.  Returns the bytes written (before the
- * NUL). */
+ * UTF-8 sequence or a \xNN) and padded with spaces to width when pad.
+ * Control characters and invalid bytes are shown as \xNN (Note [One way
+ * to write a string] in wire/TextOut.c).  buf holds TUI_LINE_BYTES(width)
+ * bytes.  Returns the bytes written (before the NUL). */
 #define TUI_LINE_BYTES(width) (4 * (size_t)(width) + 1)
 size_t tui_line_format(const TuiLine *l, size_t width, bool pad, char *buf);
+/* Whether the terminal takes UTF-8 (the default); if not, every byte of
+ * a non-ASCII character is written as \xNN too (TEXT_ASCII). */
+void tui_text_set_utf8(bool utf8);
 /* The same cut for any text: at most width columns into buf (which holds
- * TUI_LINE_BYTES(width) bytes), control characters as spaces. */
+ * TUI_LINE_BYTES(width) bytes), written as tui_line_format writes. */
 size_t tui_text_fit(const char *text, size_t width, char *buf);
 /* Word wrap: the bytes of text that go on a line of width columns (cut at
  * the last space that fits, or at width when a word is longer); *next is
