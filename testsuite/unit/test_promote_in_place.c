@@ -3,11 +3,12 @@
  * nursery without copying it (Note [Promoting the nursery in place] in
  * sm/PromoteInPlace.h): nothing moves and nothing reachable is lost; the
  * objects the barrier dirtied while young are remembered once old; large
- * and pinned objects, weak pointers and eras come along; a GC that cannot
- * have fresh nursery blocks copies instead; and the automatic policy
- * follows the nursery's survival.  Every test runs with the sanity
- * checker on (-DS), which checks the remembered sets and the young-group
- * map at every GC.
+ * and pinned objects, weak pointers and eras come along; a GC that
+ * cannot have fresh nursery blocks copies instead; and the automatic
+ * policy follows the nursery's survival, with one capability or several
+ * (scripts/test.sh runs it again at -N2).  Every test runs with the
+ * sanity checker on (-DS), which checks the remembered sets and the
+ * young-group map at every GC.
  */
 #include "harness.h"
 #include "require.h"
@@ -51,6 +52,14 @@ static void push(StgWord n, StgClosure **list)
     STRATA_ROOTS_POP(r);
 }
 
+/* Makes *list the list n-1, n-2, ..., 0 (it must be rooted). */
+static void build_list(StgWord n, StgClosure **list)
+{
+    *list = &Nil_closure;
+    for (StgWord i = 0; i < n; i++)
+        push(i, list);
+}
+
 /* The list n-1, n-2, ..., 0. */
 static void check_list(const StgClosure *l, StgWord n)
 {
@@ -87,9 +96,7 @@ static void test_pip_always_moves_nothing(void **state)
     (void)state;
     harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 20000; i++)
-        push(i, &r[0]);
+    build_list(20000, &r[0]);
     assert_true(promote_in_place_count() > 0);
     StgClosure *head = r[0];
     assert_true(Bdescr(head)->flags & BF_NURSERY);
@@ -118,9 +125,7 @@ static void test_pip_falls_back_to_copying(void **state)
     (void)state;
     harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 2000; i++)
-        push(i, &r[0]);
+    build_list(2000, &r[0]);
     StgClosure *head = r[0];
     assert_true(Bdescr(head)->flags & BF_NURSERY);
     StgWord in_place_before = promote_in_place_count();
@@ -344,9 +349,7 @@ static void test_pip_auto_follows_survival(void **state)
     (void)state;
     harness_start("-A64k", "-DS", NULL);
     STRATA_ROOTS(r, 2);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 100000; i++)
-        push(i, &r[0]);
+    build_list(100000, &r[0]);
     StgWord grown = promote_in_place_count();
     assert_true(grown > 0);
     assert_false(tenure_aging_enabled());
@@ -380,9 +383,7 @@ static StgWord grow_list_in_place_count(const char *caps)
 {
     harness_start("-A64k", "-DS", caps, NULL);
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 100000; i++)
-        push(i, &r[0]);
+    build_list(100000, &r[0]);
     check_list(r[0], 100000);
     STRATA_ROOTS_POP(r);
     return promote_in_place_count();
@@ -406,9 +407,7 @@ static void test_pip_never(void **state)
     (void)state;
     harness_start("-A64k", "-DS", "--promote-in-place=never", NULL);
     STRATA_ROOTS(r, 1);
-    r[0] = &Nil_closure;
-    for (StgWord i = 0; i < 100000; i++)
-        push(i, &r[0]);
+    build_list(100000, &r[0]);
     assert_int_equal(promote_in_place_count(), 0);
     check_list(r[0], 100000);
     STRATA_ROOTS_POP(r);
