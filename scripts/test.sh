@@ -28,7 +28,10 @@ TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/blackhole-cycle.sh te
 # The collector's tests run a second time with two capabilities and two GC
 # threads (GHCRTS, read by every strata program), so that each of them
 # exercises the parallel collector too: in the release build, and in the
-# ThreadSanitizer build, where a race fails them.
+# ThreadSanitizer build, where a race fails them.  test_weak and
+# test_stable_name run each of their tests under --promote-in-place=always
+# as well (testsuite/unit/in_place_rerun.h), so weak pointers, finalizers,
+# stable names and promotion in place are raced here too.
 PAR_GC_RTS="-N2 -qn2"
 PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_minor_gc testsuite/unit/test_eras testsuite/unit/test_roots testsuite/unit/test_sanity testsuite/unit/test_census testsuite/unit/test_weak testsuite/unit/test_apply testsuite/unit/test_stable_name testsuite/unit/test_promote_in_place"
 # The scripts add gc_stress and era_stress (random mutators) and the

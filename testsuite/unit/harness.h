@@ -25,7 +25,13 @@
 #include "BlockAlloc.h"
 #include "MBlock.h"
 
-/* Starts the runtime as if run as "test +RTS <flags...> -RTS". */
+/* A flag that every harness_start adds after the test's own (NULL: none):
+ * a test binary sets it to run its tests again under another setting
+ * (harness_run_twice). */
+static const char *harness_extra_flag;
+
+/* Starts the runtime as if run as "test +RTS <flags...> -RTS", with
+ * harness_extra_flag last. */
 static inline void harness_start(const char *first_flag, ...)
 {
     static char *argv_store[32];
@@ -34,9 +40,11 @@ static inline void harness_start(const char *first_flag, ...)
     argv_store[argc++] = (char *)"+RTS";
     va_list ap;
     va_start(ap, first_flag);
-    for (const char *f = first_flag; f != NULL && argc < 30; f = va_arg(ap, const char *))
+    for (const char *f = first_flag; f != NULL && argc < 29; f = va_arg(ap, const char *))
         argv_store[argc++] = (char *)f;
     va_end(ap);
+    if (harness_extra_flag != NULL)
+        argv_store[argc++] = (char *)harness_extra_flag;
     argv_store[argc++] = (char *)"-RTS";
     argv_store[argc] = NULL;
     char **argv = argv_store;

@@ -3,8 +3,8 @@
  * nursery without copying it (Note [Promoting the nursery in place] in
  * sm/PromoteInPlace.h): nothing moves and nothing reachable is lost; the
  * objects the barrier dirtied while young are remembered once old; large
- * and pinned objects, weak pointers and eras come along; a GC that
- * cannot have fresh nursery blocks copies instead; and the automatic
+ * and pinned objects, weak pointers, stable names and eras come along; a
+ * GC that cannot have fresh nursery blocks copies instead; and the automatic
  * policy follows the nursery's survival, with one capability or several
  * (scripts/test.sh runs it again at -N2).  Every test runs with the
  * sanity checker on (-DS), which checks the remembered sets and the
@@ -21,6 +21,7 @@
 #include "MutList.h"
 #include "PromoteInPlace.h"
 #include "Sanity.h"
+#include "StableName.h"
 #include "Storage.h"
 #include "Tenure.h"
 #include "Weak.h"
@@ -313,6 +314,40 @@ static void test_pip_weak_pointers_come_along(void **state)
     STRATA_ROOTS_POP(r);
 }
 
+/* Stable names (Note [Stable names do not keep objects alive] in
+ * rts/StableName.c) are kept by address and updated by copying GCs.  An
+ * in-place GC moves nothing and kills nothing: every name keeps its
+ * object, and a name whose object was dropped goes at the major GC after. */
+static void test_pip_stable_names_keep_their_objects(void **state)
+{
+    (void)state;
+    harness_start("-A64k", "-DS", "--promote-in-place=always", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(1);
+    r[1] = mk_int(2);
+    StgWord name0 = strata_make_stable_name(r[0]);
+    StgWord name1 = strata_make_stable_name(r[1]);
+    assert_int_not_equal(name0, name1);
+    const StgClosure *at = r[0];
+    strata_perform_gc(0);
+    assert_true(gc_last_details()->in_place);
+    assert_int_equal(stable_name_count(), 2);   /* before any lookup makes one */
+    assert_ptr_equal(r[0], at);
+    assert_int_equal(Bdescr(r[0])->gen_no, 1);
+    /* The second first: a forgotten table would give it the lowest name. */
+    assert_int_equal(strata_make_stable_name(r[1]), name1);
+    assert_int_equal(strata_make_stable_name(r[0]), name0);
+    assert_int_equal(stable_name_count(), 2);
+    r[1] = NULL;
+    strata_perform_gc(0);   /* promoted again, not dead */
+    assert_true(gc_last_details()->in_place);
+    assert_int_equal(stable_name_count(), 2);
+    strata_perform_gc(1);
+    assert_int_equal(stable_name_count(), 1);
+    assert_int_equal(strata_make_stable_name(r[0]), name0);
+    STRATA_ROOTS_POP(r);
+}
+
 /* Eras live in the blocks' descriptors and era runs, which promotion in
  * place keeps: every object keeps its birth era, in one nursery block of
  * several eras too. */
@@ -422,6 +457,7 @@ int main(void)
         cmocka_unit_test_teardown(test_pip_dirtied_young_mut_array_is_remembered, teardown),
         cmocka_unit_test_teardown(test_pip_large_and_pinned_objects, teardown),
         cmocka_unit_test_teardown(test_pip_weak_pointers_come_along, teardown),
+        cmocka_unit_test_teardown(test_pip_stable_names_keep_their_objects, teardown),
         cmocka_unit_test_teardown(test_pip_objects_keep_their_eras, teardown),
         cmocka_unit_test_teardown(test_pip_auto_follows_survival, teardown),
         cmocka_unit_test_teardown(test_pip_auto_with_idle_capabilities, teardown),
