@@ -17,7 +17,9 @@
 # Beside each log, NAME.bands.reference is ghc-events' own reading of it
 # (testsuite/interop/HeapBands.hs: the census count and each band's peak;
 # ghc910-nonmoving has no census), which testsuite/scripts/ghc-logs.sh
-# compares with strata-events summary.
+# compares with strata-events summary, and NAME.last.reference its
+# reading of the last census (heap-bands --last), which ghc-logs.sh and
+# live-page.sh compare with strata-live.
 # The programs run on this (bookworm) host: they are linked statically.
 set -euo pipefail
 
@@ -56,6 +58,7 @@ run_mode() {
     "$work/$exe" +RTS "$@" -l -i0.02 -ol"$name.eventlog" -RTS >/dev/null
     cp "$name.eventlog" "$golden/$name.eventlog"
     "$work/heap-bands" "$name.eventlog" >"$golden/$name.bands.reference"
+    "$work/heap-bands" --last "$name.eventlog" >"$golden/$name.last.reference"
     printf '%s: %s bytes, %s\n' "$name" "$(wc -c <"$name.eventlog")" \
         "$(head -n 1 "$golden/$name.bands.reference")"
 }
@@ -69,6 +72,7 @@ run_mode ghc910-hd sessions-prof -hd
     >/dev/null
 cp ghc910-nonmoving.eventlog "$golden/"
 "$work/heap-bands" ghc910-nonmoving.eventlog >"$golden/ghc910-nonmoving.bands.reference"
+"$work/heap-bands" --last ghc910-nonmoving.eventlog >"$golden/ghc910-nonmoving.last.reference"
 printf 'ghc910-nonmoving: %s bytes, %s\n' "$(wc -c <ghc910-nonmoving.eventlog)" \
     "$(head -n 1 "$golden/ghc910-nonmoving.bands.reference")"
 echo "made with GHC $version"

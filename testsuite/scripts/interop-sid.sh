@@ -7,21 +7,23 @@
 #     GhcEventsCheck.hs, and reads the same censuses and band peaks as
 #     strata-events summary (HeapBands.hs);
 #   - it still reads the committed GHC 9.10 goldens as their
-#     .bands.reference files say (scripts/ghc-goldens.sh wrote them);
+#     .bands.reference and .last.reference files say (scripts/ghc-goldens.sh
+#     wrote them);
 #   - strata-live --file follows a GHC 9.10.3 program's log as it grows,
-#     16 KiB every 0.1 s, and ends on the same last census as the finished
-#     file.  The program runs to its end first, without
+#     an eighth at a time (feed_live), reads a census before the log is
+#     whole, and ends on the last census as ghc-events reads it, every
+#     band.  The program runs to its end first, without
 #     --eventlog-flush-interval: with it GHC 9.10.3 often deadlocks at
 #     exit (run_ghc_program in lib.sh).
 # The checkers are built in the chroot, statically, and kept there by the
-# hash of their sources, so the three builds of the suite build them once.
+# hash of their sources (sid-lib.sh), so the suite builds them once.
 # Without the chroot it skips, naming ghc-sid (a failure under
 # STRATA_REQUIRE=all, as in CI).
 set -u
 . "$(dirname "$0")/lib.sh"
 
 sid=$top_srcdir/scripts/ghc-sid.sh
-root=$("$sid" path 2>/dev/null) ||
+"$sid" path >/dev/null 2>&1 ||
     skip ghc-sid "the GHC 9.10 chroot is not made (scripts/ghc-sid.sh ensure, as root): ghc-events 0.20 did not read strata's logs"
 [ "$(id -u)" -eq 0 ] ||
     skip ghc-sid "running in the sid chroot needs root: ghc-events 0.20 did not read strata's logs"
@@ -32,30 +34,13 @@ live=$top_builddir/utils/strata-live/strata-live
 golden=$top_srcdir/testsuite/golden
 . "$top_srcdir/testsuite/scripts/live-lib.sh"
 . "$top_srcdir/testsuite/scripts/bands-lib.sh"
+. "$top_srcdir/testsuite/scripts/sid-lib.sh"
 cd "$test_tmp" || exit 1
 
-# Builds (once per source version) the checkers and the GHC program.
-sources=("$top_srcdir/testsuite/interop/GhcEventsCheck.hs" "$top_srcdir/testsuite/interop/HeapBands.hs"
-    "$golden/ghc910/Sessions.hs")
-key=$(cat "${sources[@]}" | sha256sum | cut -c1-16)
-bin=$root/work/strata-interop-$key
-if [ ! -x "$bin/sessions-ipe" ]; then
-    stage=$root/work/strata-interop-$key.$$
-    rm -rf "$stage"
-    mkdir -p "$stage"
-    cp "${sources[@]}" "$stage/"
-    rel=${stage#"$root/work/"}
-    "$sid" run sh -c "cd $rel &&
-        ghc -O -v0 -optl-static -package ghc-events -outputdir c.d GhcEventsCheck.hs -o ghc-events-check &&
-        ghc -O -v0 -optl-static -package ghc-events -outputdir b.d HeapBands.hs -o heap-bands &&
-        ghc -O -v0 -optl-static -rtsopts -threaded -finfo-table-map -fdistinct-constructor-tables \
-            -outputdir s.d Sessions.hs -o sessions-ipe" >build.log 2>&1 &&
-        mv -T "$stage" "$bin" 2>/dev/null || true
-    rm -rf "$stage"
-    [ -x "$bin/sessions-ipe" ] || setup_fail "building the checkers in the sid chroot failed: $(grep -v 'statically linked\|garbage collection\|in function\|^(.text' build.log | head -n 20)"
-fi
-checker=$bin/ghc-events-check
-bands=$bin/heap-bands
+sid_build || setup_fail "$sid_why"
+checker=$sid_bin/ghc-events-check
+bands=$sid_bin/heap-bands
+bin=$sid_bin
 "$sid" version >versions
 grep -qx '0\.20\..*' versions && pass || fail "the chroot's ghc-events is not 0.20: $(cat versions)"
 
@@ -100,39 +85,32 @@ for log in "$golden"/ghc910-*.eventlog; do
     sort_bands <"$name.raw" >"$name.ghc"
     same_bands "$name: ghc-events 0.20 no longer reads what $name.bands.reference says" \
         "$golden/$name.bands.reference" "$name.ghc"
+    "$bands" --last "$log" >"$name.last" 2>"$name.err" || fail "$name: ghc-events 0.20: $(cat "$name.err")"
+    same_bands "$name: ghc-events 0.20 no longer reads the last census $name.last.reference has" \
+        "$golden/$name.last.reference" "$name.last"
 done
 
 # ---- strata-live --file following a GHC 9.10.3 program -------------------------
 # The program is built -threaded, as a server watched live would be.
 if command -v curl >/dev/null; then
     run_ghc_program follow "$bin/sessions-ipe" 10 +RTS -hi -l -i0.05 -olwritten.eventlog -RTS && pass || fail "the GHC program failed: $(cat follow.prog.err)"
-    feed_file written.eventlog follow.eventlog 16384 0.1 &
-    feed_pid=$!
-    for _ in $(seq 100); do [ -s follow.eventlog ] && break; sleep 0.05; done
-    start_live follow --file follow.eventlog
-    running=no
-    for _ in $(seq 100); do
-        [ "$(metric 'strata_heap_census_number{')" -ge 1 ] 2>/dev/null && break
-        sleep 0.05
-    done
-    kill -0 "$feed_pid" 2>/dev/null && running=yes
-    wait "$feed_pid"
-    [ "$running" = yes ] && pass || fail "the log was whole before strata-live read its first census"
+    : >follow.eventlog
+    start_live follow --file follow.eventlog --top 10000
+    feed_live written.eventlog follow.eventlog
+    [ "$census_before_whole" = yes ] && pass ||
+        fail "strata-live read no census of the log before it was whole (7/8 of it)"
     # With --eventlog-flush-interval GHC 9.10.3 also now and then writes a
     # log that ghc-events cannot read past some offset (a flush on its timer
     # lands in the middle of an event).  Should GHC write such a log here,
     # strata-live must stop at the same offset, with the same words, as
     # strata-events; otherwise it must end on the file's last census.
-    if "$bands" follow.eventlog >follow.ghc 2>follow.ghc.err; then
-        for _ in $(seq 300); do grep -q 'stream ended after' follow.err && break; sleep 0.1; done
-        grep -q 'stream ended after' follow.err || fail "strata-live did not see the log end: $(cat follow.err)"
-        { read -r n_file; read -r label bytes; } < <(last_census follow.eventlog)
-        [ "$(metric 'strata_heap_census_number{')" = "$n_file" ] && pass ||
-            fail "strata-live ended on census $(metric 'strata_heap_census_number{'), the file has $n_file"
-        curl -sf "$url/metrics" >follow.metrics
-        grep -q "^strata_heap_census_bytes{.*=\"$label\".*} $bytes\$" follow.metrics && pass ||
-            fail "/metrics lacks the last census's band $label = $bytes"
-        echo "strata-live followed $n_file censuses of a GHC 9.10.3 program's log"
+    if "$bands" --last follow.eventlog >follow.ghc 2>follow.ghc.err; then
+        wait_live_ended follow || fail "strata-live did not see the log end: $(cat follow.err)"
+        curl -sf "$url/metrics" >follow.metrics || fail "/metrics did not answer"
+        metrics_census follow.metrics >follow.live || fail "no census in /metrics"
+        same_bands "strata-live's last census of the followed log is not ghc-events'" \
+            follow.ghc follow.live
+        echo "strata-live followed $(head -n 1 follow.live) of a GHC 9.10.3 program's log"
     else
         echo "GHC 9.10.3 wrote a log ghc-events cannot read: $(head -n 1 follow.ghc.err)"
         "$events" check follow.eventlog >follow.check
