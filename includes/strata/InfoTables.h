@@ -67,23 +67,50 @@ typedef struct StgInfoTable_ {
  * header, two for a thunk (Closures.h's THUNK_HEADER_WORDS). */
 #define STRATA_FIXED_WORDS(base, p, n) (((base) == THUNK ? 2 : 1) + (p) + (n))
 
-/* Define info tables as static data.  name is a string literal. */
+/* The most words a closure made by the macros below may have: its size
+ * (header, pointers, non-pointers) is kept in the 16-bit fixed_words, and
+ * so are ptrs and nptrs. */
+#define STRATA_MAX_FIXED_WORDS 65535
+
+/* 0, or a compile-time error saying msg when cond is false: a
+ * _Static_assert where only an expression may stand (an initializer; the
+ * macros below are also used after `static`). */
+#define STRATA_STATIC_CHECK(cond, msg)                                        \
+    (0 * sizeof(struct { _Static_assert(cond, msg); char strata_check_; }))
+
+/* p, checked with n: neither negative, and the closure's size in words
+ * (STRATA_FIXED_WORDS) at most STRATA_MAX_FIXED_WORDS.  A table that did
+ * not fit would compile with its sizes cut to 16 bits, and the collector
+ * would copy the wrong number of words. */
+#define STRATA_CHECKED_LAYOUT(base, p, n)                                     \
+    ((p) + STRATA_STATIC_CHECK((p) >= 0 && (n) >= 0 &&                        \
+                                   STRATA_FIXED_WORDS(base, p, n) <= STRATA_MAX_FIXED_WORDS, \
+                               "an info table's pointers and non-pointers must be "    \
+                               "non-negative and, with the header, fit in "             \
+                               "STRATA_MAX_FIXED_WORDS (65535) words"))
+
+/* Define info tables as static data.  name is a string literal; p and n
+ * are integer constant expressions (checked by STRATA_CHECKED_LAYOUT). */
 #define STRATA_CONSTR_INFO(sym, name_, p, n)                                  \
-    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(CONSTR, p, n), (p), (n), \
+    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(CONSTR, p, n),           \
+                              STRATA_CHECKED_LAYOUT(CONSTR, p, n), (n),        \
                               0, (name_), NULL, NULL,                          \
                               STRATA_FIXED_WORDS(CONSTR, p, n)}
 #define STRATA_CONSTR_INFO_PROV(sym, name_, p, n, prov_)                      \
-    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(CONSTR, p, n), (p), (n), \
+    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(CONSTR, p, n),           \
+                              STRATA_CHECKED_LAYOUT(CONSTR, p, n), (n),        \
                               0, (name_), NULL, (prov_),                       \
                               STRATA_FIXED_WORDS(CONSTR, p, n)}
 #define STRATA_THUNK_INFO(sym, name_, p, n, entry_)                           \
     STRATA_THUNK_INFO_PROV(sym, name_, p, n, entry_, NULL)
 #define STRATA_THUNK_INFO_PROV(sym, name_, p, n, entry_, prov_)               \
-    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(THUNK, p, n), (p), (n),  \
+    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(THUNK, p, n),            \
+                              STRATA_CHECKED_LAYOUT(THUNK, p, n), (n),         \
                               0, (name_), (const void *)(StgThunkEntry)(entry_), (prov_), \
                               STRATA_FIXED_WORDS(THUNK, p, n)}
 #define STRATA_FUN_INFO(sym, name_, p, n, arity_, entry_)                     \
-    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(FUN, p, n), (p), (n),    \
+    const StgInfoTable sym = {STRATA_SPECIALISED_TYPE(FUN, p, n),              \
+                              STRATA_CHECKED_LAYOUT(FUN, p, n), (n),           \
                               (arity_), (name_), (const void *)(StgFunEntry)(entry_), NULL, \
                               STRATA_FIXED_WORDS(FUN, p, n)}
 
