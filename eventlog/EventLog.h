@@ -16,9 +16,6 @@
 #include "EventLogWriter.h"
 #include "strata/Config.h"
 
-/* Bytes per buffer (GHC's size); a full buffer is flushed as one block. */
-#define EVENTLOG_BUFFER_BYTES ((size_t)2 * 1024 * 1024)
-
 /* The writer eventlog_start opens; NULL restores the default (the file
  * writer).  Call before eventlog_start (tests use the memory writer). */
 void eventlog_set_writer(const EventLogWriter *writer);
@@ -69,7 +66,7 @@ void eventlog_stop(void);
 /* True between a successful eventlog_start and eventlog_stop.  It stays
  * true after a write error: events are then still posted, and counted as
  * lost rather than written, so that eventlog_stop can say once how much
- * was lost (Note [After a write error] in EventLog.c). */
+ * was lost (Note [After a write error] in EventBuffers.c). */
 bool eventlog_enabled(void);
 
 /* True if the writer's state is consistent: when enabled, both buffers
@@ -85,6 +82,12 @@ void eventlog_flush(void);
  * request_seq_gc, gc_global_sync, gc_start, gc_work, gc_idle, gc_done,
  * gc_end, heap_allocated, heap_size, blocks_size, gc_stats_ghc, and after
  * a major GC heap_live and mem_return. */
+/* Posts an event of integer fields by its row of wire/EventFormat.c's
+ * table (Note [Posting by the table] in EventLog.c): values in the row's
+ * order, in the calling capability's buffer, when class cls is on.  A new
+ * event of integers needs its row (marked emitted) and this call. */
+void eventlog_post_fields(unsigned cls, uint16_t type, const uint64_t *values);
+
 /* Thread events (class 's'): status is one of THREAD_STOP_* in
  * strata/EventLogFormat.h. */
 void eventlog_post_create_thread(uint32_t thread);

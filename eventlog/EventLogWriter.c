@@ -21,10 +21,10 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The eventlog is a diagnostic; losing it must not kill the program it
  * describes.  So a writer that cannot open or write its output prints one
- * line naming the file and the reason and returns false; EventLog.c then
- * stops writing for the rest of the run (Note [After a write error] in
- * EventLog.c).  The "reported" flag below makes "once" hold for the later
- * writes that EventLog.c still tries (the data end marker).
+ * line naming the file and the reason and returns false; EventBuffers.c
+ * then stops writing for the rest of the run (Note [After a write error]
+ * in EventBuffers.c).  The "reported" flag below makes "once" hold for the
+ * later writes that EventBuffers.c still tries (the data end marker).
  *
  * A write that fails part-way (EFBIG at the file size limit, ENOSPC on a
  * full disk) has put part of a block in the file, which no reader could

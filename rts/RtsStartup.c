@@ -14,6 +14,7 @@
 #include "Control.h"
 #include "DebugServer.h"
 #include "Finalizers.h"
+#include "FlagValues.h"
 #include "EventLog.h"
 #include "EventLogSocket.h"
 #include "GC.h"
@@ -113,7 +114,7 @@ static bool socket_from_env(EventLogSocketConfig *sc, bool *found)
         return false;
     }
     char err[200];
-    if (!rts_flags_parse_port("GHC_EVENTLOG_TCP_PORT", port, &env_port, err, sizeof err)) {
+    if (!flag_parse_port("GHC_EVENTLOG_TCP_PORT", port, &env_port, err, sizeof err)) {
         rts_error("eventlog-socket: %s", err);
         return false;
     }
