@@ -41,7 +41,7 @@
 #include "Capability.h"
 #include "Messages.h"
 #include "Roots.h"
-#include "RtsStartup.h"
+#include "Shutdown.h"
 #include "os/Thread.h"
 #include "strata/EventLogFormat.h"
 #include "strata/Roots.h"
@@ -57,6 +57,8 @@ static const StgInfoTable *info_acquire(const StgClosure *c)
 {
     return __atomic_load_n(&c->info, __ATOMIC_ACQUIRE);
 }
+
+const StgRootSite blackholes_eval_site = {"eval_thunk", __FILE__, __LINE__};
 
 static const char *thunk_name(const StgClosure *bh)
 {
@@ -78,7 +80,7 @@ void blackholes_announce_update(void)
 static StrataThread *waiting_owner(const StgClosure *bh)
 {
     for (StrataThread *t = waiters; t != NULL; t = t->next_waiter)
-        if (roots_frames_hold(t->blocked_stack, t->blocked_sp, &eval_frame_site, 0, bh))
+        if (roots_frames_hold(t->blocked_stack, t->blocked_sp, &blackholes_eval_site, 0, bh))
             return t;
     return NULL;
 }

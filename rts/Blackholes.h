@@ -12,9 +12,11 @@
 #include "Threads.h"
 #include "strata/Closures.h"
 
-/* The site of the frames strata_eval pushes (rts/Eval.c): slot 0 holds
- * the blackhole the frame's thread evaluates. */
-extern const StgRootSite eval_frame_site;
+/* The site of the frames strata_eval pushes (eval_thunk, eval_ap in
+ * rts/Eval.c): slot 0 holds the blackhole the frame's thread evaluates.
+ * Defined here, with the waits that look for it, so that Eval.c depends
+ * on this module and not the other way round. */
+extern const StgRootSite blackholes_eval_site;
 
 /* Waits until the blackhole c, which no eval frame of the calling thread
  * holds, is updated; returns c, re-read after collections may have moved

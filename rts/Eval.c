@@ -28,7 +28,7 @@
  * publishes the IND info pointer with a release store; a reader loads the
  * info pointer with acquire.  A thread that finds a BLACKHOLE asks whether
  * one of its own eval frames holds it (the frames are local roots pushed
- * at eval_frame_site, so the answer survives a GC moving the blackhole): if so,
+ * at blackholes_eval_site, so the answer survives a GC moving the blackhole): if so,
  * it is a <<loop>>; if not, another thread is evaluating it, and this one
  * blocks, as GHC's blocking queue does: it gives its capability back (so
  * that the owner can run, even at -N1, and collections need not wait for
@@ -62,7 +62,7 @@
 #include "Messages.h"
 #include "MutList.h"
 #include "Roots.h"
-#include "RtsStartup.h"
+#include "Shutdown.h"
 #include "Threads.h"
 #include "strata/EventLogFormat.h"
 #include "strata/Closures.h"
@@ -110,10 +110,6 @@ static void update_with_indirection(StgClosure *bh, const StgInfoTable *thunk_in
     blackholes_announce_update();
 }
 
-/* The frames eval_thunk and eval_ap push: slot 0 holds the blackhole they
- * evaluate (Blackholes.h). */
-const StgRootSite eval_frame_site = {"eval_thunk", __FILE__, __LINE__};
-
 /* Evaluates thunk, whose info table was info when read; returns NULL if
  * another thread claimed it first (the caller looks again). */
 static StgClosure *eval_thunk(StgClosure *thunk, const StgInfoTable *info)
@@ -125,7 +121,7 @@ static StgClosure *eval_thunk(StgClosure *thunk, const StgInfoTable *info)
     if (!__atomic_compare_exchange_n(&thunk->info, &expected, &stg_BLACKHOLE_info, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return NULL;
-    StgClosure **r = strata_roots_push(&eval_frame_site, 2);
+    StgClosure **r = strata_roots_push(&blackholes_eval_site, 2);
     r[0] = thunk;
     StgBlackhole *bh = (StgBlackhole *)thunk;
     bh->thunk_info = info;
@@ -159,7 +155,7 @@ StgClosure *strata_eval(StgClosure *c)
             if (v != NULL)
                 return v;   /* else another thread claimed it: look again */
         } else if (t == BLACKHOLE) {
-            if (roots_frame_holds(&eval_frame_site, 0, c))
+            if (roots_frame_holds(&blackholes_eval_site, 0, c))
                 report_loop();
             c = blackholes_wait(c);
         } else {
@@ -282,7 +278,7 @@ StgClosure *strata_make_ap(StgClosure *fun, StgClosure **args, StgWord n_args)
 
 /* Evaluates an AP whose info table was info when read: claimed by a
  * compare-and-swap as thunks are (Note [Blackholes between threads]), its
- * function and arguments go to a root frame pushed at eval_frame_site (so that
+ * function and arguments go to a root frame pushed at blackholes_eval_site (so that
  * entering it again on this thread is a <<loop>>), and the AP becomes a
  * two-word BLACKHOLE, then an IND to the value.  NULL if another thread
  * claimed it first. */
@@ -296,7 +292,7 @@ static StgClosure *eval_ap(StgClosure *c, const StgInfoTable *info)
     StgWord n = ap->n_args, size = ap_sizeW(ap);
     /* A push never collects (Note [Local roots live in a STACK]), so c
      * and its fields are still valid after it. */
-    StgClosure **a = strata_roots_push(&eval_frame_site, 2 + n);
+    StgClosure **a = strata_roots_push(&blackholes_eval_site, 2 + n);
     a[0] = c;
     a[1] = ap->fun;
     for (StgWord i = 0; i < n; i++)

@@ -30,7 +30,6 @@
 
 #include "Messages.h"
 #include "Storage.h"
-#include "Threads.h"
 #include "os/Thread.h"
 #include "strata/Alloc.h"
 #include "strata/Roots.h"
@@ -42,10 +41,14 @@
 _Static_assert(STACK_CHUNK_BYTES >= LARGE_OBJECT_THRESHOLD,
                "stack chunks must be large objects so that they never move");
 
+/* The calling thread's TSO slot, from roots_thread_init to
+ * roots_thread_exit. */
+static _Thread_local StgTSO **my_tso_slot;
+
 /* The calling thread's TSO (it must be attached). */
 static StgTSO *my_tso(void)
 {
-    return threads_mine()->tso;
+    return *my_tso_slot;
 }
 
 /* ----------------------------------------------------------------------
@@ -89,16 +92,17 @@ void roots_sync_stack(void)
         roots_current_stack()->sp = strata_regs.sp;
 }
 
-bool roots_thread_init(StrataThread *t)
+bool roots_thread_init(StgTSO **tso_slot, uint32_t id)
 {
     StgTSO *tso = (StgTSO *)strata_alloc_words(sizeof(StgTSO) / WORD_SIZE);
     tso->info = &stg_TSO_info;
     tso->stack = NULL;
     tso->spare_stack = NULL;
-    tso->id = t->id;
-    t->tso = tso;
+    tso->id = id;
+    *tso_slot = tso;
+    my_tso_slot = tso_slot;
     StgStack *s = stack_chunk_new(0);   /* may GC: re-read the TSO below */
-    t->tso->stack = s;
+    (*tso_slot)->stack = s;
     regs_enter_chunk(s);
     return true;
 }
@@ -106,25 +110,19 @@ bool roots_thread_init(StrataThread *t)
 void roots_thread_exit(void)
 {
     strata_regs.sp = strata_regs.sp_lim = strata_regs.sp_base = NULL;
+    my_tso_slot = NULL;
 }
 
 /* The TSO, its chunks and every slot of every frame.  The chunks are
  * written without a write barrier, so all of this is visited at every GC
  * whatever its generation (Note [Local roots live in a STACK]).  Chunks are
  * large objects: evacuating one marks it live but never moves it. */
-typedef struct {
-    RootEvacFn evac;
-    void *ctx;
-} VisitArgs;
-
-static void visit_thread(StrataThread *t, void *env)
+void roots_visit_thread(StgTSO **tso_slot, RootEvacFn evac, void *ctx)
 {
-    RootEvacFn evac = ((VisitArgs *)env)->evac;
-    void *ctx = ((VisitArgs *)env)->ctx;
-    if (t->tso == NULL)
+    if (*tso_slot == NULL)
         return;   /* attaching: its TSO is not allocated yet */
-    evac((StgClosure **)&t->tso, ctx);
-    StgTSO *tso = t->tso;   /* re-read: evac may have moved it */
+    evac((StgClosure **)tso_slot, ctx);
+    StgTSO *tso = *tso_slot;   /* re-read: evac may have moved it */
     evac((StgClosure **)&tso->stack, ctx);
     evac((StgClosure **)&tso->spare_stack, ctx);
     /* Another GC thread may be scanning the TSO or a chunk at the same
@@ -142,16 +140,6 @@ static void visit_thread(StrataThread *t, void *env)
             f += ROOT_FRAME_HEADER_WORDS + n;
         }
     }
-}
-
-/* Every attached thread's TSO, chunks and frames.  The other threads
- * wrote their stack pointers back before parking or suspending
- * (threads_before_park, rts_suspend); the caller's is written here. */
-void roots_visit(RootEvacFn evac, void *ctx)
-{
-    roots_sync_stack();
-    VisitArgs args = {evac, ctx};
-    threads_for_each(visit_thread, &args);
 }
 
 /* ----------------------------------------------------------------------

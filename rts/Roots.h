@@ -7,20 +7,23 @@
 
 #include <stdbool.h>
 
+#include <stdint.h>
+
 #include "GC.h"
 #include "strata/Closures.h"
 
-#include "Threads.h"
+/* One thread's TSO (*tso, a slot of its owner's; NULL while it is being
+ * made), its chunks and every frame's slots, for a root source (GC.h):
+ * Threads.c visits every attached thread's with it. */
+void roots_visit_thread(StgTSO **tso, RootEvacFn evac, void *ctx);
 
-/* A root source (GC.h): every attached thread's TSO, its chunks and every
- * frame's slots.  Registered by hs_init. */
-void roots_visit(RootEvacFn evac, void *ctx);
+/* Allocates the calling thread's TSO (into *tso, a slot that stays put
+ * until roots_thread_exit) and first stack chunk, for a thread that holds
+ * a capability, and points its root registers at them.  id is the
+ * thread's, for the TSO. */
+bool roots_thread_init(StgTSO **tso, uint32_t id);
 
-/* Allocates t's TSO and first stack chunk, for the calling thread (which
- * holds a capability), and points its root registers at them. */
-bool roots_thread_init(StrataThread *t);
-
-/* Forgets the calling thread's root registers (it detaches). */
+/* Forgets the calling thread's root registers and TSO (it detaches). */
 void roots_thread_exit(void);
 
 /* The chunk the root stack pointer is in (NULL before the first exists). */

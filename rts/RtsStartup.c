@@ -1,16 +1,16 @@
 /*
  * rts/RtsStartup.c -- hs_init and hs_exit: the runtime's phases from flag
  * parsing to the final statistics.  Calls into every other module; none
- * calls back except through rts_shutdown_and_exit and the attention
- * handler (Note [The ticker] in support/os/Ticker.c).
+ * calls back except through the shutdown it hands Shutdown.c (Note [The
+ * way out] in Shutdown.c) and the attention handler (Note [The ticker] in
+ * support/os/Ticker.c).  Its API is hs_init and hs_exit (strata/Api.h).
  */
-#include "RtsStartup.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "Adjustor.h"
+#include "Blackholes.h"
 #include "Control.h"
 #include "DebugServer.h"
 #include "Finalizers.h"
@@ -23,6 +23,7 @@
 #include "Messages.h"
 #include "OwnerThread.h"
 #include "Roots.h"
+#include "Shutdown.h"
 #include "RtsFlags.h"
 #include "StableName.h"
 #include "StablePtr.h"
@@ -279,13 +280,14 @@ void hs_init(int *argc, char ***argv)
     capability_before_park_hook = threads_before_park;
     Capability *cap = capability_acquire();   /* held until hs_exit */
     storage_heap_overflow_handler = exit_on_heap_overflow;
+    rts_shutdown_set(shutdown_without_census);
     storage_attention_handler = serve_attention;
     gc_set_observer(&gc_report_observer);
     control_reset();
     start_eventlog_socket_or_exit();
     start_eventlog_or_exit();   /* before anything can overflow the heap */
     /* Before the first thread attaches: its allocations may collect. */
-    gc_add_root_source(roots_visit);
+    gc_add_root_source(threads_visit_roots);
     gc_add_root_source(stable_ptr_visit_roots);
     threads_attach(cap);   /* thread 1: its TSO and root stack */
     gc_add_weak_root_source(stable_name_visit_weak_roots, stable_name_count);
@@ -341,7 +343,7 @@ void hs_exit(void)
     (void)roots_report_pushed_frames();
     /* Others still attached would find the heap gone: wait for them, and
      * if they do not come, stop them where they are. */
-    bool others_gone = threads_wait_for_others(HS_EXIT_WAIT_MS);
+    bool others_gone = threads_wait_for_others(HS_EXIT_WAIT_MS, blackholes_describe_wait);
     if (!others_gone && !capability_stop_world_within(HS_EXIT_STOP_MS)) {
         /* A thread holds a capability and never reaches a safe point (it
          * ended, or waits in C): no final census, as after a heap
@@ -378,6 +380,7 @@ void hs_exit(void)
     stable_ptr_exit();
     stable_name_exit();
     storage_attention_handler = NULL;
+    rts_shutdown_set(NULL);
     capability_release();
     storage_exit();
     rts_flags_free(&rts_flags);
@@ -397,8 +400,3 @@ static void shutdown_without_census(void)
     eventlog_stop();   /* a heap overflow still leaves a well-formed eventlog */
 }
 
-void rts_shutdown_and_exit(int status)
-{
-    shutdown_without_census();
-    exit(status);
-}

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "Blackholes.h"
 #include "EventLog.h"
 #include "Messages.h"
 #include "Roots.h"
@@ -106,7 +105,7 @@ StrataThread *threads_attach(Capability *cap)
         os_thread_key_set(ending_key, t);
     eventlog_post_create_thread(t->id);
     eventlog_post_run_thread(t->id);
-    roots_thread_init(t);   /* allocates: t is registered with no TSO yet */
+    roots_thread_init(&t->tso, t->id);   /* allocates: t is registered with no TSO yet */
     return t;
 }
 
@@ -129,6 +128,27 @@ void threads_detach(void)
     free(t);
 }
 
+typedef struct {
+    RootEvacFn evac;
+    void *ctx;
+} VisitArgs;
+
+static void visit_thread_roots(StrataThread *t, void *env)
+{
+    const VisitArgs *a = env;
+    roots_visit_thread(&t->tso, a->evac, a->ctx);
+}
+
+/* The other threads wrote their stack pointers back before parking or
+ * suspending (threads_before_park, rts_suspend); the caller's is written
+ * here. */
+void threads_visit_roots(RootEvacFn evac, void *ctx)
+{
+    roots_sync_stack();
+    VisitArgs a = {evac, ctx};
+    threads_for_each(visit_thread_roots, &a);
+}
+
 void threads_before_park(void)
 {
     roots_sync_stack();
@@ -143,17 +163,17 @@ static unsigned count_others_locked(void)
 }
 
 /* One line for a thread hs_exit gives up on: what it waits for.  Under
- * the registry's lock (which may take the blackholes' lock). */
-static void report_left_behind(const StrataThread *t)
+ * the registry's lock (describe_wait may take the blackholes' lock). */
+static void report_left_behind(const StrataThread *t, ThreadWaitDescriber *describe_wait)
 {
     char wait[160];
-    if (!blackholes_describe_wait(t, wait, sizeof wait))
+    if (!describe_wait(t, wait, sizeof wait))
         snprintf(wait, sizeof wait, "%s", t->suspended ? "suspended in a foreign call"
                                                        : "holding a capability");
     rts_error("hs_exit:   thread %u (kernel thread %ld), %s", (unsigned)t->id, t->os_tid, wait);
 }
 
-bool threads_wait_for_others(uint32_t timeout_ms)
+bool threads_wait_for_others(uint32_t timeout_ms, ThreadWaitDescriber *describe_wait)
 {
     OsDeadline deadline = os_deadline_after_ms(timeout_ms);
     os_mutex_lock(&registry_lock);
@@ -168,7 +188,7 @@ bool threads_wait_for_others(uint32_t timeout_ms)
                   (unsigned)timeout_ms);
         for (StrataThread *t = threads_all; t != NULL; t = t->next)
             if (t != me)
-                report_left_behind(t);
+                report_left_behind(t, describe_wait);
     }
     os_mutex_unlock(&registry_lock);
     return left == 0;

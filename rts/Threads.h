@@ -9,6 +9,7 @@
 #define STRATA_RTS_THREADS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "Capability.h"
@@ -52,14 +53,24 @@ void threads_detach(void);
 void threads_block(uint16_t status);
 void threads_unblock(void);
 
+/* Writes what t waits for into buf and returns true, or returns false
+ * (blackholes_describe_wait, passed down by hs_exit: the blackholes are a
+ * module above this one). */
+typedef bool ThreadWaitDescriber(const StrataThread *t, char *buf, size_t size);
+
 /* hs_exit: waits up to timeout_ms for every other thread to give its
  * capability back; reports the ones that did not, by kernel id and thread
- * id.  Returns true if none is left. */
-bool threads_wait_for_others(uint32_t timeout_ms);
+ * id and what describe_wait says each waits for.  Returns true if none is
+ * left. */
+bool threads_wait_for_others(uint32_t timeout_ms, ThreadWaitDescriber *describe_wait);
 
 /* The capability hook run before a capability parks (the root stack
  * pointer becomes visible to the collector). */
 void threads_before_park(void);
+
+/* A root source (GC.h): every attached thread's TSO, its chunks and every
+ * frame's slots (roots_visit_thread).  Registered by hs_init. */
+void threads_visit_roots(RootEvacFn evac, void *ctx);
 
 void threads_exit(void);
 

@@ -48,7 +48,7 @@
 #include "Messages.h"
 #include "os/Thread.h"
 #include "OwnerThread.h"
-#include "RtsStartup.h"
+#include "Shutdown.h"
 #include "StablePtr.h"
 #include "strata/Api.h"
 #include "strata/Ffi.h"

@@ -27,7 +27,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "OwnerThread.h"
-#include "RtsStartup.h"
+#include "Shutdown.h"
 #include "strata/Alloc.h"
 #include "strata/Api.h"
 #include "strata/Block.h"
