@@ -21,11 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ClosureSize.h"
 #include "GrowArray.h"
 #include "EraRuns.h"
 #include "HeapIter.h"
 #include "Messages.h"
 #include "Provenance.h"
+#include "Segment.h"
 #include "Storage.h"
 #include "WordMapOrPanic.h"
 
@@ -200,12 +202,37 @@ typedef struct {
  * is one segment; Note [Blocks of several eras] in sm/block/EraRuns.h); nursery
  * blocks hold the objects allocated since the GC (a census right after a
  * major GC finds none, one requested at exit may). */
+/* The allocated slots of a segment of the non-moving generation, each
+ * object by its slot's era (Note [The eras of a segment] in
+ * sm/heap/Segment.c); a census runs after the cycle's sweep, so every
+ * allocated slot holds a live object. */
+static void take_segment(const Segment *seg, TakeCtx *t)
+{
+    Walk *w = t->walk;
+    for (unsigned i = 0; i < seg->n_slots; i++) {
+        if (seg->marks[i] == 0)
+            continue;
+        uint64_t era = segment_era_at(seg, i);
+        if (!era_counted(era, w->by, t->eras))
+            continue;
+        StgPtr p = segment_slot(seg, i);
+        StgWord size = closure_sizeW((StgClosure *)p);
+        if (w->by == HEAP_BY_ERA)
+            count_era_segment(w, era, p, p + size);
+        else
+            live_tally_add(&w->tally, ((StgClosure *)p)->info, size);
+    }
+}
+
 static void take_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
 {
-    (void)kind;
     (void)gen;
     TakeCtx *t = ctx;
     Walk *w = t->walk;
+    if (kind == HEAP_BLOCK_SEGMENT) {
+        take_segment((const Segment *)bd->start, t);
+        return;
+    }
     for (uint32_t i = 0; i <= bd->n_era_runs; i++) {
         StgPtr from, to;
         uint64_t era;

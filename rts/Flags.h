@@ -64,6 +64,9 @@ typedef struct {
                                      are parallel (default 0); -qg alone:
                                      PAR_GC_NEVER */
     double oldgen_factor;         /* -F, default 2.0, > 0 */
+    bool nonmoving;               /* --nonmoving-gc / -xn: the oldest
+                                     generation is marked and swept
+                                     (sm/NonMoving.h); needs -G2 or more */
     StgWord max_heap_bytes;       /* -M, 0 = unlimited */
 
     /* Statistics */

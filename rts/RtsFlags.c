@@ -135,6 +135,27 @@ static void flags_normalise(RtsFlags *flags)
     }
 }
 
+/* Flags that --nonmoving-gc cannot honour, each named (after every option
+ * is read, so that the order does not matter).  False if any. */
+static bool nonmoving_conflicts_reported(const RtsFlags *flags)
+{
+    if (!flags->nonmoving)
+        return true;
+    bool ok = true;
+    if (flags->generations < 2) {
+        rts_error("--nonmoving-gc cannot be used with -G%u: the non-moving generation is the "
+                  "oldest of at least two (use -G2 or more)", flags->generations);
+        ok = false;
+    }
+    if (flags->promote_in_place == PROMOTE_IN_PLACE_ALWAYS && flags->generations == 2) {
+        rts_error("--nonmoving-gc cannot be used with --promote-in-place=always at -G2: "
+                  "generation 1 is the non-moving one, whose objects are copied into it "
+                  "(use -G3, or --promote-in-place=auto)");
+        ok = false;
+    }
+    return ok;
+}
+
 static bool parse_reporting(RtsFlags *flags, const char *opt)
 {
     char err[512];
@@ -194,6 +215,8 @@ bool rts_flags_process_args(RtsFlags *flags, int *argc, char ***argv)
         args[out] = NULL;
     *argc = out;
 
+    if (ok)
+        ok = nonmoving_conflicts_reported(flags);
     if (!ok) {
         rts_error("use `+RTS -?' for a list of RTS options");
         return false;
@@ -228,6 +251,8 @@ bool rts_flags_check(const RtsFlags *f)
     if (f->capabilities < 1 || f->capabilities > CAPABILITIES_MAX)
         return false;
     if (f->gc_threads > CAPABILITIES_MAX)
+        return false;
+    if (f->nonmoving && f->generations < 2)
         return false;
     if (!isfinite(f->oldgen_factor) || !(f->oldgen_factor > 0))
         return false;

@@ -444,6 +444,12 @@ static const RtsOption rts_options[] = {
              "                     of the nursery alive\n"
              "             always  at every minor GC that can (for testing)\n"
              "             never\n"},
+    {"--nonmoving-gc", ARG_NONE, VAL_TRUE, FIELD(nonmoving),
+     .help = "  --nonmoving-gc, -xn\n"
+             "           The oldest generation is marked and swept beside the program\n"
+             "           instead of copied: pauses that do not grow with the heap (needs\n"
+             "           -G2 or more)\n"},
+    {"-xn", ARG_NONE, VAL_TRUE, FIELD(nonmoving)},   /* GHC's alias */
     {"-qg", ARG_GLUED, VAL_PARSER, .parse = opt_par_gc_gen,
      .help = "  -qg[<n>] Collect in parallel only generations <n> and older (default 0);\n"
              "           -qg alone: never collect in parallel\n"

@@ -274,6 +274,7 @@ void hs_init(int *argc, char ***argv)
                     (rts_flags.prefault == PREFAULT_AUTO &&
                      os_cpus_available() > rts_flags.capabilities),
         .promote_in_place = rts_flags.promote_in_place,
+        .nonmoving = rts_flags.nonmoving,
     };
     if (!storage_init(&storage))
         exit(EXIT_FAILURE);

@@ -33,11 +33,17 @@ TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/blackhole-cycle.sh te
 # as well (testsuite/unit/in_place_rerun.h), so weak pointers, finalizers,
 # stable names and promotion in place are raced here too.
 PAR_GC_RTS="-N2 -qn2"
-PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_minor_gc testsuite/unit/test_eras testsuite/unit/test_roots testsuite/unit/test_sanity testsuite/unit/test_census testsuite/unit/test_weak testsuite/unit/test_apply testsuite/unit/test_stable_name testsuite/unit/test_promote_in_place"
+PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_minor_gc testsuite/unit/test_eras testsuite/unit/test_roots testsuite/unit/test_sanity testsuite/unit/test_census testsuite/unit/test_weak testsuite/unit/test_apply testsuite/unit/test_stable_name testsuite/unit/test_promote_in_place testsuite/unit/test_nonmoving"
 # The scripts add gc_stress and era_stress (random mutators) and the
 # profiler's runs: under ThreadSanitizer they would take 2.5 minutes more,
 # and par-gc.sh already runs its own stress program there.
 PAR_GC_TESTS="$PAR_GC_UNIT_TESTS testsuite/scripts/programs.sh testsuite/scripts/profiling.sh"
+
+# The same collector tests run once more with the non-moving old
+# generation (issue 50): in the release build, and in the sanitizer build,
+# whose level-3 assertions and AddressSanitizer check its segments.
+NONMOVING_RTS="--nonmoving-gc"
+NONMOVING_TESTS="$PAR_GC_TESTS"
 
 # Tests of what no build setting changes, run in the release build only:
 # the report pages in chromium (about 90 s a build; strata-html itself
@@ -133,23 +139,23 @@ check_build() {
 }
 
 # Runs the collector's tests (TESTS) again in the built DIR under
-# GHCRTS=$PAR_GC_RTS.
-check_parallel_gc() {
-    local dir=$1 tests=$2 start=$SECONDS
-    say "testing the collector with GHCRTS='$PAR_GC_RTS' ($dir/)"
+# GHCRTS=RTS.
+check_rerun() {
+    local dir=$1 rts=$2 tests=$3 start=$SECONDS
+    say "testing the collector with GHCRTS='$rts' ($dir/)"
     rm -f "$dir/test-suite.log"
-    if GHCRTS=$PAR_GC_RTS make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check TESTS="$tests"; then
+    if GHCRTS=$rts make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check TESTS="$tests"; then
         count_results "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
         count_results "$dir"
         printf '\n%s: failing tests in %s/ under GHCRTS=%s, their logs:\n' "${0##*/}" "$dir" \
-            "$PAR_GC_RTS"
+            "$rts"
         print_failed_logs "$dir"
     else
-        echo "(the parallel-GC tests in $dir/ did not run; counting that as one failed test)"
+        echo "(the tests in $dir/ under GHCRTS=$rts did not run; counting that as one failed test)"
         total_failed=$((total_failed + 1))
     fi
-    say "$dir/ with GHCRTS='$PAR_GC_RTS' done in $((SECONDS - start))s"
+    say "$dir/ with GHCRTS='$rts' done in $((SECONDS - start))s"
 }
 
 # Unit tests that some build skips because only another build compiles in
@@ -185,14 +191,16 @@ main() {
         total_failed=1
     else
         check_build build "${STRATA_RELEASE_CONFIG[@]}"
-        [ -d build ] && check_parallel_gc build "$PAR_GC_TESTS"
+        [ -d build ] && check_rerun build "$PAR_GC_RTS" "$PAR_GC_TESTS"
+        [ -d build ] && check_rerun build "$NONMOVING_RTS" "$NONMOVING_TESTS"
         if [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
             say "skipping the sanitizer and debug builds (STRATA_TEST_QUICK=1)"
         else
             CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-san "${SAN_CONFIG[@]}"
+            [ -d build-san ] && check_rerun build-san "$NONMOVING_RTS" "$NONMOVING_TESTS"
             CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-debug2 "${DEBUG2_CONFIG[@]}"
             CHECK_TESTS=$TSAN_TESTS check_build build-tsan "${TSAN_CONFIG[@]}"
-            [ -d build-tsan ] && check_parallel_gc build-tsan "$PAR_GC_UNIT_TESTS"
+            [ -d build-tsan ] && check_rerun build-tsan "$PAR_GC_RTS" "$PAR_GC_UNIT_TESTS"
             check_every_test_ran build build-san build-debug2
         fi
     fi

@@ -18,6 +18,7 @@
 #include "GCPrivate.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "NonMoving.h"
 #include "os/Thread.h"
 
 /* ----------------------------------------------------------------------
@@ -73,9 +74,7 @@ static void give_up_block(BlockDesc *bd)
         bd_flags_clear(bd, BF_SCANQ);   /* its scan queue entry goes stale */
     if (t->ws[bd->gen_no].last_dest == bd)   /* Note [The cursor is on the scan queue] */
         t->ws[bd->gen_no].last_limit = NULL;
-    t->claim = true;   /* Note [Copying alone] in GCThread.c */
-    ws_deque_push(&t->deque, bd);
-    gc_work_pushed();
+    gc_share_block(bd);
 }
 
 /* Where copies into bd must stop for now: the block's end, or in a
@@ -151,6 +150,13 @@ static void close_block_early(GenWorkspace *ws, Generation *g, BlockDesc *bd, ui
 StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words, uint64_t era)
 {
     ASSERT_INTERNAL(n_words > 0 && n_words <= BLOCK_SIZE_W);
+    /* The non-moving generation has no to-space blocks, so its cursor
+     * never serves a copy and every one comes here (Note [Promoting into
+     * segments] in NonMovingAlloc.c). */
+    if (STRATA_UNLIKELY(nonmoving_on()) && gen_no == storage_n_gens - 1) {
+        ws->n_words += n_words;
+        return nonmoving_alloc_copy(n_words, era);
+    }
     Generation *g = &storage_gens[gen_no];
     BlockDesc *bd = ws->last_dest;
     if (bd != NULL && ws->last_era == era && bd->free + n_words <= block_alloc_limit(bd)) {
@@ -221,9 +227,13 @@ static void retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
 {
     BlockDesc *bd = Bdescr(to);
     GenWorkspace *ws = &gct->ws[gen_no];
+    ws->n_words -= n_words;
+    if (bd_is_segment(bd)) {
+        nonmoving_retract_copy(to);
+        return;
+    }
     ASSERT_INTERNAL(bd->free == to + n_words);
     bd->free = to;
-    ws->n_words -= n_words;
     /* A run the copy started would now be empty: drop it, and make the
      * next copy look the era up again (.inv.era-runs). */
     if (bd->n_era_runs > 0 &&
@@ -426,7 +436,7 @@ evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgW
     StgPtr to = gc_alloc_for_copy(size, to_gen, era);
     /* The copy keeps its era and lands in to-space (.inv.block-era,
      * .inv.tospace in docs/design/gc.md). */
-    ASSERT_INTERNAL(block_era_at(Bdescr(to), to) == era && Bdescr(to)->gen_no == to_gen);
+    ASSERT_INTERNAL(heap_object_era(to) == era && Bdescr(to)->gen_no == to_gen);
     ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > t->collected_gen);
     finish_copy(t, p, q, info, to, size);
 }
@@ -487,7 +497,7 @@ evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd, const StgInfoT
     dest->free += size;
     ws->n_words += size;
     __builtin_prefetch(to + TOSPACE_PREFETCH_WORDS, 1);   /* Note [Prefetching to-space] */
-    ASSERT_INTERNAL(block_era_at(Bdescr(to), to) == era && Bdescr(to)->gen_no == to_gen);
+    ASSERT_INTERNAL(heap_object_era(to) == era && Bdescr(to)->gen_no == to_gen);
     ASSERT_INTERNAL((Bdescr(to)->flags & BF_EVACUATED) || to_gen > t->collected_gen);
     finish_copy(t, p, q, info, to, size);
 }
@@ -514,7 +524,7 @@ evacuate_collected(GCThread *t, StgClosure **p, StgClosure *q, const BlockDesc *
     if ((StgWord)info & 1) {   /* forwarded (Note [Forwarding pointers]) */
         StgClosure *to = (StgClosure *)((StgWord)info & ~(StgWord)1);
         ASSERT_INTERNAL(heap_alloced(to));
-        ASSERT_INTERNAL(t->parallel || block_era_at(Bdescr(to), to) == block_era_at(bd, q));
+        ASSERT_INTERNAL(t->parallel || heap_object_era(to) == block_era_at(bd, q));
         if (Bdescr(to)->gen_no < t->evac_gen)
             t->failed_to_evac = true;
         slot_store(p, to);
@@ -538,6 +548,8 @@ void evacuate_heap(StgClosure **p, StgClosure *q)
     if (bd_gen_no(bd) > t->collected_gen || (flags & BF_EVACUATED)) {
         if (bd_gen_no(bd) < t->evac_gen)
             t->failed_to_evac = true;
+        if (STRATA_UNLIKELY(flags & BF_NONMOVING))
+            nonmoving_gc_reached(q);   /* Note [The snapshot] in NonMoving.c */
         return;
     }
     evacuate_collected(t, p, q, bd, flags);
@@ -574,13 +586,12 @@ static void evacuate_large(BlockDesc *bd)
     bd->gen = g;
     block_set_gen_no(bd, to);
     bd->dest_no = g->promote_to;
+    if (to == storage_n_gens - 1 && nonmoving_on())
+        nonmoving_adopt_group(bd);
     bd_flags_set(bd, BF_EVACUATED);
     if (t->parallel) {
         os_mutex_unlock(&large_lock);
-        /* Any GC thread may scan it (Note [Sharing work]). */
-        t->claim = true;   /* Note [Copying alone] in GCThread.c */
-        ws_deque_push(&t->deque, bd);
-        gc_work_pushed();
+        gc_share_block(bd);   /* any GC thread may scan it (Note [Sharing work]) */
         return;
     }
     bd->link = t->todo_large;

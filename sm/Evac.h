@@ -127,12 +127,13 @@ typedef struct {
  * which need no remembering while evac_gen is at most 1.  The scanning
  * loops make that test inline, before the call; anything else takes the
  * descriptor's test in evacuate_heap.  A major GC's range has no map, so
- * its loops pay one test of a register. */
+ * its loops pay one test of a register; neither has a non-moving
+ * snapshot's collection, which must see the old objects it meets (Note
+ * [The snapshot] in NonMoving.c). */
 static inline HeapRange heap_range(const GCThread *t)
 {
-    bool by_map = t->collected_gen == 0 && t->evac_gen <= 1;
     return (HeapRange){mblock_heap_base, (StgWord)(mblock_heap_end - mblock_heap_base),
-                       by_map ? block_young_map_biased : 0};
+                       t->evac_gen <= 1 ? t->young_map : 0};
 }
 
 /* True if q (in the heap) is surely older than the collected generation

@@ -20,6 +20,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
+#include "NonMoving.h"
 #include "Policy.h"
 #include "PromoteInPlace.h"
 #include "Sanity.h"
@@ -157,12 +158,17 @@ static void update_weak_root(StgClosure **slot, void *ctx)
     *slot = weak_gc_is_alive(*slot);
 }
 
+void gc_visit_weak_roots(RootEvacFn evac, void *ctx)
+{
+    for (unsigned i = 0; i < n_weak_root_sources; i++)
+        weak_root_sources[i].visit(evac, ctx);
+}
+
 /* Points each weak root at its object's new address, or NULL if the
  * object died: after everything reachable has been found. */
 static void update_weak_roots(void)
 {
-    for (unsigned i = 0; i < n_weak_root_sources; i++)
-        weak_root_sources[i].visit(update_weak_root, NULL);
+    gc_visit_weak_roots(update_weak_root, NULL);
 }
 
 /* A root is reachable from nothing older: it is evacuated as if from
@@ -288,12 +294,23 @@ static void gc_thread_scan(void)
  * pointers included: a weak's value becomes reachable once its key is,
  * and may reach other keys (Note [Weak pointers] in Weak.c).  The weak
  * pointers are looked at by thread 0 alone between parallel scans. */
+/* One round of the weak pointers (thread 0): a weak's value is not a
+ * root of a non-moving snapshot (Note [The snapshot] in NonMoving.c). */
+static bool traverse_weaks(void)
+{
+    bool push = gct->nm_push;
+    gct->nm_push = false;
+    bool more = weak_gc_traverse();
+    gct->nm_push = push;
+    return more;
+}
+
 static void collect_reachable(unsigned N)
 {
     list_root_items(N);
     gc_work_begin();
     gc_run_threads(gc_n_threads, gc_thread_roots_and_scan);
-    while (weak_gc_traverse()) {
+    while (traverse_weaks()) {
         gc_work_begin();
         gc_run_threads(gc_n_threads, gc_thread_scan);
     }
@@ -376,7 +393,7 @@ static unsigned threads_for(unsigned N)
 /* Starts the collection's bookkeeping in every GC thread that will run:
  * the tally if one is due (thread 0 counts into the one asked for, the
  * others into their own, merged at the end). */
-static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
+static void begin_collection(unsigned N, bool is_major, bool snapshot, unsigned n_threads)
 {
     gc_set_n_threads(n_threads);
     note_collector_cap();
@@ -392,6 +409,7 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
         t->claim = t->parallel;
         t->unique_copies = unique;
         t->collected_gen = N;
+        t->young_map = N == 0 && !snapshot ? block_young_map_biased : 0;
         t->era_finger.bd = NULL;
         t->copied_words = 0;
         t->todo_large = NULL;
@@ -414,12 +432,13 @@ static void begin_collection(unsigned N, bool is_major, unsigned n_threads)
     gct = gc_threads[0];
 }
 
-/* Adds the other GC threads' counts to thread 0's tally. */
-static void finish_tally(void)
+/* Adds the other GC threads' counts to thread 0's tally; returns it (NULL
+ * when no census is due). */
+static LiveTally *finish_tally(void)
 {
     LiveTally *main = gc_threads[0]->tally;
     if (main == NULL)
-        return;
+        return NULL;
     live_tally_flush(main);
     for (unsigned i = 1; i < gc_n_threads; i++) {
         GCThread *t = gc_threads[i];
@@ -431,6 +450,7 @@ static void finish_tally(void)
     }
     main->filled = true;
     gc_threads[0]->tally = NULL;
+    return main;
 }
 
 /* Note [A minor GC costs what is young]
@@ -573,20 +593,51 @@ static StgWord account_allocation(void)
 
 static void collect_with_world_stopped(bool major);
 
-/* The collection proper: from-space traced and copied. */
-static void collect_by_copying(unsigned N, bool is_major, unsigned n_threads, GCDetails *details)
+/* A non-moving snapshot's collection promotes every survivor of
+ * generations 0..N into the oldest (Note [The snapshot] in NonMoving.c):
+ * every from-space group and the nursery send their survivors there.
+ * Returns the nursery's destination before, to put back afterwards. */
+static uint16_t send_young_to_oldest(unsigned N)
 {
-    begin_collection(N, is_major, n_threads);
-    tenure_before_gc(N);
+    uint16_t oldest = (uint16_t)(storage_n_gens - 1);
+    for (unsigned i = 0; i <= N; i++) {
+        for (BlockDesc *bd = storage_gens[i].old_blocks; bd != NULL; bd = bd->link)
+            bd->dest_no = oldest;
+        for (BlockDesc *bd = storage_gens[i].old_large; bd != NULL; bd = bd->link)
+            bd->dest_no = oldest;
+    }
+    uint16_t dest = storage_nursery_dest();
+    storage_nursery_set_dest(oldest);
+    return dest;
+}
+
+/* The collection proper: from-space traced and copied.  snapshot: it
+ * starts a cycle of the non-moving generation. */
+static void collect_by_copying(unsigned N, bool is_major, bool snapshot, unsigned n_threads,
+                               GCDetails *details)
+{
+    begin_collection(N, is_major, snapshot, n_threads);
+    if (!snapshot)
+        tenure_before_gc(N);   /* the snapshot ages nothing */
     bool direct = !tenure_aging_enabled();
+    if (snapshot)
+        nonmoving_snapshot_begin(n_threads);
     prepare_generations(N);
+    uint16_t nursery_dest = snapshot ? send_young_to_oldest(N) : 0;
     weak_gc_begin();
     collect_reachable(N);
     update_weak_roots();
-    finish_tally();
+    LiveTally *tally = finish_tally();
     merge_workspaces();
+    if (nonmoving_on())
+        nonmoving_gc_done();
     fill_thread_details(details);
     free_from_space(N);
+    if (snapshot) {
+        storage_nursery_set_dest(nursery_dest);
+        nonmoving_collect_stw(tally);
+        return;
+    }
     tenure_after_gc(N);
     promote_in_place_measure(N, direct, details->allocated_bytes, details->copied_bytes);
 }
@@ -635,7 +686,11 @@ static void collect_with_world_stopped(bool major)
     mut_list_gather();
     unsigned N = policy_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
-    bool in_place = promote_in_place_wanted(N);
+    /* The non-moving generation is never copied: its collection is a
+     * snapshot's collection of the younger ones, then its cycle. */
+    bool snapshot = is_major && nonmoving_on();
+    unsigned copied_gen = snapshot ? N - 1 : N;
+    bool in_place = !snapshot && promote_in_place_wanted(N);
     unsigned n_threads = in_place ? 1 : threads_for(N);
     if (observer != NULL && observer->start != NULL)
         observer->start(n_threads);
@@ -658,7 +713,7 @@ static void collect_with_world_stopped(bool major)
         gc_observe_thread_phase(0, GC_PHASE_DONE);
     } else {
         /* Also when no fresh nursery blocks could be had for an in-place GC. */
-        collect_by_copying(N, is_major, n_threads, &details);
+        collect_by_copying(copied_gen, is_major, snapshot, n_threads, &details);
     }
     poison_nursery();
     storage_reset_nursery();

@@ -61,6 +61,10 @@ void gc_add_root_source(RootSource source);
  * claim] in Evac.c). */
 void gc_add_weak_root_source(RootSource source, StgWord (*held)(void));
 
+/* Calls every weak root source with evac (the non-moving generation's
+ * cycle, at the end of its mark). */
+void gc_visit_weak_roots(RootEvacFn evac, void *ctx);
+
 /* Whether a parallel collection must claim every copy, constructors and
  * functions too: it counts a census, or a weak pointer or a weak root
  * source's slot (a stable name) holds an object by identity (Note

@@ -407,6 +407,14 @@ void gc_work_pushed(void)
         wake_idle();
 }
 
+void gc_share_block(BlockDesc *bd)
+{
+    GCThread *t = gct;
+    t->claim = true;
+    ws_deque_push(&t->deque, bd);
+    gc_work_pushed();
+}
+
 /* Sleeps until woken or a millisecond has passed, unless the phase is
  * over or a deque has work. */
 static void idle_sleep(uint32_t mine)

@@ -62,6 +62,8 @@ typedef struct {
     uint32_t run;
 } EraFinger;
 
+struct NonMovingThread_;
+
 typedef struct {
     unsigned index;              /* 0: the thread that stopped the world */
     bool parallel;               /* other GC threads run in this collection */
@@ -70,6 +72,17 @@ typedef struct {
     bool unique_copies;          /* claim immutable copies too (Note
                                     [Immutable copies without a claim]) */
     unsigned collected_gen;      /* N: generations 0..N are collected */
+    StgWord young_map;           /* block_young_map_biased when generation
+                                    0 alone is collected and no snapshot is
+                                    taken, else 0: old objects may be told
+                                    by their megablock (Note [Old objects by
+                                    their megablock] in Evac.h) */
+    bool nm_push;                /* a non-moving snapshot's collection: the
+                                    generation's objects met are queued
+                                    for the mark (Note [The snapshot] in
+                                    NonMoving.c) */
+    struct NonMovingThread_ *nm; /* the non-moving generation's state, or
+                                    NULL without --nonmoving-gc */
     uint16_t evac_gen;           /* survivors go at least this old */
     bool failed_to_evac;         /* an object stayed younger than evac_gen */
     EraFinger era_finger;        /* the era run the last lookup found */
@@ -136,6 +149,12 @@ void gc_set_n_threads(unsigned n);   /* GC threads in this collection */
 bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */
 bool gc_work_wanted(void);           /* some thread is idle */
 void gc_work_pushed(void);           /* after a push: wakes idle threads */
+
+/* Gives bd (a to-space block with unscanned words, a live large group, a
+ * list of copies to scan) to whichever thread takes it: onto this
+ * thread's deque, claiming its copies from now on (Note [Copying alone]
+ * in GCThread.c), and wakes an idle thread. */
+void gc_share_block(BlockDesc *bd);
 
 /* Whether this thread can copy without claims until it next pushes work
  * onto its deque (Note [Copying alone] in GCThread.c); and the phase's

@@ -22,8 +22,13 @@ void gc_request_major(void)
     major_gc_wanted = true;
 }
 
+/* What a generation holds, in blocks.  The non-moving generation reuses
+ * the slots its sweeps free, so what it holds is the words of its
+ * allocated slots and groups, not its blocks (Note [Generation budgets]). */
 static StgWord gen_blocks(const Generation *g)
 {
+    if (storage_config.nonmoving && g == oldest_gen)
+        return (g->n_words + g->n_large_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W;
     return g->n_blocks + g->n_large_blocks;
 }
 

@@ -32,6 +32,10 @@ bool promote_in_place_wanted(unsigned N)
     PromoteInPlaceMode mode = storage_config.promote_in_place;
     if (N != 0 || storage_n_gens < 2 || mode == PROMOTE_IN_PLACE_NEVER)
         return false;
+    /* The non-moving generation holds segments only: its objects are
+     * copied in (the flags refuse =always with it: RtsFlags.c). */
+    if (storage_config.nonmoving && storage_gens[0].promote_to == storage_n_gens - 1)
+        return false;
     /* Aged objects would be promoted a GC early, garbage and all. */
     if (storage_gens[0].blocks != NULL)
         return false;

@@ -31,6 +31,8 @@
 #include "MutList.h"
 #include "Era.h"
 #include "Heap.h"
+#include "SanityPrivate.h"
+#include "Segment.h"
 #include "Weak.h"
 
 #if defined(STRATA_ASAN)
@@ -44,7 +46,7 @@ static const char *check_when;
 static StgWord *remembered = NULL;
 static StgWord n_remembered = 0, cap_remembered = 0;
 
-_Noreturn __attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
+void sanity_fail(const char *fmt, ...)
 {
     va_list ap;
     fprintf(stderr, "%s: sanity check failed (%s): ", rts_prog_name, check_when);
@@ -55,6 +57,8 @@ _Noreturn __attribute__((format(printf, 1, 2))) static void fail(const char *fmt
     fflush(stderr);
     abort();
 }
+
+#define fail sanity_fail
 
 /* ----------------------------------------------------------------------
  * Blocks
@@ -166,9 +170,11 @@ static void mark_heap_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, 
     static const char *const what[] = {
         [HEAP_BLOCK_SMALL] = "block", [HEAP_BLOCK_LARGE] = "large-object",
         [HEAP_BLOCK_PINNED] = "pinned", [HEAP_BLOCK_NURSERY] = "nursery",
+        [HEAP_BLOCK_SEGMENT] = "segment",
     };
     uint16_t must = kind == HEAP_BLOCK_NURSERY ? BF_NURSERY
-                    : kind == HEAP_BLOCK_PINNED ? BF_PINNED : 0;
+                    : kind == HEAP_BLOCK_PINNED ? BF_PINNED
+                    : kind == HEAP_BLOCK_SEGMENT ? BF_NONMOVING : 0;
     *(StgWord *)ctx += mark_block(bd, gen, must, what[kind]);
 }
 
@@ -253,7 +259,7 @@ static bool is_remembered(const StgClosure *c)
  * that is neither is reported with the object and field it came from; it
  * is never read through, so a stray integer in a pointer field or an
  * object that runs onto garbage ends in a message, not a SIGSEGV. */
-static bool info_is_valid(const StgInfoTable *info)
+bool sanity_info_is_valid(const StgInfoTable *info)
 {
     if (info == NULL || ((StgWord)info & (sizeof(void *) - 1)) != 0 || heap_alloced(info) ||
         !os_image_contains(info, sizeof *info))
@@ -304,8 +310,11 @@ _Noreturn static void fail_stale(const StgClosure *c, StgWord field, const StgCl
          describe_type(c), (unsigned long)field, (void *)p);
 }
 
+static void check_block_pointer(const StgClosure *c, StgWord field, const StgClosure *p,
+                                BlockDesc *bd);
+
 /* Checks one pointer field of object c (in block owner, or static). */
-static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord field,
+void sanity_check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord field,
                           const StgClosure *p)
 {
     if (p == NULL)
@@ -317,7 +326,7 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
         if (!os_image_contains(p, sizeof(StgClosure)))
             fail("pointer to neither the heap nor a static closure (object=%p %s, field=%lu, "
                  "value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
-        if (!info_is_valid(p->info))
+        if (!sanity_info_is_valid(p->info))
             fail("pointer to a static closure with a bad info table (object=%p %s, field=%lu, "
                  "value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
         return;
@@ -326,25 +335,12 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
         fail("pointer into heap address space the allocator does not hold (object=%p %s, "
              "field=%lu, value=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p);
     BlockDesc *bd = Bdescr(p);
-    bool wrong = !(bd->flags & BF_KNOWN) || (StgPtr)p < bd->start || (StgPtr)p >= bd->free ||
-                 closure_is_forwarded(p) || !info_is_valid(p->info);
-    if (wrong && reads_poison(p))
-        fail_stale(c, field, p);
-    if (!(bd->flags & BF_KNOWN))
-        fail("pointer into a block that is not in the heap: from-space or freed "
-             "(object=%p %s, field=%lu, value=%p, target block=%p)",
-             (void *)c, describe_type(c), (unsigned long)field, (void *)p, (void *)bd);
-    if ((StgPtr)p < bd->start || (StgPtr)p >= bd->free)
-        fail("pointer beyond the allocated part of its block (object=%p %s, field=%lu, "
-             "value=%p, block=%p)", (void *)c, describe_type(c), (unsigned long)field,
-             (void *)p, (void *)bd);
-    if (closure_is_forwarded(p) || !info_is_valid(p->info))
-        fail("pointer to something that is not a closure (object=%p %s, field=%lu, value=%p, "
-             "block=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p, (void *)bd);
-    if ((bd->flags & BF_LARGE) && (StgPtr)p != bd->start)
-        fail("pointer into the middle of a large object (object=%p %s, field=%lu, value=%p, "
-             "large object=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p,
-             (void *)bd->start);
+    if (bd_is_segment(bd)) {
+        sanity_check_segment_pointer(c, field, p);
+        bd = segment_head_bd(bd);   /* for the remembered-set check below */
+    } else {
+        check_block_pointer(c, field, p, bd);
+    }
     /* The TSO and stack chunks are scanned at every GC, and a weak
      * pointer's fields are visited by every GC's weak pass (Weak.c): no
      * barrier needed for them. */
@@ -361,6 +357,31 @@ static void check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
                  "field=%lu, value=%p in generation %u)", (void *)c, describe_type(c),
                  (unsigned)owner->gen_no, (unsigned long)field, (void *)p, (unsigned)bd->gen_no);
     }
+}
+
+/* check_pointer's tests of p, in block bd (not a segment). */
+static void check_block_pointer(const StgClosure *c, StgWord field, const StgClosure *p,
+                                BlockDesc *bd)
+{
+    bool wrong = !(bd->flags & BF_KNOWN) || (StgPtr)p < bd->start || (StgPtr)p >= bd->free ||
+                 closure_is_forwarded(p) || !sanity_info_is_valid(p->info);
+    if (wrong && reads_poison(p))
+        fail_stale(c, field, p);
+    if (!(bd->flags & BF_KNOWN))
+        fail("pointer into a block that is not in the heap: from-space or freed "
+             "(object=%p %s, field=%lu, value=%p, target block=%p)",
+             (void *)c, describe_type(c), (unsigned long)field, (void *)p, (void *)bd);
+    if ((StgPtr)p < bd->start || (StgPtr)p >= bd->free)
+        fail("pointer beyond the allocated part of its block (object=%p %s, field=%lu, "
+             "value=%p, block=%p)", (void *)c, describe_type(c), (unsigned long)field,
+             (void *)p, (void *)bd);
+    if (closure_is_forwarded(p) || !sanity_info_is_valid(p->info))
+        fail("pointer to something that is not a closure (object=%p %s, field=%lu, value=%p, "
+             "block=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p, (void *)bd);
+    if ((bd->flags & BF_LARGE) && (StgPtr)p != bd->start)
+        fail("pointer into the middle of a large object (object=%p %s, field=%lu, value=%p, "
+             "large object=%p)", (void *)c, describe_type(c), (unsigned long)field, (void *)p,
+             (void *)bd->start);
 }
 
 /* Note [A thunk's reserved word]
@@ -401,7 +422,7 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
         check_thunk_header(c);
         first = THUNK_HEADER_WORDS; n = info->ptrs; break;
     case BLACKHOLE:
-        if (!info_is_valid(((const StgBlackhole *)c)->thunk_info))
+        if (!sanity_info_is_valid(((const StgBlackhole *)c)->thunk_info))
             fail("blackhole without a thunk info table (object=%p)", (void *)c);
         first = THUNK_HEADER_WORDS; n = ((const StgBlackhole *)c)->thunk_info->ptrs; break;
     case IND: case IND_STATIC: case MUT_VAR_CLEAN: case MUT_VAR_DIRTY:
@@ -426,35 +447,43 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
              (void *)c, (unsigned)info->type, describe_type(c));
     }
     for (StgWord i = first; i < first + n; i++)
-        check_pointer(c, owner, i, (const StgClosure *)w[i]);
+        sanity_check_pointer(c, owner, i, (const StgClosure *)w[i]);
+}
+
+StgWord sanity_check_object(const StgClosure *c, const BlockDesc *bd, StgPtr end)
+{
+    if (closure_is_forwarded(c))
+        fail("forwarding pointer outside a GC (object=%p, block=%p)", (void *)c, (void *)bd);
+    if (!sanity_info_is_valid(c->info))
+        fail("bad info pointer (object=%p, info=%p, block=%p, gen=%u, era=%lu)", (void *)c,
+             (const void *)c->info, (void *)bd, (unsigned)bd->gen_no, (unsigned long)bd->era);
+    StgWord size = closure_sizeW(c);
+    if (size == 0 || (StgPtr)c + size > end)
+        fail("object runs past the end of its block (object=%p %s, size=%lu words, block=%p)",
+             (void *)c, describe_type(c), (unsigned long)size, (void *)bd);
+    /* The collector copies by fixed_words (Note [A copy's size from its
+     * info table] in Evac.c). */
+    if (c->info->fixed_words != 0 && c->info->fixed_words != size)
+        fail("info table %s gives %u words for an object of %lu (object=%p %s, block=%p)",
+             c->info->name != NULL ? c->info->name : "(unnamed)",
+             (unsigned)c->info->fixed_words, (unsigned long)size, (void *)c,
+             describe_type(c), (void *)bd);
+    check_fields(c, bd);
+    return size;
 }
 
 /* Walks the objects of block bd; zero words are slop. */
 static void check_objects(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
 {
-    (void)kind;
     (void)gen;
     (void)ctx;
+    if (kind == HEAP_BLOCK_SEGMENT) {
+        sanity_check_segment_objects(bd);
+        return;
+    }
     StgPtr end = bd->free;
     for (StgPtr p = heap_first_object(bd->start, end); p < end;) {
-        StgClosure *c = (StgClosure *)p;
-        if (closure_is_forwarded(c))
-            fail("forwarding pointer outside a GC (object=%p, block=%p)", (void *)c, (void *)bd);
-        if (!info_is_valid(c->info))
-            fail("bad info pointer (object=%p, info=%p, block=%p, gen=%u, era=%lu)", (void *)c,
-                 (const void *)c->info, (void *)bd, (unsigned)bd->gen_no, (unsigned long)bd->era);
-        StgWord size = closure_sizeW(c);
-        if (size == 0 || p + size > end)
-            fail("object runs past the end of its block (object=%p %s, size=%lu words, block=%p)",
-                 (void *)c, describe_type(c), (unsigned long)size, (void *)bd);
-        /* The collector copies by fixed_words (Note [A copy's size from its
-         * info table] in Evac.c). */
-        if (c->info->fixed_words != 0 && c->info->fixed_words != size)
-            fail("info table %s gives %u words for an object of %lu (object=%p %s, block=%p)",
-                 c->info->name != NULL ? c->info->name : "(unnamed)",
-                 (unsigned)c->info->fixed_words, (unsigned long)size, (void *)c,
-                 describe_type(c), (void *)bd);
-        check_fields(c, bd);
+        StgWord size = sanity_check_object((StgClosure *)p, bd, end);
         p = heap_next_object(p, size, end);
     }
 }
@@ -466,7 +495,7 @@ static StgWord roots_checked;
 static void check_root(StgClosure **slot, void *ctx)
 {
     (void)ctx;
-    check_pointer(NULL, NULL, roots_checked++, *slot);
+    sanity_check_pointer(NULL, NULL, roots_checked++, *slot);
 }
 
 /* .inv.weak-lists (Weak.h): each weak on generation g's list is a WEAK
@@ -474,7 +503,7 @@ static void check_root(StgClosure **slot, void *ctx)
 static void check_weak(StgWeak *w, unsigned gen, void *ctx)
 {
     (void)ctx;
-    check_pointer(NULL, NULL, gen, (const StgClosure *)w);
+    sanity_check_pointer(NULL, NULL, gen, (const StgClosure *)w);
     if (w->info->type != WEAK)
         fail("object on a weak pointer list is not a WEAK (object=%p %s, list=%u)", (void *)w,
              describe_type((const StgClosure *)w), gen);
@@ -515,6 +544,8 @@ void sanity_check_heap(const char *when)
         fail("block inventory does not balance: %lu blocks on heap lists, %lu allocated",
              (unsigned long)blocks, (unsigned long)block_n_allocated());
     check_young_map();
+    if (storage_config.nonmoving)
+        sanity_check_nonmoving_lists();
 
     /* Pass 2: every object and pointer. */
     collect_remembered();

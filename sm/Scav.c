@@ -16,6 +16,7 @@
 #include "GCPrivate.h"
 #include "Messages.h"
 #include "MutList.h"
+#include "NonMoving.h"
 #include "os/Thread.h"
 
 /* ----------------------------------------------------------------------
@@ -401,7 +402,9 @@ static inline void look_for_company(GCThread *t)
 static void scavenge_given_up(BlockDesc *bd)
 {
     look_for_company(gct);
-    if (bd_flags(bd) & (BF_LARGE | BF_PINNED))
+    if (bd_flags(bd) & BF_NM_TODO)
+        nonmoving_scavenge_todo_block(bd);
+    else if (bd_flags(bd) & (BF_LARGE | BF_PINNED))
         scavenge_large(bd);
     else
         scavenge_block(bd);
@@ -440,6 +443,10 @@ static bool scavenge_own_work(void)
         scan_queue_done(t, bd);
         return true;
     }
+    /* Copies into the non-moving generation (Note [Promoting into
+     * segments] in NonMovingAlloc.c). */
+    if (t->nm != NULL && nonmoving_scavenge_own())
+        return true;
     if (t->parallel) {
         BlockDesc *bd = ws_deque_pop(&t->deque);
         if (bd != NULL) {

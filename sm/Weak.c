@@ -231,6 +231,82 @@ void weak_gc_end(void)
 }
 
 /* ----------------------------------------------------------------------
+ * The non-moving generation
+ * ---------------------------------------------------------------------- */
+
+/* Note [Weak pointers and the non-moving generation]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A minor collection takes every object of the non-moving generation as
+ * alive, as it does any older object, so a weak whose key lies there is
+ * decided only at the end of a cycle's mark, by the same rounds as in a
+ * copying collection (Note [Weak pointers]), with "reached" meaning
+ * "marked": each weak of any generation whose key is marked, or lies
+ * outside the generation, keeps its value -- the weak and the value are
+ * pushed onto the mark queue and marked, which may mark other keys --
+ * until a round keeps none.  The rest have dead keys: each is made dead,
+ * its finalizer queued, and it leaves its list (if nothing else marked
+ * it, the sweep frees it).  The snapshot's collection does not mark a
+ * weak's value (Note [The snapshot] in NonMoving.c), so a value reachable
+ * only through its weak dies with the weak's key.  The world is stopped
+ * throughout. */
+
+void weak_nonmoving_begin(void)
+{
+    n_pending = 0;
+    for (unsigned g = 0; g < n_lists; g++)
+        for (StgWeak *w = lists[g]; w != NULL; w = w->link) {
+            if (weak_is_dead(w))
+                continue;
+            if (GROW_ARRAY_RESERVE_MIN(pending, cap_pending, n_pending + 1, 64) != 0)
+                rts_panic("out of C heap settling weak pointers (weaks=%lu)",
+                          (unsigned long)n_pending);
+            pending[n_pending++] = w;
+        }
+}
+
+bool weak_nonmoving_traverse(MarkQueue *q)
+{
+    bool kept_any = false;
+    for (size_t i = 0; i < n_pending;) {
+        StgWeak *w = pending[i];
+        StgClosure *key = nonmoving_alive_or_null(w->key);
+        if (key == NULL) {
+            i++;
+            continue;
+        }
+        w->key = key;
+        mark_queue_push_unmarked(q, (StgClosure *)w);
+        if (w->value != NULL)
+            mark_queue_push_unmarked(q, w->value);
+        pending[i] = pending[--n_pending];
+        kept_any = true;
+    }
+    return kept_any;
+}
+
+void weak_nonmoving_end(void)
+{
+    for (unsigned g = 0; g < n_lists; g++) {
+        StgWeak *kept = NULL;
+        for (StgWeak *w = lists[g], *next; w != NULL; w = next) {
+            next = w->link;
+            if (weak_is_dead(w) || nonmoving_alive_or_null(w->key) == NULL)
+                continue;
+            w->link = kept;
+            kept = w;
+        }
+        lists[g] = kept;
+    }
+    for (size_t i = 0; i < n_pending; i++) {
+        queue_finalizer(pending[i]);
+        make_dead(pending[i]);
+    }
+    debug_trace(DEBUG_GC, "gc: non-moving weak pointers: %lu keys died, %lu finalizers due",
+                (unsigned long)n_pending, (unsigned long)(n_due - due_head));
+    n_pending = 0;
+}
+
+/* ----------------------------------------------------------------------
  * Between collections
  * ---------------------------------------------------------------------- */
 

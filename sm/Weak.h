@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "NonMovingMark.h"
 #include "strata/Closures.h"
 
 /* A finalizer taken off a weak pointer: call fn(env) once. */
@@ -53,6 +54,24 @@ void weak_gc_end(void);
 /* The address of p after this collection if it is alive so far, NULL if
  * not (yet) reached.  Follows indirections.  During a GC only. */
 StgClosure *weak_gc_is_alive(StgClosure *p);
+
+/* ----------------------------------------------------------------------
+ * At the end of a non-moving cycle's mark (NonMoving.c calls these in
+ * this order, the world stopped; Note [Weak pointers and the non-moving
+ * generation] in Weak.c)
+ * ---------------------------------------------------------------------- */
+
+/* Takes every live weak of every generation as undecided. */
+void weak_nonmoving_begin(void);
+
+/* Keeps each undecided weak whose key is alive after the mark: pushes the
+ * weak and its value onto q.  True if it kept any (q must be marked, and
+ * this called again). */
+bool weak_nonmoving_traverse(MarkQueue *q);
+
+/* The weaks left have dead keys: each is made dead and its finalizer
+ * queued; the lists keep the live weaks only. */
+void weak_nonmoving_end(void);
 
 /* ----------------------------------------------------------------------
  * Between collections

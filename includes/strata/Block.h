@@ -26,7 +26,10 @@ typedef struct BlockDesc_ {
     struct Generation_ *gen;    /* owning generation, NULL when not in a heap */
     uint16_t gen_no;            /* gen->no, cached for the GC's fast paths */
     uint16_t dest_no;           /* generation that survivors of this block go to */
-    uint16_t pad_node;          /* GHC's NUMA node; always 0 here */
+    uint16_t pad_node;          /* GHC's NUMA node, always 0 here, except in
+                                   a segment of the non-moving generation:
+                                   the block's index in its segment (Note
+                                   [Segments] in sm/heap/Segment.h) */
     uint16_t flags;             /* BF_* below */
     uint32_t blocks;            /* group size in blocks (head only); 0 on the
                                    tail descriptor of a free group */
@@ -50,6 +53,16 @@ typedef struct BlockDesc_ {
 #define BF_NURSERY 256      /* a nursery block (strata-specific number) */
 #define BF_SCANQ 512        /* GC: on the to-space scan queue (strata) */
 #define BF_TOSPACE 1024     /* GC: to-space of the collection in progress */
+#define BF_NM_TODO 16       /* GC: a list of copies into the non-moving
+                               generation still to scan (strata) */
+#define BF_NONMOVING 2048   /* in the non-moving generation: a block of a
+                               segment, or with BF_LARGE or BF_PINNED a
+                               group of it (strata; GHC's number is 1024) */
+/* A large or pinned group of the non-moving generation keeps the epoch of
+ * the cycle that last marked it in these two bits (Note [Mark epochs] in
+ * sm/NonMoving.c); 0 elsewhere. */
+#define BF_NM_EPOCH_SHIFT 12
+#define BF_NM_EPOCH_MASK (3u << BF_NM_EPOCH_SHIFT)
 
 _Static_assert(sizeof(BlockDesc) == BDESCR_SIZE, "BlockDesc must be 64 bytes");
 

@@ -19,6 +19,7 @@
 #include "MutList.h"
 #include "Provenance.h"
 #include "Roots.h"
+#include "Segment.h"
 #include "Threads.h"
 #include "StablePtr.h"
 #include "Storage.h"
@@ -162,6 +163,25 @@ static int index_cmp(const void *a, const void *b)
 
 static size_t expected_blocks;
 
+/* A segment of the non-moving generation: one entry per era run of its
+ * slots (Note [The eras of a segment] in sm/heap/Segment.c), whose free
+ * slots read as slop (Note [Segments] in sm/heap/Segment.h). */
+static void index_segment(BlockDesc *bd)
+{
+    const Segment *seg = (const Segment *)bd->start;
+    uint32_t n_runs = seg->runs != NULL ? seg->n_runs : 1;
+    for (uint32_t r = 0; r < n_runs; r++) {
+        unsigned first = seg->runs != NULL ? seg->runs[r].first : 0;
+        unsigned end = r + 1 < n_runs ? seg->runs[r + 1].first : seg->n_slots;
+        IndexEntry e = {.bd = bd, .n_blocks = r == 0 ? bd->blocks : 0,
+                        .kind = DEBUG_BLOCK_SMALL,
+                        .era = seg->runs != NULL ? seg->runs[r].era : seg->era,
+                        .from = segment_slot(seg, first), .to = segment_slot(seg, end)};
+        expected_blocks++;
+        index_add(&e);
+    }
+}
+
 static void index_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void *ctx)
 {
     (void)gen;
@@ -171,7 +191,12 @@ static void index_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void
         [HEAP_BLOCK_LARGE] = DEBUG_BLOCK_LARGE,
         [HEAP_BLOCK_PINNED] = DEBUG_BLOCK_PINNED,
         [HEAP_BLOCK_NURSERY] = DEBUG_BLOCK_NURSERY,
+        [HEAP_BLOCK_SEGMENT] = DEBUG_BLOCK_SMALL,
     };
+    if (kind == HEAP_BLOCK_SEGMENT) {
+        index_segment(bd);
+        return;
+    }
     for (uint32_t i = 0; i <= bd->n_era_runs; i++) {
         IndexEntry e = {.bd = bd, .n_blocks = i == 0 ? bd->blocks : 0, .kind = debug_kind[kind]};
         block_era_segment(bd, i, &e.from, &e.to, &e.era);

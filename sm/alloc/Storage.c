@@ -23,6 +23,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
+#include "NonMoving.h"
 #include "Policy.h"
 #include "os/Ticker.h"
 #include "strata/Alloc.h"
@@ -71,6 +72,8 @@ bool storage_init(const StorageConfig *config)
                         ? n_caps : storage_config.gc_threads;
     if (!gc_threads_init(n_gc, storage_n_gens))
         return false;
+    if (storage_config.nonmoving && !nonmoving_init(n_gc))
+        return false;
     storage_reset_nursery();
     return true;
 }
@@ -78,6 +81,8 @@ bool storage_init(const StorageConfig *config)
 void storage_exit(void)
 {
     /* All memory goes back with the reservation (heap_exit). */
+    if (storage_config.nonmoving)
+        nonmoving_exit();
     gc_threads_exit();
     mut_list_exit();
     capabilities_exit();

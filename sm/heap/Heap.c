@@ -13,6 +13,7 @@
 #include "BlockAlloc.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "Segment.h"
 
 Generation *storage_gens = NULL;
 unsigned storage_n_gens = 0;
@@ -58,6 +59,7 @@ bool heap_init(const StorageConfig *config)
                   "reserved), less than -M%lu", (unsigned long)reserve,
                   (unsigned long)storage_config.max_heap_bytes);
     block_alloc_init();
+    segment_classes_init();
 
     storage_n_gens = storage_config.generations;
     storage_gens = calloc(storage_n_gens, sizeof(Generation));

@@ -24,6 +24,11 @@ typedef struct Generation_ {
                                     through ->link / ->u.back */
     StgWord n_large_blocks;      /* blocks in those groups */
     StgWord n_large_words;       /* words of objects in them */
+    BlockDesc *segments;         /* the non-moving generation's segments,
+                                    their heads doubly linked through ->link
+                                    / ->u.back (Note [Segments] in
+                                    Segment.h); their blocks are counted in
+                                    n_blocks */
     BlockDesc *mut_list;         /* remembered set: blocks of StgClosure* */
     StgWord max_blocks;          /* collect this generation when its
                                     blocks exceed this */
@@ -77,6 +82,9 @@ typedef struct {
                                     decides from --prefault and the
                                     processors: sm/block/Prefault.c) */
     PromoteInPlaceMode promote_in_place;  /* --promote-in-place */
+    bool nonmoving;              /* --nonmoving-gc: the oldest generation is
+                                    marked and swept, never copied
+                                    (sm/NonMoving.h) */
 } StorageConfig;
 
 /* The configuration storage_init was given (valid until storage_exit). */

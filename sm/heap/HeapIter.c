@@ -7,6 +7,7 @@
 #include "HeapIter.h"
 
 #include "Nursery.h"
+#include "Segment.h"
 
 void heap_for_each_block(HeapBlockFn fn, void *ctx)
 {
@@ -15,6 +16,8 @@ void heap_for_each_block(HeapBlockFn fn, void *ctx)
         Generation *gen = &storage_gens[g];
         for (BlockDesc *bd = gen->blocks; bd != NULL; bd = bd->link)
             fn(bd, HEAP_BLOCK_SMALL, gen, ctx);
+        for (BlockDesc *bd = gen->segments; bd != NULL; bd = bd->link)
+            fn(bd, HEAP_BLOCK_SEGMENT, gen, ctx);
         for (BlockDesc *bd = gen->large_objects; bd != NULL; bd = bd->link)
             fn(bd, (bd->flags & BF_PINNED) ? HEAP_BLOCK_PINNED : HEAP_BLOCK_LARGE, gen, ctx);
     }
@@ -25,4 +28,16 @@ void heap_for_each_block(HeapBlockFn fn, void *ctx)
         if (cap->pinned_block != NULL)
             fn(cap->pinned_block, HEAP_BLOCK_PINNED, &storage_gens[0], ctx);
     }
+}
+
+void heap_block_objects(const BlockDesc *bd, HeapBlockKind kind, StgPtr *start, StgPtr *end)
+{
+    if (kind == HEAP_BLOCK_SEGMENT) {
+        const Segment *seg = (const Segment *)bd->start;
+        *start = seg->slots;
+        *end = segment_slots_end(seg);
+        return;
+    }
+    *start = bd->start;
+    *end = bd->free;
 }

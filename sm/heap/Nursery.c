@@ -148,6 +148,11 @@ StgWord storage_nursery_allocated_bytes_of(Capability *cap)
     return words * WORD_SIZE;
 }
 
+uint16_t storage_nursery_dest(void)
+{
+    return nursery_dest;
+}
+
 void storage_nursery_set_dest(uint16_t dest)
 {
 #if STRATA_DEBUG >= 3

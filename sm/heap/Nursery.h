@@ -46,6 +46,9 @@ StgWord storage_nursery_allocated_bytes_of(Capability *cap);
  * is stopped. */
 void storage_nursery_set_dest(uint16_t dest);
 
+/* The destination last set. */
+uint16_t storage_nursery_dest(void);
+
 /* Blocks in all the nurseries. */
 StgWord storage_nursery_blocks(void);
 

@@ -33,6 +33,7 @@
 #include <strata.h>
 
 #include "EraRuns.h"
+#include "Segment.h"
 
 STRATA_CONSTR_INFO(Msg_info, "Msg", 0, 2);    /* sent era, round */
 STRATA_CONSTR_INFO(Probe_info, "Probe", 0, 1);
@@ -48,7 +49,7 @@ static atomic_long checks, failures;
 
 static StgWord era_of(StgClosure *c)
 {
-    return (StgWord)block_era_at(Bdescr(c), c);
+    return (StgWord)heap_object_era(c);
 }
 
 static void check(const char *what, long id, long round, StgWord got, StgWord sent)

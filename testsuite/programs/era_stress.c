@@ -16,6 +16,7 @@
 #include <strata.h>
 
 #include "EraRuns.h"
+#include "Segment.h"
 #include "Storage.h"
 
 STRATA_CONSTR_INFO(Item_info, "Item", 1, 1);   /* next, birth era */
@@ -49,9 +50,9 @@ int main(int argc, char **argv)
     for (long e = 0; e < eras; e++)
         for (StgClosure *c = strata_mut_array_read(r[0], (StgWord)e); c != NULL;
              c = STRATA_FIELD(c, 0)) {
-            if (block_era_at(Bdescr(c), c) != STRATA_WORD(c, 1)) {
+            if (heap_object_era(c) != STRATA_WORD(c, 1)) {
                 fprintf(stderr, "era_stress: object born in era %lu is in a block of era %lu\n",
-                        (unsigned long)STRATA_WORD(c, 1), (unsigned long)block_era_at(Bdescr(c), c));
+                        (unsigned long)STRATA_WORD(c, 1), (unsigned long)heap_object_era(c));
                 return 1;
             }
             checked++;

@@ -29,6 +29,7 @@
 #include <strata.h>
 
 #include "EraRuns.h"
+#include "Segment.h"
 
 /* left, right; value, depth, era before, era after, check */
 STRATA_CONSTR_INFO(Node_info, "Node", 2, 5);
@@ -86,7 +87,7 @@ static void check_node(StgClosure *n, long thread)
     if (STRATA_WORD(n, F_CHECK) != mix(STRATA_WORD(n, F_VALUE), value_of(l), value_of(r)))
         fail("node's check word does not match its children", thread,
              (unsigned long)STRATA_WORD(n, F_VALUE), 0);
-    StgWord era = (StgWord)block_era_at(Bdescr(n), n);
+    StgWord era = (StgWord)heap_object_era(n);
     if (era < STRATA_WORD(n, F_ERA_BEFORE) || era > STRATA_WORD(n, F_ERA_AFTER))
         fail("node in a block of the wrong era", thread, (unsigned long)era,
              (unsigned long)STRATA_WORD(n, F_ERA_BEFORE));

@@ -29,6 +29,7 @@
 #include <strata.h>
 
 #include "EraRuns.h"
+#include "Segment.h"
 
 STRATA_CONSTR_INFO(Cons_info, "Cons", 1, 1);   /* tail, value */
 STRATA_CONSTR_INFO(Era_info, "Era", 0, 2);     /* era before, era after */
@@ -116,7 +117,7 @@ static void check_era(long id, long round)
     StgWord before = getUserEra();
     StgClosure *e = strata_alloc_constr(&Era_info);
     StgWord after = getUserEra();
-    StgWord born = (StgWord)block_era_at(Bdescr(e), e);
+    StgWord born = (StgWord)heap_object_era(e);
     if (born < before || born > after)
         fail("object in a block of the wrong era", id, round, born, before);
 }

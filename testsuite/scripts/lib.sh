@@ -119,6 +119,17 @@ need_python3() {
     return 1
 }
 
+# True when the tests run again with the non-moving old generation
+# (scripts/test.sh's GHCRTS=--nonmoving-gc), which refuses -G1 and, at
+# -G2, --promote-in-place=always: the runs that need those say so and are
+# left to the first pass.
+nonmoving_rerun() {
+    case " ${GHCRTS:-} " in
+    *" --nonmoving-gc "* | *" -xn "*) return 0 ;;
+    esac
+    return 1
+}
+
 expect_status() {
     local want=$1 got=0
     shift

@@ -43,6 +43,14 @@ bad "--prefault: expected auto, always or never (got 'sometimes')" +RTS --prefau
 bad "--prefault: expected =auto, =always or =never (got nothing)" +RTS --prefault -RTS
 bad "--promote-in-place: expected auto, always or never (got 'sometimes')" +RTS --promote-in-place=sometimes -RTS
 bad "--promote-in-place: expected =auto, =always or =never (got nothing)" +RTS --promote-in-place -RTS
+bad "unknown RTS option: --nonmoving-gc=yes" +RTS --nonmoving-gc=yes -RTS
+bad "flag -xn given an argument when none was expected: -xn2" +RTS -xn2 -RTS
+bad "unknown RTS option: -xq" +RTS -xq -RTS
+# Flags the non-moving generation cannot honour are named, in either order.
+bad "--nonmoving-gc cannot be used with -G1" +RTS --nonmoving-gc -G1 -RTS
+bad "--nonmoving-gc cannot be used with -G1" +RTS -G1 -xn -RTS
+bad "--nonmoving-gc cannot be used with --promote-in-place=always at -G2" \
+    +RTS --promote-in-place=always --nonmoving-gc -RTS
 bad "-ol expects filename" +RTS -ol -RTS
 bad "unknown trace option: Z" +RTS -lZ -RTS
 bad "-A: size must be at most 128t (got 99999999999999g)" +RTS -A99999999999999g -RTS
@@ -109,6 +117,14 @@ expect_status 0 env -u GHCRTS "$prog" 18 +RTS -A64k --promote-in-place=never -s 
 if grep -q "promoted in place" "$err"; then
     fail "--promote-in-place=never: -s still reports bytes promoted in place"
 fi
+
+# The non-moving old generation, by either name; -G3 keeps promotion in
+# place into generation 1, which copies.
+for nm in --nonmoving-gc -xn; do
+    run 0 +RTS $nm -A64k -DS -RTS
+    expect_stderr_contains "long lived tree of depth 6" "$out"
+done
+run 0 +RTS --nonmoving-gc -G3 --promote-in-place=always -A64k -DS -RTS
 
 run 0 +RTS --info -RTS
 cat "$out" "$err" >"$all"

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include "EraRuns.h"
+#include "Segment.h"
 #include "GC.h"
 #include "Storage.h"
 
@@ -13,7 +14,7 @@
  * several eras (Note [Blocks of several eras] in sm/block/EraRuns.h). */
 static uint64_t object_era(const StgClosure *c)
 {
-    return block_era_at(Bdescr(c), c);
+    return heap_object_era(c);
 }
 
 /* An object that remembers the era it was born in. */
@@ -127,9 +128,12 @@ static void test_eras_objects_keep_their_birth_era(void **state)
 static StgWord blocks_with_runs(void)
 {
     StgWord n = 0;
-    for (unsigned g = 0; g < storage_n_gens; g++)
+    for (unsigned g = 0; g < storage_n_gens; g++) {
         for (BlockDesc *bd = storage_gens[g].blocks; bd != NULL; bd = bd->link)
             n += bd->n_era_runs > 0;
+        for (BlockDesc *bd = storage_gens[g].segments; bd != NULL; bd = bd->link)
+            n += ((Segment *)bd->start)->runs != NULL;   /* --nonmoving-gc */
+    }
     return n;
 }
 

@@ -16,6 +16,7 @@
 #include "BlockAlloc.h"
 #include "Capability.h"
 #include "EraRuns.h"
+#include "Segment.h"
 #include "GC.h"
 #include "Messages.h"
 #include "MutList.h"
@@ -367,11 +368,11 @@ static void test_pip_objects_keep_their_eras(void **state)
     assert_true(gc_last_details()->in_place);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(Bdescr(r[i])->gen_no, 1);
-        assert_int_equal(block_era_at(Bdescr(r[i]), r[i]), 3 + i);
+        assert_int_equal(heap_object_era(r[i]), 3 + i);
     }
     strata_perform_gc(1);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(block_era_at(Bdescr(r[i]), r[i]), 3 + i);
+        assert_int_equal(heap_object_era(r[i]), 3 + i);
     setUserEra(0);
     STRATA_ROOTS_POP(r);
 }

@@ -87,7 +87,10 @@ static void corrupt_info_pointer(void)
 static void test_sanity_catches_bad_info_pointer(void **state)
 {
     (void)state;
-    harness_expect_failure(corrupt_info_pointer, 0, SIGABRT, "is not a closure");
+    /* Segments are walked in another order: the object itself is found
+     * before the field that points at it. */
+    harness_expect_failure(corrupt_info_pointer, 0, SIGABRT,
+                           harness_nonmoving_rerun() ? "bad info pointer" : "is not a closure");
 }
 
 static void corrupt_missing_barrier(void)
@@ -147,7 +150,9 @@ static void corrupt_block_generation(void)
 {
     harness_start("-A8k", "-G3", NULL);
     StgClosure **r = old_pair();
-    Bdescr(r[0])->gen_no = 2;   /* the descriptor lies about its generation */
+    /* The descriptor lies about its generation (the non-moving collector
+     * promotes the pair to generation 2, the copying one to 1). */
+    Bdescr(r[0])->gen_no = Bdescr(r[0])->gen_no == 2 ? 1 : 2;
     sanity_check_heap("test");
 }
 
@@ -155,7 +160,7 @@ static void test_sanity_catches_wrong_generation(void **state)
 {
     (void)state;
     harness_expect_failure(corrupt_block_generation, 0, SIGABRT,
-                           "list belongs to generation 2");
+                           "list belongs to generation");
 }
 
 static void corrupt_inventory(void)
@@ -349,9 +354,27 @@ static void misuse_stale_root(void)
         (void)mk_int(0);
 }
 
+/* With --nonmoving-gc the old pair never moves; a pointer kept to it after
+ * it died and was swept points at a free slot. */
+static void misuse_swept_root(void)
+{
+    harness_start("-A8k", "-DS", NULL);
+    StgClosure **r = old_pair();
+    StgClosure *kept = r[0];
+    r[0] = NULL;
+    strata_perform_gc(1);   /* the pair dies and its slot is freed */
+    r[0] = kept;
+    for (;;)
+        (void)mk_int(0);
+}
+
 static void test_sanity_names_stale_pointer_in_root(void **state)
 {
     (void)state;
+    if (harness_nonmoving_rerun()) {
+        harness_expect_failure(misuse_swept_root, 0, SIGABRT, "pointer to a free slot");
+        return;
+    }
 #if STRATA_DEBUG >= 2 || defined(STRATA_ASAN)
     harness_expect_failure(misuse_stale_root, 0, SIGABRT,
                            "stale pointer in root slot");

@@ -1,0 +1,357 @@
+/*
+ * sm/NonMovingAlloc.c -- promotion into the non-moving generation: the
+ * segment lists, the slot a copy takes, and the list of copies each GC
+ * thread still has to scan.  Runs in the copying collector's threads
+ * with the world stopped.  Relies on the segment layout (Segment.h), the
+ * GC threads (GCThread.h) and the scan of one object (Scav.c).  See Note
+ * [Segments] in Segment.h and Note [Promoting into segments] below.
+ *
+ * Note [Promoting into segments]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A copy bound for the oldest generation takes a slot in one of the
+ * copying thread's current segments, one per size class, so no lock is
+ * taken per copy; a thread whose current segment of a class is full
+ * takes the next from its class's list of segments with free slots, the
+ * pool of empty ones, or the block allocator, under one lock.  Within a
+ * segment a copy takes the first free slot at or after the segment's
+ * hint, so one collection's copies fill the holes a sweep left in order
+ * (and share era runs: Note [The eras of a segment] in Segment.c).  The
+ * slot's mark byte is set to the current epoch as it is taken: a copy
+ * made while a cycle marks is marked already (allocated black), and one
+ * made between cycles waits for the next cycle's mark like any object.
+ *
+ * Copies into segments are not contiguous, so the Cheney scan of to-space
+ * blocks cannot find them: each thread lists its copies in a block of
+ * pointers (its todo block) and scans them from the end, as a stack.  A
+ * full todo block is given up onto the thread's deque in a parallel
+ * collection, where another thread may take it (a BF_NM_TODO block), only
+ * when the next copy needs a new block: by then every copy it lists is
+ * complete.  A copy taken back (another thread won the object) was the
+ * thread's latest, so its slot is freed and its entry popped.
+ * At the end of each collection every current segment goes back to its
+ * list, so between collections each segment is on exactly one list and
+ * the sweep may take any of them.
+ */
+#include "NonMovingPrivate.h"
+
+#include <string.h>
+
+#include "BlockAlloc.h"
+#include "ClosureSize.h"
+#include "GCPrivate.h"
+#include "GCThread.h"
+#include "Messages.h"
+
+OsMutex nonmoving_segments_lock = OS_MUTEX_INIT;
+Segment *nonmoving_active[SEGMENT_CLASSES];
+Segment *nonmoving_filled[SEGMENT_CLASSES];
+Segment *nonmoving_free_pool;
+StgWord nonmoving_n_free_pool;
+Segment *nonmoving_sweep_list;
+
+/* Segments in use (on the generation's list, the pool included), and
+ * blocks of them added since the generation was last counted. */
+static StgWord n_segments;
+static StgWord new_segment_blocks;
+
+/* The pool keeps at most this many empty segments, plus one for each
+ * NONMOVING_POOL_SHARE in use. */
+#define NONMOVING_POOL_MIN 16
+#define NONMOVING_POOL_SHARE 32
+
+/* ----------------------------------------------------------------------
+ * Lists
+ * ---------------------------------------------------------------------- */
+
+static void push(Segment **list, Segment *seg, SegmentList which)
+{
+    seg->link = *list;
+    seg->list = (uint8_t)which;
+    *list = seg;
+}
+
+static Segment *pop(Segment **list)
+{
+    Segment *seg = *list;
+    if (seg != NULL) {
+        *list = seg->link;
+        seg->link = NULL;
+        seg->list = SEGMENT_ON_NONE;
+    }
+    return seg;
+}
+
+void nonmoving_segment_put_locked(Segment *seg)
+{
+    unsigned c = seg->size_class;
+    if (seg->n_used == 0)
+        push(&nonmoving_free_pool, seg, SEGMENT_ON_FREE), nonmoving_n_free_pool++;
+    else if (seg->n_used == seg->n_slots)
+        push(&nonmoving_filled[c], seg, SEGMENT_ON_FILLED);
+    else
+        push(&nonmoving_active[c], seg, SEGMENT_ON_ACTIVE);
+}
+
+StgWord nonmoving_segment_release_locked(Segment *seg)
+{
+    ASSERT(seg->n_used == 0);
+    if (nonmoving_n_free_pool < NONMOVING_POOL_MIN + n_segments / NONMOVING_POOL_SHARE) {
+        segment_release(seg);
+        push(&nonmoving_free_pool, seg, SEGMENT_ON_FREE);
+        nonmoving_n_free_pool++;
+        return 0;
+    }
+    segment_release(seg);
+    BlockDesc *head = Bdescr(seg);
+    dbl_link_remove(head, &oldest_gen->segments);
+    n_segments--;
+    sm_lock();
+    block_free_group(head);
+    sm_unlock();
+    return SEGMENT_BLOCKS;
+}
+
+/* A segment of class c with a free slot, for a GC thread's copies. */
+static Segment *take_segment(unsigned c)
+{
+    bool locked = gct->parallel;
+    if (locked)
+        os_mutex_lock(&nonmoving_segments_lock);
+    Segment *seg = pop(&nonmoving_active[c]);
+    if (seg == NULL && (seg = pop(&nonmoving_free_pool)) != NULL) {
+        nonmoving_n_free_pool--;
+        segment_reformat(seg, c);
+    }
+    if (seg == NULL) {
+        sm_lock();
+        BlockDesc *bd = block_alloc_group(SEGMENT_BLOCKS);
+        sm_unlock();
+        if (bd == NULL) {
+            if (locked)
+                os_mutex_unlock(&nonmoving_segments_lock);
+            storage_heap_overflow(SEGMENT_WORDS * WORD_SIZE);
+        }
+        seg = segment_format(bd, c, oldest_gen, oldest_gen->no);
+        dbl_link_onto(bd, &oldest_gen->segments);
+        n_segments++;
+        new_segment_blocks += SEGMENT_BLOCKS;
+    }
+    if (locked)
+        os_mutex_unlock(&nonmoving_segments_lock);
+    return seg;
+}
+
+static void put_segment(Segment *seg)
+{
+    bool locked = gct->parallel;
+    if (locked)
+        os_mutex_lock(&nonmoving_segments_lock);
+    nonmoving_segment_put_locked(seg);
+    if (locked)
+        os_mutex_unlock(&nonmoving_segments_lock);
+}
+
+/* ----------------------------------------------------------------------
+ * The copies to scan
+ * ---------------------------------------------------------------------- */
+
+static void give_up_todo(GCThread *t, NonMovingThread *nm, BlockDesc *bd)
+{
+    if (t->parallel) {
+        gc_share_block(bd);
+        return;
+    }
+    bd->link = nm->todo_full;
+    nm->todo_full = bd;
+}
+
+static void todo_push(GCThread *t, NonMovingThread *nm, StgPtr copy)
+{
+    BlockDesc *bd = nm->todo;
+    if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
+        if (bd != NULL)
+            give_up_todo(t, nm, bd);
+        bd = gc_alloc_block();
+        bd->flags = BF_NM_TODO;
+        bd->link = NULL;
+        nm->todo = bd;
+    }
+    *bd->free++ = (StgWord)copy;
+}
+
+/* Scans c, a copy into the generation: its children are copied into the
+ * generation too (eager promotion), or c is remembered. */
+static void scan_copy(GCThread *t, StgClosure *c)
+{
+    t->evac_gen = oldest_gen->no;
+    t->failed_to_evac = false;
+    scavenge_object(c);
+    if (t->failed_to_evac)
+        gc_remember(oldest_gen->no, c);
+    /* Counted after the scan, which may clean a dirty object's header
+     * (Note [Counting during the GC] in LiveTally.c). */
+    if (t->tally != NULL && live_tally_counts_era(t->tally, heap_object_era(c)))
+        live_tally_add(t->tally, c->info, closure_sizeW(c));
+}
+
+static void scan_todo_block(GCThread *t, BlockDesc *bd)
+{
+    while (bd->free > bd->start)
+        scan_copy(t, (StgClosure *)*--bd->free);
+    bd->link = t->nm->spent;
+    t->nm->spent = bd;
+}
+
+bool nonmoving_scavenge_own(void)
+{
+    GCThread *t = gct;
+    NonMovingThread *nm = t->nm;
+    if (nm == NULL)
+        return false;
+    BlockDesc *bd = nm->todo;
+    if (bd != NULL && bd->free > bd->start) {
+        StgClosure *c = (StgClosure *)*--bd->free;
+        scan_copy(t, c);
+        return true;
+    }
+    bd = nm->todo_full;
+    if (bd == NULL)
+        return false;
+    nm->todo_full = bd->link;
+    scan_todo_block(t, bd);
+    return true;
+}
+
+void nonmoving_scavenge_todo_block(BlockDesc *bd)
+{
+    scan_todo_block(gct, bd);
+}
+
+/* ----------------------------------------------------------------------
+ * Copies
+ * ---------------------------------------------------------------------- */
+
+StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era)
+{
+    GCThread *t = gct;
+    NonMovingThread *nm = t->nm;
+    ASSERT(n_words <= SEGMENT_MAX_OBJECT_WORDS);
+    unsigned c = segment_class_of(n_words);
+    Segment *seg = nm->current[c];
+    if (STRATA_UNLIKELY(seg == NULL || seg->n_used == seg->n_slots)) {
+        if (seg != NULL)
+            put_segment(seg);
+        seg = nm->current[c] = take_segment(c);
+    }
+    unsigned i = seg->next_free;
+    while (seg->marks[i] != 0)
+        i++;
+    ASSERT(i < seg->n_slots);
+    if (STRATA_UNLIKELY(segment_era_at(seg, i) != era)) {
+        unsigned end = i + 1;
+        while (end < seg->n_slots && seg->marks[end] == 0)
+            end++;
+        segment_set_era(seg, i, end, era);
+    }
+    /* Read by other GC threads (nonmoving_gc_reached): atomic. */
+    __atomic_store_n(&seg->marks[i], nonmoving_epoch, __ATOMIC_RELAXED);
+    seg->n_used++;
+    seg->next_free = (uint16_t)(i + 1);
+    StgPtr to = segment_slot(seg, i);
+    todo_push(t, nm, to);
+    return to;
+}
+
+void nonmoving_retract_copy(StgPtr to)
+{
+    Segment *seg = segment_of(to);
+    unsigned i = segment_slot_index(seg, to);
+    NonMovingThread *nm = gct->nm;
+    ASSERT(nm->todo != NULL && nm->todo->free > nm->todo->start &&
+           nm->todo->free[-1] == (StgWord)to);
+    nm->todo->free--;
+    memset(to, 0, (size_t)seg->slot_words * WORD_SIZE);   /* free slots read as slop */
+    __atomic_store_n(&seg->marks[i], 0, __ATOMIC_RELAXED);
+    seg->n_used--;
+    if (i < seg->next_free)
+        seg->next_free = (uint16_t)i;
+}
+
+void nonmoving_gc_reached(StgClosure *q)
+{
+    GCThread *t = gct;
+    if (t->nm_push)
+        mark_queue_push_unmarked(&t->nm->reached, q);
+}
+
+void nonmoving_adopt_group(BlockDesc *bd)
+{
+    uint16_t flags = __atomic_load_n(&bd->flags, __ATOMIC_RELAXED);
+    flags = (uint16_t)((flags & ~BF_NM_EPOCH_MASK) | BF_NONMOVING |
+                       ((unsigned)nonmoving_epoch << BF_NM_EPOCH_SHIFT));
+    __atomic_store_n(&bd->flags, flags, __ATOMIC_RELAXED);
+}
+
+/* ----------------------------------------------------------------------
+ * The end of a collection
+ * ---------------------------------------------------------------------- */
+
+static void free_todo_chain(BlockDesc *bd)
+{
+    for (BlockDesc *next; bd != NULL; bd = next) {
+        next = bd->link;
+        ASSERT(bd->free == bd->start);   /* every copy was scanned */
+        block_free_group(bd);
+    }
+}
+
+void nonmoving_gc_done(void)
+{
+    for (unsigned i = 0; i < gc_threads_max; i++) {
+        GCThread *t = gc_threads[i];
+        NonMovingThread *nm = t->nm;
+        for (unsigned c = 0; c < SEGMENT_CLASSES; c++) {
+            if (nm->current[c] != NULL)
+                nonmoving_segment_put_locked(nm->current[c]);
+            nm->current[c] = NULL;
+        }
+        free_todo_chain(nm->todo);
+        free_todo_chain(nm->todo_full);
+        free_todo_chain(nm->spent);
+        nm->todo = nm->todo_full = nm->spent = NULL;
+        mark_queue_append(&nonmoving_queue, &nm->reached);
+        t->nm_push = false;
+    }
+    oldest_gen->n_blocks += new_segment_blocks;
+    new_segment_blocks = 0;
+}
+
+void nonmoving_occupancy(NonMovingOccupancy *out)
+{
+    memset(out, 0, sizeof *out);
+    for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link) {
+        Segment *seg = (Segment *)bd->start;
+        if (seg->list == SEGMENT_ON_FREE) {
+            out->free_segments++;
+            continue;
+        }
+        out->segments++;
+        out->slot_words += (StgWord)seg->n_slots * seg->slot_words;
+        out->used_slot_words += (StgWord)seg->n_used * seg->slot_words;
+    }
+}
+
+/* ----------------------------------------------------------------------
+ * Start-up
+ * ---------------------------------------------------------------------- */
+
+void nonmoving_alloc_init(void)
+{
+    memset(nonmoving_active, 0, sizeof nonmoving_active);
+    memset(nonmoving_filled, 0, sizeof nonmoving_filled);
+    nonmoving_free_pool = NULL;
+    nonmoving_n_free_pool = 0;
+    nonmoving_sweep_list = NULL;
+    n_segments = 0;
+    new_segment_blocks = 0;
+}

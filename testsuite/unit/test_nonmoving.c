@@ -1,0 +1,209 @@
+/*
+ * testsuite/unit/test_nonmoving.c -- the non-moving old generation
+ * (+RTS --nonmoving-gc, sm/NonMoving*.c, sm/heap/Segment.c): survivors
+ * are promoted into segments and never move again; a cycle frees the
+ * dead slots and groups, and the next promotions reuse them; a slot of a
+ * 1 KiB byte array wastes little; objects keep their eras through slot
+ * reuse; weak pointers whose keys die in a cycle die with them.  Every
+ * test runs under -DS: the sanity checker checks the segments (header,
+ * marks, zeroed free slots, era runs) before and after each collection.
+ */
+#include "harness.h"
+#include "lists.h"
+
+#include "ClosureSize.h"
+#include "GC.h"
+#include "NonMoving.h"
+#include "Segment.h"
+#include "Storage.h"
+
+static bool in_segment(const StgClosure *c)
+{
+    return heap_alloced(c) && bd_is_segment(Bdescr(c)) &&
+           Bdescr(c)->gen_no == storage_n_gens - 1;
+}
+
+/* Allocated slots over all segments. */
+static StgWord used_slots(void)
+{
+    StgWord n = 0;
+    for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link)
+        n += ((Segment *)bd->start)->n_used;
+    return n;
+}
+
+static void test_nonmoving_survivors_live_in_segments_and_stay_put(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_list(0, 2000);
+    strata_perform_gc(1);
+    StgClosure *cells[2000];
+    StgClosure *l = r[0];
+    for (int i = 0; i < 2000; i++, l = STRATA_FIELD(l, 1)) {
+        assert_true(in_segment(l));
+        assert_true(in_segment(STRATA_FIELD(l, 0)));
+        cells[i] = l;
+    }
+    for (int round = 0; round < 3; round++) {
+        (void)mk_list(0, 5000);   /* garbage: minor collections */
+        strata_perform_gc(round % 2);
+    }
+    l = r[0];
+    for (int i = 0; i < 2000; i++, l = STRATA_FIELD(l, 1))
+        assert_ptr_equal(l, cells[i]);   /* never moved */
+    check_list(r[0], 0, 2000);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+static void test_nonmoving_cycle_frees_slots_and_promotion_reuses_them(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_list(0, 20000);
+    strata_perform_gc(1);
+    StgWord full = used_slots();
+    assert_true(full >= 40000);   /* a cell and its Int each */
+    StgWord segments = oldest_gen->n_blocks / SEGMENT_BLOCKS;
+    r[0] = NULL;
+    strata_perform_gc(1);
+    assert_true(used_slots() < full / 100);
+    assert_true(oldest_gen->n_words < 1000);
+    /* The same again: the freed segments are reused, not added to. */
+    r[0] = mk_list(0, 20000);
+    strata_perform_gc(1);
+    assert_true(oldest_gen->n_blocks / SEGMENT_BLOCKS <= segments);
+    check_list(r[0], 0, 20000);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+static void test_nonmoving_kilobyte_byte_array_wastes_little(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_bytes(1024);
+    strata_perform_gc(1);
+    assert_true(in_segment(r[0]));
+    StgWord words = closure_sizeW(r[0]);
+    const Segment *seg = segment_of(r[0]);
+    assert_int_equal(words, 130);
+    assert_int_equal(seg->slot_words, 136);   /* GHC's classes: 256 words */
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* Objects of era 1 promoted, every other one dropped, then objects of era 2
+ * promoted into the freed slots: each keeps its era, and once era 1's
+ * objects are gone the segments hold one era again, without runs. */
+static void test_nonmoving_eras_survive_slot_reuse(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    enum { N = 3000 };
+    StgClosure *arr = strata_alloc_mut_array(2 * N);
+    STRATA_ROOTS(r, 1);
+    r[0] = arr;
+    for (StgWord i = 0; i < N; i++)
+        strata_mut_array_write(r[0], i, mk_int(i));
+    strata_perform_gc(1);
+    for (StgWord i = 0; i < N; i += 2)
+        strata_mut_array_write(r[0], i, NULL);
+    strata_perform_gc(1);
+    setUserEra(2);
+    for (StgWord i = N; i < 2 * N; i++)
+        strata_mut_array_write(r[0], i, mk_int(i));
+    strata_perform_gc(1);
+    StgWord with_runs = 0;
+    for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link)
+        with_runs += ((Segment *)bd->start)->runs != NULL;
+    assert_true(with_runs > 0);   /* both eras share segments */
+    for (StgWord i = 0; i < 2 * N; i++) {
+        StgClosure *c = strata_mut_array_read(r[0], i);
+        if (c == NULL)
+            continue;
+        assert_true(in_segment(c));
+        assert_int_equal(heap_object_era(c), i < N ? 1 : 2);
+    }
+    for (StgWord i = 1; i < N; i += 2)
+        strata_mut_array_write(r[0], i, NULL);
+    strata_perform_gc(1);
+    for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link) {
+        const Segment *seg = (const Segment *)bd->start;
+        if (seg->size_class == segment_class_of(2))
+            assert_null(seg->runs);   /* era 2 alone */
+    }
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+static int finalized;
+static void count_finalizer(void *env)
+{
+    (void)env;
+    finalized++;
+}
+
+static void test_nonmoving_weak_dies_with_its_key_in_a_cycle(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    finalized = 0;
+    STRATA_ROOTS(r, 3);
+    r[0] = mk_int(1);   /* key */
+    r[1] = mk_int(2);   /* value */
+    r[2] = strata_mk_weak(r[0], r[1], count_finalizer, NULL);
+    r[1] = NULL;
+    strata_perform_gc(1);
+    assert_true(in_segment(r[0]) && in_segment(r[2]));
+    assert_non_null(strata_deref_weak(r[2]));
+    assert_int_equal(STRATA_WORD(strata_deref_weak(r[2]), 0), 2);
+    r[0] = NULL;
+    strata_perform_gc(1);
+    assert_null(strata_deref_weak(r[2]));
+    assert_int_equal(finalized, 1);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* A large array and pinned byte arrays promoted, marked while reachable,
+ * freed by the cycle after they die. */
+static void test_nonmoving_large_and_pinned_groups_are_swept(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_array(10000);
+    r[1] = strata_alloc_pinned_bytes(100);
+    strata_mut_array_write(r[0], 0, r[1]);
+    strata_perform_gc(1);
+    assert_true(Bdescr(r[0])->flags & BF_NONMOVING);
+    assert_true(Bdescr(r[1])->flags & BF_NONMOVING);
+    StgWord large = oldest_gen->n_large_blocks;   /* the stack's chunk too */
+    StgWord ours = Bdescr(r[0])->blocks + Bdescr(r[1])->blocks;
+    assert_true(ours >= 20 && large >= ours);
+    strata_perform_gc(1);
+    assert_int_equal(oldest_gen->n_large_blocks, large);   /* still reachable */
+    r[0] = r[1] = NULL;
+    strata_perform_gc(1);
+    assert_int_equal(oldest_gen->n_large_blocks, large - ours);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nonmoving_survivors_live_in_segments_and_stay_put),
+        cmocka_unit_test(test_nonmoving_cycle_frees_slots_and_promotion_reuses_them),
+        cmocka_unit_test(test_nonmoving_kilobyte_byte_array_wastes_little),
+        cmocka_unit_test(test_nonmoving_eras_survive_slot_reuse),
+        cmocka_unit_test(test_nonmoving_weak_dies_with_its_key_in_a_cycle),
+        cmocka_unit_test(test_nonmoving_large_and_pinned_groups_are_swept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
