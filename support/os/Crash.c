@@ -18,6 +18,24 @@
  * raised repeats when the handler returns; a signal another process sent
  * (si_code SI_USER or below) is raised again.  So the exit status, the core
  * dump, gdb's stop and a sanitizer's report are what they were without it.
+ *
+ * Note [A sanitizer's report says what to do next]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * In the sanitizer build the same damage seldom reaches a signal: the
+ * collector's load of a stale object's misaligned header, or of an info
+ * table through an overwritten header, is undefined behaviour, and
+ * UBSan (-fno-sanitize-recover) or ASan stops the program with its own
+ * report first.  Both call a hook as a report begins, __ubsan_on_report
+ * and __asan_on_error, weak functions in their runtimes that a program may
+ * define; this file defines them (sanitizer builds only, with default
+ * visibility so that the runtime finds them) to write the same line,
+ * naming the report instead of the signal, before the report itself:
+ *
+ *     prog: UndefinedBehaviorSanitizer report in the garbage collector;
+ *     the heap may be damaged: rerun with +RTS -DS to find the damaged object
+ *
+ * Only while the handler is installed (between hs_init and hs_exit); a
+ * LeakSanitizer report at exit calls neither hook.
  */
 #include "Crash.h"
 
@@ -55,20 +73,31 @@ static void append(char *buf, size_t *len, const char *s)
     *len += n;
 }
 
-static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+/* Writes "prog: WHAT in the garbage collector (or: in the program); the
+ * heap may be damaged: rerun with +RTS -DS ..." with one write(2). */
+static void say_rerun_with_sanity_checks(const char *what)
 {
-    (void)context;
-    int saved_errno = errno;
     char buf[BUF_SIZE];
     size_t len = 0;
     append(buf, &len, *prog_name);
-    append(buf, &len, ": fatal signal ");
-    append(buf, &len, signal_name(sig));
+    append(buf, &len, ": ");
+    append(buf, &len, what);
     append(buf, &len, *collecting ? " in the garbage collector" : " in the program");
     append(buf, &len, "; the heap may be damaged: rerun with +RTS -DS to find the damaged "
                       "object\n");
     ssize_t w = write(STDERR_FILENO, buf, len);
     (void)w;
+}
+
+static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+{
+    (void)context;
+    int saved_errno = errno;
+    char what[BUF_SIZE] = "fatal signal ";
+    size_t len = strlen(what);
+    append(what, &len, signal_name(sig));
+    what[len] = '\0';
+    say_rerun_with_sanity_checks(what);
     for (size_t i = 0; i < N_FATAL; i++)
         if (fatal_signals[i] == sig)
             sigaction(sig, &previous[i], NULL);
@@ -76,6 +105,24 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
     if (info == NULL || info->si_code <= 0)
         raise(sig);   /* sent, not raised by the instruction: send it again */
 }
+
+#ifdef STRATA_ASAN
+/* Note [A sanitizer's report says what to do next] */
+__attribute__((visibility("default"))) void __asan_on_error(void);
+__attribute__((visibility("default"))) void __ubsan_on_report(void);
+
+void __asan_on_error(void)
+{
+    if (installed)
+        say_rerun_with_sanity_checks("AddressSanitizer report");
+}
+
+void __ubsan_on_report(void)
+{
+    if (installed)
+        say_rerun_with_sanity_checks("UndefinedBehaviorSanitizer report");
+}
+#endif
 
 int os_crash_handler_install(const char *const *prog,
                              const volatile sig_atomic_t *in_collector)

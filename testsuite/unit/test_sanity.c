@@ -384,6 +384,74 @@ static void test_sanity_names_stale_pointer_in_root(void **state)
 #endif
 }
 
+/* The same misuses without -DS in the sanitizer build, where the
+ * collector's read of the damaged object is undefined behaviour (a
+ * misaligned header or info table) or a read of poisoned memory, and the
+ * sanitizer stops the program with its own report: the runtime's line
+ * naming -DS comes first (Note [A sanitizer's report says what to do next]
+ * in support/os/Crash.c), as the fatal-signal handler's does in a release
+ * build. */
+#if defined(STRATA_ASAN)
+/* A large array kept in a C local after it died: its blocks are freed
+ * (and poisoned), and the next GC reads its header through the root. */
+static void misuse_stale_large_root(void)
+{
+    harness_start("-A8k", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(2000);
+    StgClosure *kept = r[0];
+    r[0] = NULL;
+    strata_perform_gc(0);   /* the array dies: its group is freed */
+    r[0] = kept;
+    strata_perform_gc(0);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* A write one word past an object, of a misaligned value, lands in the
+ * next object's info pointer. */
+static void misuse_overrun_misaligned(void)
+{
+    harness_start("-A8k", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_int(1);
+    r[1] = mk_int(2);
+    if ((StgWord *)r[1] != (StgWord *)r[0] + 2)
+        fail_msg("the two objects are not adjacent");
+    STRATA_WORD(r[0], 1) = 0x10002;   /* r[1]'s info pointer: not a table */
+    strata_perform_gc(0);
+    STRATA_ROOTS_POP(r);
+}
+
+/* fn must die (any way) and its stderr hold the runtime's line before
+ * the sanitizer's own report. */
+static void expect_line_before_report(void (*fn)(void))
+{
+    static char buf[65536];
+    int status = harness_run_child(fn, buf, sizeof buf);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        fail_msg("the misuse went unnoticed:\n%s", buf);
+    const char *line = strstr(buf, "report in the garbage collector; the heap may be damaged: "
+                                    "rerun with +RTS -DS to find the damaged object");
+    const char *ubsan = strstr(buf, "runtime error:");
+    const char *asan = strstr(buf, "ERROR: AddressSanitizer");
+    const char *report = ubsan != NULL && (asan == NULL || ubsan < asan) ? ubsan : asan;
+    if (line == NULL || report == NULL || line > report)
+        fail_msg("no line naming +RTS -DS before the sanitizer's report:\n%s", buf);
+}
+#endif
+
+static void test_sanity_sanitizer_report_names_sanity_flag(void **state)
+{
+    (void)state;
+#if defined(STRATA_ASAN)
+    expect_line_before_report(misuse_stale_large_root);
+    expect_line_before_report(misuse_overrun_misaligned);
+#else
+    skip_in_build("a sanitizer's report (build-san/, --enable-sanitizers)");
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_sanity_passes_thunk_field_written_right),
         cmocka_unit_test(test_sanity_stale_pointer_reads_poison),
         cmocka_unit_test(test_sanity_names_stale_pointer_in_root),
+        cmocka_unit_test(test_sanity_sanitizer_report_names_sanity_flag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
