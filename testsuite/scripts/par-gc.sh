@@ -4,7 +4,8 @@
 # GC-thread counts (every field and era checked, the census tally counted
 # by several threads checked against a heap walk), -qg's generations,
 # output identical to the sequential collector, the work-balance lines of
-# +RTS -s, and the per-capability GC events of the eventlog.  Also run by
+# +RTS -s, the per-capability GC events of the eventlog, and that a
+# stable name or a weak pointer makes every copy unique.  Also run by
 # the ThreadSanitizer build (scripts/test.sh), where any race fails it.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +32,20 @@ stress_ok 1 10000 -N2 -A8k -DS
 # equal the heap walk (-DS checks it).
 stress_ok 3 5000 -N3 -A8k -DS -hT -i0.002
 stress_ok 2 5000 -N2 -A8k -DS -he -i0.002
+
+# Twin copies (Note [Immutable copies without a claim] in sm/Evac.c): two
+# GC threads race through the same 100,000 young constructors.  Without a
+# stable name or a weak some may be copied twice, each copy whole; while
+# either exists, every copy must be unique.
+expect_status 0 "$prog/twin_copies" 20 100000 +RTS -N2 -qn2 -A64m -DS -RTS
+grep -q "twin_copies: ok rounds=20 objects=100000 " "$out" || fail "twin_copies: $(head -c 600 "$out" "$err")"
+for mode in stable-name weak; do
+    expect_status 0 "$prog/twin_copies" 20 100000 "$mode" +RTS -N2 -qn2 -A64m -DS -RTS
+    grep -q "twin_copies: ok rounds=20 objects=100000 twins=0 " "$out" ||
+        fail "twin_copies $mode: $(head -c 600 "$out" "$err")"
+done
+expect_status 2 "$prog/twin_copies" 20 100000 stable +RTS -N2 -RTS
+expect_stderr_contains 'usage: '
 
 # -qg1: minor collections sequential, major ones parallel; -qg: none.
 expect_status 0 "$prog/par_gc_stress" 2 20000 +RTS -N2 -A8k -qg1 -s -RTS
