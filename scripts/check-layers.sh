@@ -34,6 +34,10 @@
 #                                                           three libraries above,
 #                                                           and its own folder:
 #                                                           never another tool's
+#   ghc/                        the GHC stub (compiled into Haskell programs
+#                               against GHC's headers)   -> strata/DebugProtocol.h
+#                                                           alone of includes/, base,
+#                                                           wire, os/Socket.h, ghc/
 # Tests, examples and benchmarks may include anything and are not read.
 #
 # OS headers (.inv.os-confined): only support/os/ may include the headers
@@ -67,6 +71,7 @@ layer_of() {
     utils/report/*) echo utils-report ;;
     utils/debug-client/*) echo utils-debug-client ;;
     utils/*/*) f=${f#utils/}; echo "tool-${f%%/*}" ;;
+    ghc/*) echo ghc-stub ;;
     *) echo other ;;
     esac
 }
@@ -93,6 +98,7 @@ allowed() {
     utils-report) echo "includes base wire reader utils-heapprof utils-report" ;;
     utils-debug-client) echo "includes base wire utils-debug-client" ;;
     tool-*) echo "includes base wire reader utils-heapprof utils-report utils-debug-client $1" ;;
+    ghc-stub) echo "includes base wire support ghc-stub" ;;
     esac
 }
 
@@ -110,7 +116,7 @@ while IFS= read -r h; do
     utils/strata-debug/tui/*) header_path["tui/$base"]=$h; header_path[$base]=$h ;;
     *) header_path[$base]=$h ;;
     esac
-done < <(find includes base support wire sm eventlog reader profiling rts utils -name '*.h' \
+done < <(find includes base support wire sm eventlog reader profiling rts utils ghc -name '*.h' \
     -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 # os_header NAME: true if <NAME> declares OS calls (see above).
@@ -133,7 +139,7 @@ while IFS= read -r f; do
         if [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<([^\>]+)\> ]]; then
             name=${BASH_REMATCH[1]}
             case $f in
-            support/os/* | utils/*) ;;
+            support/os/* | utils/* | ghc/*) ;;
             *)
                 if os_header "$name"; then
                     printf '%s:%d: layer %s includes <%s>, an OS header: only support/os/ may; call an os_ function instead\n' \
@@ -155,6 +161,15 @@ while IFS= read -r f; do
         fi
         checked=$((checked + 1))
         to=$(layer_of "$target")
+        # The GHC stub includes GHC's headers: of strata's, only those that
+        # include nothing of the runtime.
+        if [ "$from" = ghc-stub ] && { { [ "$to" = includes ] && [ "$name" != strata/DebugProtocol.h ]; } ||
+            { [ "$to" = support ] && [ "$name" != os/Socket.h ]; }; }; then
+            printf '%s:%d: the GHC stub includes "%s" (%s): of includes/ and support/ it may include only strata/DebugProtocol.h and os/Socket.h, which do not clash with GHC'"'"'s headers\n' \
+                "$f" "$lineno" "$name" "$target" >&2
+            violations=$((violations + 1))
+            continue
+        fi
         case $ok in
         *" $to "*) ;;
         *)
@@ -164,7 +179,7 @@ while IFS= read -r f; do
             ;;
         esac
     done <"$f"
-done < <(find base support wire sm eventlog reader profiling rts utils includes \
+done < <(find base support wire sm eventlog reader profiling rts utils includes ghc \
     \( -name '*.c' -o -name '*.h' \) -not -path '*/node_modules/*' 2>/dev/null | sort)
 
 if [ "$violations" -gt 0 ]; then

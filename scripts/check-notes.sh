@@ -19,7 +19,7 @@ src=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$src"
 
 code_files() {
-    find base support wire sm eventlog reader profiling rts includes utils testsuite bench \
+    find base support wire sm eventlog reader profiling rts ghc includes utils testsuite bench \
         examples scripts -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' \
         -o -name '*.hs' -o -name '*.js' -o -name '*.am' -o -name 'run' \) \
         -not -path '*/node_modules/*' -not -path '*/corpus/*' 2>/dev/null | LC_ALL=C sort

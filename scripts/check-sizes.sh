@@ -31,7 +31,7 @@ for a in "${ALLOWED[@]}"; do
     allowed[$a]=1
 done
 
-files=$(find base support wire sm eventlog reader profiling rts utils -name '*.c' \
+files=$(find base support wire sm eventlog reader profiling rts ghc utils -name '*.c' \
             -not -path 'utils/node_modules/*' | LC_ALL=C sort)
 bad=0
 nfun=0

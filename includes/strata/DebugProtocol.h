@@ -1,8 +1,8 @@
 /*
  * strata/DebugProtocol.h -- the debug protocol's numbers, the one
- * definition shared by the stub (rts/debug/) and the client library
- * (utils/debug-client).  It includes nothing, so that a stub compiled
- * against another runtime's headers can include it too.
+ * definition shared by strata's stub (rts/debug/), the GHC stub (ghc/stub/,
+ * compiled into Haskell programs against GHC's own headers, so this file
+ * includes nothing) and the client library (utils/debug-client).
  * docs/debug-protocol.md describes the framing and every field.
  */
 #ifndef STRATA_DEBUGPROTOCOL_H
@@ -12,7 +12,13 @@
  * The wire protocol (all integers little-endian)
  * ---------------------------------------------------------------------- */
 
+/* Version 1 is strata's own heap.  Version 2 adds, after version 1's
+ * fields, what a client needs to read a heap whose layout is not strata's
+ * (the GHC stub's): VERSION ends with the heap's name, its header words and
+ * DEBUG_HEAP_* flags, and every INFO record with the table's SRT and
+ * pointer bitmap (docs/debug-protocol.md, "Version 2"). */
 #define DEBUG_PROTOCOL_VERSION 1u
+#define DEBUG_PROTOCOL_VERSION_HEAP 2u
 
 /* A request frame: u32 length (of what follows), u16 command, u16 flags
  * (0), payload.  A response frame: u32 length, u16 status, u16 command,
@@ -49,6 +55,7 @@ enum {
     DEBUG_STATUS_REFUSED = 22,
     DEBUG_STATUS_BUSY = 23,
     DEBUG_STATUS_RESOURCE = 24,
+    DEBUG_STATUS_UNSUPPORTED = 25,     /* this program's stub cannot do it (says why) */
 };
 
 /* Root kinds (ROOTS). */
@@ -59,6 +66,8 @@ enum {
     DEBUG_ROOT_SAVED = 4,        /* rts_debug_save */
     DEBUG_ROOT_REMEMBERED = 5,   /* remembered set of an old generation */
     DEBUG_ROOT_THREAD = 6,       /* an attached thread's TSO (index: its id) */
+    DEBUG_ROOT_WEAK = 7,         /* a weak pointer on its generation's list; it
+                                  * keeps nothing alive by itself */
 };
 
 /* Block kinds (BLOCKS). */
@@ -67,6 +76,13 @@ enum {
     DEBUG_BLOCK_LARGE = 2,       /* one large object */
     DEBUG_BLOCK_PINNED = 3,      /* pinned byte arrays */
     DEBUG_BLOCK_NURSERY = 4,
+    DEBUG_BLOCK_COMPACT = 5,     /* a block of a compact region (GHC) */
+};
+
+/* VERSION's heap flags (version 2). */
+enum {
+    DEBUG_HEAP_ERAS_IN_HEADERS = 1,  /* an object's era is the second word of its
+                                      * profiling header, not its block's */
 };
 
 /* Snapshot stream items (SNAPSHOT, first byte of a MORE frame). */

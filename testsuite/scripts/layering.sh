@@ -21,7 +21,7 @@ grep -q '^layers: OK ([1-9][0-9]* includes checked)$' "$out" && pass ||
 
 cd "$test_tmp" || exit 1
 mkdir tree
-for d in includes base support wire sm eventlog reader profiling rts utils; do
+for d in includes base support wire sm eventlog reader profiling rts ghc utils; do
     cp -R "$top_srcdir/$d" tree/
 done
 rm -rf tree/utils/node_modules
@@ -47,6 +47,9 @@ plant utils/strata-live/Send.c '#include "Cmd.h"'
 plant utils/report/Profile.c '#include "LivePage.h"'
 plant utils/debug-client/Search.c '#include "EventLogReader.h"'
 
+plant ghc/StubHeap.c '#include "strata/Closures.h"'
+plant ghc/StubRoots.c '#include "Storage.h"'
+plant ghc/StubServer.c '#include <sys/socket.h>'
 expect_status 1 bash "$check" tree
 expect_stderr_contains 'sm/alloc/Storage.c:3: layer sm-alloc includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm-alloc may include includes base support wire sm-block sm-heap sm sm-alloc'
 expect_stderr_contains 'sm/heap/Heap.c:3: layer sm-heap includes "GC.h" (sm/GC.h, layer sm), which it may not: sm-heap may include includes base support wire sm-block sm-heap'
@@ -64,6 +67,9 @@ expect_stderr_contains 'rts/debug/DebugServer.c:3: layer rts includes <sys/socke
 expect_stderr_contains 'profiling/ElfSymbols.c:3: layer profiling includes <unistd.h>, an OS header'
 grep -q 'support/os/File.c' "$err" && fail "support/os/ was refused an OS header: $(cat "$err")" || pass
 grep -q 'utils/strata-debug/main.c:3:.*<poll.h>' "$err" && fail "a tool was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'layers: 14 forbidden include(s)'
+expect_stderr_contains 'ghc/StubHeap.c:3: the GHC stub includes "strata/Closures.h" (includes/strata/Closures.h): of includes/ and support/ it may include only strata/DebugProtocol.h and os/Socket.h'
+expect_stderr_contains 'ghc/StubRoots.c:3: layer ghc-stub includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
+grep -q 'ghc/StubServer.c' "$err" && fail "the GHC stub was refused an OS header: $(cat "$err")" || pass
+expect_stderr_contains 'layers: 16 forbidden include(s)'
 
 finish

@@ -14,7 +14,7 @@ grep -Eq '^notes: OK \([1-9][0-9]* notes, [1-9][0-9]* invariants\)$' "$out" && p
 
 cd "$test_tmp" || exit 1
 mkdir tree
-for d in base support wire sm eventlog reader profiling rts includes utils testsuite bench \
+for d in base support wire sm eventlog reader profiling rts ghc includes utils testsuite bench \
     examples scripts docs; do
     cp -R "$top_srcdir/$d" tree/
 done

@@ -16,7 +16,7 @@ grep -q '^sizes: OK ([1-9][0-9]* functions in [1-9][0-9]* files checked)$' "$out
 
 cd "$test_tmp" || exit 1
 mkdir tree
-for d in base support wire sm eventlog reader profiling rts utils; do
+for d in base support wire sm eventlog reader profiling rts ghc utils; do
     cp -R "$top_srcdir/$d" tree/
 done
 rm -rf tree/utils/node_modules

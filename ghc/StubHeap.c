@@ -1,0 +1,86 @@
+/*
+ * ghc/StubHeap.c -- the block requests for a GHC heap: BLOCKS,
+ * BLOCK_CONTENTS and the SNAPSHOT stream, from StubView.c's block list.
+ * Blocks carry no era here: a GHC object's era, where there is one, is in
+ * its profiling header (DEBUG_HEAP_ERAS_IN_HEADERS).  Block flags are
+ * strata's BF_* and GHC's differ, so none are sent; the kind says what a
+ * client needs.  See docs/design/ghc-stub.md.
+ */
+#include "GhcStub.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void stub_put_blocks(DebugBuf *out)
+{
+    debug_buf_put_u32(out, (uint32_t)stub_view.n_blocks);
+    for (size_t i = 0; i < stub_view.n_blocks; i++) {
+        const StubBlock *b = &stub_view.blocks[i];
+        debug_buf_put_u64(out, (uint64_t)(uintptr_t)b->start);
+        debug_buf_put_u64(out, 0);   /* era */
+        debug_buf_put_u64(out, b->used);
+        debug_buf_put_u32(out, b->n_blocks);
+        debug_buf_put_u16(out, 0);   /* flags */
+        debug_buf_put_u16(out, b->gen);
+        debug_buf_put_u8(out, b->kind);
+        for (int k = 0; k < 7; k++)
+            debug_buf_put_u8(out, 0);
+    }
+}
+
+static void put_contents(DebugBuf *out, const StubBlock *b)
+{
+    debug_buf_put_u64(out, (uint64_t)(uintptr_t)b->start);
+    debug_buf_put_u64(out, b->used);
+    debug_buf_put_bytes(out, b->start, b->used);
+}
+
+int stub_block_contents(uint64_t start, DebugBuf *out, char *err, size_t err_len)
+{
+    const StubBlock *b = stub_view_block_at(start);
+    if (b == NULL) {
+        snprintf(err, err_len, "block-contents: 0x%llx is not the start of a block in use",
+                 (unsigned long long)start);
+        return DEBUG_STATUS_BAD_ADDRESS;
+    }
+    put_contents(out, b);
+    return DEBUG_STATUS_OK;
+}
+
+/* A snapshot frame is sent once it holds this much. */
+#define SNAPSHOT_FRAME_BYTES ((size_t)1 << 20)
+
+bool stub_snapshot(StubSendFn send, void *env)
+{
+    DebugBuf b = {0};
+    debug_buf_put_u8(&b, DEBUG_ITEM_BLOCKS);
+    stub_put_blocks(&b);
+    bool ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+    debug_buf_reset(&b);
+    for (size_t i = 0; ok && i < stub_view.n_blocks; i++) {
+        const StubBlock *blk = &stub_view.blocks[i];
+        if (blk->used == 0)
+            continue;
+        if (b.len == 0)
+            debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
+        put_contents(&b, blk);
+        if (b.len >= SNAPSHOT_FRAME_BYTES) {
+            ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+            debug_buf_reset(&b);
+        }
+    }
+    if (ok && b.len > 0)
+        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+    if (ok) {
+        debug_buf_reset(&b);
+        debug_buf_put_u8(&b, DEBUG_ITEM_ROOTS);
+        stub_put_roots(&b);
+        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
+    }
+    if (ok) {
+        debug_buf_reset(&b);
+        ok = send(env, DEBUG_STATUS_OK, DEBUG_CMD_SNAPSHOT, &b);
+    }
+    debug_buf_free(&b);
+    return ok;
+}

@@ -1,0 +1,467 @@
+/*
+ * ghc/StubServer.c -- the GHC stub's socket: starting it (a foreign call
+ * to strata_ghc_debug_start, or STRATA_DEBUG_SOCKET set when the program
+ * starts), the socket's path and checks, one client at a time, frames and
+ * the dispatch of requests.  The protocol and the socket's rules are
+ * strata's own stub's (docs/debug-protocol.md); the sockets are made by
+ * support/os/Socket.c and requests decoded by wire/DebugRequest.c, both
+ * shared with it.  See docs/design/ghc-stub.md.
+ */
+#include "GhcStub.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "os/Socket.h"
+
+#ifndef STRATA_VERSION
+#define STRATA_VERSION "unknown"
+#endif
+
+/* The API a Haskell program calls (foreign import ccall). */
+int strata_ghc_debug_start(const char *path);
+const char *strata_ghc_debug_socket_path(void);
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool running;                           /* under start_lock */
+static int listen_fd = -1;
+static char socket_path[OS_SOCKET_PATH_MAX + 1];
+static dev_t socket_dev;                       /* the socket file we made, */
+static ino_t socket_ino;                       /* so we never remove another's */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: strata-ghc-debug: %s\n", program_invocation_short_name, msg);
+}
+
+/* ----------------------------------------------------------------------
+ * Frames
+ * ---------------------------------------------------------------------- */
+
+static bool read_full(int fd, void *buf, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        size_t got;
+        if (os_socket_recv(fd, (char *)buf + done, n - done, &got) != 0 || got == 0)
+            return false;
+        done += got;
+    }
+    return true;
+}
+
+static bool send_frame(int fd, int status, uint16_t cmd, const void *payload, size_t len)
+{
+    uint8_t h[DEBUG_FRAME_HEADER_BYTES];
+    uint64_t total = (uint64_t)len + 4;
+    if (total > UINT32_MAX)
+        return false;
+    for (int i = 0; i < 4; i++)
+        h[i] = (uint8_t)(total >> (8 * i));
+    h[4] = (uint8_t)status;
+    h[5] = (uint8_t)(status >> 8);
+    h[6] = (uint8_t)cmd;
+    h[7] = (uint8_t)(cmd >> 8);
+    return os_socket_send_all(fd, h, sizeof h) == 0 && os_socket_send_all(fd, payload, len) == 0;
+}
+
+static bool send_error(int fd, int status, uint16_t cmd, const char *msg)
+{
+    return send_frame(fd, status, cmd, msg, strlen(msg));
+}
+
+static bool send_buf(void *env, int status, uint16_t cmd, const DebugBuf *b)
+{
+    int fd = *(int *)env;
+    if (b->oom || b->len > (size_t)UINT32_MAX - 4)
+        return send_error(fd, DEBUG_STATUS_RESOURCE, cmd,
+                          "out of memory (or over 4 GiB) building the response");
+    return send_frame(fd, status, cmd, b->data, b->len);
+}
+
+/* ----------------------------------------------------------------------
+ * Requests
+ * ---------------------------------------------------------------------- */
+
+static void put_cstr(DebugBuf *out, const char *s)
+{
+    debug_buf_put_str(out, s, strlen(s));
+}
+
+/* VERSION, protocol version 2: version 1's fields, then the heap. */
+static void handle_version(DebugBuf *out)
+{
+    bool paused = stub_is_paused();
+    debug_buf_put_u32(out, DEBUG_PROTOCOL_VERSION_HEAP);
+    debug_buf_put_u32(out, (uint32_t)sizeof(StgWord));
+    debug_buf_put_u32(out, (uint32_t)BLOCK_SIZE);
+    debug_buf_put_u32(out, (uint32_t)MBLOCK_SIZE);
+    debug_buf_put_u32(out, (uint32_t)getpid());
+    debug_buf_put_u32(out, paused ? 1 : 0);
+    debug_buf_put_u64(out, paused ? stub_era_now() : 0);
+    debug_buf_put_u64(out, paused ? (uint64_t)mblocks_allocated : 0);
+    put_cstr(out, program_invocation_short_name);
+    put_cstr(out, STRATA_VERSION);
+    put_cstr(out, STUB_HEAP_NAME);
+    debug_buf_put_u32(out, (uint32_t)STUB_HEADER_WORDS);
+    debug_buf_put_u32(out, stub_eras_in_headers() ? DEBUG_HEAP_ERAS_IN_HEADERS : 0);
+}
+
+/* The requests that read the paused heap. */
+static int handle_paused(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len)
+{
+    if (stub_view.unsupported != NULL) {
+        snprintf(err, err_len, "%s: %s", debug_command_name(req->cmd), stub_view.unsupported);
+        return DEBUG_STATUS_UNSUPPORTED;
+    }
+    if (stub_view.oom) {
+        snprintf(err, err_len, "%s: out of C heap listing the heap's blocks and roots",
+                 debug_command_name(req->cmd));
+        return DEBUG_STATUS_RESOURCE;
+    }
+    switch (req->cmd) {
+    case DEBUG_CMD_NEW_ERA:
+        if (!stub_eras_in_headers()) {
+            snprintf(err, err_len, "new-era: this program has no eras (build it with -prof "
+                                   "and run it with +RTS -he)");
+            return DEBUG_STATUS_UNSUPPORTED;
+        }
+        debug_buf_put_u64(out, stub_new_era());
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_ROOTS:
+        stub_put_roots(out);
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_SAVED:
+        debug_buf_put_u32(out, 0);   /* a GHC program saves no objects */
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_CLOSURES:
+        return stub_closures(req, out, err, err_len);
+    case DEBUG_CMD_INFO:
+        return stub_info(req, out, err, err_len);
+    case DEBUG_CMD_BLOCKS:
+        stub_put_blocks(out);
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_BLOCK_CONTENTS:
+        return stub_block_contents(req->addr, out, err, err_len);
+    default:
+        snprintf(err, err_len, "command %u is not a heap request", (unsigned)req->cmd);
+        return DEBUG_STATUS_UNKNOWN_COMMAND;
+    }
+}
+
+/* Reads one request from fd and answers it; false when the connection
+ * should close. */
+static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
+{
+    uint8_t lenb[4];
+    if (!read_full(fd, lenb, 4))
+        return false;
+    uint32_t len = debug_load_u32(lenb);
+    if (len < 4 || len > DEBUG_REQUEST_MAX_BYTES) {
+        char msg[128];
+        snprintf(msg, sizeof msg,
+                 "request length is %u bytes, expected 4 to %u; closing the connection", len,
+                 DEBUG_REQUEST_MAX_BYTES);
+        send_error(fd, DEBUG_STATUS_BAD_LENGTH, 0, msg);
+        return false;
+    }
+    debug_buf_reset(frame);
+    uint8_t *p = debug_buf_reserve(frame, len);
+    if (p == NULL) {
+        send_error(fd, DEBUG_STATUS_RESOURCE, 0, "out of memory reading the request");
+        return false;
+    }
+    if (!read_full(fd, p, len))
+        return false;
+    DebugRequest req;
+    char err[512];
+    debug_buf_reset(out);
+    int st = debug_request_decode(p, len, &req, err, sizeof err);
+    if (st == DEBUG_STATUS_OK) {
+        if (req.cmd == DEBUG_CMD_VERSION) {
+            handle_version(out);
+        } else if (req.cmd == DEBUG_CMD_PAUSE) {
+            uint64_t latency;
+            st = stub_pause(req.timeout_ms, &latency, err, sizeof err);
+            if (st == DEBUG_STATUS_OK)
+                debug_buf_put_u64(out, latency);
+        } else if (req.cmd == DEBUG_CMD_RESUME) {
+            if (!stub_resume()) {
+                snprintf(err, sizeof err, "resume: the program is not paused");
+                st = DEBUG_STATUS_NOT_PAUSED;
+            }
+        } else if (!stub_is_paused()) {
+            snprintf(err, sizeof err, "%s: the program is not paused (send pause first)",
+                     debug_command_name(req.cmd));
+            st = DEBUG_STATUS_NOT_PAUSED;
+        } else if (req.cmd == DEBUG_CMD_SNAPSHOT && stub_view.unsupported == NULL &&
+                   !stub_view.oom) {
+            return stub_snapshot(send_buf, &fd);
+        } else {
+            st = handle_paused(&req, out, err, sizeof err);
+        }
+    }
+    if (st != DEBUG_STATUS_OK)
+        return send_error(fd, st, req.cmd, err);
+    return send_buf(&fd, DEBUG_STATUS_OK, req.cmd, out);
+}
+
+/* ----------------------------------------------------------------------
+ * Connections
+ * ---------------------------------------------------------------------- */
+
+static bool peer_allowed(int fd, char *why, size_t why_len)
+{
+    uint32_t uid;
+    int err = os_socket_peer_uid(fd, &uid);
+    if (err != 0) {
+        snprintf(why, why_len, "cannot read the peer's credentials (errno=%d)", err);
+        return false;
+    }
+    if (uid != (uint32_t)getuid()) {
+        snprintf(why, why_len, "refused: uid %u may not debug a program of uid %u",
+                 (unsigned)uid, (unsigned)getuid());
+        return false;
+    }
+    return true;
+}
+
+/* Serves one client until it disconnects; a pause it left is undone. */
+static void serve_client(int fd)
+{
+    DebugBuf frame = {0}, out = {0};
+    for (;;) {
+        OsPollFd p[2] = {{fd, 0}, {listen_fd, 0}};
+        if (os_poll(p, 2) != 0)
+            break;
+        /* The client first: a second client's connection that arrives with
+         * the first one's end waits in the backlog, not refused as busy. */
+        if (p[0].ready && !serve_request(fd, &frame, &out))
+            break;
+        if (p[1].ready & OS_POLL_READABLE) {
+            int other;
+            if (os_socket_accept(listen_fd, &other) == 0) {
+                char why[128];
+                if (peer_allowed(other, why, sizeof why))
+                    send_error(other, DEBUG_STATUS_BUSY, 0,
+                               "busy: another client is connected (one at a time)");
+                else
+                    send_error(other, DEBUG_STATUS_REFUSED, 0, why);
+                os_socket_close(other);
+            }
+        }
+    }
+    os_socket_close(fd);
+    debug_buf_free(&frame);
+    debug_buf_free(&out);
+    stub_resume();
+}
+
+static void *server_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int fd;
+        if (os_socket_accept(listen_fd, &fd) != 0) {
+            usleep(10000);   /* out of descriptors, say: try again soon */
+            continue;
+        }
+        char why[128];
+        if (!peer_allowed(fd, why, sizeof why)) {
+            send_error(fd, DEBUG_STATUS_REFUSED, 0, why);
+            os_socket_close(fd);
+            continue;
+        }
+        serve_client(fd);
+    }
+    return NULL;
+}
+
+/* ----------------------------------------------------------------------
+ * The socket's path
+ * ---------------------------------------------------------------------- */
+
+/* Creates dir (0700) if missing; an existing one must be ours and closed
+ * to others. */
+static bool private_dir(const char *dir)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        say("cannot create the socket directory %s (%s)", dir, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        say("%s is not a directory", dir);
+        return false;
+    }
+    if (st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+        say("the socket directory %s must belong to uid %u with mode 0700 (it has uid %u, "
+            "mode %03o)", dir, (unsigned)getuid(), (unsigned)st.st_uid,
+            (unsigned)(st.st_mode & 0777));
+        return false;
+    }
+    return true;
+}
+
+/* $XDG_RUNTIME_DIR/strata/debug/<pid>-<program>, else
+ * /tmp/strata-<uid>/debug/<pid>-<program>, as strata's own stub. */
+static bool default_path(char *out, size_t cap)
+{
+    char dir[sizeof socket_path];
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    int n = xdg != NULL && xdg[0] == '/'
+                ? snprintf(dir, sizeof dir, "%s/strata/debug", xdg)
+                : snprintf(dir, sizeof dir, "/tmp/strata-%u/debug", (unsigned)getuid());
+    if (n < 0 || (size_t)n >= sizeof dir) {
+        say("the socket directory's path is longer than %zu bytes", sizeof dir - 1);
+        return false;
+    }
+    char *last = strrchr(dir, '/');
+    *last = '\0';                     /* .../strata first, then .../strata/debug */
+    bool ok = private_dir(dir);
+    *last = '/';
+    if (!ok || !private_dir(dir))
+        return false;
+    n = snprintf(out, cap, "%s/%d-%s", dir, (int)getpid(), program_invocation_short_name);
+    if (n < 0 || (size_t)n >= cap) {
+        say("the socket path %s/%d-%s is longer than %zu bytes", dir, (int)getpid(),
+            program_invocation_short_name, cap - 1);
+        return false;
+    }
+    return true;
+}
+
+/* Only a stale socket (one nobody listens on) may be replaced. */
+static bool path_usable(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return true;
+    if (!S_ISSOCK(st.st_mode)) {
+        say("%s exists and is not a socket; refusing to replace it", path);
+        return false;
+    }
+    int err = os_socket_probe_unix(path);
+    if (err == 0) {
+        say("%s is in use: another program listens on it", path);
+        return false;
+    }
+    if (err != ECONNREFUSED) {
+        say("cannot tell whether the socket %s is stale (%s)", path, strerror(err));
+        return false;
+    }
+    return true;
+}
+
+static void remove_socket_file(void)
+{
+    struct stat st;
+    if (socket_path[0] != '\0' && lstat(socket_path, &st) == 0 && st.st_dev == socket_dev &&
+        st.st_ino == socket_ino)
+        unlink(socket_path);
+}
+
+static bool listen_on(const char *path)
+{
+    if (!path_usable(path))
+        return false;
+    OsListener l;
+    int err = os_socket_listen_unix(path, 4, &l);
+    if (err != 0) {
+        say("cannot listen on %s (%s at %s)", path, strerror(err),
+            l.failed_step == OS_LISTEN_SOCKET ? "socket()"
+            : l.failed_step == OS_LISTEN_BIND ? "bind()" : "setting it up");
+        return false;
+    }
+    listen_fd = l.fd;
+    socket_dev = (dev_t)l.dev;
+    socket_ino = (ino_t)l.ino;
+    return true;
+}
+
+/* ----------------------------------------------------------------------
+ * Starting
+ * ---------------------------------------------------------------------- */
+
+static int start_locked(const char *path)
+{
+    if (running)
+        return 0;
+    if (!rts_isThreaded()) {
+        say("the program is not linked with -threaded: GHC lets a debugger pause a program "
+            "only in its threaded runtime");
+        return -1;
+    }
+    const char *env = getenv("STRATA_DEBUG_SOCKET");
+    const char *given = path != NULL && path[0] != '\0' ? path
+                        : env != NULL && env[0] != '\0' ? env : NULL;
+    if (given != NULL && strlen(given) >= sizeof socket_path) {
+        say("the socket path %s is longer than %zu bytes", given, sizeof socket_path - 1);
+        return -1;
+    }
+    if (given != NULL)
+        strcpy(socket_path, given);
+    else if (!default_path(socket_path, sizeof socket_path))
+        return -1;
+    if (!listen_on(socket_path)) {
+        socket_path[0] = '\0';
+        return -1;
+    }
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int err = stub_pause_init();
+    if (err == 0)
+        err = pthread_create(&t, &attr, server_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (err != 0) {
+        say("cannot start the stub's threads (%s)", strerror(err));
+        os_socket_close(listen_fd);
+        remove_socket_file();
+        socket_path[0] = '\0';
+        return -1;
+    }
+    atexit(remove_socket_file);
+    running = true;
+    return 0;
+}
+
+int strata_ghc_debug_start(const char *path)
+{
+    pthread_mutex_lock(&start_lock);
+    int r = start_locked(path);
+    pthread_mutex_unlock(&start_lock);
+    return r;
+}
+
+const char *strata_ghc_debug_socket_path(void)
+{
+    pthread_mutex_lock(&start_lock);
+    const char *p = running ? socket_path : NULL;
+    pthread_mutex_unlock(&start_lock);
+    return p;
+}
+
+/* STRATA_DEBUG_SOCKET set when the program starts: the stub starts before
+ * main (a pause waits for the runtime to be up, see StubPause.c), and a
+ * socket that cannot be made stops the program, as strata's own stub
+ * does. */
+__attribute__((constructor)) static void start_from_environment(void)
+{
+    const char *env = getenv("STRATA_DEBUG_SOCKET");
+    if (env != NULL && env[0] != '\0' && strata_ghc_debug_start(env) != 0)
+        exit(1);
+}
