@@ -216,6 +216,12 @@ static void info_names(uint64_t info_ptr, const StgInfoTable *info, InfoNames *n
         stub_safe_string(info_ptr + (uint64_t)(int64_t)info->prof.closure_desc_off,
                          n->closure_desc, sizeof n->closure_desc);
 #endif
+    /* The runtime's own tables have no IPE entry; a dead weak pointer's is
+     * the one a client must tell from a live one's (both are WEAKs). */
+    if (info_ptr == (uint64_t)(uintptr_t)&stg_DEAD_WEAK_info) {
+        snprintf(n->name, sizeof n->name, "DEAD_WEAK");
+        snprintf(n->table_name, sizeof n->table_name, "stg_DEAD_WEAK_info");
+    }
     InfoProvEnt ipe;
     if (!stub_ipe(info_ptr, &ipe))
         return;

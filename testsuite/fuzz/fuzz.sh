@@ -58,6 +58,8 @@ snapshot)
         utils/debug-client/ClientState.c utils/debug-client/BlockIndex.c
         utils/debug-client/BlockStore.c utils/debug-client/Payloads.c
         utils/debug-client/Client.c utils/debug-client/Decode.c utils/debug-client/EraRange.c
+        utils/debug-client/GhcLayout.c utils/debug-client/GhcSnapshot.c utils/debug-client/RootText.c
+        utils/debug-client/SnapshotSegments.c
         utils/debug-client/Marks.c
         utils/debug-client/Ranks.c utils/debug-client/Reach.c utils/debug-client/Search.c
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c

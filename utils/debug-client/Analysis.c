@@ -17,6 +17,7 @@
 #include "DebugTypes.h"
 #include "Decode.h"
 #include "EraRange.h"
+#include "GhcLayout.h"
 #include "GrowArray.h"
 #include "Marks.h"
 #include "strata/ClosureTypes.h"
@@ -488,7 +489,8 @@ typedef struct {
 static bool collect_weak(DbgClient *c, const DbgClosure *cl, void *env)
 {
     WeakCollect *w = env;
-    if (cl->info->type != WEAK || cl->n_words < 4)
+    uint64_t h = c->target.header_words;   /* fields after a GHC -prof header too */
+    if (cl->info->type != WEAK || cl->n_words < h + 3)
         return true;
     if (GROW_ARRAY_RESERVE(w->weaks, w->cap, w->n + 1) != 0) {
         w->oom = true;
@@ -499,7 +501,11 @@ static bool collect_weak(DbgClient *c, const DbgClosure *cl, void *env)
     o->addr = cl->addr;
     o->dead = info_is_dead_weak(cl->info);
     o->reachable = dbg_reach_has(w->r, cl->addr);
-    if (!o->dead) {
+    if (!o->dead && dbg_heap_is_ghc(c)) {
+        ghc_weak_fields(c, cl, &o->key, &o->value, &o->has_finalizer);
+        o->key_alive = o->key != 0 &&
+                       (dbg_reach_has(w->r, o->key) || dbg_block_of(c, o->key) == NULL);
+    } else if (!o->dead) {
         o->key = cl->words[1];
         o->value = cl->words[2];
         o->has_finalizer = cl->words[3] != 0;
@@ -507,6 +513,26 @@ static bool collect_weak(DbgClient *c, const DbgClosure *cl, void *env)
                        (dbg_reach_has(w->r, o->key) || dbg_block_of(c, o->key) == NULL);
     }
     return true;
+}
+
+/* A GHC heap's blocks cannot be walked (slop follows an updated thunk),
+ * but its stub lists every weak pointer among the roots, from the lists
+ * the collector keeps them on. */
+static int ghc_weaks(DbgClient *c, WeakCollect *w)
+{
+    const DbgRoot *roots;
+    size_t nr;
+    if (dbg_roots(c, &roots, &nr) != 0)
+        return -1;
+    for (size_t i = 0; i < nr && !w->oom; i++) {
+        DbgClosure cl;
+        if (roots[i].kind != DEBUG_ROOT_WEAK)
+            continue;
+        if (dbg_closure(c, roots[i].addr, &cl) != 0)
+            return -1;
+        collect_weak(c, &cl, w);
+    }
+    return 0;
 }
 
 int dbg_weaks(DbgClient *c, const DbgReach *r, DbgWeak **out, size_t *n)
@@ -518,6 +544,15 @@ int dbg_weaks(DbgClient *c, const DbgReach *r, DbgWeak **out, size_t *n)
     if (dbg_blocks(c, &bs, &nb) != 0)
         return -1;
     WeakCollect w = {r, NULL, 0, 0, false};
+    if (dbg_heap_is_ghc(c)) {
+        if (ghc_weaks(c, &w) != 0 || w.oom) {
+            free(w.weaks);
+            return w.oom ? dbg_fail(c, "out of memory for weak pointers") : -1;
+        }
+        *out = w.weaks;
+        *n = w.n;
+        return 0;
+    }
     for (size_t i = 0; i < nb; i++) {
         if (bs[i].used_bytes == 0)
             continue;

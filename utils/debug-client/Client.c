@@ -182,6 +182,22 @@ void dbg_close(DbgClient *c)
     free(c);
 }
 
+bool dbg_heap_is_ghc(const DbgClient *c)
+{
+    return c->target.heap != NULL;
+}
+
+bool dbg_heap_has_eras(const DbgClient *c, const char **why)
+{
+    if (!dbg_heap_is_ghc(c) || (c->target.heap_flags & DEBUG_HEAP_ERAS_IN_HEADERS))
+        return true;
+    if (why != NULL)
+        *why = c->target.header_words == 1
+                   ? "a GHC program has eras only when built with -prof and run with +RTS -he"
+                   : "this -prof program was not run with +RTS -he, so its objects carry no era";
+    return false;
+}
+
 const DbgTarget *dbg_target(DbgClient *c)
 {
     return &c->target;
@@ -371,6 +387,33 @@ int dbg_load_all(DbgClient *c)
 const DbgBlock *dbg_block_of(DbgClient *c, uint64_t addr)
 {
     return block_index_find(&c->block_index, c->blocks, c->n_blocks, addr);
+}
+
+int dbg_words_at(DbgClient *c, uint64_t addr, const uint64_t **words, uint64_t *avail,
+                 const DbgBlock **block)
+{
+    if (!c->have_blocks) {
+        const DbgBlock *bs;
+        size_t n;
+        if (dbg_blocks(c, &bs, &n) != 0)
+            return -1;
+    }
+    const DbgBlock *b = dbg_block_of(c, addr);
+    *block = b;
+    if (b != NULL) {
+        const uint8_t *data = b->data != NULL ? b->data : dbg_block_data(c, b);
+        if (data == NULL)
+            return -1;
+        uint64_t off = addr - b->start;
+        *words = (const uint64_t *)(const void *)(data + off);
+        *avail = (b->used_bytes - off) / 8;
+        return 0;
+    }
+    uint32_t n;
+    if (dbg_static_words(c, addr, words, &n) != 0)
+        return -1;
+    *avail = n;
+    return 0;
 }
 
 const uint8_t *dbg_block_data(DbgClient *c, const DbgBlock *b)

@@ -28,6 +28,11 @@ void dbg_close(DbgClient *c);
 
 const char *dbg_error(const DbgClient *c);
 bool dbg_is_snapshot(const DbgClient *c);
+/* The heap is a GHC program's (served by the GHC stub, docs/strata-debug-ghc.md). */
+bool dbg_heap_is_ghc(const DbgClient *c);
+/* Its objects have eras: always on strata's heap; on GHC's, in a -prof
+ * program run with +RTS -he.  Else *why (if not NULL) says why not. */
+bool dbg_heap_has_eras(const DbgClient *c, const char **why);
 const DbgTarget *dbg_target(DbgClient *c);
 
 /* ----- Live control (a snapshot is always "paused") ----- */
@@ -61,5 +66,10 @@ const DbgInfo *dbg_info(DbgClient *c, uint64_t addr);
 /* A static closure's words (fetched once); 0, or -1 if the program
  * refused the address. */
 int dbg_static_words(DbgClient *c, uint64_t addr, const uint64_t **words, uint32_t *n);
+/* The words from addr to the end of its block's used area, or a static
+ * closure's (each fetched once), and the block (NULL for a static): what a
+ * closure at addr may span.  0, or -1 (said). */
+int dbg_words_at(DbgClient *c, uint64_t addr, const uint64_t **words, uint64_t *avail,
+                 const DbgBlock **block);
 
 #endif /* STRATA_DEBUG_CLIENT_H */

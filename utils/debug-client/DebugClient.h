@@ -18,6 +18,7 @@
 #include "DebugTypes.h"
 #include "Decode.h"
 #include "PrivateFile.h"
+#include "RootText.h"
 #include "Snapshot.h"
 
 #endif /* STRATA_DEBUGCLIENT_H */

@@ -31,6 +31,11 @@ typedef struct {
                                   * (dbg_new_era, snapshot --new-era); 0 if
                                   * none was (or a snapshot before version 3) */
     char *program, *strata_version;
+    /* Another runtime's heap (protocol version 2, docs/debug-protocol.md):
+     * its name, "ghc-9.10.3", or NULL for strata's own. */
+    char *heap;
+    uint32_t header_words;       /* a closure's header: 1, or 3 in a GHC -prof program */
+    uint32_t heap_flags;         /* DEBUG_HEAP_* of strata/DebugProtocol.h */
 } DbgTarget;
 
 typedef struct {
@@ -65,6 +70,10 @@ typedef struct {
     uint8_t prov_source;         /* DEBUG_PROV_* */
     const char *name;
     const char *table_name, *closure_desc, *ty_desc, *label, *module, *src_file, *src_span;
+    /* Protocol version 2 (a GHC heap; 0 and NULL for strata's): */
+    uint64_t srt;                /* the static closure the table's SRT names */
+    uint32_t bitmap_bits;        /* pointer bitmap: a function's arguments, or */
+    const uint8_t *bitmap;       /* the words of a TSO, WEAK, ... (bit set: pointer) */
 } DbgInfo;
 
 /* A decoded closure. */

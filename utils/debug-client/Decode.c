@@ -10,6 +10,7 @@
 #include "ClientState.h"
 #include "DebugTypes.h"
 #include "Decode.h"
+#include "GhcLayout.h"
 #include "HeapLookup.h"
 #include "strata/Closures.h"
 #include "strata/Debug.h"
@@ -60,6 +61,7 @@ const char *dbg_root_kind_name(uint8_t kind)
     case DEBUG_ROOT_SAVED: return "saved object";
     case DEBUG_ROOT_REMEMBERED: return "remembered set";
     case DEBUG_ROOT_THREAD: return "thread";
+    case DEBUG_ROOT_WEAK: return "weak pointer";
     default: return "unknown root";
     }
 }
@@ -71,6 +73,7 @@ const char *dbg_block_kind_name(uint8_t kind)
     case DEBUG_BLOCK_LARGE: return "large";
     case DEBUG_BLOCK_PINNED: return "pinned";
     case DEBUG_BLOCK_NURSERY: return "nursery";
+    case DEBUG_BLOCK_COMPACT: return "compact";
     default: return "unknown";
     }
 }
@@ -84,6 +87,8 @@ const char *dbg_block_kind_name(uint8_t kind)
 static uint64_t closure_size(DbgClient *c, const DbgInfo *info, const uint64_t *w,
                              uint64_t avail)
 {
+    if (dbg_heap_is_ghc(c))
+        return ghc_closure_words(c, info, w, avail);
     uint32_t t = info->type;
     if (t >= CONSTR && t <= FUN_STATIC)
         return 1 + (uint64_t)info->ptrs + info->nptrs;
@@ -131,7 +136,9 @@ static int decode_at(DbgClient *c, uint64_t addr, const uint64_t *w, uint64_t av
         return dbg_fail(c, "closure 0x%llx (%s): size %llu does not fit (%llu words left)",
                         (unsigned long long)addr, dbg_closure_type_name(info->type),
                         (unsigned long long)size, (unsigned long long)avail);
-    *out = (DbgClosure){addr, w, (uint32_t)size, info, b, b ? b->era : 0};
+    /* A GHC object's era is in its own header (GhcLayout.c), not its block's. */
+    uint64_t era = b == NULL ? 0 : dbg_heap_is_ghc(c) ? ghc_closure_era(c, w, avail) : b->era;
+    *out = (DbgClosure){addr, w, (uint32_t)size, info, b, era};
     return 0;
 }
 
@@ -149,26 +156,12 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out)
 {
     if (addr % 8 != 0)
         return dbg_fail(c, "0x%llx is not word aligned", (unsigned long long)addr);
-    if (!c->have_blocks) {
-        const DbgBlock *bs;
-        size_t n;
-        if (dbg_blocks(c, &bs, &n) != 0)
-            return -1;
-    }
-    const DbgBlock *b = block_of(c, addr);
-    if (b != NULL) {
-        const uint8_t *data = b->data != NULL ? b->data : dbg_block_data(c, b);
-        if (data == NULL)
-            return -1;
-        uint64_t off = addr - b->start;
-        return decode_at(c, addr, (const uint64_t *)(const void *)(data + off),
-                         (b->used_bytes - off) / 8, b, out);
-    }
     const uint64_t *w;
-    uint32_t n;
-    if (dbg_static_words(c, addr, &w, &n) != 0)
+    uint64_t avail;
+    const DbgBlock *b;
+    if (dbg_words_at(c, addr, &w, &avail, &b) != 0)
         return -1;
-    return decode_at(c, addr, w, n, NULL, out);
+    return decode_at(c, addr, w, avail, b, out);
 }
 
 /* Calls f(env, i) for every word index i of cl that is a pointer field
@@ -176,6 +169,10 @@ int dbg_closure(DbgClient *c, uint64_t addr, DbgClosure *out)
 static void for_each_ptr_word(DbgClient *c, const DbgClosure *cl,
                               void (*f)(void *env, uint64_t i), void *env)
 {
+    if (dbg_heap_is_ghc(c)) {
+        ghc_for_each_ptr_word(c, cl, f, env);
+        return;
+    }
     const uint64_t *w = cl->words;
     uint32_t t = cl->info->type;
     uint64_t first = 0, count = 0;
@@ -260,6 +257,8 @@ static void collect_ptr(void *env, uint64_t i)
 
 size_t dbg_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap)
 {
+    if (dbg_heap_is_ghc(c))
+        return ghc_closure_ptrs(c, cl, out, cap);
     uint32_t t = cl->info->type;
     if ((t >= CONSTR && t <= FUN_STATIC) || (t >= THUNK && t <= THUNK_STATIC)) {
         /* The common layouts, without a call per field: the same fields

@@ -176,7 +176,7 @@ static int add_node(Walk *k, uint64_t addr, size_t rank, uint32_t *id)
 static bool is_new(Walk *k, uint64_t addr)
 {
     const DbgBlock *b = dbg_block_of(k->c, addr);
-    return b != NULL && b->era > k->d->a_era;
+    return b != NULL && dbg_object_era(k->c, b, addr) > k->d->a_era;
 }
 
 /* addr's block (NULL: a static closure) and rank (SIZE_MAX: not reached),
@@ -205,7 +205,7 @@ static int meet_old(Walk *k, uint64_t addr, uint32_t from)
     if (rank == SIZE_MAX || k->w->par[rank] != 0)
         return 0;
     k->w->par[rank] = from + 1;
-    bool entry = b != NULL && b->era > k->d->a_era;
+    bool entry = b != NULL && dbg_object_era(k->c, b, addr) > k->d->a_era;
     k->met += entry;
     if (push(entry ? &k->entries : &k->q, addr) != 0)
         return dbg_fail(k->c, "out of memory for the diff's queue");

@@ -250,7 +250,8 @@ static int scan_item(DbgClient *c, DbgReach *r, const MarkItem *it)
     if (it->block == NO_BLOCK)
         return dbg_closure(c, it->addr, &cl) != 0 ? -1 : visit_fields(c, r, &cl, visit_dfs);
     const DbgBlock *b = &c->blocks[it->block];
-    if (r->hold_era != 0 && b->era >= r->hold_era) {   /* Note [Marking in two steps] */
+    if (r->hold_era != 0 && dbg_object_era(c, b, it->addr) >= r->hold_era) {
+        /* Note [Marking in two steps] */
         if (GROW_ARRAY_RESERVE_MIN(r->held, r->cap_held, r->n_held + 1, 64) != 0)
             return dbg_fail(c, "out of memory for the traversal");
         r->held[r->n_held++] = *it;
@@ -338,9 +339,11 @@ int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_e
                                  int (*f)(DbgClient *c, const DbgClosure *cl, void *env),
                                  void *env)
 {
+    /* A block's objects share its era, unless each carries its own. */
+    bool per_object = dbg_eras_in_headers(c) && min_era > 0;
     for (size_t i = 0; i < r->n_blocks; i++) {
         const uint64_t *m = r->marks[i];
-        if (m == NULL || c->blocks[i].era < min_era)
+        if (m == NULL || (!per_object && c->blocks[i].era < min_era))
             continue;
         size_t nw = (c->blocks[i].used_bytes / 8 + 63) / 64 + 1;
         for (size_t k = 0; k < nw; k++)
@@ -349,6 +352,8 @@ int dbg_reach_for_each_heap_from(DbgClient *c, const DbgReach *r, uint64_t min_e
                 DbgClosure cl;
                 if (dbg_closure_in(c, &c->blocks[i], c->blocks[i].start + w * 8, &cl) != 0)
                     return -1;
+                if (per_object && cl.era < min_era)
+                    continue;
                 int st = f(c, &cl, env);
                 if (st != 0)
                     return st;

@@ -15,11 +15,42 @@
 #include "Payloads.h"
 #include "strata/Debug.h"
 
+/* The heaps a version 2 stub may serve: GHC 9.10's (Note [One GHC version]
+ * in ghc/GhcStub.h; GhcLayout.c decodes its layouts). */
+static bool heap_known(const char *heap)
+{
+    return strncmp(heap, "ghc-9.10.", strlen("ghc-9.10.")) == 0;
+}
+
+/* Version 2's fields after version 1's: the heap, its header words and
+ * flags. */
+static int parse_heap(DbgClient *c, DebugCursor *cur)
+{
+    DbgTarget *t = &c->target;
+    t->heap = debug_get_str(cur);
+    t->header_words = debug_get_u32(cur);
+    t->heap_flags = debug_get_u32(cur);
+    if (cur->bad)
+        return dbg_fail(c, "malformed version record (version 2's heap fields)");
+    if (!heap_known(t->heap))
+        return dbg_fail(c, "the program's heap is %s's, which this strata-debug cannot read: it "
+                        "reads strata's heap and GHC 9.10's (build the program with the "
+                        "strata-ghc-debug.c installed with it, and ghc 9.10)", t->heap);
+    if (t->header_words != 1 && t->header_words != 3)
+        return dbg_fail(c, "malformed version record: %u header words (expected 1, or 3 for a "
+                        "-prof program)", t->header_words);
+    return 0;
+}
+
 int dbg_parse_target(DbgClient *c, DebugCursor *cur)
 {
     DbgTarget *t = &c->target;
     free(t->program);
     free(t->strata_version);
+    free(t->heap);
+    t->heap = NULL;
+    t->header_words = 1;
+    t->heap_flags = 0;
     t->protocol = debug_get_u32(cur);
     t->word_size = debug_get_u32(cur);
     t->block_size = debug_get_u32(cur);
@@ -32,9 +63,13 @@ int dbg_parse_target(DbgClient *c, DebugCursor *cur)
     t->strata_version = debug_get_str(cur);
     if (cur->bad)
         return dbg_fail(c, "malformed version record");
-    if (t->protocol != DEBUG_PROTOCOL_VERSION || t->word_size != 8)
-        return dbg_fail(c, "unsupported target: protocol %u, word size %u (expected %u, 8)",
-                        t->protocol, t->word_size, DEBUG_PROTOCOL_VERSION);
+    if ((t->protocol != DEBUG_PROTOCOL_VERSION && t->protocol != DEBUG_PROTOCOL_VERSION_HEAP) ||
+        t->word_size != 8)
+        return dbg_fail(c, "unsupported target: protocol %u, word size %u (expected %u or %u, 8)",
+                        t->protocol, t->word_size, DEBUG_PROTOCOL_VERSION,
+                        DEBUG_PROTOCOL_VERSION_HEAP);
+    if (t->protocol == DEBUG_PROTOCOL_VERSION_HEAP && parse_heap(c, cur) != 0)
+        return -1;
     c->have_target = true;
     return 0;
 }
@@ -188,7 +223,25 @@ static void free_info(DbgInfo *in)
     free((char *)in->module);
     free((char *)in->src_file);
     free((char *)in->src_span);
+    free((void *)in->bitmap);
     free(in);
+}
+
+/* Version 2's fields of an INFO record: the SRT and the pointer bitmap. */
+static int parse_info_heap(DebugCursor *cur, DbgInfo *in)
+{
+    in->srt = debug_get_u64(cur);
+    in->bitmap_bits = debug_get_u32(cur);
+    size_t bytes = ((size_t)in->bitmap_bits + 7) / 8;
+    const uint8_t *bits = debug_get_bytes(cur, bytes);
+    if (cur->bad)
+        return -1;
+    uint8_t *copy = malloc(bytes ? bytes : 1);
+    if (copy == NULL)
+        return -1;
+    memcpy(copy, bits, bytes);
+    in->bitmap = copy;
+    return 0;
 }
 
 int dbg_parse_infos(DbgClient *c, DebugCursor *cur)
@@ -212,6 +265,10 @@ int dbg_parse_infos(DbgClient *c, DebugCursor *cur)
         in->module = debug_get_str(cur);
         in->src_file = debug_get_str(cur);
         in->src_span = debug_get_str(cur);
+        if (c->target.protocol == DEBUG_PROTOCOL_VERSION_HEAP && parse_info_heap(cur, in) != 0) {
+            free_info(in);
+            return dbg_fail(c, "malformed info table record %u (version 2's fields)", i);
+        }
         if (cur->bad || in->type == 0 || in->type >= 65 || in->addr == 0) {
             free_info(in);
             return dbg_fail(c, "malformed info table record %u", i);
@@ -255,6 +312,7 @@ void dbg_free_state(DbgClient *c)
 {
     free(c->target.program);
     free(c->target.strata_version);
+    free(c->target.heap);
     dbg_drop_blocks(c);
     dbg_free_roots(c);
     size_t pos = 0;

@@ -20,10 +20,12 @@
 #include "ClientState.h"
 #include "DebugTypes.h"
 #include "Decode.h"
+#include "GhcSnapshot.h"
 #include "Marks.h"
 #include "Payloads.h"
 #include "PrivateFile.h"
 #include "Snapshot.h"
+#include "SnapshotSegments.h"
 #include "strata/Debug.h"
 
 #define SNAP_MAGIC "STRDBGS1"
@@ -64,6 +66,11 @@ static void put_target(DebugBuf *b, const DbgTarget *t)
     debug_buf_put_u64(b, t->n_mblocks);
     debug_buf_put_str(b, t->program, t->program ? strlen(t->program) : 0);
     debug_buf_put_str(b, t->strata_version, t->strata_version ? strlen(t->strata_version) : 0);
+    if (t->protocol == DEBUG_PROTOCOL_VERSION_HEAP) {   /* another runtime's heap */
+        debug_buf_put_str(b, t->heap, strlen(t->heap));
+        debug_buf_put_u32(b, t->header_words);
+        debug_buf_put_u32(b, t->heap_flags);
+    }
 }
 
 static void put_blocks(DebugBuf *b, const DbgBlock *bs, size_t n)
@@ -101,7 +108,7 @@ static void put_roots(DebugBuf *b, const DbgRoot *rs, size_t n)
     }
 }
 
-static void put_info(DebugBuf *b, const DbgInfo *in)
+static void put_info(DebugBuf *b, const DbgInfo *in, uint32_t protocol)
 {
     debug_buf_put_u64(b, in->addr);
     debug_buf_put_u32(b, in->type);
@@ -117,17 +124,11 @@ static void put_info(DebugBuf *b, const DbgInfo *in)
     put_str(b, in->module);
     put_str(b, in->src_file);
     put_str(b, in->src_span);
-}
-
-static void put_segment(DebugBuf *b, uint64_t addr, uint8_t where, const uint64_t *words,
-                        uint64_t n, uint64_t *count)
-{
-    debug_buf_put_u64(b, addr);
-    debug_buf_put_u32(b, (uint32_t)n);
-    debug_buf_put_u8(b, where);
-    for (uint64_t i = 0; i < n; i++)
-        debug_buf_put_u64(b, words[i]);
-    (*count)++;
+    if (protocol == DEBUG_PROTOCOL_VERSION_HEAP) {
+        debug_buf_put_u64(b, in->srt);
+        debug_buf_put_u32(b, in->bitmap_bits);
+        debug_buf_put_bytes(b, in->bitmap, (in->bitmap_bits + 7) / 8);
+    }
 }
 
 /* Writes FILE.tmp, owner-only, and renames it over FILE: a reader never
@@ -224,8 +225,10 @@ static int put_block_segments(DbgClient *c, const DbgReach *r, DebugBuf *b, cons
     for (size_t i = 0; i < nb && st == 0; i++) {
         const DbgBlock *blk = &bs[i];
         const uint64_t *w = (const uint64_t *)(const void *)blk->data;
-        uint64_t words = blk->used_bytes / 8, run = 0, run_end = 0;
-        bool in_run = false, any = false;
+        uint64_t words = blk->used_bytes / 8;
+        bool any = false;
+        SegmentRun run;
+        segment_run_start(&run, b, blk, n_segments);
         for (uint64_t k = 0; k < words && st == 0;) {
             if (w[k] == 0) {
                 k++;
@@ -236,23 +239,14 @@ static int put_block_segments(DbgClient *c, const DbgReach *r, DebugBuf *b, cons
                 break;
             bool live = dbg_reach_has(r, cl.addr) || word_map_get(weak_kept, cl.addr) != NULL;
             any = any || live;
-            if (live && blk->kind != DEBUG_BLOCK_PINNED) {
-                if (!in_run || k != run_end) {
-                    if (in_run)
-                        put_segment(b, blk->start + run * 8, 1, w + run, run_end - run,
-                                    n_segments);
-                    run = k;
-                    in_run = true;
-                }
-                run_end = k + cl.n_words;
-            }
+            if (live && blk->kind != DEBUG_BLOCK_PINNED)
+                segment_run_add(&run, k, cl.n_words);
             k += cl.n_words;
         }
-        if (in_run)
-            put_segment(b, blk->start + run * 8, 1, w + run, run_end - run, n_segments);
+        segment_run_end(&run);
         if (any && blk->kind == DEBUG_BLOCK_PINNED) {
             pinned_done[i] = 1;
-            put_segment(b, blk->start, 1, w, words, n_segments);
+            dbg_snapshot_put_segment(b, blk->start, 1, w, words, n_segments);
         }
     }
     return st;
@@ -308,16 +302,18 @@ static int put_segments(DbgClient *c, const DbgReach *r, DebugBuf *b, WordMap *i
     size_t seg_count_at = b->len;
     uint64_t n_segments = 0;
     debug_buf_put_u64(b, 0);
-    int st = put_block_segments(c, r, b, bs, nb, &weak_kept, pinned_done, &n_segments);
+    int st = dbg_heap_is_ghc(c)
+                 ? ghc_put_block_segments(c, r, b, &weak_kept, pinned_done, &n_segments)
+                 : put_block_segments(c, r, b, bs, nb, &weak_kept, pinned_done, &n_segments);
     for (size_t i = 0; i < n && st == 0; i++) {
         DbgClosure cl;
         if ((st = dbg_closure(c, objs[i], &cl)) == 0 && cl.block == NULL)
-            put_segment(b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
+            dbg_snapshot_put_segment(b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
     }
     for (size_t i = 0; i < n_weak_statics && st == 0; i++) {
         DbgClosure cl;
         if ((st = dbg_closure(c, weak_statics[i], &cl)) == 0)
-            put_segment(b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
+            dbg_snapshot_put_segment(b, cl.addr, 2, cl.words, cl.n_words, &n_segments);
     }
     /* Info tables: every one an object in a saved area uses. */
     for (size_t i = 0; i < n && st == 0; i++)
@@ -364,7 +360,7 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     size_t pos = 0;
     uint64_t key, val;
     while (word_map_next(&infos, &pos, &key, &val))
-        put_info(&b, (const DbgInfo *)(uintptr_t)val);
+        put_info(&b, (const DbgInfo *)(uintptr_t)val, dbg_target(c)->protocol);
     word_map_free(&infos);
     uint64_t sum = b.oom ? 0 : checksum(b.data, b.len);
     debug_buf_put_u64(&b, sum);

@@ -51,5 +51,7 @@ int cmd_list(int argc, char **argv);
 /* The socket of process pid (a decimal string) into path; non-zero after
  * an error message. */
 int socket_of_pid(const char *pid, char *path, size_t len);
+/* NoStub.c: why process pid has no debug socket; returns 1 after saying. */
+int die_no_socket(long pid);
 
 #endif /* STRATA_DEBUG_CMD_H */

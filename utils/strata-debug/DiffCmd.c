@@ -267,7 +267,8 @@ static int json_new(Json *j, DbgClient *b, const DbgDiff *d, const DiffOpts *o)
     return 0;
 }
 
-static int json_diff(DbgClient *b, const DbgDiff *d, const DiffOpts *o, uint64_t a_new_era)
+static int json_diff(DbgClient *b, const DbgDiff *d, const DiffOpts *o, uint64_t a_new_era,
+                     const char *no_eras)
 {
     static const char *const names[] = {"type", "info", "era", "module"};
     Json j;
@@ -305,6 +306,13 @@ static int json_diff(DbgClient *b, const DbgDiff *d, const DiffOpts *o, uint64_t
         json_close(&j, '}');
     }
     json_close(&j, ']');
+    if (no_eras[0] != '\0') {   /* new and survivors need eras */
+        json_null(&j, "new");
+        json_null(&j, "survivors");
+        json_str(&j, "no_eras", no_eras);
+        json_end(&j);
+        return 0;
+    }
     if (json_new(&j, b, d, o) != 0)
         return 1;
     size_t n;
@@ -366,7 +374,17 @@ int diff_main(int argc, char **argv)
     char a_program[256];
     snprintf(a_program, sizeof a_program, "%s", dbg_target(a)->program);
     uint64_t a_new_era = dbg_target(a)->resumes_in_era;   /* snapshot --new-era */
+    /* Without eras (a GHC program not built with -prof, or not run with
+     * -he) nothing tells new objects from old: growth alone applies. */
+    const char *why = NULL;
+    char no_eras[256] = "";
+    if (!dbg_heap_has_eras(a, &why))
+        snprintf(no_eras, sizeof no_eras, "%s", why);
     dbg_close(a);
+    if (no_eras[0] != '\0' && o.by != NULL && strcmp(o.by, "era") == 0) {
+        dbg_diff_free(&d);
+        return fail("--by era: this heap has no eras: %s", no_eras);
+    }
     DbgClient *b = open_b(&o);
     if (b == NULL) {
         dbg_diff_free(&d);
@@ -380,14 +398,19 @@ int diff_main(int argc, char **argv)
     } else if (dbg_diff_finish(b, &d) != 0) {
         st = fail("B: %s", dbg_error(b));
     } else if (o.json) {
-        st = json_diff(b, &d, &o, a_new_era);
+        st = json_diff(b, &d, &o, a_new_era, no_eras);
     } else {
         moment("A", o.a, d.a_era, d.a_paused_at);
         moment("B", o.b != NULL ? o.b : o.socket, d.b_era, d.b_paused_at);
         print_growth(&d, &o);
-        st = print_new(b, &d, &o);
-        if (st == 0)
-            st = print_survivors(&d, &o, a_new_era);
+        if (no_eras[0] != '\0') {
+            printf("\nnew and alive, survivors: not told apart, the heap has no eras (%s)\n",
+                   no_eras);
+        } else {
+            st = print_new(b, &d, &o);
+            if (st == 0)
+                st = print_survivors(&d, &o, a_new_era);
+        }
     }
     dbg_diff_free(&d);
     dbg_close(b);

@@ -239,7 +239,7 @@ int cmd_roots(DbgClient *c, DbgReach *unused, const Opts *o, const DbgQuery *q)
     } else {
         Style s = {false, false};
         for (size_t i = 0; i < n; i++) {
-            print_root(&roots[i]);
+            print_root(c, &roots[i]);
             print_closure_line(c, &s, roots[i].addr, "      ");
         }
         if (nw > 0)

@@ -186,9 +186,8 @@ void json_closure(Json *j, DbgClient *c, const char *key, uint64_t addr)
 
 void json_root(Json *j, DbgClient *c, const char *key, const DbgRoot *r)
 {
-    (void)c;
     json_open(j, key, '{');
-    json_str(j, "kind", dbg_root_kind_name(r->kind));
+    json_str(j, "kind", dbg_root_kind_label(c, r->kind));
     json_u64(j, "index", r->index);
     json_u64(j, "slot", r->slot);
     json_str(j, "func", r->func);

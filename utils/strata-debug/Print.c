@@ -72,25 +72,12 @@ void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char 
     printf("\n");
 }
 
-void print_root(const DbgRoot *r)
+void print_root(DbgClient *c, const DbgRoot *r)
 {
-    printf("    root: %s", dbg_root_kind_name(r->kind));
-    if (r->kind == DEBUG_ROOT_FRAME) {
-        printf(" ");
-        print_text(r->func);
-        printf(" (");
-        print_text(r->file);
-        printf(":%u), frame %u slot %u", r->line, r->index, r->slot);
-        if (r->thread > 1)   /* +RTS -N: a thread other than hs_init's */
-            printf(", thread %u", r->thread);
-    } else if (r->kind == DEBUG_ROOT_STABLE_PTR || r->kind == DEBUG_ROOT_SAVED)
-        printf(" #%u", r->index);
-    else if (r->kind == DEBUG_ROOT_STATIC && r->func[0] != '\0') {
-        char name[1024];
-        dbg_static_root_name(r, name, sizeof name);
-        printf(" ");
-        print_text(name);
-    }
+    char text[2048];
+    dbg_root_describe(c, r, text, sizeof text);
+    printf("    root: ");
+    print_text(text);
     printf("\n");
 }
 
@@ -167,7 +154,7 @@ int print_path_of(DbgClient *c, const Style *s, const DbgPath *p)
     const DbgRoot *roots;
     size_t nr;
     dbg_roots(c, &roots, &nr);
-    print_root(&roots[p->root]);
+    print_root(c, &roots[p->root]);
     return 0;
 }
 

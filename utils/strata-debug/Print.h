@@ -29,7 +29,7 @@ void print_provenance(const DbgInfo *in);
  * provenance; after prefix. */
 void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix);
 /* "    root: ..." */
-void print_root(const DbgRoot *r);
+void print_root(DbgClient *c, const DbgRoot *r);
 /* 439812 as "439,812"; a change with its sign: "+1,234", "-1,234", "0". */
 const char *grouped(uint64_t v, char buf[32]);
 const char *grouped_signed(int64_t v, char buf[32]);

@@ -149,8 +149,7 @@ int socket_of_pid(const char *pid, char *path, size_t len)
     if (!parse_long(pid, 1, 1L << 30, &pf.pid))
         return die("--pid expects a process id, got '%s'", pid);
     if (for_each_socket(find_pid, &pf) == 0)
-        return die("no debug socket for pid %ld (is it running with +RTS "
-                   "--debug-socket, or STRATA_DEBUG_SOCKET elsewhere?)", pf.pid);
+        return die_no_socket(pf.pid);
     snprintf(path, len, "%s", pf.path);
     if (kill((pid_t)pf.pid, 0) != 0 && errno == ESRCH)
         return die("process %ld is gone; %s is a stale socket (it was killed "

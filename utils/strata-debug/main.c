@@ -264,6 +264,26 @@ static int check_options(const char *cmd, const Opts *o, const Source *src)
     return 0;
 }
 
+/* What an analysis needs of the heap that a GHC program's may not have:
+ * eras (docs/strata-debug-ghc.md).  Non-zero after an error message
+ * saying why the command cannot apply. */
+static int check_heap(const char *cmd, DbgClient *c, const Opts *o)
+{
+    const char *why;
+    if (dbg_heap_has_eras(c, &why))
+        return 0;
+    if (strcmp(cmd, "boundary") == 0)
+        return die("boundary: the era boundary needs eras, and this heap has none: %s", why);
+    if (strcmp(cmd, "mark") == 0 || o->new_era)
+        return die("%s: a new era needs eras, and this heap has none: %s",
+                   o->new_era ? "snapshot --new-era" : "mark", why);
+    if (o->era != NULL)
+        return die("%s --era: this heap has no eras: %s", cmd, why);
+    if (o->by != NULL && strcmp(o->by, "era") == 0)
+        return die("%s --by era: this heap has no eras: %s", cmd, why);
+    return 0;
+}
+
 /* Opens the snapshot, or connects to the socket (of the process); NULL
  * after an error message. */
 static DbgClient *open_source(Source *src, char path[1024])
@@ -310,6 +330,10 @@ int main(int argc, char **argv)
     if (c == NULL)
         return 1;
     o.target = src.snapshot ? src.snapshot : src.socket;
+    if (check_heap(name, c, &o) != 0) {
+        dbg_close(c);
+        return 1;
+    }
     uint64_t latency = 0;
     double t0 = now_s();
     if (dbg_pause(c, (uint32_t)o.timeout_ms, &latency) != 0) {

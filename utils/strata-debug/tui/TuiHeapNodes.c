@@ -53,33 +53,6 @@ TuiNode *tui_heap_closure_node(TuiHeap *h, int kind, const char *prefix, uint64_
     return n;
 }
 
-static void root_where(const DbgRoot *r, char *buf, size_t len)
-{
-    switch (r->kind) {
-    case DEBUG_ROOT_FRAME:
-        snprintf(buf, len, "local-root frame %s (%s:%u), frame %u slot %u", r->func, r->file,
-                 r->line, r->index, r->slot);
-        break;
-    case DEBUG_ROOT_STABLE_PTR: case DEBUG_ROOT_SAVED:
-        snprintf(buf, len, "%s #%u", dbg_root_kind_name(r->kind), r->index);
-        break;
-    case DEBUG_ROOT_REMEMBERED:
-        snprintf(buf, len, "remembered set of generation %u", r->index);
-        break;
-    case DEBUG_ROOT_THREAD:
-        snprintf(buf, len, "thread %u", r->index);
-        break;
-    case DEBUG_ROOT_STATIC: {
-        char name[480];   /* the callers' buffers are 512 */
-        dbg_static_root_name(r, name, sizeof name);
-        snprintf(buf, len, "%s%s%s", dbg_root_kind_name(r->kind), name[0] ? " " : "", name);
-        break;
-    }
-    default:
-        snprintf(buf, len, "%s", dbg_root_kind_name(r->kind));
-    }
-}
-
 /* ----------------------------------------------------------------------
  * The roots tree
  * ---------------------------------------------------------------------- */
@@ -94,6 +67,7 @@ static const struct {
     {DEBUG_ROOT_STATIC, "Static closures"},
     {DEBUG_ROOT_THREAD, "Thread"},
     {DEBUG_ROOT_REMEMBERED, "Remembered sets (keep nothing alive by themselves)"},
+    {DEBUG_ROOT_WEAK, "Weak pointers (kept while their keys live)"},
 };
 
 int tui_heap_build_roots(TuiHeap *h)
@@ -115,9 +89,13 @@ int tui_heap_build_roots(TuiHeap *h)
                     last_frame = roots[i].index;
                 }
             }
+        if (sections[s].kind == DEBUG_ROOT_WEAK && count == 0)
+            continue;   /* only a GHC program's stub lists them */
         TuiNode *sec = sections[s].kind == DEBUG_ROOT_FRAME
                            ? tui_node_newf(TUI_NODE_SECTION, "%s (%zu frames, %zu slots)",
-                                           sections[s].title, frames, count)
+                                           dbg_heap_is_ghc(h->c) ? "Stack frames"
+                                                                 : sections[s].title,
+                                           frames, count)
                            : tui_node_newf(TUI_NODE_SECTION, "%s (%zu)", sections[s].title,
                                            count);
         if (sec == NULL || tui_node_add(t->root, sec) != 0)
@@ -420,7 +398,7 @@ static int load_result(TuiHeap *h, TuiNode *n)
     size_t nr;
     if (st == 0 && dbg_roots(h->c, &roots, &nr) == 0 && p.root < nr) {
         char where[512];
-        root_where(&roots[p.root], where, sizeof where);
+        dbg_root_describe(h->c, &roots[p.root], where, sizeof where);
         st = tui_node_add(n, tui_node_newf(TUI_NODE_TEXT, "root: %s", where));
     }
     free(runs);
