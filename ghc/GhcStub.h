@@ -36,7 +36,7 @@
  * stops the build naming both versions (the rest of the file is then left
  * out, so no other error follows); the heap name it sends ("ghc-9.10.3")
  * lets strata-debug refuse, by name, a stub of another version built some
- * other way. */
+ * other way (.inv.ghc-stub-one-version). */
 #if __GLASGOW_HASKELL__ != 910
 #define STUB_UNSUPPORTED_GHC 1
 #pragma message("strata-ghc-debug.c: this ghc is GHC " __GLASGOW_HASKELL_FULL_VERSION__)
@@ -45,6 +45,7 @@
 #define STUB_UNSUPPORTED_GHC 1
 #error "strata-ghc-debug.c supports 64-bit GHC with tables next to code (x86-64, AArch64)"
 #endif
+#if !defined(STUB_UNSUPPORTED_GHC)   /* to the end: nothing else to complain about */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -203,4 +204,5 @@ static inline uint64_t stub_untag(uint64_t p)
     return p & ~(uint64_t)TAG_MASK;
 }
 
+#endif /* !STUB_UNSUPPORTED_GHC */
 #endif /* STRATA_GHCSTUB_H */

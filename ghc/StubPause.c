@@ -27,7 +27,8 @@
  * completes later is undone at once by the pauser.  While PAUSED the
  * server's thread reads the heap: no Haskell thread runs and no GC can
  * start (the pauser holds every capability), and the mutex hand-over makes
- * the pauser's reads and the mutators' last writes visible to it. */
+ * the pauser's reads and the mutators' last writes visible to it
+ * (.inv.ghc-paused-reads). */
 
 typedef enum { RUNNING, WANTED, PAUSED } PauseState;
 

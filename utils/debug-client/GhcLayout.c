@@ -26,8 +26,10 @@ uint64_t ghc_closure_words(DbgClient *c, const DbgInfo *info, const uint64_t *w,
     uint64_t fixed = (uint64_t)info->ptrs + info->nptrs;
     switch (info->type) {
     case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0: case THUNK_1_1:
-    case THUNK_0_2: case THUNK_STATIC: case THUNK_SELECTOR:
+    case THUNK_0_2: case THUNK_SELECTOR:
         return h + 1 + fixed;   /* GHC's thunk header has a padding word */
+    case THUNK_STATIC: case IND_STATIC:
+        return h + 3;           /* a CAF: indirectee, static link, saved_info */
     case AP:
         return avail < h + 2 ? 0 : h + 3 + (w[h + 1] >> 32);   /* pad, arity|n_args, fun */
     case PAP:
@@ -55,7 +57,7 @@ uint64_t ghc_closure_words(DbgClient *c, const DbgInfo *info, const uint64_t *w,
             return h + fixed;
         switch (info->type) {
         case PRIM: case MUT_PRIM: case MVAR_CLEAN: case MVAR_DIRTY: case TVAR:
-        case BLOCKING_QUEUE: case IND: case IND_STATIC: case BLACKHOLE:
+        case BLOCKING_QUEUE: case IND: case BLACKHOLE:
         case MUT_VAR_CLEAN: case MUT_VAR_DIRTY:
             return h + fixed;   /* counts normalised by the stub */
         default:
@@ -176,7 +178,18 @@ static void take_word(void *env, uint64_t i)
 size_t ghc_closure_ptrs(DbgClient *c, const DbgClosure *cl, uint64_t *out, size_t cap)
 {
     GhcPtrs p = {cl->words, cl->n_words, out, cap, 0};
-    ghc_for_each_ptr_word(c, cl, take_word, &p);
+    uint32_t t = cl->info->type;
+    _Static_assert(CONSTR == 1 && FUN_STATIC + 1 == THUNK && THUNK_STATIC == 21,
+                   "constructors, functions, then thunks, in GHC's order");
+    if (t >= CONSTR && t <= THUNK_STATIC) {
+        /* The common layouts without a call per field: the fields
+         * ghc_for_each_ptr_word gives them. */
+        uint64_t first = c->target.header_words + (t >= THUNK), end = first + cl->info->ptrs;
+        for (uint64_t i = first; i < end && i < cl->n_words; i++)
+            take(&p, cl->words[i]);
+    } else {
+        ghc_for_each_ptr_word(c, cl, take_word, &p);
+    }
     if (cl->info->srt != 0)
         take(&p, cl->info->srt);   /* the static closures the code refers to */
     return p.n;

@@ -24,7 +24,7 @@
  * their values (not marked: Note [Weak pointers in a snapshot] in
  * Snapshot.c) merged in; adjacent ones make one segment as before.  A
  * pinned block, which holds only byte arrays and no slop, is still saved
- * whole when any object in it is. */
+ * whole when any object in it is (.inv.ghc-no-block-walk). */
 
 static int addr_cmp(const void *a, const void *b)
 {

@@ -16,7 +16,8 @@
 #include "strata/Debug.h"
 
 /* The heaps a version 2 stub may serve: GHC 9.10's (Note [One GHC version]
- * in ghc/GhcStub.h; GhcLayout.c decodes its layouts). */
+ * in ghc/GhcStub.h; GhcLayout.c decodes its layouts;
+ * .inv.ghc-stub-one-version). */
 static bool heap_known(const char *heap)
 {
     return strncmp(heap, "ghc-9.10.", strlen("ghc-9.10.")) == 0;

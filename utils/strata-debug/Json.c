@@ -174,7 +174,7 @@ void json_closure(Json *j, DbgClient *c, const char *key, uint64_t addr)
         json_null(j, "static");
     } else {
         char name[1024];
-        dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
+        dbg_static_name(c, addr, name, sizeof name);
         json_null(j, "era");
         json_null(j, "block");
         json_null(j, "gen");

@@ -63,7 +63,7 @@ void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char 
                cl.block->gen);
     else {
         char name[1024];
-        dbg_static_root_name(dbg_static_root(c, addr), name, sizeof name);
+        dbg_static_name(c, addr, name, sizeof name);
         printf("static%s", name[0] ? " " : "");
         print_text(name);
     }

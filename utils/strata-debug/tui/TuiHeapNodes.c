@@ -38,7 +38,7 @@ TuiNode *tui_heap_closure_node(TuiHeap *h, int kind, const char *prefix, uint64_
     if (cl.block != NULL) {
         snprintf(where, sizeof where, "era %" PRIu64, cl.era);
     } else {
-        dbg_static_root_name(dbg_static_root(h->c, addr), name, sizeof name);
+        dbg_static_name(h->c, addr, name, sizeof name);
         snprintf(where, sizeof where, "static%s%s", name[0] ? " " : "", name);
     }
     TuiNode *n = tui_node_newf(kind, "%s0x%" PRIx64 "  %s  %s  %s  %" PRIu64 " B", prefix, addr,
@@ -130,8 +130,10 @@ static int load_section(TuiHeap *h, TuiNode *sec)
             /* One node per frame; its slots are listed when it expands. */
             if (i > 0 && roots[i - 1].kind == kind && roots[i - 1].index == r->index)
                 continue;
-            k = tui_node_newf(TUI_NODE_FRAME, "frame %u: %s (%s:%u)", r->index, r->func,
-                              r->file, r->line);
+            char site[768];
+            dbg_root_frame_site(h->c, r, site, sizeof site);
+            k = tui_node_newf(TUI_NODE_FRAME, "frame %u%s%s", r->index, site[0] ? ": " : "",
+                              site);
             if (k != NULL) {
                 k->aux = r->index;
                 k->expandable = true;
@@ -198,7 +200,7 @@ static int add_details(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
                           : dbg_reach_has(h->reach, cl->addr) ? ", live" : ", not reachable");
     else {
         char name[1000];
-        dbg_static_root_name(dbg_static_root(h->c, cl->addr), name, sizeof name);
+        dbg_static_name(h->c, cl->addr, name, sizeof name);
         k = tui_node_newf(TUI_NODE_TEXT, "static closure%s%s, %" PRIu64 " bytes",
                           name[0] ? " " : "", name, (uint64_t)cl->n_words * 8);
     }
