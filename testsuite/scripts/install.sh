@@ -38,6 +38,13 @@ if ! pc_cflags=$(pc --cflags) || ! pc_libs=$(pc --static --libs); then
     fail "pkg-config cannot find strata in $prefix/lib/pkgconfig"
     finish
 fi
+# The GHC stub is installed where strata.pc says (docs/strata-debug-ghc.md),
+# one file with no #include of strata's own.
+stub=$(pc --variable=ghc_debug_stub)
+[ "$stub" = "$prefix/share/strata/ghc/strata-ghc-debug.c" ] && [ -f "$stub" ] && pass ||
+    fail "strata.pc's ghc_debug_stub is '$stub', and it should be an installed file"
+own=$(grep '^#include "' "$stub" | grep -v -e '"Rts.h"' -e '"DerivedConstants.h"')
+[ -z "$own" ] && pass || fail "the installed GHC stub includes files other than GHC's: $own"
 read -ra cflags <<<"$pc_cflags"
 read -ra libs <<<"$pc_libs"
 # -lstrata would pick libstrata.so; ask the linker for the archive.
