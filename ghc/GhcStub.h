@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "DebugRequest.h"
+#include "DebugServe.h"
 #include "DebugWire.h"
 #include "strata/DebugProtocol.h"
 
@@ -143,11 +144,9 @@ bool stub_eras_in_headers(void);
  * Requests that read the heap (paused only)
  * ---------------------------------------------------------------------- */
 
-typedef bool (*StubSendFn)(void *env, int status, uint16_t cmd, const DebugBuf *b);
-
 void stub_put_blocks(DebugBuf *out);
 int stub_block_contents(uint64_t start, DebugBuf *out, char *err, size_t err_len);
-bool stub_snapshot(StubSendFn send, void *env);
+bool stub_snapshot(const DebugConn *c);
 int stub_closures(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len);
 int stub_info(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len);
 void stub_put_roots(DebugBuf *out);

@@ -251,11 +251,7 @@ int stub_closures(const DebugRequest *req, DebugBuf *out, char *err, size_t err_
         int st = locate(addr, &words, &in_heap, err, err_len);
         if (st != DEBUG_STATUS_OK)
             return st;
-        debug_buf_put_u64(out, addr);
-        debug_buf_put_u32(out, (uint32_t)words);
-        debug_buf_put_u8(out, in_heap ? 1 : 2);
-        debug_buf_put_u8(out, 0);
-        debug_buf_put_u16(out, 0);
+        debug_put_closure_header(out, addr, (uint32_t)words, in_heap);
         uint8_t *dst = debug_buf_reserve(out, words * sizeof(StgWord));
         if (dst == NULL)
             break;   /* out->oom: the reply becomes RESOURCE */

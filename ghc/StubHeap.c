@@ -30,9 +30,7 @@ void stub_put_blocks(DebugBuf *out)
 
 static void put_contents(DebugBuf *out, const StubBlock *b)
 {
-    debug_buf_put_u64(out, (uint64_t)(uintptr_t)b->start);
-    debug_buf_put_u64(out, b->used);
-    debug_buf_put_bytes(out, b->start, b->used);
+    debug_put_block_contents(out, (uint64_t)(uintptr_t)b->start, b->used, b->start);
 }
 
 int stub_block_contents(uint64_t start, DebugBuf *out, char *err, size_t err_len)
@@ -47,40 +45,32 @@ int stub_block_contents(uint64_t start, DebugBuf *out, char *err, size_t err_len
     return DEBUG_STATUS_OK;
 }
 
-/* A snapshot frame is sent once it holds this much. */
-#define SNAPSHOT_FRAME_BYTES ((size_t)1 << 20)
-
-bool stub_snapshot(StubSendFn send, void *env)
+/* The SNAPSHOT stream's source: the view's blocks and the roots. */
+static void snapshot_blocks(void *env, DebugBuf *out)
 {
-    DebugBuf b = {0};
-    debug_buf_put_u8(&b, DEBUG_ITEM_BLOCKS);
-    stub_put_blocks(&b);
-    bool ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-    debug_buf_reset(&b);
-    for (size_t i = 0; ok && i < stub_view.n_blocks; i++) {
-        const StubBlock *blk = &stub_view.blocks[i];
-        if (blk->used == 0)
-            continue;
-        if (b.len == 0)
-            debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
-        put_contents(&b, blk);
-        if (b.len >= SNAPSHOT_FRAME_BYTES) {
-            ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-            debug_buf_reset(&b);
-        }
-    }
-    if (ok && b.len > 0)
-        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-    if (ok) {
-        debug_buf_reset(&b);
-        debug_buf_put_u8(&b, DEBUG_ITEM_ROOTS);
-        stub_put_roots(&b);
-        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-    }
-    if (ok) {
-        debug_buf_reset(&b);
-        ok = send(env, DEBUG_STATUS_OK, DEBUG_CMD_SNAPSHOT, &b);
-    }
-    debug_buf_free(&b);
-    return ok;
+    (void)env;
+    stub_put_blocks(out);
+}
+
+static void snapshot_roots(void *env, DebugBuf *out)
+{
+    (void)env;
+    stub_put_roots(out);
+}
+
+static void snapshot_block(void *env, size_t i, uint64_t *start, uint64_t *used,
+                           const void **bytes)
+{
+    (void)env;
+    const StubBlock *b = &stub_view.blocks[i];
+    *start = (uint64_t)(uintptr_t)b->start;
+    *used = b->used;
+    *bytes = b->start;
+}
+
+bool stub_snapshot(const DebugConn *c)
+{
+    DebugSnapshotSource s = {snapshot_blocks, snapshot_roots, stub_view.n_blocks,
+                             snapshot_block, NULL};
+    return debug_send_snapshot(c, &s);
 }

@@ -186,11 +186,6 @@ typedef struct {
     uint8_t source;
 } InfoNames;
 
-static void info_str(DebugBuf *out, const char *s)
-{
-    debug_buf_put_str(out, s, strlen(s));
-}
-
 bool stub_ipe(uint64_t info_ptr, InfoProvEnt *out)
 {
     /* GHC's IPE map is keyed by the word in a closure's header (the
@@ -269,20 +264,10 @@ static void put_info(DebugBuf *out, uint64_t info_ptr, const StgInfoTable *info)
     } else {
         object_bitmap(info->type, m);
     }
-    debug_buf_put_u64(out, info_ptr);
-    debug_buf_put_u32(out, info->type);
-    debug_buf_put_u16(out, ptrs);
-    debug_buf_put_u16(out, nptrs);
-    debug_buf_put_u32(out, arity);
-    debug_buf_put_u8(out, n->source);
-    info_str(out, n->name);
-    info_str(out, n->table_name);
-    info_str(out, n->closure_desc);
-    info_str(out, n->ty_desc);
-    info_str(out, n->label);
-    info_str(out, n->module);
-    info_str(out, n->src_file);
-    info_str(out, n->src_span);
+    DebugInfoRecord rec = {info_ptr, info->type, ptrs, nptrs, arity, n->source, n->name,
+                           n->table_name, n->closure_desc, n->ty_desc, n->label, n->module,
+                           n->src_file, n->src_span};
+    debug_put_info_record(out, &rec);
     /* Version 2: the SRT, then the pointer bitmap. */
     debug_buf_put_u64(out, stub_info_srt(info_ptr, info));
     debug_buf_put_u32(out, m->bits);

@@ -48,11 +48,12 @@ static void say(const char *fmt, ...)
 }
 
 /* ----------------------------------------------------------------------
- * Frames
+ * The connection
  * ---------------------------------------------------------------------- */
 
-static bool read_full(int fd, void *buf, size_t n)
+static bool read_full(void *env, void *buf, size_t n)
 {
+    int fd = *(const int *)env;
     for (size_t done = 0; done < n;) {
         size_t got;
         if (os_socket_recv(fd, (char *)buf + done, n - done, &got) != 0 || got == 0)
@@ -62,33 +63,15 @@ static bool read_full(int fd, void *buf, size_t n)
     return true;
 }
 
-static bool send_frame(int fd, int status, uint16_t cmd, const void *payload, size_t len)
+static bool write_full(void *env, const void *buf, size_t n)
 {
-    uint8_t h[DEBUG_FRAME_HEADER_BYTES];
-    uint64_t total = (uint64_t)len + 4;
-    if (total > UINT32_MAX)
-        return false;
-    for (int i = 0; i < 4; i++)
-        h[i] = (uint8_t)(total >> (8 * i));
-    h[4] = (uint8_t)status;
-    h[5] = (uint8_t)(status >> 8);
-    h[6] = (uint8_t)cmd;
-    h[7] = (uint8_t)(cmd >> 8);
-    return os_socket_send_all(fd, h, sizeof h) == 0 && os_socket_send_all(fd, payload, len) == 0;
+    return os_socket_send_all(*(const int *)env, buf, n) == 0;
 }
 
-static bool send_error(int fd, int status, uint16_t cmd, const char *msg)
+/* The connection on *fd, for wire/DebugServe.c's frames. */
+static DebugConn conn_of(int *fd)
 {
-    return send_frame(fd, status, cmd, msg, strlen(msg));
-}
-
-static bool send_buf(void *env, int status, uint16_t cmd, const DebugBuf *b)
-{
-    int fd = *(int *)env;
-    if (b->oom || b->len > (size_t)UINT32_MAX - 4)
-        return send_error(fd, DEBUG_STATUS_RESOURCE, cmd,
-                          "out of memory (or over 4 GiB) building the response");
-    return send_frame(fd, status, cmd, b->data, b->len);
+    return (DebugConn){read_full, write_full, fd};
 }
 
 /* ----------------------------------------------------------------------
@@ -165,30 +148,13 @@ static int handle_paused(const DebugRequest *req, DebugBuf *out, char *err, size
  * should close. */
 static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
 {
-    uint8_t lenb[4];
-    if (!read_full(fd, lenb, 4))
-        return false;
-    uint32_t len = debug_load_u32(lenb);
-    if (len < 4 || len > DEBUG_REQUEST_MAX_BYTES) {
-        char msg[128];
-        snprintf(msg, sizeof msg,
-                 "request length is %u bytes, expected 4 to %u; closing the connection", len,
-                 DEBUG_REQUEST_MAX_BYTES);
-        send_error(fd, DEBUG_STATUS_BAD_LENGTH, 0, msg);
-        return false;
-    }
-    debug_buf_reset(frame);
-    uint8_t *p = debug_buf_reserve(frame, len);
-    if (p == NULL) {
-        send_error(fd, DEBUG_STATUS_RESOURCE, 0, "out of memory reading the request");
-        return false;
-    }
-    if (!read_full(fd, p, len))
-        return false;
+    DebugConn conn = conn_of(&fd);
     DebugRequest req;
     char err[512];
+    int st;
+    if (!debug_read_request(&conn, frame, &req, &st, err, sizeof err))
+        return false;
     debug_buf_reset(out);
-    int st = debug_request_decode(p, len, &req, err, sizeof err);
     if (st == DEBUG_STATUS_OK) {
         if (req.cmd == DEBUG_CMD_VERSION) {
             handle_version(out);
@@ -208,14 +174,12 @@ static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
             st = DEBUG_STATUS_NOT_PAUSED;
         } else if (req.cmd == DEBUG_CMD_SNAPSHOT && stub_view.unsupported == NULL &&
                    !stub_view.oom) {
-            return stub_snapshot(send_buf, &fd);
+            return stub_snapshot(&conn);
         } else {
             st = handle_paused(&req, out, err, sizeof err);
         }
     }
-    if (st != DEBUG_STATUS_OK)
-        return send_error(fd, st, req.cmd, err);
-    return send_buf(&fd, DEBUG_STATUS_OK, req.cmd, out);
+    return debug_reply(&conn, st, req.cmd, err, out);
 }
 
 /* ----------------------------------------------------------------------
@@ -254,11 +218,12 @@ static void serve_client(int fd)
             int other;
             if (os_socket_accept(listen_fd, &other) == 0) {
                 char why[128];
+                DebugConn conn = conn_of(&other);
                 if (peer_allowed(other, why, sizeof why))
-                    send_error(other, DEBUG_STATUS_BUSY, 0,
-                               "busy: another client is connected (one at a time)");
+                    debug_send_error(&conn, DEBUG_STATUS_BUSY, 0,
+                                     "busy: another client is connected (one at a time)");
                 else
-                    send_error(other, DEBUG_STATUS_REFUSED, 0, why);
+                    debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
                 os_socket_close(other);
             }
         }
@@ -280,7 +245,8 @@ static void *server_main(void *arg)
         }
         char why[128];
         if (!peer_allowed(fd, why, sizeof why)) {
-            send_error(fd, DEBUG_STATUS_REFUSED, 0, why);
+            DebugConn conn = conn_of(&fd);
+            debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
             os_socket_close(fd);
             continue;
         }

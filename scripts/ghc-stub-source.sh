@@ -14,7 +14,7 @@ src=$1
 version=$2
 out=$3
 
-parts="base/GrowArray.c wire/DebugWire.c wire/DebugRequest.c support/os/Socket.c
+parts="base/GrowArray.c wire/DebugWire.c wire/DebugRequest.c wire/DebugServe.c support/os/Socket.c
 ghc/StubPause.c ghc/StubView.c ghc/StubClosures.c ghc/StubInfo.c ghc/StubRoots.c
 ghc/StubHeap.c ghc/StubServer.c"
 

@@ -21,6 +21,7 @@
 #include "Roots.h"
 #include "Segment.h"
 #include "Threads.h"
+#include "DebugServe.h"
 #include "StablePtr.h"
 #include "Storage.h"
 #include "os/Process.h"
@@ -387,11 +388,7 @@ static int handle_closures(const DebugRequest *req, DebugBuf *out, char *err, si
         int st = closure_locate(addr, &words, &in_heap, err, err_len);
         if (st != DEBUG_STATUS_OK)
             return st;
-        debug_buf_put_u64(out, addr);
-        debug_buf_put_u32(out, (uint32_t)words);
-        debug_buf_put_u8(out, in_heap ? 1 : 2);
-        debug_buf_put_u8(out, 0);
-        debug_buf_put_u16(out, 0);
+        debug_put_closure_header(out, addr, (uint32_t)words, in_heap);
         uint8_t *dst = debug_buf_reserve(out, words * WORD_SIZE);
         if (dst == NULL)
             break;
@@ -430,20 +427,11 @@ static int handle_info(const DebugRequest *req, DebugBuf *out, char *err, size_t
         safe_read_string((uint64_t)(uintptr_t)info.name, name, sizeof name);
         DebugProvenance prov;
         debug_info_provenance(addr, &info, &prov);
-        debug_buf_put_u64(out, addr);
-        debug_buf_put_u32(out, info.type);
-        debug_buf_put_u16(out, info.ptrs);
-        debug_buf_put_u16(out, info.nptrs);
-        debug_buf_put_u32(out, info.arity);
-        debug_buf_put_u8(out, (uint8_t)prov.source);
-        put_cstr(out, name);
-        put_cstr(out, prov.table_name);
-        put_cstr(out, prov.closure_desc);
-        put_cstr(out, prov.ty_desc);
-        put_cstr(out, prov.label);
-        put_cstr(out, prov.module);
-        put_cstr(out, prov.src_file);
-        put_cstr(out, prov.src_span);
+        DebugInfoRecord rec = {addr, info.type, info.ptrs, info.nptrs, info.arity,
+                               (uint8_t)prov.source, name, prov.table_name, prov.closure_desc,
+                               prov.ty_desc, prov.label, prov.module, prov.src_file,
+                               prov.src_span};
+        debug_put_info_record(out, &rec);
     }
     return DEBUG_STATUS_OK;
 }
@@ -644,10 +632,8 @@ static void put_blocks(DebugBuf *out)
 
 static void put_block_contents(DebugBuf *out, const IndexEntry *e)
 {
-    uint64_t used = (uint64_t)(e->to - e->from) * WORD_SIZE;
-    debug_buf_put_u64(out, (uint64_t)(uintptr_t)e->from);
-    debug_buf_put_u64(out, used);
-    debug_buf_put_bytes(out, e->from, used);
+    debug_put_block_contents(out, (uint64_t)(uintptr_t)e->from,
+                             (uint64_t)(e->to - e->from) * WORD_SIZE, e->from);
 }
 
 static int handle_block_contents(const DebugRequest *req, DebugBuf *out, char *err,
@@ -708,46 +694,34 @@ int debug_heap_handle(const DebugRequest *req, DebugBuf *out, char *err, size_t 
     }
 }
 
-/* A snapshot frame is sent once it holds this much. */
-#define SNAPSHOT_FRAME_BYTES ((size_t)1 << 20)
-
-bool debug_heap_snapshot(DebugSendFn send, void *env)
+/* The SNAPSHOT stream's source: this pause's block index and roots. */
+static void snapshot_blocks(void *env, DebugBuf *out)
 {
-    DebugBuf b = {0};
+    (void)env;
+    put_blocks(out);
+}
+
+static void snapshot_roots(void *env, DebugBuf *out)
+{
+    (void)env;
+    put_roots(out);
+}
+
+static void snapshot_block(void *env, size_t i, uint64_t *start, uint64_t *used,
+                           const void **bytes)
+{
+    (void)env;
+    const IndexEntry *e = &index_entries[i];
+    *start = (uint64_t)(uintptr_t)e->from;
+    *used = (uint64_t)(e->to - e->from) * WORD_SIZE;
+    *bytes = e->from;
+}
+
+bool debug_heap_snapshot(const DebugConn *c)
+{
     char err[128];
-    bool ok = index_ok(err, sizeof err);
-    if (ok) {
-        debug_buf_put_u8(&b, DEBUG_ITEM_BLOCKS);
-        put_blocks(&b);
-        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-    }
-    /* Several blocks per frame, up to about a megabyte: a frame per 4 KiB
-     * block would cost two system calls a block on each side. */
-    debug_buf_reset(&b);
-    for (size_t i = 0; ok && i < index_n; i++) {
-        const IndexEntry *e = &index_entries[i];
-        if (e->to == e->from)
-            continue;
-        if (b.len == 0)
-            debug_buf_put_u8(&b, DEBUG_ITEM_BLOCK_CONTENTS);
-        put_block_contents(&b, e);
-        if (b.len >= SNAPSHOT_FRAME_BYTES) {
-            ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-            debug_buf_reset(&b);
-        }
-    }
-    if (ok && b.len > 0)
-        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-    if (ok) {
-        debug_buf_reset(&b);
-        debug_buf_put_u8(&b, DEBUG_ITEM_ROOTS);
-        put_roots(&b);
-        ok = send(env, DEBUG_STATUS_MORE, DEBUG_CMD_SNAPSHOT, &b);
-    }
-    if (ok) {
-        debug_buf_reset(&b);
-        ok = send(env, DEBUG_STATUS_OK, DEBUG_CMD_SNAPSHOT, &b);
-    }
-    debug_buf_free(&b);
-    return ok;
+    if (!index_ok(err, sizeof err))
+        return debug_send_error(c, DEBUG_STATUS_RESOURCE, DEBUG_CMD_SNAPSHOT, err);
+    DebugSnapshotSource s = {snapshot_blocks, snapshot_roots, index_n, snapshot_block, NULL};
+    return debug_send_snapshot(c, &s);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "DebugRequest.h"
+#include "DebugServe.h"
 #include "DebugWire.h"
 #include "strata/Closures.h"
 
@@ -44,11 +45,9 @@ void debug_heap_forget(void);
  * message in err.  Mutator paused. */
 int debug_heap_handle(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len);
 
-/* SNAPSHOT: sends the blocks, every block's contents and the roots as
- * stream items through send (status MORE), one frame each.  Returns false if
- * send failed (the connection is gone). */
-typedef bool (*DebugSendFn)(void *env, int status, uint16_t cmd, const DebugBuf *payload);
-bool debug_heap_snapshot(DebugSendFn send, void *env);
+/* SNAPSHOT: the stream of wire/DebugServe.c over this pause's blocks and
+ * roots.  Returns false if the connection is gone. */
+bool debug_heap_snapshot(const DebugConn *c);
 
 /* Mutator side of rts_debug_save: the saved objects (stable pointers). */
 void debug_saved_add(StgClosure *c);

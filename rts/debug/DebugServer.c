@@ -19,6 +19,7 @@
 #include "DebugHeap.h"
 #include "DebugRegistry.h"
 #include "DebugRequest.h"
+#include "DebugServe.h"
 #include "DebugWire.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -153,8 +154,9 @@ static bool wait_readable(int fd)
     }
 }
 
-static bool read_full(int fd, void *buf, size_t n)
+static bool read_full(void *env, void *buf, size_t n)
 {
+    int fd = *(const int *)env;
     size_t done = 0;
     while (done < n) {
         if (!wait_readable(fd))
@@ -167,40 +169,15 @@ static bool read_full(int fd, void *buf, size_t n)
     return true;
 }
 
-static bool write_full(int fd, const void *buf, size_t n)
+static bool write_full(void *env, const void *buf, size_t n)
 {
-    return os_socket_send_all(fd, buf, n) == 0;
+    return os_socket_send_all(*(const int *)env, buf, n) == 0;
 }
 
-static bool send_frame(int fd, int status, uint16_t cmd, const void *payload, size_t len)
+/* The connection on *fd, for wire/DebugServe.c's frames. */
+static DebugConn conn_of(int *fd)
 {
-    uint8_t h[DEBUG_FRAME_HEADER_BYTES];
-    uint64_t total = (uint64_t)len + 4;
-    if (total > UINT32_MAX)
-        return false;
-    for (int i = 0; i < 4; i++)
-        h[i] = (uint8_t)(total >> (8 * i));
-    h[4] = (uint8_t)status;
-    h[5] = (uint8_t)(status >> 8);
-    h[6] = (uint8_t)cmd;
-    h[7] = (uint8_t)(cmd >> 8);
-    return write_full(fd, h, sizeof h) && write_full(fd, payload, len);
-}
-
-static bool send_error(int fd, int status, uint16_t cmd, const char *msg)
-{
-    return send_frame(fd, status, cmd, msg, strlen(msg));
-}
-
-/* A response buffer: its payload, or RESOURCE if building it ran out of
- * memory, or if it is too big for one frame. */
-static bool send_buf(void *env, int status, uint16_t cmd, const DebugBuf *b)
-{
-    int fd = *(int *)env;
-    if (b->oom || b->len > (size_t)UINT32_MAX - 4)
-        return send_error(fd, DEBUG_STATUS_RESOURCE, cmd,
-                          "out of memory (or over 4 GiB) building the response");
-    return send_frame(fd, status, cmd, b->data, b->len);
+    return (DebugConn){read_full, write_full, fd};
 }
 
 /* ----------------------------------------------------------------------
@@ -296,31 +273,13 @@ static int handle_resume(char *err, size_t err_len)
  * connection should close (gone, or a frame that cannot be skipped). */
 static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
 {
-    uint8_t lenb[4];
-    if (!read_full(fd, lenb, 4))
-        return false;
-    uint32_t len = debug_load_u32(lenb);
-    if (len < 4 || len > DEBUG_REQUEST_MAX_BYTES) {
-        char msg[128];
-        snprintf(msg, sizeof msg,
-                 "request length is %u bytes, expected 4 to %u; closing the connection",
-                 len, DEBUG_REQUEST_MAX_BYTES);
-        send_error(fd, DEBUG_STATUS_BAD_LENGTH, 0, msg);
-        return false;
-    }
-    debug_buf_reset(frame);
-    uint8_t *p = debug_buf_reserve(frame, len);
-    if (p == NULL) {
-        send_error(fd, DEBUG_STATUS_RESOURCE, 0, "out of memory reading the request");
-        return false;
-    }
-    if (!read_full(fd, p, len))
-        return false;
-
+    DebugConn conn = conn_of(&fd);
     DebugRequest req;
     char err[512];
+    int st;
+    if (!debug_read_request(&conn, frame, &req, &st, err, sizeof err))
+        return false;
     debug_buf_reset(out);
-    int st = debug_request_decode(p, len, &req, err, sizeof err);
     if (st == DEBUG_STATUS_OK) {
         switch (req.cmd) {
         case DEBUG_CMD_VERSION:
@@ -340,16 +299,13 @@ static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
             } else if (req.cmd == DEBUG_CMD_NEW_ERA) {
                 handle_new_era(out);
             } else if (req.cmd == DEBUG_CMD_SNAPSHOT) {
-                return debug_heap_snapshot(send_buf, &fd);
+                return debug_heap_snapshot(&conn);
             } else {
                 st = debug_heap_handle(&req, out, err, sizeof err);
             }
         }
     }
-    uint16_t cmd = req.cmd;
-    if (st != DEBUG_STATUS_OK)
-        return send_error(fd, st, cmd, err);
-    return send_buf(&fd, DEBUG_STATUS_OK, cmd, out);
+    return debug_reply(&conn, st, req.cmd, err, out);
 }
 
 /* ----------------------------------------------------------------------
@@ -380,7 +336,8 @@ static int accept_client(void)
         return -1;
     char why[128];
     if (!peer_allowed(fd, why, sizeof why)) {
-        send_error(fd, DEBUG_STATUS_REFUSED, 0, why);
+        DebugConn conn = conn_of(&fd);
+        debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
         os_socket_close(fd);
         return -1;
     }
@@ -406,11 +363,12 @@ static void serve_client(int fd)
             int other;
             if (os_socket_accept(listen_fd, &other) == 0) {
                 char why[128];
+                DebugConn conn = conn_of(&other);
                 if (peer_allowed(other, why, sizeof why))
-                    send_error(other, DEBUG_STATUS_BUSY, 0,
+                    debug_send_error(&conn, DEBUG_STATUS_BUSY, 0,
                                "busy: another client is connected (one at a time)");
                 else
-                    send_error(other, DEBUG_STATUS_REFUSED, 0, why);
+                    debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
                 os_socket_close(other);
             }
         }

@@ -63,7 +63,8 @@ snapshot)
         utils/debug-client/Marks.c
         utils/debug-client/Ranks.c utils/debug-client/Reach.c utils/debug-client/Search.c
         utils/debug-client/Analysis.c utils/debug-client/Snapshot.c
-        utils/debug-client/PrivateFile.c wire/DebugWire.c wire/ClosureTypeNames.c)
+        utils/debug-client/PrivateFile.c wire/DebugWire.c wire/DebugServe.c wire/DebugRequest.c
+        wire/ClosureTypeNames.c)
     incs=(utils/debug-client wire base) max_len=65536 keep_len=16384 ;;
 control)
     srcs=(testsuite/fuzz/fuzz_control.c wire/ControlWire.c base/GrowArray.c)

@@ -18,6 +18,7 @@
 #include "BlockStore.h"
 #include "Client.h"
 #include "ClientState.h"
+#include "DebugServe.h"
 #include "DebugTypes.h"
 #include "Decode.h"
 #include "GhcSnapshot.h"
@@ -110,20 +111,10 @@ static void put_roots(DebugBuf *b, const DbgRoot *rs, size_t n)
 
 static void put_info(DebugBuf *b, const DbgInfo *in, uint32_t protocol)
 {
-    debug_buf_put_u64(b, in->addr);
-    debug_buf_put_u32(b, in->type);
-    debug_buf_put_u16(b, in->ptrs);
-    debug_buf_put_u16(b, in->nptrs);
-    debug_buf_put_u32(b, in->arity);
-    debug_buf_put_u8(b, in->prov_source);
-    put_str(b, in->name);
-    put_str(b, in->table_name);
-    put_str(b, in->closure_desc);
-    put_str(b, in->ty_desc);
-    put_str(b, in->label);
-    put_str(b, in->module);
-    put_str(b, in->src_file);
-    put_str(b, in->src_span);
+    DebugInfoRecord r = {in->addr, in->type, in->ptrs, in->nptrs, in->arity, in->prov_source,
+                         in->name, in->table_name, in->closure_desc, in->ty_desc, in->label,
+                         in->module, in->src_file, in->src_span};
+    debug_put_info_record(b, &r);
     if (protocol == DEBUG_PROTOCOL_VERSION_HEAP) {
         debug_buf_put_u64(b, in->srt);
         debug_buf_put_u32(b, in->bitmap_bits);
