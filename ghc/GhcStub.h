@@ -27,6 +27,10 @@
 #define THREADED_RTS 1
 #endif
 #include "Rts.h"
+/* GHC's ASSERT gives way to strata's (support/Messages.h), which the
+ * support code the stub shares with strata's stub uses; in the stub's build
+ * both check nothing. */
+#undef ASSERT
 
 /* Note [One GHC version]
  * ~~~~~~~~~~~~~~~~~~~~~~
@@ -84,6 +88,18 @@ void traceUserMarker(Capability *cap, char *msg);
 /* Words of every closure's header: the info pointer, and GHC's profiling
  * header in a -prof build. */
 #define STUB_HEADER_WORDS (sizeof(StgHeader) / sizeof(StgWord))
+
+/* ----------------------------------------------------------------------
+ * Messages (StubServer.c)
+ * ---------------------------------------------------------------------- */
+
+/* The stub's name in its messages, and so in every program's bytes:
+ * strata-debug's --pid tells a GHC program with the stub from one without
+ * by it (utils/strata-debug/NoStub.c). */
+#define STUB_WHO "strata-ghc-debug"
+
+/* One line on stderr, "<program>: strata-ghc-debug: <message>". */
+void stub_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ----------------------------------------------------------------------
  * What a pause reads first (StubView.c)

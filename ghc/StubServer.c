@@ -18,6 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "DebugRegistry.h"
+#include "DebugSocketDir.h"
+#include "Messages.h"
+#include "SocketPath.h"
+#include "SocketPeer.h"
+#include "os/Process.h"
 #include "os/Socket.h"
 
 #ifndef STRATA_VERSION
@@ -32,19 +38,19 @@ static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool running;                           /* under start_lock */
 static int listen_fd = -1;
 static char socket_path[OS_SOCKET_PATH_MAX + 1];
+static char socket_dir[OS_SOCKET_PATH_MAX + 1];   /* wire/DebugSocketDir.h's, and */
+static size_t socket_dir_parent;                   /* its parent's length (0: none) */
 static dev_t socket_dev;                       /* the socket file we made, */
 static ino_t socket_ino;                       /* so we never remove another's */
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void say(const char *fmt, ...)
+void stub_say(const char *fmt, ...)
 {
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: strata-ghc-debug: %s\n", program_invocation_short_name, msg);
+    rts_error("%s: %s", STUB_WHO, msg);
 }
 
 /* ----------------------------------------------------------------------
@@ -186,22 +192,6 @@ static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
  * Connections
  * ---------------------------------------------------------------------- */
 
-static bool peer_allowed(int fd, char *why, size_t why_len)
-{
-    uint32_t uid;
-    int err = os_socket_peer_uid(fd, &uid);
-    if (err != 0) {
-        snprintf(why, why_len, "cannot read the peer's credentials (errno=%d)", err);
-        return false;
-    }
-    if (uid != (uint32_t)getuid()) {
-        snprintf(why, why_len, "refused: uid %u may not debug a program of uid %u",
-                 (unsigned)uid, (unsigned)getuid());
-        return false;
-    }
-    return true;
-}
-
 /* Serves one client until it disconnects; a pause it left is undone. */
 static void serve_client(int fd)
 {
@@ -219,7 +209,7 @@ static void serve_client(int fd)
             if (os_socket_accept(listen_fd, &other) == 0) {
                 char why[128];
                 DebugConn conn = conn_of(&other);
-                if (peer_allowed(other, why, sizeof why))
+                if (socket_peer_allowed(other, why, sizeof why))
                     debug_send_error(&conn, DEBUG_STATUS_BUSY, 0,
                                      "busy: another client is connected (one at a time)");
                 else
@@ -244,7 +234,7 @@ static void *server_main(void *arg)
             continue;
         }
         char why[128];
-        if (!peer_allowed(fd, why, sizeof why)) {
+        if (!socket_peer_allowed(fd, why, sizeof why)) {
             DebugConn conn = conn_of(&fd);
             debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
             os_socket_close(fd);
@@ -259,94 +249,25 @@ static void *server_main(void *arg)
  * The socket's path
  * ---------------------------------------------------------------------- */
 
-/* Creates dir (0700) if missing; an existing one must be ours and closed
- * to others. */
-static bool private_dir(const char *dir)
-{
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        say("cannot create the socket directory %s (%s)", dir, strerror(errno));
-        return false;
-    }
-    struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        say("%s is not a directory", dir);
-        return false;
-    }
-    if (st.st_uid != getuid() || (st.st_mode & 077) != 0) {
-        say("the socket directory %s must belong to uid %u with mode 0700 (it has uid %u, "
-            "mode %03o)", dir, (unsigned)getuid(), (unsigned)st.st_uid,
-            (unsigned)(st.st_mode & 0777));
-        return false;
-    }
-    return true;
-}
-
-/* $XDG_RUNTIME_DIR/strata/debug/<pid>-<program>, else
- * /tmp/strata-<uid>/debug/<pid>-<program>, as strata's own stub. */
-static bool default_path(char *out, size_t cap)
-{
-    char dir[sizeof socket_path];
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    int n = xdg != NULL && xdg[0] == '/'
-                ? snprintf(dir, sizeof dir, "%s/strata/debug", xdg)
-                : snprintf(dir, sizeof dir, "/tmp/strata-%u/debug", (unsigned)getuid());
-    if (n < 0 || (size_t)n >= sizeof dir) {
-        say("the socket directory's path is longer than %zu bytes", sizeof dir - 1);
-        return false;
-    }
-    char *last = strrchr(dir, '/');
-    *last = '\0';                     /* .../strata first, then .../strata/debug */
-    bool ok = private_dir(dir);
-    *last = '/';
-    if (!ok || !private_dir(dir))
-        return false;
-    n = snprintf(out, cap, "%s/%d-%s", dir, (int)getpid(), program_invocation_short_name);
-    if (n < 0 || (size_t)n >= cap) {
-        say("the socket path %s/%d-%s is longer than %zu bytes", dir, (int)getpid(),
-            program_invocation_short_name, cap - 1);
-        return false;
-    }
-    return true;
-}
-
-/* Only a stale socket (one nobody listens on) may be replaced. */
-static bool path_usable(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return true;
-    if (!S_ISSOCK(st.st_mode)) {
-        say("%s exists and is not a socket; refusing to replace it", path);
-        return false;
-    }
-    int err = os_socket_probe_unix(path);
-    if (err == 0) {
-        say("%s is in use: another program listens on it", path);
-        return false;
-    }
-    if (err != ECONNREFUSED) {
-        say("cannot tell whether the socket %s is stale (%s)", path, strerror(err));
-        return false;
-    }
-    return true;
-}
-
+/* At exit: the socket we made (not another's at its path since), and the
+ * registry's link to it. */
 static void remove_socket_file(void)
 {
     struct stat st;
     if (socket_path[0] != '\0' && lstat(socket_path, &st) == 0 && st.st_dev == socket_dev &&
         st.st_ino == socket_ino)
         unlink(socket_path);
+    debug_registry_remove();
 }
 
 static bool listen_on(const char *path)
 {
-    if (!path_usable(path))
+    if (!socket_path_usable(STUB_WHO, path))
         return false;
     OsListener l;
     int err = os_socket_listen_unix(path, 4, &l);
     if (err != 0) {
-        say("cannot listen on %s (%s at %s)", path, strerror(err),
+        stub_say("cannot listen on %s (%s at %s)", path, strerror(err),
             l.failed_step == OS_LISTEN_SOCKET ? "socket()"
             : l.failed_step == OS_LISTEN_BIND ? "bind()" : "setting it up");
         return false;
@@ -365,8 +286,9 @@ static int start_locked(const char *path)
 {
     if (running)
         return 0;
+    rts_set_prog_name(program_invocation_name);   /* the messages' prefix */
     if (!rts_isThreaded()) {
-        say("the program is not linked with -threaded: GHC lets a debugger pause a program "
+        stub_say("the program is not linked with -threaded: GHC lets a debugger pause a program "
             "only in its threaded runtime");
         return -1;
     }
@@ -374,12 +296,15 @@ static int start_locked(const char *path)
     const char *given = path != NULL && path[0] != '\0' ? path
                         : env != NULL && env[0] != '\0' ? env : NULL;
     if (given != NULL && strlen(given) >= sizeof socket_path) {
-        say("the socket path %s is longer than %zu bytes", given, sizeof socket_path - 1);
+        stub_say("the socket path %s is longer than %zu bytes", given, sizeof socket_path - 1);
         return -1;
     }
+    socket_dir_parent = debug_socket_dir_first(getenv("XDG_RUNTIME_DIR"), os_process_uid(),
+                                               socket_dir, sizeof socket_dir);
     if (given != NULL)
         strcpy(socket_path, given);
-    else if (!default_path(socket_path, sizeof socket_path))
+    else if (!debug_registry_entry_path(STUB_WHO, socket_dir, socket_dir_parent, socket_path,
+                                         sizeof socket_path))
         return -1;
     if (!listen_on(socket_path)) {
         socket_path[0] = '\0';
@@ -394,12 +319,14 @@ static int start_locked(const char *path)
         err = pthread_create(&t, &attr, server_main, NULL);
     pthread_attr_destroy(&attr);
     if (err != 0) {
-        say("cannot start the stub's threads (%s)", strerror(err));
+        stub_say("cannot start the stub's threads (%s)", strerror(err));
         os_socket_close(listen_fd);
         remove_socket_file();
         socket_path[0] = '\0';
         return -1;
     }
+    if (given != NULL)
+        debug_registry_add(STUB_WHO, socket_dir, socket_dir_parent, socket_path);
     atexit(remove_socket_file);
     running = true;
     return 0;

@@ -2,8 +2,9 @@
 # scripts/ghc-stub-source.sh SRCDIR VERSION OUT -- writes the GHC stub as
 # the one C file that is installed (share/strata/ghc/strata-ghc-debug.c)
 # and that a Haskell program compiles in: ghc/GhcStub.h and ghc/Stub*.c,
-# with the protocol code they share with strata's own stub (wire/, the
-# sockets of support/os/, base/GrowArray), each project header inlined where
+# with the code they share with strata's own stub (wire/'s protocol; of
+# support/, the messages, the socket's checks and registry and the OS calls
+# they make; base/GrowArray), each project header inlined where
 # it is first included and #line markers pointing back at the sources.
 # Headers that are not the project's (GHC's Rts.h, the C library's) stay
 # #includes.  Everything after GhcStub.h is left out when GhcStub.h refused
@@ -14,7 +15,9 @@ src=$1
 version=$2
 out=$3
 
-parts="base/GrowArray.c wire/DebugWire.c wire/DebugRequest.c wire/DebugServe.c support/os/Socket.c
+parts="base/GrowArray.c wire/DebugWire.c wire/DebugRequest.c wire/DebugServe.c
+wire/DebugSocketDir.c support/Messages.c support/os/File.c support/os/Process.c
+support/os/Socket.c support/SocketPath.c support/SocketPeer.c support/DebugRegistry.c
 ghc/StubPause.c ghc/StubView.c ghc/StubClosures.c ghc/StubInfo.c ghc/StubRoots.c
 ghc/StubHeap.c ghc/StubServer.c"
 

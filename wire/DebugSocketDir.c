@@ -26,3 +26,11 @@ size_t debug_socket_dir(int which, const char *xdg_runtime_dir, unsigned uid, ch
         return 0;
     return (size_t)parent;
 }
+
+size_t debug_socket_dir_first(const char *xdg_runtime_dir, unsigned uid, char *out, size_t cap)
+{
+    size_t parent = 0;
+    for (int which = 0; which < DEBUG_SOCKET_DIRS && parent == 0; which++)
+        parent = debug_socket_dir(which, xdg_runtime_dir, uid, out, cap);
+    return parent;
+}

@@ -2,7 +2,7 @@
  * wire/DebugSocketDir.h -- where debug sockets are found: the directories
  * in which a program started with a bare --debug-socket makes its socket
  * <pid>-<program>, and registers one at a path of its own choosing (Note
- * [The socket registry] in rts/debug/DebugRegistry.c), and which
+ * [The socket registry] in support/DebugRegistry.c), and which
  * `strata-debug list` reads.  Pure: the caller passes the environment's
  * XDG_RUNTIME_DIR and its uid, so the runtime and the tools share the rule.
  */
@@ -22,5 +22,9 @@
  * is no such directory or it does not fit in cap. */
 size_t debug_socket_dir(int which, const char *xdg_runtime_dir, unsigned uid, char *out,
                         size_t cap);
+
+/* The directory a program uses: the first of them there is, as
+ * debug_socket_dir returns it (0: none fits in cap). */
+size_t debug_socket_dir_first(const char *xdg_runtime_dir, unsigned uid, char *out, size_t cap);
 
 #endif /* STRATA_DEBUG_SOCKET_DIR_H */

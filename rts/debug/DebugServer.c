@@ -20,6 +20,7 @@
 #include "DebugRegistry.h"
 #include "DebugRequest.h"
 #include "DebugServe.h"
+#include "DebugSocketDir.h"
 #include "DebugWire.h"
 #include "MBlock.h"
 #include "Messages.h"
@@ -27,6 +28,7 @@
 #include "Roots.h"
 #include "RtsFlags.h"
 #include "SocketPath.h"
+#include "SocketPeer.h"
 #include "Storage.h"
 #include "os/Clock.h"
 #include "os/File.h"
@@ -70,6 +72,8 @@ static OsThread server_thread;
 static int listen_fd = -1;
 static int wake_fds[2] = {-1, -1};   /* hs_exit writes a byte to stop the thread */
 static char socket_path[OS_SOCKET_PATH_MAX + 1];
+static char socket_dir[OS_SOCKET_PATH_MAX + 1];   /* wire/DebugSocketDir.h's, and */
+static size_t socket_dir_parent;                   /* its parent's length (0: none) */
 static uint64_t socket_dev;          /* identity of the socket file we made, */
 static uint64_t socket_ino;          /* so we never remove another's */
 
@@ -312,30 +316,13 @@ static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
  * Connections
  * ---------------------------------------------------------------------- */
 
-/* The peer must be our own user (SO_PEERCRED). */
-static bool peer_allowed(int fd, char *why, size_t why_len)
-{
-    uint32_t uid;
-    int err = os_socket_peer_uid(fd, &uid);
-    if (err != 0) {
-        snprintf(why, why_len, "cannot read the peer's credentials (errno=%d)", err);
-        return false;
-    }
-    if (uid != os_process_uid()) {
-        snprintf(why, why_len, "refused: uid %u may not debug a program of uid %u",
-                 (unsigned)uid, (unsigned)os_process_uid());
-        return false;
-    }
-    return true;
-}
-
 static int accept_client(void)
 {
     int fd;
     if (os_socket_accept(listen_fd, &fd) != 0)
         return -1;
     char why[128];
-    if (!peer_allowed(fd, why, sizeof why)) {
+    if (!socket_peer_allowed(fd, why, sizeof why)) {
         DebugConn conn = conn_of(&fd);
         debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
         os_socket_close(fd);
@@ -364,7 +351,7 @@ static void serve_client(int fd)
             if (os_socket_accept(listen_fd, &other) == 0) {
                 char why[128];
                 DebugConn conn = conn_of(&other);
-                if (peer_allowed(other, why, sizeof why))
+                if (socket_peer_allowed(other, why, sizeof why))
                     debug_send_error(&conn, DEBUG_STATUS_BUSY, 0,
                                "busy: another client is connected (one at a time)");
                 else
@@ -405,15 +392,18 @@ static void *server_main(void *arg)
 /* The socket's path into socket_path: the command line's explicit path
  * first, then the environment's, else the default; *chosen says whether
  * it was one of the first two (then registered: Note [The socket
- * registry] in DebugRegistry.c). */
+ * registry] in support/DebugRegistry.c). */
 static bool choose_path(bool *chosen)
 {
+    socket_dir_parent = debug_socket_dir_first(getenv("XDG_RUNTIME_DIR"), os_process_uid(),
+                                               socket_dir, sizeof socket_dir);
     const char *env = getenv("STRATA_DEBUG_SOCKET");
     const char *given = rts_flags.debug_socket_path != NULL ? rts_flags.debug_socket_path
                         : env != NULL && env[0] != '\0' ? env : NULL;
     *chosen = given != NULL;
     if (given == NULL)
-        return debug_registry_entry_path(socket_path, sizeof socket_path);
+        return debug_registry_entry_path("debug", socket_dir, socket_dir_parent, socket_path,
+                                         sizeof socket_path);
     if (strlen(given) >= sizeof socket_path) {
         rts_error("debug: the socket path %s is longer than %zu bytes", given,
                   sizeof socket_path - 1);
@@ -490,7 +480,7 @@ int rts_debug_start(void)
     if (listen_fd < 0)
         goto fail_listen;
     if (chosen)
-        debug_registry_add(socket_path);
+        debug_registry_add("debug", socket_dir, socket_dir_parent, socket_path);
     int err = os_pipe(wake_fds);
     if (err != 0) {
         rts_error("debug: pipe() failed (errno=%d)", err);

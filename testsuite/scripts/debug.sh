@@ -332,7 +332,7 @@ expect_stderr_contains "no debug socket for pid 999999"
 
 # --- list and --pid with a path of the program's choosing ---------------------------------
 # The program registers it (Note [The socket registry] in
-# rts/debug/DebugRegistry.c): a relative --debug-socket path, and
+# support/DebugRegistry.c): a relative --debug-socket path, and
 # STRATA_DEBUG_SOCKET, both listed with their absolute paths.
 reg=$XDG_RUNTIME_DIR/strata/debug
 mkdir own

@@ -18,6 +18,8 @@
 #   - Eras (-prof, +RTS -he): census by era, the era boundary, a snapshot
 #     starting a new era and the diff; the census by era agrees with GHC's
 #     -he census;
+#   - list and --pid: a program's socket at the default path, and one at a
+#     path of its own registered as strata's own stub registers it;
 #   - bad input: the stub compiled by another ghc, a heap of another GHC
 #     version, a program without the stub or with it never started, one
 #     without -threaded, a socket path that is a file, eras on a heap
@@ -41,6 +43,10 @@ src=$top_srcdir/testsuite/ghc-debug
 pids=()
 trap 'tmux -S "$test_tmp/tmux.sock" kill-server 2>/dev/null; for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$test_tmp"' EXIT
 cd "$test_tmp" || exit 1
+# The programs' socket directory (list, --pid, the registry) is the test's.
+export XDG_RUNTIME_DIR=$test_tmp/xdg
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+reg=$XDG_RUNTIME_DIR/strata/debug
 
 # ---- building the programs (once per version of their sources) -------------
 sources=("$src"/*.hs "$stub")
@@ -143,6 +149,13 @@ EOF
 # ---- MapHeld: exactly 100,000 entries, and GHC's own census ------------------
 start map STRATA_DEBUG_SOCKET="$test_tmp/map.sock" -- "$bin/map-held" map.stop 100000 \
     +RTS -hT -i0.05 -l -olmap.eventlog -RTS
+# A socket at a path of the program's own is registered for list and --pid
+# (Note [The socket registry] in support/DebugRegistry.c).
+expect_status 0 "$dbg" list
+grep -q "^$pid_map *map-held *$test_tmp/map.sock$" "$out" && pass ||
+    fail "list does not show map-held at its socket: $(cat "$out")"
+[ "$(readlink "$reg/$pid_map-map-held")" = "$test_tmp/map.sock" ] && pass ||
+    fail "the registry has no link to map.sock: $(ls -l "$reg")"
 expect_status 0 "$dbg" census --socket map.sock --json
 cp "$out" map.census.json
 json_check "the census of MapHeld" map.census.json '
@@ -160,6 +173,8 @@ assert bucket("main:Main.Key")["objects"] == 100000'
 expect_status 0 "$dbg" retainers --snapshot map.snap --constructor Key --limit 1
 grep -q '^    root: stack frame' "$out" && pass || fail "the snapshot's path of a Key: $(cat "$out")"
 stop map
+[ ! -L "$reg/$pid_map-map-held" ] && [ ! -e map.sock ] && pass ||
+    fail "map-held left its socket or its link behind: $(ls -l "$reg" map.sock 2>&1)"
 expect_status 0 "$bin/ghc-census" map.eventlog main:Main.Key
 cp "$out" map.ghc
 agree map.census.json map.ghc
@@ -262,6 +277,18 @@ grep -q 'marker.*strata-debug: era 7' "$out" && pass ||
 expect_status 0 "$bin/ghc-census" eras.eventlog 5
 cp "$out" eras.ghc
 agree eras.census.json eras.ghc prof
+
+# ---- the default path: strata_ghc_debug_start("") -------------------------------
+start dflt -- "$bin/leak" "" 100 dflt.stop
+[ -S "$reg/$pid_dflt-leak" ] && [ "$(stat -c %a "$reg")" = 700 ] && pass ||
+    fail "no socket $reg/$pid_dflt-leak in a directory of mode 700: $(ls -la "$reg")"
+expect_status 0 "$dbg" list
+grep -q "^$pid_dflt *leak *$reg/$pid_dflt-leak$" "$out" && pass ||
+    fail "list does not show leak at the default path: $(cat "$out")"
+expect_status 0 "$dbg" census --pid "$pid_dflt"
+grep -q '  main:Main.SessionEntry$' "$out" && pass || fail "census --pid: $(cat "$out")"
+stop dflt
+[ ! -e "$reg/$pid_dflt-leak" ] && pass || fail "leak left its socket behind: $(ls -l "$reg")"
 
 # ---- bad input -----------------------------------------------------------------
 start nostub -- "$bin/no-stub" nostub.stop

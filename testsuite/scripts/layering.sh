@@ -49,6 +49,7 @@ plant utils/debug-client/Search.c '#include "EventLogReader.h"'
 
 plant ghc/StubHeap.c '#include "strata/Closures.h"'
 plant ghc/StubRoots.c '#include "Storage.h"'
+plant ghc/StubView.c '#include "os/Thread.h"'
 plant ghc/StubServer.c '#include <sys/socket.h>'
 expect_status 1 bash "$check" tree
 expect_stderr_contains 'sm/alloc/Storage.c:3: layer sm-alloc includes "RtsFlags.h" (rts/RtsFlags.h, layer rts), which it may not: sm-alloc may include includes base support wire sm-block sm-heap sm sm-alloc'
@@ -67,9 +68,10 @@ expect_stderr_contains 'rts/debug/DebugServer.c:3: layer rts includes <sys/socke
 expect_stderr_contains 'profiling/ElfSymbols.c:3: layer profiling includes <unistd.h>, an OS header'
 grep -q 'support/os/File.c' "$err" && fail "support/os/ was refused an OS header: $(cat "$err")" || pass
 grep -q 'utils/strata-debug/main.c:3:.*<poll.h>' "$err" && fail "a tool was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'ghc/StubHeap.c:3: the GHC stub includes "strata/Closures.h" (includes/strata/Closures.h): of includes/ and support/ it may include only strata/DebugProtocol.h and os/Socket.h'
+expect_stderr_contains 'ghc/StubHeap.c:3: the GHC stub includes "strata/Closures.h" (includes/strata/Closures.h): of includes/ and support/ it may include only strata/DebugProtocol.h and Messages.h SocketPath.h'
 expect_stderr_contains 'ghc/StubRoots.c:3: layer ghc-stub includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
+expect_stderr_contains 'ghc/StubView.c:3: the GHC stub includes "os/Thread.h" (support/os/Thread.h)'
 grep -q 'ghc/StubServer.c' "$err" && fail "the GHC stub was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'layers: 16 forbidden include(s)'
+expect_stderr_contains 'layers: 17 forbidden include(s)'
 
 finish

@@ -18,9 +18,9 @@
 
 /* Strings the executable holds whether or not it is stripped: GHC's
  * constructor descriptions name their package, and the GHC stub's
- * messages name the stub. */
+ * messages name the stub (STUB_WHO in ghc/GhcStub.h). */
 #define GHC_MARK "ghc-prim:GHC.Types"
-#define STUB_MARK "strata-ghc-debug: "
+#define STUB_MARK "strata-ghc-debug"
 
 typedef enum { EXE_UNKNOWN, EXE_OTHER, EXE_GHC, EXE_GHC_STUB } ExeKind;
 

@@ -3,7 +3,7 @@
  * programs in the debug socket directories (wire/DebugSocketDir.h): the
  * sockets made there, and the links that programs with sockets elsewhere
  * register there (Note [The socket registry] in
- * rts/debug/DebugRegistry.c): `strata-debug list`, and --pid.
+ * support/DebugRegistry.c): `strata-debug list`, and --pid.
  */
 #include <dirent.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
 /*
- * rts/debug/DebugRegistry.c -- the debug sockets' directory and the
+ * support/DebugRegistry.c -- the debug sockets' directory and the
  * registry of sockets made elsewhere (DebugRegistry.h).  Every OS call
  * through support/os/.
  */
@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "DebugSocketDir.h"
 #include "Messages.h"
 #include "os/File.h"
 #include "os/Process.h"
@@ -20,7 +19,8 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~
  * `strata-debug list` (and `--pid`) read the debug socket directories
  * (wire/DebugSocketDir.h), where a program given a bare --debug-socket
- * makes its socket <pid>-<program>.  A program given a path of its own
+ * (or a Haskell program whose GHC stub was given no path) makes its socket
+ * <pid>-<program>.  A program given a path of its own
  * (--debug-socket=PATH, STRATA_DEBUG_SOCKET, rts_debug_start) would not
  * be found there, so it registers: a symbolic link <pid>-<program> in
  * that directory to the socket's absolute path.  list follows the link
@@ -39,22 +39,22 @@ static char entry_target[4096];                     /* where it points */
 
 /* Creates dir (mode 0700) if missing; an existing one must be ours and
  * closed to others. */
-static bool private_dir(const char *dir)
+static bool private_dir(const char *who, const char *dir)
 {
     int err = os_dir_create(dir, 0700);
     if (err != 0 && err != EEXIST) {
-        rts_error("debug: cannot create the socket directory %s (errno=%d: %s)", dir, err,
+        rts_error("%s: cannot create the socket directory %s (errno=%d: %s)", who, dir, err,
                   strerror(err));
         return false;
     }
     OsPathInfo st;
     if (os_path_lstat(dir, &st) != 0 || st.kind != OS_PATH_DIRECTORY) {
-        rts_error("debug: %s is not a directory", dir);
+        rts_error("%s: %s is not a directory", who, dir);
         return false;
     }
     if (st.uid != os_process_uid() || (st.mode & 077) != 0) {
-        rts_error("debug: the socket directory %s must belong to uid %u with mode 0700 "
-                  "(it has uid %u, mode %03o)", dir, (unsigned)os_process_uid(),
+        rts_error("%s: the socket directory %s must belong to uid %u with mode 0700 "
+                  "(it has uid %u, mode %03o)", who, dir, (unsigned)os_process_uid(),
                   (unsigned)st.uid, (unsigned)(st.mode & 0777));
         return false;
     }
@@ -91,28 +91,26 @@ static void remove_stale_entry(const char *path)
         os_path_unlink(path);
 }
 
-bool debug_registry_entry_path(char *out, size_t cap)
+bool debug_registry_entry_path(const char *who, const char *dir, size_t parent, char *out,
+                               size_t cap)
 {
-    char dir[OS_SOCKET_PATH_MAX + 1];
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    size_t parent = 0;
-    for (int which = 0; which < DEBUG_SOCKET_DIRS && parent == 0; which++)
-        parent = debug_socket_dir(which, xdg, os_process_uid(), dir, sizeof dir);
-    if (parent == 0) {
-        rts_error("debug: the socket directory path is longer than %zu bytes", sizeof dir - 1);
+    char d[OS_SOCKET_PATH_MAX + 1];
+    if (parent == 0 || strlen(dir) >= sizeof d) {
+        rts_error("%s: the socket directory path is longer than %zu bytes", who, sizeof d - 1);
         return false;
     }
-    dir[parent] = '\0';
-    if (!private_dir(dir))
+    strcpy(d, dir);
+    d[parent] = '\0';                 /* the parent first, then the directory */
+    if (!private_dir(who, d))
         return false;
-    dir[parent] = '/';
-    if (!private_dir(dir))
+    d[parent] = '/';
+    if (!private_dir(who, d))
         return false;
-    os_dir_each(dir, sweep_dead_link, dir);
+    os_dir_each(d, sweep_dead_link, d);
     const char *prog = rts_prog_name != NULL ? rts_prog_name : "program";
-    int n = snprintf(out, cap, "%s/%d-%s", dir, os_process_id(), prog);
+    int n = snprintf(out, cap, "%s/%d-%s", d, os_process_id(), prog);
     if (n < 0 || (size_t)n >= cap) {
-        rts_error("debug: the socket path %s/%d-%s is longer than %zu bytes", dir,
+        rts_error("%s: the socket path %s/%d-%s is longer than %zu bytes", who, d,
                   os_process_id(), prog, cap - 1);
         return false;
     }
@@ -120,11 +118,12 @@ bool debug_registry_entry_path(char *out, size_t cap)
     return true;
 }
 
-void debug_registry_add(const char *socket_path)
+void debug_registry_add(const char *who, const char *dir, size_t parent,
+                        const char *socket_path)
 {
     char link[sizeof entry_path];
-    if (!debug_registry_entry_path(link, sizeof link)) {
-        rts_error("debug: the socket %s works, but strata-debug list will not find it",
+    if (!debug_registry_entry_path(who, dir, parent, link, sizeof link)) {
+        rts_error("%s: the socket %s works, but strata-debug list will not find it", who,
                   socket_path);
         return;
     }
@@ -140,8 +139,9 @@ void debug_registry_add(const char *socket_path)
     int err = n < 0 || (size_t)n >= sizeof target ? ENAMETOOLONG
                                                    : os_path_symlink(target, link);
     if (err != 0) {
-        rts_error("debug: cannot register the socket %s as %s (errno=%d: %s): it works, but "
-                  "strata-debug list will not find it", socket_path, link, err, strerror(err));
+        rts_error("%s: cannot register the socket %s as %s (errno=%d: %s): it works, but "
+                  "strata-debug list will not find it", who, socket_path, link, err,
+                  strerror(err));
         return;
     }
     strcpy(entry_path, link);
