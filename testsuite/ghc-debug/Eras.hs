@@ -3,13 +3,12 @@
 -- that is never emptied, so every older era is held by the newer ones
 -- through the list (testsuite/scripts/ghc-debug.sh: the era boundary).
 -- The stub starts from STRATA_DEBUG_SOCKET.
-import Control.Monad (forM_, unless)
+import Control.Monad (forM_)
 import Data.IORef (modifyIORef', newIORef, readIORef)
 import GHC.Profiling.Eras (incrementUserEra)
-import System.Directory (doesFileExist)
 import System.Environment (getArgs)
-import System.IO (hFlush, stdout)
-import System.Mem (performMajorGC)
+
+import Steady (readyUntil)
 
 data Session = Session !Int [Int]
 
@@ -20,11 +19,5 @@ main = do
   forM_ [1 .. 5 :: Int] $ \phase -> do
     _ <- incrementUserEra 1
     forM_ [1 .. 1000] $ \i -> modifyIORef' ref (Session (phase * 10000 + i) [i, i + 1] :)
-  putStrLn "ready"
-  hFlush stdout
-  let idle = do
-        performMajorGC
-        done <- doesFileExist stop
-        unless done idle
-  idle
+  readyUntil stop
   readIORef ref >>= \ss -> putStrLn ("sessions " ++ show (length ss))

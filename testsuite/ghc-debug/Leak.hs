@@ -7,17 +7,16 @@
 -- names the function that allocates it.  It starts the stub itself, with
 -- a foreign call, then serves until the file named by its last argument
 -- appears.
-import Control.Monad (foldM, unless, when)
+import Control.Monad (foldM, when)
 import qualified Data.ByteString as B
 import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
 import Foreign.C.String (CString, withCString)
 import Foreign.C.Types (CInt (..))
-import System.Directory (doesFileExist)
 import System.Environment (getArgs)
 import System.Exit (exitFailure)
-import System.IO (hFlush, stdout)
 import System.IO.Unsafe (unsafePerformIO)
-import System.Mem (performMajorGC)
+
+import Steady (readyUntil)
 
 foreign import ccall safe "strata_ghc_debug_start"
   strataDebugStart :: CString -> IO CInt
@@ -53,11 +52,5 @@ main = do
   total <- foldM (\acc i -> (acc +) <$> handle i) 0 [1 .. read n]
   sessions <- length <$> readIORef sessionCache
   putStrLn ("served " ++ n ++ " requests, total " ++ show total ++ ", " ++ show sessions ++ " sessions")
-  putStrLn "ready"
-  hFlush stdout
-  let idle = do
-        performMajorGC
-        done <- doesFileExist stop
-        unless done idle
-  idle
+  readyUntil stop
   readIORef sessionCache >>= \ss -> putStrLn ("sessions " ++ show (length ss))

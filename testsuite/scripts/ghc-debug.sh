@@ -25,16 +25,12 @@
 #     without -threaded, a socket path that is a file, eras on a heap
 #     without them.
 # The programs are built in the chroot once per version of their sources
-# and kept there, as interop-sid.sh keeps its checkers.  Without the chroot
+# and kept there (sid_programs in sid-lib.sh).  Without the chroot
 # it skips, naming ghc-sid (a failure under STRATA_REQUIRE=all, as in CI).
 set -u
 . "$(dirname "$0")/lib.sh"
-
-sid=$top_srcdir/scripts/ghc-sid.sh
-root=$("$sid" path 2>/dev/null) ||
-    skip ghc-sid "the GHC 9.10 chroot is not made (scripts/ghc-sid.sh ensure, as root): strata-debug was not tried on GHC programs"
-[ "$(id -u)" -eq 0 ] ||
-    skip ghc-sid "running in the sid chroot needs root: strata-debug was not tried on GHC programs"
+. "$(dirname "$0")/sid-lib.sh"
+sid_setup "strata-debug was not tried on GHC programs"
 need_python3 "strata-debug on GHC programs" || finish
 
 dbg=$top_builddir/utils/strata-debug/strata-debug
@@ -49,31 +45,20 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 reg=$XDG_RUNTIME_DIR/strata/debug
 
 # ---- building the programs (once per version of their sources) -------------
-sources=("$src"/*.hs "$stub")
-key=$(cat "${sources[@]}" | sha256sum | cut -c1-16)
-bin=$root/work/strata-ghcdebug-$key
-if [ ! -x "$bin/unthreaded" ]; then
-    stage=$root/work/strata-ghcdebug-$key.$$
-    rm -rf "$stage"
-    mkdir -p "$stage"
-    cp "${sources[@]}" "$stage/"
-    rel=${stage#"$root/work/"}
-    # The stub with warnings as errors, and each program statically linked
-    # so that it runs on this host.
-    "$sid" run sh -c "cd $rel &&
-        S='strata-ghc-debug.c -optc-Wall -optc-Wextra -optc-Werror' &&
-        ghc -O -v0 -optl-static -package ghc-events -outputdir c.d GhcCensus.hs -o ghc-census &&
-        ghc -O -v0 -threaded -rtsopts -optl-static -outputdir m.d MapHeld.hs \$S -o map-held &&
-        ghc -O -v0 -threaded -rtsopts -optl-static -finfo-table-map -fdistinct-constructor-tables \
-            -outputdir l.d Leak.hs \$S -o leak &&
-        ghc -O -v0 -threaded -rtsopts -optl-static -outputdir w.d Workers.hs \$S -o workers &&
-        ghc -O -v0 -prof -threaded -rtsopts -optl-static -outputdir e.d Eras.hs \$S -o eras &&
-        ghc -O -v0 -threaded -rtsopts -optl-static -outputdir n.d NoStub.hs -o no-stub &&
-        ghc -O -v0 -rtsopts -optl-static -outputdir u.d NoStub.hs \$S -o unthreaded" >build.log 2>&1 &&
-        mv -T "$stage" "$bin" 2>/dev/null || true
-    rm -rf "$stage"
-    [ -x "$bin/unthreaded" ] || setup_fail "building the GHC programs in the sid chroot failed: $(grep -v 'statically linked\|in function\|^(.text\|note: the message' build.log | head -n 30)"
-fi
+# The stub with warnings as errors, and each program statically linked so
+# that it runs on this host.
+S='strata-ghc-debug.c -optc-Wall -optc-Wextra -optc-Werror'
+sid_programs ghcdebug unthreaded "
+    ghc -O -v0 -optl-static -package ghc-events -outputdir c.d GhcCensus.hs -o ghc-census &&
+    ghc -O -v0 -threaded -rtsopts -optl-static -outputdir m.d MapHeld.hs $S -o map-held &&
+    ghc -O -v0 -threaded -rtsopts -optl-static -finfo-table-map -fdistinct-constructor-tables \
+        -outputdir l.d Leak.hs $S -o leak &&
+    ghc -O -v0 -threaded -rtsopts -optl-static -outputdir w.d Workers.hs $S -o workers &&
+    ghc -O -v0 -prof -threaded -rtsopts -optl-static -outputdir e.d Eras.hs $S -o eras &&
+    ghc -O -v0 -threaded -rtsopts -optl-static -outputdir n.d NoStub.hs -o no-stub &&
+    ghc -O -v0 -rtsopts -optl-static -outputdir u.d NoStub.hs $S -o unthreaded" \
+    "$src"/*.hs "$stub" || setup_fail "$sid_why"
+bin=$sid_bin
 
 # start NAME ENV... -- CMD ARG...: runs CMD in the background (stdout
 # NAME.out, stderr NAME.err) with the environment ENV, and waits for its

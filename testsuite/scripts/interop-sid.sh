@@ -22,11 +22,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-sid=$top_srcdir/scripts/ghc-sid.sh
-"$sid" path >/dev/null 2>&1 ||
-    skip ghc-sid "the GHC 9.10 chroot is not made (scripts/ghc-sid.sh ensure, as root): ghc-events 0.20 did not read strata's logs"
-[ "$(id -u)" -eq 0 ] ||
-    skip ghc-sid "running in the sid chroot needs root: ghc-events 0.20 did not read strata's logs"
+. "$(dirname "$0")/sid-lib.sh"
+sid_setup "ghc-events 0.20 did not read strata's logs"
 
 ex=$top_builddir/examples
 events=$top_builddir/utils/strata-events/strata-events
@@ -34,7 +31,6 @@ live=$top_builddir/utils/strata-live/strata-live
 golden=$top_srcdir/testsuite/golden
 . "$top_srcdir/testsuite/scripts/live-lib.sh"
 . "$top_srcdir/testsuite/scripts/bands-lib.sh"
-. "$top_srcdir/testsuite/scripts/sid-lib.sh"
 cd "$test_tmp" || exit 1
 
 sid_build || setup_fail "$sid_why"
