@@ -237,13 +237,17 @@ int dbg_census(DbgClient *c, const DbgReach *r, DbgCensusBy by, const DbgEraRang
  * Thunks and duplicates
  * ---------------------------------------------------------------------- */
 
+/* A table without a name (a GHC library's, compiled without
+ * -finfo-table-map) is named by its closure type. */
 static void info_label(const DbgInfo *in, char *buf, size_t len)
 {
+    char site[600];
+    const char *name = in->name[0] ? in->name : dbg_closure_type_name(in->type);
     if (in->prov_source != DEBUG_PROV_NONE)
-        snprintf(buf, len, "%s 0x%" PRIx64 " (%s, %s:%s)", in->name, in->addr,
-                 in->module[0] ? in->module : "<unknown>", in->src_file, in->src_span);
+        snprintf(buf, len, "%s 0x%" PRIx64 " (%s%s)", name, in->addr,
+                 in->module[0] ? in->module : "<unknown>", dbg_info_site(in, site, sizeof site));
     else
-        snprintf(buf, len, "%s 0x%" PRIx64, in->name, in->addr);
+        snprintf(buf, len, "%s 0x%" PRIx64, name, in->addr);
 }
 
 int dbg_thunks(DbgClient *c, const DbgReach *r, DbgCensus *out)

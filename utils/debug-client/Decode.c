@@ -4,6 +4,7 @@
  * runtime's (sm/heap/ClosureSize.h, docs/design/objects.md, and the table in
  * docs/debug-protocol.md), and the names tools print.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "Client.h"
@@ -42,6 +43,16 @@ const char *dbg_type_label(const DbgInfo *info)
     if (dbg_type_is_constr(info->type))
         return info->name[0] ? info->name : "<unknown>";
     return dbg_closure_type_name(info->type);
+}
+
+const char *dbg_info_site(const DbgInfo *info, char *buf, size_t len)
+{
+    if (info->src_file[0] == '\0')
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, ", %s%s%s", info->src_file, info->src_span[0] ? ":" : "",
+                 info->src_span);
+    return buf;
 }
 
 int dbg_closure_type_by_name(const char *name)

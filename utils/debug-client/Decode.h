@@ -61,6 +61,9 @@ int dbg_closure_in(DbgClient *c, const DbgBlock *b, uint64_t addr, DbgClosure *o
 const char *dbg_closure_type_name(uint32_t type);
 /* A closure's -hT label: constructors by name, others by closure type. */
 const char *dbg_type_label(const DbgInfo *info);
+/* Where an info table's code is: ", file:span", ", file", or "" when its
+ * provenance names no file (a binding GHC made up, such as sat_s41y). */
+const char *dbg_info_site(const DbgInfo *info, char *buf, size_t len);
 const char *dbg_root_kind_name(uint8_t kind);
 const char *dbg_block_kind_name(uint8_t kind);
 /* A closure type by name (e.g. "THUNK_1_0"); -1 if none. */

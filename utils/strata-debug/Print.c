@@ -39,10 +39,8 @@ void print_provenance(const DbgInfo *in)
     print_text(in->label);
     printf("%s", in->label[0] ? " in " : "");
     print_text(in->module[0] ? in->module : "<unknown>");
-    printf(", ");
-    print_text(in->src_file);
-    printf(":");
-    print_text(in->src_span);
+    char site[600];
+    print_text(dbg_info_site(in, site, sizeof site));
     printf("]");
 }
 

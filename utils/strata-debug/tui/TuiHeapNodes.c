@@ -177,13 +177,14 @@ static int add_details(TuiHeap *h, TuiNode *n, const DbgClosure *cl)
 {
     const DbgInfo *in = cl->info;
     TuiNode *k;
+    char site[600];
     if (in->prov_source != DEBUG_PROV_NONE)
         k = tui_node_newf(TUI_NODE_TEXT,
-                          "info 0x%" PRIx64 "  %s  ptrs %u nptrs %u  provenance: %s%s%s, %s:%s%s",
+                          "info 0x%" PRIx64 "  %s  ptrs %u nptrs %u  provenance: %s%s%s%s%s",
                           in->addr, dbg_closure_type_name(in->type), in->ptrs, in->nptrs,
                           in->label, in->label[0] ? " in " : "",
-                          in->module[0] ? in->module : "<unknown module>", in->src_file,
-                          in->src_span,
+                          in->module[0] ? in->module : "<unknown module>",
+                          dbg_info_site(in, site, sizeof site),
                           in->prov_source == DEBUG_PROV_DERIVED ? " (derived)" : "");
     else
         k = tui_node_newf(TUI_NODE_TEXT,
