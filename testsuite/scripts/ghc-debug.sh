@@ -13,6 +13,9 @@
 #     function that allocates the entries and the cache, and the
 #     fragmentation report the pinned ByteStrings that keep blocks alive;
 #     every other command runs on it, the TUI (tmux) shows its frames;
+#   - Lazy: exactly 1,000 thunks, 999 duplicate copies, and the bytes each
+#     of its two lists retains (dominators); diff and mark on a heap
+#     without eras;
 #   - Workers (-threaded +RTS -N2): paused again and again mid-work, its
 #     output is that of a run never paused;
 #   - Eras (-prof, +RTS -he): census by era, the era boundary, a snapshot
@@ -53,6 +56,7 @@ sid_programs ghcdebug unthreaded "
     ghc -O -v0 -threaded -rtsopts -optl-static -outputdir m.d MapHeld.hs $S -o map-held &&
     ghc -O -v0 -threaded -rtsopts -optl-static -finfo-table-map -fdistinct-constructor-tables \
         -outputdir l.d Leak.hs $S -o leak &&
+    ghc -O -v0 -threaded -rtsopts -optl-static -finfo-table-map -outputdir z.d Lazy.hs $S -o lazy &&
     ghc -O -v0 -threaded -rtsopts -optl-static -outputdir w.d Workers.hs $S -o workers &&
     ghc -O -v0 -prof -threaded -rtsopts -optl-static -outputdir e.d Eras.hs $S -o eras &&
     ghc -O -v0 -threaded -rtsopts -optl-static -outputdir n.d NoStub.hs -o no-stub &&
@@ -218,6 +222,37 @@ stop leak
 expect_status 0 "$bin/ghc-census" leak.eventlog main:Main.SessionEntry
 cp "$out" leak.ghc
 agree leak.census.json leak.ghc
+
+# ---- Lazy: thunks, duplicates, retained sizes, and a diff without eras -------
+start lazy STRATA_DEBUG_SOCKET="$test_tmp/lazy.sock" -- "$bin/lazy" lazy.stop
+expect_status 0 "$dbg" thunks --socket lazy.sock --json
+cp "$out" lazy.thunks.json
+json_check "the thunks of Lazy" lazy.thunks.json '
+slow = [b for b in d["buckets"] if b["label"].endswith(" (Main)")]
+assert [(b["objects"], b["bytes"]) for b in slow] == [(1000, 24000)], "1,000 thunks of slow: %s" % d["buckets"]'
+expect_status 0 "$dbg" duplicates --socket lazy.sock --json
+cp "$out" lazy.dups.json
+json_check "the duplicates of Lazy" lazy.dups.json '
+hit = [b for b in d["buckets"] if b["label"].startswith("main:Main.Hit ")]
+assert [(b["objects"], b["bytes"]) for b in hit] == [(999, 15984)], "999 copies of Hit 0: %s" % d["buckets"]'
+# Each list dominates its cells and what they alone hold: 1,000 cells of 24
+# bytes, and 1,000 thunks of 24 bytes or 1,000 Hits of 16.
+expect_status 0 "$dbg" dominators --limit 10 --socket lazy.sock --json
+cp "$out" lazy.dom.json
+json_check "the dominators of Lazy" lazy.dom.json '
+cells = {(o["retained_bytes"], o["retained_objects"]) for o in d["objects"]
+         if o["closure"]["label"] == "ghc-prim:GHC.Types.:"}
+assert {(48000, 2000), (40000, 2000)} <= cells, "the two lists: %s" % d["objects"]'
+# Without eras, diff shows growth and says why it cannot tell new from old;
+# mark says why it cannot start an era.
+expect_status 0 "$dbg" snapshot lazy.snap --socket lazy.sock
+expect_status 0 "$dbg" diff lazy.snap --socket lazy.sock --limit 100
+grep -q '^ *1,000 *16,000 *1,000 *16,000 *0  main:Main.Hit ' "$out" &&
+    grep -q '^new and alive, survivors: not told apart, the heap has no eras (a GHC program has eras only when built with -prof and run with +RTS -he)$' "$out" &&
+    pass || fail "the diff of a heap without eras: $(cat "$out")"
+expect_status 1 "$dbg" mark --socket lazy.sock
+expect_stderr_contains "mark: a new era needs eras, and this heap has none: a GHC program has eras only when built with -prof and run with +RTS -he"
+stop lazy
 
 # ---- Workers: paused mid-work, on two capabilities, resumes unharmed --------
 expect_status 0 "$bin/workers" 3000 +RTS -N2 -RTS
