@@ -74,6 +74,40 @@ int word_map_put(WordMap *m, uint64_t key, uint64_t val)
     return 0;
 }
 
+bool word_map_remove(WordMap *m, uint64_t key)
+{
+    if (key == 0) {
+        bool had = m->has_zero;
+        m->n -= had;
+        m->has_zero = false;
+        return had;
+    }
+    if (m->cap == 0)
+        return false;
+    size_t i = word_map_hash(key, m->cap);
+    while (m->keys[i] != key) {
+        if (m->keys[i] == 0)
+            return false;
+        i = (i + 1) & (m->cap - 1);
+    }
+    /* Backward shift: each later key of the run moves into the hole when
+     * its home slot does not lie after the hole (cyclically), so every
+     * lookup still finds its key before the first empty slot. */
+    size_t hole = i;
+    for (size_t j = (i + 1) & (m->cap - 1); m->keys[j] != 0; j = (j + 1) & (m->cap - 1)) {
+        size_t home = word_map_hash(m->keys[j], m->cap);
+        bool home_in_gap = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (home_in_gap)
+            continue;
+        m->keys[hole] = m->keys[j];
+        m->vals[hole] = m->vals[j];
+        hole = j;
+    }
+    m->keys[hole] = 0;
+    m->n--;
+    return true;
+}
+
 bool word_map_next(const WordMap *m, size_t *pos, uint64_t *key, uint64_t *val)
 {
     /* Position 0 is the key 0; position i + 1 is slot i. */

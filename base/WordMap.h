@@ -59,6 +59,10 @@ uint64_t *word_map_slot(WordMap *m, uint64_t key, bool *found);
 /* Sets key's value.  Returns 0, or ENOMEM with m unchanged. */
 int word_map_put(WordMap *m, uint64_t key, uint64_t val);
 
+/* Forgets key; false if it was not there.  Other keys' value pointers are
+ * invalid afterwards (entries may move). */
+bool word_map_remove(WordMap *m, uint64_t key);
+
 /* The next key after position *pos (start with *pos = 0), in no order; false
  * when there is none.  The map must not change during an iteration. */
 bool word_map_next(const WordMap *m, size_t *pos, uint64_t *key, uint64_t *val);

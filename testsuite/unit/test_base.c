@@ -182,6 +182,58 @@ static void test_base_word_map_keeps_every_key_through_growth(void **state)
     assert_int_equal(m.cap, 0);
 }
 
+/* Every key but the ones removed stays findable: one map under 96 keys,
+ * so 128 slots at most three quarters full and runs that wrap past the
+ * last slot, with a key removed and another put at random each step,
+ * against a plain array; after each step every key is looked up. */
+static bool word_map_matches(const WordMap *m, const bool *in, unsigned n_keys)
+{
+    size_t n = 0;
+    for (unsigned j = 0; j < n_keys; j++) {
+        uint64_t *v = word_map_get(m, (uint64_t)j << 12);
+        if (in[j] ? v == NULL || *v != j + 1 : v != NULL)
+            return false;
+        n += in[j];
+    }
+    return m->n == n;
+}
+
+static void test_base_word_map_remove_keeps_the_rest_findable(void **state)
+{
+    (void)state;
+    enum { KEYS = 190, LIVE = 95 };
+    WordMap m = {0};
+    bool in[KEYS] = {false};
+    for (unsigned k = 0; k < LIVE; k++) {
+        assert_int_equal(word_map_put(&m, (uint64_t)k << 12, k + 1), 0);   /* key 0 too */
+        in[k] = true;
+    }
+    assert_int_equal(m.cap, 128);
+    uint64_t rng = 12345;
+    for (int step = 0; step < 20000; step++) {
+        for (bool take = true;; take = !take) {
+            unsigned k;
+            do {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                k = (unsigned)(rng >> 33) % KEYS;
+            } while (in[k] != take);
+            if (take) {
+                assert_true(word_map_remove(&m, (uint64_t)k << 12));
+                assert_false(word_map_remove(&m, (uint64_t)k << 12));
+            } else {
+                assert_int_equal(word_map_put(&m, (uint64_t)k << 12, k + 1), 0);
+            }
+            in[k] = !take;
+            assert_true(word_map_matches(&m, in, KEYS));
+            if (!take)
+                break;
+        }
+    }
+    assert_int_equal(m.cap, 128);
+    assert_false(word_map_remove(&m, 7));
+    word_map_free(&m);
+}
+
 static void test_base_word_map_slot_says_found_and_clear_forgets(void **state)
 {
     (void)state;
@@ -315,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_base_grow_array_overflow_is_enomem_unchanged),
         cmocka_unit_test(test_base_grow_array_out_of_heap_is_enomem_unchanged),
         cmocka_unit_test(test_base_word_map_keeps_every_key_through_growth),
+        cmocka_unit_test(test_base_word_map_remove_keeps_the_rest_findable),
         cmocka_unit_test(test_base_word_map_slot_says_found_and_clear_forgets),
         cmocka_unit_test(test_base_word_map_out_of_heap_is_null_unchanged),
         cmocka_unit_test(test_base_str_index_numbers_in_first_seen_order),
