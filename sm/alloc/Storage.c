@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "AllocSample.h"
 #include "BlockAlloc.h"
 #include "ClosureSize.h"
 #include "EraRuns.h"
@@ -149,7 +150,9 @@ _Noreturn static void no_capability(StgWord n_words);
 
 static StgPtr alloc_large(StgWord n_words)
 {
-    return alloc_large_group(n_words, true);
+    StgPtr p = alloc_large_group(n_words, true);
+    alloc_sample_outside(capability_mine(), p, n_words, Bdescr(p)->era, ALLOC_SAMPLE_LARGE);
+    return p;
 }
 
 StgPtr storage_alloc_large_no_gc(StgWord n_words)
@@ -263,25 +266,28 @@ StgPtr strata_alloc_slow(StgWord n_words)
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
         return alloc_large(n_words);
 
-    if (serve_attention() &&
-        (StgWord)(strata_regs.hp + n_words) <= (StgWord)STRATA_HP_LIM()) {
-        StgPtr p = strata_regs.hp;
-        strata_regs.hp = p + n_words;
-        return p;
-    }
-
-    /* Another capability's sync (a GC, an era change) may run while this
-     * one waits to collect; then look again. */
-    while (!nursery_next_block(cap))
-        gc_collect(false);   /* resets the nursery */
-    /* The object takes the current era (.inv.block-era), GC or no GC: a
-     * fresh block has room for the run of an era that moved meanwhile. */
-    uint64_t era = storage_era_catch_up(cap);
-    /* Not hp_lim: another thread may have stored NULL there meanwhile. */
+    /* Here for an interrupt (the limit restored) or a sample point: the
+     * object fits below the block's own limit (Note [Sampling through the
+     * allocation limit] in sm/heap/AllocLimit.h).  Not hp_lim: another
+     * thread may have stored NULL there meanwhile. */
+    serve_attention();
     StgPtr p = strata_regs.hp;
+    if (p + n_words > cap->nursery.lim) {
+        /* Another capability's sync (a GC, an era change) may run while
+         * this one waits to collect; then look again. */
+        while (!nursery_next_block(cap))
+            gc_collect(false);   /* resets the nursery */
+        /* The object takes the current era (.inv.block-era), GC or no GC:
+         * a fresh block has room for the run of an era that moved
+         * meanwhile. */
+        uint64_t era = storage_era_catch_up(cap);
+        p = strata_regs.hp;
+        ASSERT_INTERNAL(block_last_era(cap->nursery.current) == era);
+        (void)era;
+    }
     ASSERT_INTERNAL(p + n_words <= block_alloc_limit(cap->nursery.current));
-    ASSERT_INTERNAL(block_last_era(cap->nursery.current) == era);
     strata_regs.hp = p + n_words;
+    alloc_sample_nursery(cap, p, n_words);
     return p;
 }
 
@@ -341,6 +347,7 @@ static StgPtr alloc_pinned(StgWord n_words)
     }
     StgPtr p = cap->pinned_block->free;
     cap->pinned_block->free += n_words;
+    alloc_sample_outside(cap, p, n_words, cap->pinned_block->era, ALLOC_SAMPLE_PINNED);
     return p;
 }
 

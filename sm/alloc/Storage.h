@@ -14,6 +14,7 @@
 #include "strata/Block.h"
 #include "strata/Closures.h"
 #include "strata/Regs.h"
+#include "AllocSample.h"
 #include "Capability.h"
 #include "Era.h"
 #include "Heap.h"

@@ -93,6 +93,7 @@ bool capabilities_init(unsigned n, unsigned n_gens)
         Capability *cap = &capabilities[i];
         cap->no = i;
         cap->regs = &cap->saved;
+        cap->sample_at_words = STGWORD_MAX;   /* not sampling */
         cap->mut_lists = calloc(n_gens, sizeof(BlockDesc *));
         if (cap->mut_lists == NULL) {
             rts_error("capabilities: out of C heap for capability %u", i);

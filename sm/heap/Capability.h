@@ -28,7 +28,14 @@ typedef struct {
     BlockDesc *current;          /* block the bump pointer is in */
     StgWord left_words;          /* what the blocks before current hold
                                     (Note [Counting the nursery]) */
+    StgPtr lim;                  /* where allocation into current must stop:
+                                    its block_alloc_limit, or hp when it is
+                                    retired; hp_lim is this or the next
+                                    sample point, whichever comes first
+                                    (sm/heap/AllocLimit.h) */
 } Nursery;
+
+#define STGWORD_MAX UINTPTR_MAX
 
 typedef struct Capability_ {
     uint32_t no;                 /* 0 .. capabilities_n - 1 */
@@ -51,6 +58,12 @@ typedef struct Capability_ {
     StgWord allocated_words_total;  /* nursery words allocated, up to the
                                        last GC (for +RTS -s) */
     StgWord large_bytes_total;   /* large and pinned bytes, all run */
+    /* Allocation sampling (+RTS --alloc-sample, sm/alloc/AllocSample.c):
+     * the word of this capability's nursery allocation, counted as
+     * allocated_words_total plus what the nursery holds, that the next
+     * sampled object covers; STGWORD_MAX when not sampling. */
+    StgWord sample_at_words;
+    uint64_t sample_rng;         /* its random gaps' generator state */
     /* Scheduler state, under the scheduler lock. */
     bool held;
     bool parked;                 /* stopped at a safe point for a sync */

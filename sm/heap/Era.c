@@ -9,6 +9,7 @@
  */
 #include "Era.h"
 
+#include "AllocLimit.h"
 #include "Capability.h"
 #include "EraRuns.h"
 #include "Heap.h"
@@ -128,14 +129,15 @@ uint64_t storage_era_catch_up(Capability *cap)
          * path starts a new block and comes back here. */
         cur->free = regs->hp;
         if (!block_start_era_run(cur, era)) {
-            __atomic_store_n(&regs->hp_lim, regs->hp, __ATOMIC_RELAXED);
+            __atomic_store_n(&regs->hp_lim, alloc_limit_clamp(cap, regs->hp), __ATOMIC_RELAXED);
             return era;
         }
         /* Store then load, both sequentially consistent, against the
          * change's CAS then NULL store: either this load sees the new era
          * or the NULL lands after this limit.  (Not a fence: ThreadSanitizer
          * cannot check fences, and the SC pair says the same.) */
-        __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_SEQ_CST);
+        __atomic_store_n(&regs->hp_lim, alloc_limit_clamp(cap, block_alloc_limit(cur)),
+                         __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&storage_era_line.current, __ATOMIC_SEQ_CST) == era)
             return era;
     }
@@ -157,10 +159,10 @@ static void alloc_blocks_take_current_era(Capability *cap)
     if (cur != NULL) {
         cur->free = regs->hp;
         StgPtr lim = __atomic_load_n(&regs->hp_lim, __ATOMIC_RELAXED);
-        if (!block_start_era_run(cur, storage_era_line.current))
-            __atomic_store_n(&regs->hp_lim, regs->hp, __ATOMIC_RELAXED);
-        else if (lim != NULL)   /* keep an attention request */
-            __atomic_store_n(&regs->hp_lim, block_alloc_limit(cur), __ATOMIC_RELAXED);
+        bool room = block_start_era_run(cur, storage_era_line.current);
+        StgPtr own = alloc_limit_clamp(cap, room ? block_alloc_limit(cur) : regs->hp);
+        if (!room || lim != NULL)   /* keep an attention request */
+            __atomic_store_n(&regs->hp_lim, own, __ATOMIC_RELAXED);
     }
     storage_retire_pinned_block_of(cap);
 }
@@ -191,7 +193,7 @@ static bool start_run_before_change(Capability *cap, uint64_t era)
         return false;
     cur->free = regs->hp;
     StgPtr lim = block_start_era_run(cur, era) ? block_alloc_limit(cur) : regs->hp;
-    __atomic_store_n(&regs->hp_lim, lim, __ATOMIC_RELAXED);
+    __atomic_store_n(&regs->hp_lim, alloc_limit_clamp(cap, lim), __ATOMIC_RELAXED);
     return true;
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "AllocLimit.h"
 #include "Capability.h"
 #include "Era.h"
 
@@ -65,7 +66,8 @@ static inline void nursery_enter_block(Capability *cap, BlockDesc *bd)
     bd->era = storage_era_now();
     bd->n_era_runs = 0;
     cap->regs->hp = bd->start;
-    __atomic_store_n(&cap->regs->hp_lim, bd->start + BLOCK_SIZE_W, __ATOMIC_RELAXED);
+    __atomic_store_n(&cap->regs->hp_lim, alloc_limit_clamp(cap, bd->start + BLOCK_SIZE_W),
+                     __ATOMIC_RELAXED);
 }
 
 #endif /* STRATA_NURSERY_H */
