@@ -26,9 +26,6 @@
 #include "GrowArray.h"
 #include "Messages.h"
 
-/* Deeper nesting than this is not C (and may be a corrupt tree). */
-#define WALK_MAX_DEPTH 64
-
 typedef struct {
     DwarfUnitWalk *u;           /* the unit walk (dbg, the unit's files) */
     DwarfIndex *ix;
@@ -177,22 +174,14 @@ static void walk_die(Walk *w, Dwarf_Die die, int depth)
     }
 }
 
+static void walk_die_cb(Dwarf_Die die, int depth, void *ctx)
+{
+    walk_die(ctx, die, depth);
+}
+
 static void walk_children(Walk *w, Dwarf_Die parent, int depth)
 {
-    if (depth > WALK_MAX_DEPTH || w->u->failed)
-        return;
-    Dwarf_Die child = NULL;
-    Dwarf_Error err = NULL;
-    int res = dwarf_child(parent, &child, &err);
-    while (res == DW_DLV_OK && !w->u->failed) {
-        walk_die(w, child, depth);
-        Dwarf_Die next = NULL;
-        res = dwarf_siblingof_b(w->u->dbg, child, true, &next, &err);
-        dwarf_dealloc_die(child);
-        child = next;
-    }
-    if (res == DW_DLV_ERROR)
-        dwarf_unit_fail(w->u, "walking the DIE tree", err);
+    dwarf_unit_children(w->u, parent, depth, walk_die_cb, w);
 }
 
 /* One unit: its top-level DIEs (and, deep, the bodies), then the lines

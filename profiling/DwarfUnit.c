@@ -166,17 +166,49 @@ void dwarf_unit_decl(DwarfUnitWalk *w, Dwarf_Die die, char **name, Dwarf_Unsigne
         dwarf_dealloc_die(d);
 }
 
+void dwarf_unit_children(DwarfUnitWalk *w, Dwarf_Die parent, int depth, DwarfDieFn fn,
+                         void *ctx)
+{
+    if (depth > DWARF_UNIT_MAX_DEPTH || w->failed)
+        return;
+    Dwarf_Die child = NULL;
+    Dwarf_Error err = NULL;
+    int res = dwarf_child(parent, &child, &err);
+    while (res == DW_DLV_OK && !w->failed) {
+        fn(child, depth, ctx);
+        Dwarf_Die next = NULL;
+        res = dwarf_siblingof_b(w->dbg, child, true, &next, &err);
+        dwarf_dealloc_die(child);
+        child = next;
+    }
+    if (res == DW_DLV_ERROR)
+        dwarf_unit_fail(w, "walking the DIE tree", err);
+}
+
 /* ----------------------------------------------------------------------
  * Units
  * ---------------------------------------------------------------------- */
 
-static void unit_begin(DwarfUnitWalk *w, Dwarf_Die cu)
+bool dwarf_unit_enter(DwarfUnitWalk *w, Dwarf_Die cu)
 {
+    Dwarf_Half version = 0, offset_size = 0, address_size = 0, extension_size = 0;
+    Dwarf_Bool is_info = true, is_dwo = false;
+    Dwarf_Sig8 *signature = NULL;
+    Dwarf_Off length_offset = 0;
+    Dwarf_Unsigned length = 0;
+    Dwarf_Error err = NULL;
+    if (dwarf_cu_header_basics(cu, &version, &is_info, &is_dwo, &offset_size, &address_size,
+                               &extension_size, &signature, &length_offset, &length,
+                               &err) != DW_DLV_OK) {
+        dwarf_unit_fail(w, "reading a unit header", err);
+        return false;
+    }
+    w->version = version;
+    w->address_size = address_size;
     char *s;
     w->comp_dir = dwarf_unit_string(w, cu, DW_AT_comp_dir, &s) ? str_arena_copy(w->strings, s)
                                                                 : NULL;
     w->module = dwarf_unit_string(w, cu, DW_AT_name, &s) ? dwarf_unit_source_path(w, s) : "";
-    Dwarf_Error err = NULL;
     w->files = NULL;
     w->n_files = 0;
     w->file_copies = NULL;
@@ -191,9 +223,10 @@ static void unit_begin(DwarfUnitWalk *w, Dwarf_Die cu)
         if (w->file_copies == NULL)
             rts_panic("provenance: out of C heap (%ld files)", (long)w->n_files);
     }
+    return !w->failed;
 }
 
-static void unit_end(DwarfUnitWalk *w)
+void dwarf_unit_leave(DwarfUnitWalk *w)
 {
     if (w->files != NULL) {
         for (Dwarf_Signed i = 0; i < w->n_files; i++)
@@ -227,32 +260,51 @@ static void walk_units(DwarfUnitWalk *w, DwarfUnitFn unit, void *ctx)
             dwarf_unit_fail(w, "reading a unit's DIE", err);
         if (res != DW_DLV_OK)
             return;
-        w->version = version;
-        w->address_size = address_size;
-        unit_begin(w, cu);
-        unit(w, cu, ctx);
-        unit_end(w);
+        if (dwarf_unit_enter(w, cu))
+            unit(w, cu, ctx);
+        dwarf_unit_leave(w);
         dwarf_dealloc_die(cu);
     }
 }
 
-bool dwarf_unit_walk(DwarfUnitWalk *w, const char *path, DwarfUnitFn unit, void *ctx)
+bool dwarf_unit_open(DwarfUnitWalk *w, const char *path)
 {
-    int fd;
-    int open_err = os_file_open_read(path, &fd);
+    w->dbg = NULL;
+    int open_err = os_file_open_read(path, &w->fd);
     if (open_err != 0) {
         snprintf(w->why, w->why_len, "cannot open %s: %s", path, strerror(open_err));
+        w->failed = true;
+        w->fd = -1;
         return false;
     }
     Dwarf_Error err = NULL;
-    int res = dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &w->dbg, &err);
-    if (res == DW_DLV_OK) {
-        walk_units(w, unit, ctx);
-        if (dwarf_finish(w->dbg, &err) == DW_DLV_ERROR)
-            dwarf_dealloc_error(NULL, err);
-    } else if (res == DW_DLV_ERROR) {
+    int res = dwarf_init_b(w->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &w->dbg, &err);
+    if (res == DW_DLV_OK)
+        return true;
+    if (res == DW_DLV_ERROR)
         dwarf_unit_fail(w, "opening its DWARF", err);
+    w->dbg = NULL;
+    os_file_close(w->fd);
+    w->fd = -1;
+    return false;
+}
+
+void dwarf_unit_close(DwarfUnitWalk *w)
+{
+    Dwarf_Error err = NULL;
+    if (w->dbg != NULL && dwarf_finish(w->dbg, &err) == DW_DLV_ERROR)
+        dwarf_dealloc_error(NULL, err);
+    w->dbg = NULL;
+    if (w->fd >= 0)
+        os_file_close(w->fd);
+    w->fd = -1;
+}
+
+bool dwarf_unit_walk(DwarfUnitWalk *w, const char *path, DwarfUnitFn unit, void *ctx)
+{
+    if (dwarf_unit_open(w, path)) {
+        walk_units(w, unit, ctx);
+        dwarf_unit_close(w);
     }
-    os_file_close(fd);
     return !w->failed;
 }

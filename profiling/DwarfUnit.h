@@ -23,7 +23,8 @@
 #include "ProvenanceArena.h"
 
 typedef struct DwarfUnitWalk_ {
-    Dwarf_Debug dbg;
+    Dwarf_Debug dbg;            /* while open */
+    int fd;                     /* the file it reads, while open */
     StrArena *strings;          /* where names and paths are copied */
     bool failed;                /* an error stopped the walk */
     char *why;                  /* ... and says why (why_len bytes) */
@@ -46,6 +47,26 @@ typedef void (*DwarfUnitFn)(DwarfUnitWalk *w, Dwarf_Die cu, void *ctx);
  * whole of the DWARF was read; false with w->why set otherwise (a file
  * that cannot be opened, a libdwarf error). */
 bool dwarf_unit_walk(DwarfUnitWalk *w, const char *path, DwarfUnitFn unit, void *ctx);
+
+/* Opens the ELF file at path for walking: false if it cannot be opened
+ * (w->failed, with a reason) or has no DWARF (not a failure).  w must
+ * have strings, why and why_len set.  dwarf_unit_close closes it. */
+bool dwarf_unit_open(DwarfUnitWalk *w, const char *path);
+void dwarf_unit_close(DwarfUnitWalk *w);
+
+/* Makes cu the current unit (its version, address size, name, directory
+ * and files); false, having failed the walk, if its header cannot be
+ * read.  dwarf_unit_leave frees what it read, either way. */
+bool dwarf_unit_enter(DwarfUnitWalk *w, Dwarf_Die cu);
+void dwarf_unit_leave(DwarfUnitWalk *w);
+
+/* Calls fn(child, depth, ctx) for each child of parent, in order, while
+ * the walk has not failed; nothing below DWARF_UNIT_MAX_DEPTH (deeper
+ * nesting than that is not C, and may be a corrupt tree). */
+#define DWARF_UNIT_MAX_DEPTH 64
+typedef void (*DwarfDieFn)(Dwarf_Die die, int depth, void *ctx);
+void dwarf_unit_children(DwarfUnitWalk *w, Dwarf_Die parent, int depth, DwarfDieFn fn,
+                         void *ctx);
 
 /* Records a libdwarf error (once, naming what was being read) and frees
  * it; err may be NULL. */

@@ -324,8 +324,10 @@ bool elf_object_read(const char *path, ElfObject *obj, char *why, size_t why_len
         ElfScan ds;
         char found[4096];
         if (debug_file_find(path, &s, &df, &ds, found, sizeof found)) {
-            if (!s.has_debug_info && ds.has_debug_info)
+            if (!s.has_debug_info && ds.has_debug_info) {
                 obj->dwarf_path = str_arena_copy(&obj->strings, found);
+                obj->dwarf_separate = true;
+            }
             if (s.symtab == NULL && ds.symtab != NULL)
                 read_symbols(df.elf, ds.symtab, obj);
             elf_file_close(&df);

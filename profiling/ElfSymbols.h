@@ -33,6 +33,7 @@ typedef struct {
     ElfSymbol *symbols;      /* STT_OBJECT and STT_FUNC, sorted by vaddr */
     size_t n_symbols;
     const char *dwarf_path;  /* file with .debug_info (in the arena), or NULL */
+    bool dwarf_separate;     /* ... a separate debug file, not the object */
     StrArena strings;        /* names and paths */
     size_t bytes;            /* C heap held: symbols + arena */
 } ElfObject;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "DwarfCode.h"
 #include "DwarfIndex.h"
 #include "ElfSymbols.h"
 #include "GrowArray.h"
@@ -40,7 +41,8 @@
 typedef struct {
     char *path;          /* as /proc/self/maps names it (owned) */
     bool deleted;        /* unlinked since mapped: path names another file or none */
-    bool indexed;        /* elf and dwarf have been read */
+    bool indexed;        /* elf has been read */
+    bool dwarf_indexed;  /* dwarf has been built (shallow at least) */
     bool mapped;         /* in the mappings as last read */
     uintptr_t base_start;   /* its mapping of the lowest file offset: */
     uint64_t base_offset;   /* the one the load bias is computed from */
@@ -49,6 +51,8 @@ typedef struct {
     DwarfIndex retired;     /* the shallow index a deep one replaced: resolved
                              * tables still point at its strings */
     bool dwarf_reported;    /* a DWARF error was reported for this file */
+    bool code_indexed;      /* code has been built (provenance_code_frames) */
+    DwarfCode code;         /* its functions, inlined calls and lines */
 } ProvObject;
 
 /* One file-backed mapping and the file it maps. */
@@ -173,9 +177,7 @@ static void object_index(ProvObject *o)
         file = is_deleted_self(o->path) ? PROC_SELF_EXE : NULL;
     /* A file that is not ELF (nothing holding code or info tables is) just
      * has no names: not worth a message. */
-    if (file != NULL && elf_object_read(file, &o->elf, why, sizeof why) &&
-        o->elf.dwarf_path != NULL)
-        object_index_dwarf(o, false);
+    (void)(file != NULL && elf_object_read(file, &o->elf, why, sizeof why));
     stats.files_indexed++;
     stats.index_ns += clock_elapsed_ns() - t0;
 }
@@ -202,11 +204,12 @@ static void object_index_deep(ProvObject *o)
  * kept until provenance_exit, because tables already resolved point into
  * its strings. */
 
-/* What the mapped files say about addr.  *refreshed says whether the
- * mappings were re-read during this resolution already. */
-static Location locate(uintptr_t addr, bool *refreshed)
+/* The indexed file holding addr, and addr at link time in *vaddr; NULL if
+ * addr is in no mapped file (heap, stack, anonymous memory) or its file's
+ * segments do not say.  *refreshed says whether the mappings were re-read
+ * during this resolution already. */
+static ProvObject *object_at(uintptr_t addr, bool *refreshed, uint64_t *vaddr)
 {
-    Location loc = {NULL, NULL, 0};
     const ProvRange *r = range_of(addr);
     if (r == NULL && !*refreshed) {
         *refreshed = true;
@@ -214,7 +217,7 @@ static Location locate(uintptr_t addr, bool *refreshed)
             r = range_of(addr);
     }
     if (r == NULL)
-        return loc;   /* not in a mapped file: heap, stack, anonymous memory */
+        return NULL;
     ProvObject *o = r->object;
     if (!o->indexed)
         object_index(o);
@@ -224,14 +227,29 @@ static Location locate(uintptr_t addr, bool *refreshed)
      * be ambiguous (a RELRO segment in the page that ends .rodata). */
     intptr_t bias;
     if (!elf_object_bias(&o->elf, o->base_start, o->base_offset, &bias))
+        return NULL;
+    *vaddr = (uint64_t)(addr - (uintptr_t)bias);
+    return o;
+}
+
+/* What the mapped files say about addr. */
+static Location locate(uintptr_t addr, bool *refreshed)
+{
+    Location loc = {NULL, NULL, 0};
+    ProvObject *o = object_at(addr, refreshed, &loc.vaddr);
+    if (o == NULL)
         return loc;
-    uint64_t vaddr = (uint64_t)(addr - (uintptr_t)bias);
-    loc.vaddr = vaddr;
-    loc.symbol = elf_object_symbol_at(&o->elf, vaddr);
-    loc.dwarf = dwarf_index_find(&o->dwarf, vaddr);
+    loc.symbol = elf_object_symbol_at(&o->elf, loc.vaddr);
+    if (!o->dwarf_indexed && o->elf.dwarf_path != NULL) {
+        uint64_t t0 = clock_elapsed_ns();
+        object_index_dwarf(o, false);
+        stats.index_ns += clock_elapsed_ns() - t0;
+    }
+    o->dwarf_indexed = true;
+    loc.dwarf = dwarf_index_find(&o->dwarf, loc.vaddr);
     if (loc.dwarf == NULL && o->elf.dwarf_path != NULL && !o->dwarf.deep) {
         object_index_deep(o);
-        loc.dwarf = dwarf_index_find(&o->dwarf, vaddr);
+        loc.dwarf = dwarf_index_find(&o->dwarf, loc.vaddr);
     }
     return loc;
 }
@@ -354,6 +372,76 @@ bool provenance_static_name(const void *addr, StaticName *out)
 }
 
 /* ----------------------------------------------------------------------
+ * Code addresses
+ * ---------------------------------------------------------------------- */
+
+/* Note [Code in separate debug files]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Call stacks are named from the DWARF of files that carry it, and from
+ * the symbol table alone for files whose DWARF is in a separate debug
+ * file (found by build-id or .gnu_debuglink: a Debian -dbg package).
+ * Those are system libraries, whose frames in an allocation's stack are
+ * the C library's below main, a thread's start, a qsort calling back:
+ * their names say enough.  Their DWARF is also large and compressed:
+ * naming one frame of libc from its debug file took 150-600 ms (zlib
+ * inflating all of .debug_info at the first read), inside an
+ * allocation.  A program's own code carries its DWARF (cc -g), and so
+ * does the runtime. */
+
+/* Reports, once per file, the first error reading its code index. */
+static void code_report_error(ProvObject *o)
+{
+    if (!o->code.walk.failed || o->code.error_reported)
+        return;
+    o->code.error_reported = true;
+    if (!o->dwarf_reported)
+        rts_error("provenance: ignoring the rest of the DWARF of %s: %s", o->elf.dwarf_path,
+                  o->code.why);
+    o->dwarf_reported = true;
+}
+
+static void object_index_code(ProvObject *o)
+{
+    uint64_t t0 = clock_elapsed_ns();
+    o->code_indexed = true;
+    (void)dwarf_code_open(o->elf.dwarf_path, &o->code);
+    code_report_error(o);
+    stats.code_files_indexed++;
+    stats.index_ns += clock_elapsed_ns() - t0;
+}
+
+size_t provenance_code_frames(const void *pc, CodeFrame *out, size_t max)
+{
+    if (max == 0)
+        return 0;
+    uint64_t t0 = clock_elapsed_ns();
+    bool refreshed = false;
+    uint64_t vaddr = 0;
+    ProvObject *o = object_at((uintptr_t)pc, &refreshed, &vaddr);
+    size_t n = 0;
+    /* Note [Code in separate debug files]: symbols only. */
+    if (o != NULL && o->elf.dwarf_path != NULL && !o->elf.dwarf_separate) {
+        if (!o->code_indexed)
+            object_index_code(o);
+        uint64_t t1 = clock_elapsed_ns();
+        n = dwarf_code_frames(&o->code, vaddr, out, max);
+        code_report_error(o);
+        stats.index_ns += clock_elapsed_ns() - t1;   /* mostly a unit read on first use */
+    }
+    /* The outermost function from the symbol table when DWARF cannot name
+     * it (a stripped file, a caller in another unit). */
+    const ElfSymbol *sym = o != NULL ? elf_object_symbol_at(&o->elf, vaddr) : NULL;
+    if (sym != NULL) {
+        if (n == 0)
+            out[n++] = (CodeFrame){.function = "", .file = "", .line = 0};
+        if (out[n - 1].function[0] == '\0')
+            out[n - 1].function = sym->name;
+    }
+    stats.resolve_ns += clock_elapsed_ns() - t0;
+    return n;
+}
+
+/* ----------------------------------------------------------------------
  * Statistics and shutdown
  * ---------------------------------------------------------------------- */
 
@@ -366,7 +454,7 @@ void provenance_stats(ProvenanceStats *out)
     for (size_t i = 0; i < n_objects; i++) {
         const ProvObject *o = objects[i];
         bytes += sizeof *o + strlen(o->path) + 1 + o->elf.bytes + o->dwarf.bytes +
-                 o->retired.bytes;
+                 o->retired.bytes + o->code.bytes;
         out->symbols += o->elf.n_symbols;
         out->dwarf_entries += o->dwarf.n_entries;
     }
@@ -382,6 +470,7 @@ void provenance_check(void)
         elf_object_check(&o->elf);
         dwarf_index_check(&o->dwarf);
         dwarf_index_check(&o->retired);
+        dwarf_code_check(&o->code);
     }
     for (size_t i = 0; i < n_ranges; i++)
         if (ranges[i].object == NULL || ranges[i].start >= ranges[i].end)
@@ -415,6 +504,7 @@ void provenance_exit(void)
         elf_object_free(&objects[i]->elf);
         dwarf_index_free(&objects[i]->dwarf);
         dwarf_index_free(&objects[i]->retired);
+        dwarf_code_free(&objects[i]->code);
         free(objects[i]->path);
         free(objects[i]);
     }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "DwarfCode.h"
 #include "strata/InfoTables.h"
 
 /* GHC's InfoProv fields.  No field is NULL; "" means unknown. */
@@ -62,9 +63,19 @@ bool provenance_static_name(const void *addr, StaticName *out);
  * provenance_exit; same threading rule as ipe_resolve. */
 const char *provenance_declaring_file(const void *addr);
 
+/* The source frames of the code at pc (a return address less one: an
+ * address inside the call instruction), innermost first, inlined calls
+ * expanded (DwarfCode.h), from the DWARF of the mapped file holding it;
+ * the outermost function from its symbol table when DWARF has none.  At
+ * most max; returns how many, 0 when nothing names pc.  The file's code
+ * index is built on the first call that needs it.  Same threading rules
+ * as ipe_resolve; the strings live until provenance_exit. */
+size_t provenance_code_frames(const void *pc, CodeFrame *out, size_t max);
+
 typedef struct {
     uint64_t tables_resolved;    /* distinct info tables resolved */
     uint64_t files_indexed;      /* ELF files whose symbols / DWARF were read */
+    uint64_t code_files_indexed; /* ... and whose code addresses were indexed */
     uint64_t symbols, dwarf_entries;   /* held in those files' indexes */
     uint64_t maps_reads;         /* times /proc/self/maps was read */
     uint64_t deep_walks;         /* DWARF walks into function bodies */
