@@ -484,6 +484,63 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
 }
 
 /* ----------------------------------------------------------------------
+ * Allocation sampling (strata's own; no class; the global buffer, so that
+ * a stack is defined before the samples that name it and a sample comes
+ * before its death)
+ * ---------------------------------------------------------------------- */
+
+void eventlog_post_alloc_sampling(uint64_t rate_bytes)
+{
+    if (enabled)
+        post_global_fields(EVENT_ALLOC_SAMPLING, (uint64_t[]){rate_bytes});
+}
+
+void eventlog_post_alloc_frame(uint32_t frame, const char *function, const char *file,
+                               uint32_t line)
+{
+    if (!enabled)
+        return;
+    EventBuf *g = evbuf_global_take();
+    uint8_t *start = evbuf_var_event_begin(g, EVENT_ALLOC_FRAME, EVENT_PAYLOAD_SIZE_MAX);
+    uint8_t *p = evbuf_put32(start, frame);
+    p = evbuf_put32(p, line);
+    p = evbuf_put_cstring(p, function, (EVENT_PAYLOAD_SIZE_MAX - 9) / 2);
+    p = evbuf_put_cstring(p, file, (EVENT_PAYLOAD_SIZE_MAX - 9) / 2);
+    evbuf_var_event_end(g, start, p);
+    evbuf_global_give(g);
+}
+
+void eventlog_post_alloc_stack(uint32_t stack, const uint32_t *frames, size_t n_frames)
+{
+    if (!enabled)
+        return;
+    if (n_frames > EVENT_ALLOC_STACK_MAX_FRAMES)
+        n_frames = EVENT_ALLOC_STACK_MAX_FRAMES;
+    EventBuf *g = evbuf_global_take();
+    uint8_t *start = evbuf_var_event_begin(g, EVENT_ALLOC_STACK, 4 + 1 + 4 * n_frames);
+    uint8_t *p = evbuf_put32(start, stack);
+    p = evbuf_put8(p, (uint8_t)n_frames);
+    for (size_t i = 0; i < n_frames; i++)
+        p = evbuf_put32(p, frames[i]);
+    evbuf_var_event_end(g, start, p);
+    evbuf_global_give(g);
+}
+
+void eventlog_post_alloc_sample(uint64_t sample, uint64_t size_bytes, uint32_t stack,
+                                uint64_t era, uint16_t cap, uint8_t kind)
+{
+    if (enabled)
+        post_global_fields(EVENT_ALLOC_SAMPLE,
+                           (uint64_t[]){sample, size_bytes, stack, era, cap, kind});
+}
+
+void eventlog_post_alloc_death(uint64_t sample)
+{
+    if (enabled)
+        post_global_fields(EVENT_ALLOC_DEATH, (uint64_t[]){sample});
+}
+
+/* ----------------------------------------------------------------------
  * User events (class 'u', capability 0's buffer)
  * ---------------------------------------------------------------------- */
 

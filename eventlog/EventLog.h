@@ -130,6 +130,21 @@ void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *c
                        const char *ty_desc, const char *label, const char *module,
                        const char *srcloc);
 
+/* Allocation sampling (+RTS --alloc-sample), strata's own events: posted
+ * whenever the eventlog is on, into the global buffer, from any thread.
+ * ALLOC_SAMPLING once (the mean bytes between samples); a FRAME (function,
+ * file, line; strings made valid UTF-8 and clamped) and a STACK (frame
+ * ids, innermost first, at most EVENT_ALLOC_STACK_MAX_FRAMES) before the
+ * first sample that names them; a SAMPLE per sampled object, a DEATH when
+ * the collector finds it dead.  docs/design/alloc-sampling.md. */
+void eventlog_post_alloc_sampling(uint64_t rate_bytes);
+void eventlog_post_alloc_frame(uint32_t frame, const char *function, const char *file,
+                               uint32_t line);
+void eventlog_post_alloc_stack(uint32_t stack, const uint32_t *frames, size_t n_frames);
+void eventlog_post_alloc_sample(uint64_t sample, uint64_t size_bytes, uint32_t stack,
+                                uint64_t era, uint16_t cap, uint8_t kind);
+void eventlog_post_alloc_death(uint64_t sample);
+
 /* User events: class 'u'.  len bytes of msg (no NUL needed), made valid
  * UTF-8 like every string in an event (an invalid byte becomes '?') and
  * clamped to 65535 bytes without splitting a character. */

@@ -74,6 +74,7 @@ static bool is_preamble_type(uint16_t type)
     case EVENT_WALL_CLOCK_TIME: case EVENT_OSPROCESS_PID: case EVENT_OSPROCESS_PPID:
     case EVENT_RTS_IDENTIFIER: case EVENT_PROGRAM_ARGS: case EVENT_HEAP_INFO_GHC:
     case EVENT_HEAP_PROF_BEGIN: case EVENT_IPE:
+    case EVENT_ALLOC_SAMPLING: case EVENT_ALLOC_FRAME: case EVENT_ALLOC_STACK:
         return true;
     default:
         return false;

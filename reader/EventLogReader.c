@@ -457,9 +457,58 @@ int evr_decodes_type(uint16_t id)
     case EVENT_IPE:
     case EVENT_GC_START:
     case EVENT_GC_END:
+    case EVENT_ALLOC_SAMPLING:
+    case EVENT_ALLOC_FRAME:
+    case EVENT_ALLOC_STACK:
+    case EVENT_ALLOC_SAMPLE:
+    case EVENT_ALLOC_DEATH:
         return 1;
     default:
         return 0;
+    }
+}
+
+uint32_t evr_alloc_stack_frame(const EvrEvent *ev, size_t k)
+{
+    return load_be32(ev->u.alloc_stack.frames + 4 * k);
+}
+
+/* event_decode for allocation sampling's events (strata's own). */
+static void decode_alloc(EvrEvent *ev, Cursor *c)
+{
+    switch (ev->type) {
+    case EVENT_ALLOC_SAMPLING:
+        ev->u.alloc_sampling.rate_bytes = cursor_u64(c);
+        if (c->bad == NULL && ev->u.alloc_sampling.rate_bytes == 0)
+            c->bad = "allocation sampling at a rate of 0 bytes";
+        break;
+    case EVENT_ALLOC_FRAME:
+        ev->u.alloc_frame.frame = cursor_u32(c);
+        ev->u.alloc_frame.line = cursor_u32(c);
+        ev->u.alloc_frame.function = cursor_cstr(c);
+        ev->u.alloc_frame.file = cursor_cstr(c);
+        break;
+    case EVENT_ALLOC_STACK: {
+        const uint8_t *ids = NULL;
+        ev->u.alloc_stack.stack = cursor_u32(c);
+        ev->u.alloc_stack.depth = cursor_u8(c);
+        cursor_take(c, (size_t)ev->u.alloc_stack.depth * 4, &ids);
+        ev->u.alloc_stack.frames = ids;
+        break;
+    }
+    case EVENT_ALLOC_SAMPLE:
+        ev->u.alloc_sample.sample = cursor_u64(c);
+        ev->u.alloc_sample.size_bytes = cursor_u64(c);
+        ev->u.alloc_sample.stack = cursor_u32(c);
+        ev->u.alloc_sample.era = cursor_u64(c);
+        ev->u.alloc_sample.cap = cursor_u16(c);
+        ev->u.alloc_sample.kind = cursor_u8(c);
+        break;
+    case EVENT_ALLOC_DEATH:
+        ev->u.alloc_death.sample = cursor_u64(c);
+        break;
+    default:
+        break;
     }
 }
 
@@ -579,6 +628,13 @@ static void event_decode(EvrEvent *ev, int variable)
         if (c.bad == NULL && !str_is_decimal(ev->u.ipe.closure_desc))
             c.bad = "IPE closure description is not a decimal number";
         break;
+    case EVENT_ALLOC_SAMPLING:
+    case EVENT_ALLOC_FRAME:
+    case EVENT_ALLOC_STACK:
+    case EVENT_ALLOC_SAMPLE:
+    case EVENT_ALLOC_DEATH:
+        decode_alloc(ev, &c);
+        break;
     default:
         return;
     }
@@ -664,6 +720,9 @@ int evr_find_invalid_utf8(const EvrEvent *ev, EvrBadUtf8 *bad)
         return 0;
     case EVENT_HEAP_PROF_SAMPLE_STRING:
         return utf8_check(ev->u.sample_string.label, "label", -1, bad);
+    case EVENT_ALLOC_FRAME:
+        return utf8_check(ev->u.alloc_frame.function, "function", -1, bad) ||
+               utf8_check(ev->u.alloc_frame.file, "file", -1, bad);
     case EVENT_IPE:
         return utf8_check(ev->u.ipe.table_name, "table_name", -1, bad) ||
                utf8_check(ev->u.ipe.closure_desc, "closure_desc", -1, bad) ||

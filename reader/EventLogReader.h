@@ -138,8 +138,38 @@ typedef struct EvrEvent {
             uint64_t info;
             EvrStr table_name, closure_desc, ty_desc, label, module, srcloc;
         } ipe;
+        struct {               /* ALLOC_SAMPLING (strata's own, as those below) */
+            uint64_t rate_bytes;    /* mean bytes between samples; never 0 */
+        } alloc_sampling;
+        struct {               /* ALLOC_FRAME */
+            uint32_t frame;
+            uint32_t line;          /* 0 if unknown */
+            EvrStr function, file;  /* either may be empty */
+        } alloc_frame;
+        struct {               /* ALLOC_STACK */
+            uint32_t stack;
+            uint8_t depth;          /* frames, innermost first: read with
+                                       evr_alloc_stack_frame() */
+            const uint8_t *frames;
+        } alloc_stack;
+        struct {               /* ALLOC_SAMPLE */
+            uint64_t sample;        /* its number (1, 2, ...); a repeat
+                                       re-announces a live one */
+            uint64_t size_bytes;
+            uint32_t stack;
+            uint64_t era;
+            uint16_t cap;
+            uint8_t kind;           /* 0 nursery, 1 large, 2 pinned */
+        } alloc_sample;
+        struct {               /* ALLOC_DEATH */
+            uint64_t sample;
+        } alloc_death;
     } u;
 } EvrEvent;
+
+/* Frame number k (0 = innermost) of an ALLOC_STACK event;
+ * k < ev->u.alloc_stack.depth. */
+uint32_t evr_alloc_stack_frame(const EvrEvent *ev, size_t k);
 
 /* Cost centre id k (0 = innermost) of a HEAP_PROF_SAMPLE_COST_CENTRE
  * event's stack; k < ev->u.sample_cc.depth. */

@@ -2,7 +2,8 @@
  * wire/EventFormat.c -- the table of EventFormat.h.  Pure data; depends
  * on nothing but strata/EventLogFormat.h, because the runtime's writer and
  * the tools both link it (libstrata-wire).  Ids, sizes and descriptions
- * are GHC's; field names are ghc-events' in snake case.
+ * are GHC's; field names are ghc-events' in snake case.  strata's own
+ * events (ids from 1000) come last, described "strata: ...".
  */
 #include "EventFormat.h"
 
@@ -133,6 +134,18 @@ const EventFormat event_formats[] = {
       NO_FIELDS),
     E(EVENT_CONC_UPD_REM_SET_FLUSH, EVENT_SIZE_CONC_UPD_REM_SET_FLUSH, false,
       "Update remembered set flushed", FIELDS(F("cap", U16))),
+    /* strata's own: allocation sampling (docs/design/alloc-sampling.md). */
+    E(EVENT_ALLOC_SAMPLING, EVENT_SIZE_ALLOC_SAMPLING, true, "strata: allocation sampling",
+      FIELDS(F("rate_bytes", U64))),
+    E(EVENT_ALLOC_FRAME, VAR, true, "strata: allocation stack frame",
+      FIELDS(F("frame", U32), F("line", U32), F("function", CSTR), F("file", CSTR))),
+    E(EVENT_ALLOC_STACK, VAR, true, "strata: allocation call stack",
+      FIELDS(F("stack", U32), F("depth", U8), F("frames", U32_COUNTED))),
+    E(EVENT_ALLOC_SAMPLE, EVENT_SIZE_ALLOC_SAMPLE, true, "strata: sampled allocation",
+      FIELDS(F("sample", U64), F("size_bytes", U64), F("stack", U32), F("era", U64),
+             F("cap", U16), F("kind", U8))),
+    E(EVENT_ALLOC_DEATH, EVENT_SIZE_ALLOC_DEATH, true, "strata: sampled object died",
+      FIELDS(F("sample", U64))),
 };
 
 const size_t n_event_formats = sizeof event_formats / sizeof event_formats[0];

@@ -80,6 +80,14 @@ enum {
     EVENT_CONC_SWEEP_BEGIN = 204,
     EVENT_CONC_SWEEP_END = 205,
     EVENT_CONC_UPD_REM_SET_FLUSH = 206,
+    /* strata's own events, numbered far above GHC's (which end near 215):
+     * declared in the header like GHC's, so ghc-events skips them
+     * (docs/reference/eventlog-format.md, "strata's own events"). */
+    EVENT_ALLOC_SAMPLING = 1000,
+    EVENT_ALLOC_FRAME = 1001,
+    EVENT_ALLOC_STACK = 1002,
+    EVENT_ALLOC_SAMPLE = 1003,
+    EVENT_ALLOC_DEATH = 1004,
 };
 
 /* Fixed payload sizes in bytes (excluding the 10-byte event header);
@@ -128,6 +136,12 @@ enum {
 #define EVENT_SIZE_CONC_SWEEP_BEGIN 0
 #define EVENT_SIZE_CONC_SWEEP_END 0
 #define EVENT_SIZE_CONC_UPD_REM_SET_FLUSH 2   /* CapNo */
+#define EVENT_SIZE_ALLOC_SAMPLING 8     /* Word64 mean bytes between samples */
+#define EVENT_SIZE_ALLOC_SAMPLE 31      /* Word64 sample, Word64 size, Word32 stack,
+                                           Word64 era, Word16 cap, Word8 kind */
+#define EVENT_SIZE_ALLOC_DEATH 8        /* Word64 sample */
+/* ALLOC_STACK holds at most this many frames (a Word8 count). */
+#define EVENT_ALLOC_STACK_MAX_FRAMES 255
 
 /* Capset types. */
 #define CAPSET_TYPE_CUSTOM 1

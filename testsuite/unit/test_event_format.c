@@ -135,6 +135,32 @@ static int reader_values(const EvrEvent *ev, Value *v)
         v[5] = (Value)S(ev->u.ipe.module);
         v[6] = (Value)S(ev->u.ipe.srcloc);
         return 7;
+    case EVENT_ALLOC_SAMPLING:
+        v[0] = (Value)NUM(ev->u.alloc_sampling.rate_bytes);
+        return 1;
+    case EVENT_ALLOC_FRAME:
+        v[0] = (Value)NUM(ev->u.alloc_frame.frame);
+        v[1] = (Value)NUM(ev->u.alloc_frame.line);
+        v[2] = (Value)S(ev->u.alloc_frame.function);
+        v[3] = (Value)S(ev->u.alloc_frame.file);
+        return 4;
+    case EVENT_ALLOC_STACK:
+        v[0] = (Value)NUM(ev->u.alloc_stack.stack);
+        v[1] = (Value)NUM(ev->u.alloc_stack.depth);
+        v[2] = (Value){.s = (const char *)ev->u.alloc_stack.frames,
+                       .len = 4 * (size_t)ev->u.alloc_stack.depth};
+        return 3;
+    case EVENT_ALLOC_SAMPLE:
+        v[0] = (Value)NUM(ev->u.alloc_sample.sample);
+        v[1] = (Value)NUM(ev->u.alloc_sample.size_bytes);
+        v[2] = (Value)NUM(ev->u.alloc_sample.stack);
+        v[3] = (Value)NUM(ev->u.alloc_sample.era);
+        v[4] = (Value)NUM(ev->u.alloc_sample.cap);
+        v[5] = (Value)NUM(ev->u.alloc_sample.kind);
+        return 6;
+    case EVENT_ALLOC_DEATH:
+        v[0] = (Value)NUM(ev->u.alloc_death.sample);
+        return 1;
     default:
         return -1;
     }
@@ -237,6 +263,15 @@ static Posted posted[] = {
      false},
     {EVENT_USER_MSG, {STR("round trip message")}, false},
     {EVENT_USER_MARKER, {STR("round trip marker")}, false},
+    {EVENT_ALLOC_SAMPLING, {NUM(0xd1d2d3d4d5d6d7d8)}, false},
+    {EVENT_ALLOC_FRAME, {NUM(0xe1e2e3e4), NUM(0xe5e6e7e8), STR("handle"), STR(LABEL)}, false},
+    {EVENT_ALLOC_STACK, {NUM(0xf1f2f3f4), NUM(2), STR("\xe1\xe2\xe3\xe4\x00\x00\x00\x07")},
+     false},
+    {EVENT_ALLOC_SAMPLE,
+     {NUM(0x0102030405060708), NUM(0x1112131415161718), NUM(0x21222324), NUM(0x3132333435363738),
+      NUM(0x4142), NUM(2)},
+     false},
+    {EVENT_ALLOC_DEATH, {NUM(0x0102030405060708)}, false},
 };
 #define N_POSTED (sizeof posted / sizeof posted[0])
 
@@ -270,6 +305,12 @@ static void post_all(void)
                       "Main.hs:3:1-9");
     eventlog_post_user_msg("round trip message", 18);
     eventlog_post_user_marker("round trip marker", 17);
+    eventlog_post_alloc_sampling(0xd1d2d3d4d5d6d7d8);
+    eventlog_post_alloc_frame(0xe1e2e3e4, "handle", LABEL, 0xe5e6e7e8);
+    eventlog_post_alloc_stack(0xf1f2f3f4, (const uint32_t[]){0xe1e2e3e4, 7}, 2);
+    eventlog_post_alloc_sample(0x0102030405060708, 0x1112131415161718, 0x21222324,
+                               0x3132333435363738, 0x4142, 2);
+    eventlog_post_alloc_death(0x0102030405060708);
 }
 
 /* Marks the posted entries whose values ev's fields hold. */

@@ -48,6 +48,8 @@ static const struct {
     {43, 16}, {45, 2}, {46, 2}, {49, 12}, {50, 12}, {51, 12}, {52, 38}, {53, 58},
     {54, 0}, {58, VAR}, {90, 16}, {91, 12}, {160, VAR}, {162, 8}, {164, VAR},
     {165, 8}, {169, VAR},
+    /* strata's own (allocation sampling). */
+    {1000, 8}, {1001, VAR}, {1002, VAR}, {1003, 31}, {1004, 8},
 };
 #define N_REFERENCE_SIZES (sizeof reference_sizes / sizeof reference_sizes[0])
 

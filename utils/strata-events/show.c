@@ -65,6 +65,45 @@ static void show_prof_begin(FILE *out, const EvrEvent *ev)
     }
 }
 
+/* The fields of allocation sampling's events. */
+static void show_alloc_fields(FILE *out, const EvrEvent *ev)
+{
+    static const char *const kinds[] = {"nursery", "large", "pinned"};
+    switch (ev->type) {
+    case EVENT_ALLOC_SAMPLING:
+        fprintf(out, "one sample per %" PRIu64 " bytes", ev->u.alloc_sampling.rate_bytes);
+        break;
+    case EVENT_ALLOC_FRAME:
+        fprintf(out, "frame %" PRIu32 ", function ", ev->u.alloc_frame.frame);
+        show_str(out, ev->u.alloc_frame.function);
+        fputs(", file ", out);
+        show_str(out, ev->u.alloc_frame.file);
+        fprintf(out, ", line %" PRIu32, ev->u.alloc_frame.line);
+        break;
+    case EVENT_ALLOC_STACK:
+        fprintf(out, "stack %" PRIu32 ", frames [", ev->u.alloc_stack.stack);
+        for (size_t k = 0; k < ev->u.alloc_stack.depth; k++)
+            fprintf(out, "%s%" PRIu32, k ? " " : "", evr_alloc_stack_frame(ev, k));
+        fputc(']', out);
+        break;
+    case EVENT_ALLOC_SAMPLE:
+        fprintf(out, "sample %" PRIu64 ", %" PRIu64 " bytes, stack %" PRIu32 ", era %" PRIu64
+                     ", cap %u, ",
+                ev->u.alloc_sample.sample, ev->u.alloc_sample.size_bytes,
+                ev->u.alloc_sample.stack, ev->u.alloc_sample.era, ev->u.alloc_sample.cap);
+        if (ev->u.alloc_sample.kind < sizeof kinds / sizeof kinds[0])
+            fputs(kinds[ev->u.alloc_sample.kind], out);
+        else
+            fprintf(out, "kind %u", ev->u.alloc_sample.kind);
+        break;
+    case EVENT_ALLOC_DEATH:
+        fprintf(out, "sample %" PRIu64, ev->u.alloc_death.sample);
+        break;
+    default:
+        break;
+    }
+}
+
 /* The decoded fields of ev, after "description: ". */
 static void show_fields(FILE *out, const EvrEvent *ev)
 {
@@ -150,6 +189,7 @@ static void show_fields(FILE *out, const EvrEvent *ev)
                     ev->declared_payload_bytes, ev->payload_bytes);
         break;
     default:
+        show_alloc_fields(out, ev);
         break;
     }
 }
