@@ -150,10 +150,11 @@ static void format_size(uint64_t bytes, char *buf, size_t len)
         snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
 }
 
-/* Parses the size after the flag name; zero_ok lets 0 mean "none".  The
- * result is rounded down to whole blocks, as GHC keeps these in blocks. */
-bool flag_parse_size(const char *name, const char *arg, uint64_t min_bytes, bool zero_ok,
-                     StgWord *out, char *err, size_t err_len)
+/* Parses the size after the flag name, to the byte; zero_ok lets 0 mean
+ * "none".  The example shows the name with a size after it, '=' between
+ * them for a long option (--alloc-sample=64k). */
+bool flag_parse_bytes(const char *name, const char *arg, uint64_t min_bytes, bool zero_ok,
+                      StgWord *out, char *err, size_t err_len)
 {
     uint64_t bytes = 0;
     char min_text[32], max_text[32];
@@ -164,8 +165,8 @@ bool flag_parse_size(const char *name, const char *arg, uint64_t min_bytes, bool
     case SIZE_BAD:
         return flag_error(err, err_len,
                           "%s: bad size '%s' (expected a number with an optional "
-                          "k, m, g, t or w suffix, e.g. %s64m)",
-                          name, arg, name);
+                          "k, m, g, t or w suffix, e.g. %s%s64m)",
+                          name, arg, name, name[1] == '-' ? "=" : "");
     case SIZE_TOO_LARGE:
         return flag_error(err, err_len, "%s: size must be at most %s (got %s)",
                           name, max_text, arg);
@@ -184,7 +185,17 @@ bool flag_parse_size(const char *name, const char *arg, uint64_t min_bytes, bool
         return flag_error(err, err_len, "%s: size must be at least %s (got %s)",
                           name, min_text, arg);
     }
-    *out = (StgWord)(bytes & ~(uint64_t)BLOCK_MASK);
+    *out = (StgWord)bytes;
+    return true;
+}
+
+/* The same, rounded down to whole blocks, as GHC keeps these in blocks. */
+bool flag_parse_size(const char *name, const char *arg, uint64_t min_bytes, bool zero_ok,
+                     StgWord *out, char *err, size_t err_len)
+{
+    if (!flag_parse_bytes(name, arg, min_bytes, zero_ok, out, err, err_len))
+        return false;
+    *out &= ~(StgWord)BLOCK_MASK;
     return true;
 }
 

@@ -30,8 +30,11 @@ bool flag_parse_double(const char *s, double *out);
 bool flag_parse_u64(const char *s, uint64_t *out);
 
 /* A size after the option name (Note [Size syntax] in FlagValues.c),
- * at least min_bytes and at most SIZE_MAX_BYTES, rounded down to whole
- * blocks; zero_ok lets 0 mean "none". */
+ * at least min_bytes and at most SIZE_MAX_BYTES; zero_ok lets 0 mean
+ * "none".  flag_parse_bytes keeps it to the byte, flag_parse_size rounds
+ * it down to whole blocks. */
+bool flag_parse_bytes(const char *name, const char *arg, uint64_t min_bytes, bool zero_ok,
+                      StgWord *out, char *err, size_t err_len);
 bool flag_parse_size(const char *name, const char *arg, uint64_t min_bytes, bool zero_ok,
                      StgWord *out, char *err, size_t err_len);
 

@@ -89,6 +89,9 @@ typedef struct {
                                    * profiling/ProfHeap.c */
     bool automatic_heap_samples;  /* false with --no-automatic-heap-samples */
     bool automatic_era_increment; /* --automatic-era-increment */
+    StgWord alloc_sample_bytes;   /* --alloc-sample[=<size>]: mean bytes
+                                     between sampled allocations (512k
+                                     when given bare); 0 = off */
 
     /* Eventlog */
     bool eventlog;                /* -l given */
@@ -112,5 +115,11 @@ typedef struct {
 
 
 #define PAR_GC_NEVER 0xffffffffu
+
+/* --alloc-sample: Go's and jemalloc's default rate. */
+#define ALLOC_SAMPLE_DEFAULT_BYTES ((StgWord)512 * 1024)
+/* Samples are drawn in words (Note [Exponential gaps] in
+ * sm/alloc/AllocSample.c): a smaller mean samples every object. */
+#define ALLOC_SAMPLE_MIN_BYTES ((uint64_t)WORD_SIZE)
 
 #endif /* STRATA_FLAGS_H */

@@ -277,6 +277,9 @@ bool rts_flags_check(const RtsFlags *f)
         return false;
     if (f->eventlog_file != NULL && f->eventlog_file[0] == '\0')
         return false;
+    if (f->alloc_sample_bytes != 0 && (f->alloc_sample_bytes < ALLOC_SAMPLE_MIN_BYTES ||
+                                       f->alloc_sample_bytes > SIZE_MAX_BYTES))
+        return false;
     return true;
 }
 

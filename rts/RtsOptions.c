@@ -370,6 +370,20 @@ static bool opt_socket_tcp(RtsFlags *flags, const char *opt, const char *arg, ch
     return true;
 }
 
+/* --alloc-sample[=<size>]: sample one allocated object per <size> bytes
+ * on average, with its call stack (docs/design/alloc-sampling.md); bare,
+ * at the default rate.  Not a GHC flag. */
+static bool opt_alloc_sample(RtsFlags *f, const char *opt, const char *arg, char *err,
+                             size_t err_len)
+{
+    (void)opt;
+    if (arg == NULL) {
+        f->alloc_sample_bytes = ALLOC_SAMPLE_DEFAULT_BYTES;
+        return true;
+    }
+    return flag_parse_bytes("--alloc-sample", arg, ALLOC_SAMPLE_MIN_BYTES, false,
+                            &f->alloc_sample_bytes, err, err_len);
+}
 
 /* ----------------------------------------------------------------------
  * The table
@@ -494,7 +508,12 @@ static const RtsOption rts_options[] = {
              "           when the program asks for them\n"},
     {"--automatic-era-increment", ARG_NONE, VAL_TRUE, FIELD(automatic_era_increment),
      .help = "  --automatic-era-increment\n"
-             "           Advance the era by one after every major GC (not while it is 0)\n"
+             "           Advance the era by one after every major GC (not while it is 0)\n"},
+    {"--alloc-sample", ARG_OPTIONAL, VAL_PARSER, .parse = opt_alloc_sample,
+     .help = "  --alloc-sample[=<size>]\n"
+             "           Sample one allocated object per <size> bytes on average\n"
+             "           (default 512k), with its call stack, into the eventlog and\n"
+             "           strata-live, and follow it until it dies (default: off)\n"
              "\n"},
     {"--debug-socket", ARG_OPTIONAL, VAL_PATH, FIELD(debug_socket_path), ALSO(debug_socket),
      .what = "a socket path",

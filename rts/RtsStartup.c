@@ -25,6 +25,7 @@
 #include "Roots.h"
 #include "Shutdown.h"
 #include "RtsFlags.h"
+#include "SampledObjects.h"
 #include "StableName.h"
 #include "StablePtr.h"
 #include "Stats.h"
@@ -298,6 +299,8 @@ void hs_init(int *argc, char ***argv)
     gc_add_post_hook(prof_heap_after_gc);
     gc_add_post_hook(finalizers_after_gc);
     start_heap_profile_or_exit();
+    if (rts_flags.alloc_sample_bytes != 0)
+        sampled_objects_start(rts_flags.alloc_sample_bytes);
     if (!debug_server_start_from_flags())
         exit(EXIT_FAILURE);
     int e = os_crash_handler_install(&rts_prog_name, &gc_collecting);
@@ -356,6 +359,7 @@ void hs_exit(void)
     }
     debug_server_stop();   /* no client sees the heap being torn down */
     stats_start_exit();
+    sampled_objects_stop();   /* the samples alive at exit */
     prof_heap_exit();   /* the final census, before the eventlog closes */
     ticker_exit();
     report_statistics();
@@ -380,6 +384,7 @@ void hs_exit(void)
     adjustor_exit();   /* function pointers let their closures go */
     stable_ptr_exit();
     stable_name_exit();
+    sampled_objects_exit();
     storage_attention_handler = NULL;
     rts_shutdown_set(NULL);
     capability_release();

@@ -1,11 +1,13 @@
 /*
- * support/os/Process.c -- the process's identity and fault-free reads of
- * its own memory (see Process.h).  Relies on Linux's /proc and
- * process_vm_readv, with a pipe as the fallback (Note [Safe reads]).
+ * support/os/Process.c -- the process's identity, fault-free reads of its
+ * own memory and the calling thread's call stack (see Process.h).  Relies
+ * on Linux's /proc and process_vm_readv, with a pipe as the fallback (Note
+ * [Safe reads]), and on the C library's backtrace.
  */
 #include "Process.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -30,6 +32,12 @@ uint32_t os_process_uid(void)
 bool os_process_exists(int pid)
 {
     return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+size_t os_process_call_stack(void **pcs, size_t max)
+{
+    int n = backtrace(pcs, max > INT32_MAX ? INT32_MAX : (int)max);
+    return n > 0 ? (size_t)n : 0;
 }
 
 int os_process_exe_path(char *buf, size_t cap)

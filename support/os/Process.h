@@ -4,9 +4,10 @@
  * OSProcess events; the pid also in the debug stub's VERSION answer and
  * socket name), the real user id (who may connect to the debug stub), the
  * executable's path, and copying bytes from an address that may not be
- * mapped (the debug stub reads info tables at addresses a client sends).
- * Linux only (getpid, getppid, getuid, /proc/self/exe, process_vm_readv),
- * like the rest of support/os/.
+ * mapped (the debug stub reads info tables at addresses a client sends),
+ * and the calling thread's call stack (allocation sampling).  Linux only
+ * (getpid, getppid, getuid, /proc/self/exe, process_vm_readv, glibc's
+ * backtrace), like the rest of support/os/.
  */
 #ifndef STRATA_OS_PROCESS_H
 #define STRATA_OS_PROCESS_H
@@ -35,6 +36,15 @@ bool os_process_exists(int pid);
  * cap - 1 bytes and NUL-terminated.  Precondition: cap >= 1.  Returns 0, or
  * the errno (ENOENT without /proc). */
 int os_process_exe_path(char *buf, size_t cap);
+
+/* The return addresses of the calling thread's stack, innermost first,
+ * the caller's own return address first, at most max (the deepest are
+ * left out): through the C library's backtrace, which unwinds with the
+ * DWARF call frame information (.eh_frame) every x86-64 and AArch64
+ * object carries, so it needs no frame pointers.  0 if it could not
+ * unwind.  Allocates on its first call (it loads the unwinder); not
+ * async-signal-safe. */
+size_t os_process_call_stack(void **pcs, size_t max);
 
 /* Copies n bytes at address addr of this process into dst without
  * faulting: 0 if all of them were readable, else EFAULT (an unmapped or
