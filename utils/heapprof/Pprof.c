@@ -2,8 +2,8 @@
  * utils/heapprof/Pprof.c -- a heap census as a gzipped pprof profile.
  * The message types come from profile.proto through protoc-c (generated at
  * build time: profile.pb-c.{c,h} in the build tree); this file fills them
- * in, packs them with protobuf-c and gzips the bytes with zlib.  No
- * protobuf encoding is done by hand.  See Note [A census as a pprof
+ * in, and PprofWrite.c packs them with protobuf-c and gzips the bytes
+ * with zlib.  No protobuf encoding is done by hand.  See Note [A census as a pprof
  * profile].
  */
 #include "Pprof.h"
@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
-
+#include "PprofWrite.h"
 #include "profile.pb-c.h"
 #include "TextOut.h"
 
@@ -57,72 +56,6 @@ char *pprof_string(const char *s, size_t len, size_t *out_len)
     text_escape(c, n + 1, s, len, TEXT_TERMINAL);
     *out_len = n;
     return c;
-}
-
-/* The interned string table. */
-typedef struct Strings {
-    EvrLabelIndex ix;   /* string k is evr_label(&ix, k) */
-    int failed;         /* out of memory: indices are then 0 */
-} Strings;
-
-static int64_t intern(Strings *st, const char *s, size_t len)
-{
-    if (st->failed)
-        return 0;
-    size_t clean_len;
-    char *clean = pprof_string(s, len, &clean_len);
-    if (clean == NULL) {
-        st->failed = 1;
-        return 0;
-    }
-    size_t k = evr_label_find(&st->ix, clean, clean_len);
-    if (k == EVR_NO_LABEL)
-        k = evr_label_add(&st->ix, clean, clean_len);
-    free(clean);
-    if (k == EVR_NO_LABEL) {
-        st->failed = 1;
-        return 0;
-    }
-    return (int64_t)k;
-}
-
-static int64_t intern_cstr(Strings *st, const char *s)
-{
-    return intern(st, s, strlen(s));
-}
-
-/* ----------------------------------------------------------------------
- * gzip
- * ------------------------------------------------------------------- */
-
-static int gzip_bytes(const uint8_t *in, size_t in_bytes, uint8_t **out, size_t *out_bytes)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    /* windowBits 15 + 16: a gzip wrapper, as pprof expects. */
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK)
-        return 0;
-    uLong cap = deflateBound(&z, (uLong)in_bytes);
-    uint8_t *buf = malloc(cap);
-    if (buf == NULL) {
-        deflateEnd(&z);
-        return 0;
-    }
-    z.next_in = (Bytef *)(uintptr_t)in;
-    z.avail_in = (uInt)in_bytes;
-    z.next_out = buf;
-    z.avail_out = (uInt)cap;
-    int rc = deflate(&z, Z_FINISH);
-    size_t n = (size_t)z.total_out;
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) {
-        free(buf);
-        return 0;
-    }
-    *out = buf;
-    *out_bytes = n;
-    return 1;
 }
 
 /* ----------------------------------------------------------------------
@@ -188,7 +121,7 @@ static int parts_alloc(Parts *p, size_t n, size_t n_comments)
 }
 
 /* The unique function name of a band: see Note [A census as a pprof profile]. */
-static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapModel *m,
+static int64_t function_name(PprofStrings *st, EvrLabelIndex *used, const HeapModel *m,
                              const HmBandInfo *b)
 {
     char buf[64];
@@ -200,7 +133,7 @@ static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapModel *
     if (evr_label_find(used, name.ptr, name.len) == EVR_NO_LABEL) {
         if (evr_label_add(used, name.ptr, name.len) == EVR_NO_LABEL)
             st->failed = 1;
-        return intern(st, name.ptr, name.len);
+        return pprof_intern(st, name.ptr, name.len);
     }
     size_t len = name.len + b->label.len + 3;
     char *both = malloc(len + 1);
@@ -210,13 +143,13 @@ static int64_t function_name(Strings *st, EvrLabelIndex *used, const HeapModel *
     }
     snprintf(both, len + 1, "%.*s [%.*s]", (int)name.len, name.ptr, (int)b->label.len,
              b->label.ptr);
-    int64_t k = intern(st, both, len);
+    int64_t k = pprof_intern(st, both, len);
     free(both);
     return k;
 }
 
 /* Fills band i's sample, location, line, function and labels. */
-static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapModel *m,
+static void fill_band(Parts *p, PprofStrings *st, EvrLabelIndex *used, const HeapModel *m,
                       const HmCensus *c, size_t i, size_t slot)
 {
     HmBandInfo b;
@@ -227,8 +160,8 @@ static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapMode
     perftools__profiles__function__init(f);
     f->id = id;
     f->name = function_name(st, used, m, &b);
-    f->system_name = intern(st, b.label.ptr, b.label.len);
-    f->filename = intern(st, b.file.ptr, b.file.len);
+    f->system_name = pprof_intern(st, b.label.ptr, b.label.len);
+    f->filename = pprof_intern(st, b.file.ptr, b.file.len);
     f->start_line = b.line;
     p->function_ptrs[slot] = f;
 
@@ -251,13 +184,13 @@ static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapMode
     size_t n_labels = 0;
     if (b.closure_type != NULL) {
         perftools__profiles__label__init(&l[n_labels]);
-        l[n_labels].key = intern_cstr(st, "closure_type");
-        l[n_labels].str = intern_cstr(st, b.closure_type);
+        l[n_labels].key = pprof_intern_cstr(st, "closure_type");
+        l[n_labels].str = pprof_intern_cstr(st, b.closure_type);
         n_labels++;
     }
     if (b.have_era) {
         perftools__profiles__label__init(&l[n_labels]);
-        l[n_labels].key = intern_cstr(st, "era");
+        l[n_labels].key = pprof_intern_cstr(st, "era");
         l[n_labels].num = (int64_t)b.era;
         n_labels++;
     }
@@ -270,16 +203,16 @@ static void fill_band(Parts *p, Strings *st, EvrLabelIndex *used, const HeapMode
             int n = snprintf(def, len + 1, "%.*s%s%.*s", (int)b.module.len, b.module.ptr,
                              b.module.len && b.fn.len ? "." : "", (int)b.fn.len, b.fn.ptr);
             perftools__profiles__label__init(&l[n_labels]);
-            l[n_labels].key = intern_cstr(st, "defined_in");
-            l[n_labels].str = intern(st, def, (size_t)n);
+            l[n_labels].key = pprof_intern_cstr(st, "defined_in");
+            l[n_labels].str = pprof_intern(st, def, (size_t)n);
             n_labels++;
             free(def);
         }
     }
     if (b.type.len > 0) {
         perftools__profiles__label__init(&l[n_labels]);
-        l[n_labels].key = intern_cstr(st, "type");
-        l[n_labels].str = intern(st, b.type.ptr, b.type.len);
+        l[n_labels].key = pprof_intern_cstr(st, "type");
+        l[n_labels].str = pprof_intern(st, b.type.ptr, b.type.len);
         n_labels++;
     }
     for (size_t k = 0; k < n_labels; k++)
@@ -303,22 +236,21 @@ int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const
 {
     size_t n = c->n;
     Parts p;
-    Strings st = { 0 };
+    PprofStrings st = { 0 };
     EvrLabelIndex used = { 0 };
     size_t *order = malloc((n ? n : 1) * sizeof *order);
-    uint8_t *packed = NULL;
     int ok = 0;
     *why = "out of memory";
     if (!parts_alloc(&p, n, n_comments) || order == NULL)
         goto done;
-    intern(&st, "", 0);   /* string 0 */
+    pprof_intern(&st, "", 0);   /* string 0 */
 
     Perftools__Profiles__Profile prof;
     perftools__profiles__profile__init(&prof);
     Perftools__Profiles__ValueType space, *space_ptr = &space;
     perftools__profiles__value_type__init(&space);
-    space.type = intern_cstr(&st, "inuse_space");
-    space.unit = intern_cstr(&st, "bytes");
+    space.type = pprof_intern_cstr(&st, "inuse_space");
+    space.unit = pprof_intern_cstr(&st, "bytes");
     prof.n_sample_type = 1;
     prof.sample_type = &space_ptr;
     prof.default_sample_type = space.type;
@@ -333,7 +265,7 @@ int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const
     for (size_t k = 0; k < n; k++)
         fill_band(&p, &st, &used, m, c, order[k], k);
     for (size_t k = 0; k < n_comments; k++)
-        p.comments[k] = intern_cstr(&st, comments[k]);
+        p.comments[k] = pprof_intern_cstr(&st, comments[k]);
     if (st.failed)
         goto done;
     prof.n_sample = prof.n_location = prof.n_function = n;
@@ -342,37 +274,13 @@ int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const
     prof.function = p.function_ptrs;
     prof.n_comment = n_comments;
     prof.comment = p.comments;
-    char **table = malloc(st.ix.n * sizeof *table);
-    if (table == NULL)
+    if (!pprof_pack_gzip(&prof, &st, out, out_bytes, why))
         goto done;
-    for (size_t k = 0; k < st.ix.n; k++)
-        table[k] = (char *)evr_label(&st.ix, k).ptr;
-    prof.n_string_table = st.ix.n;
-    prof.string_table = table;
-
-    size_t packed_bytes = perftools__profiles__profile__get_packed_size(&prof);
-    packed = malloc(packed_bytes ? packed_bytes : 1);
-    if (packed == NULL) {
-        free(table);
-        goto done;
-    }
-    if (perftools__profiles__profile__pack(&prof, packed) != packed_bytes) {
-        *why = "protobuf-c packed a different size than it measured";
-        free(table);
-        goto done;
-    }
-    free(table);
-    if (!gzip_bytes(packed, packed_bytes, out, out_bytes)) {
-        *why = "zlib could not compress the profile";
-        goto done;
-    }
     ok = 1;
-    *why = NULL;
 done:
-    free(packed);
     free(order);
     parts_free(&p);
-    evr_label_index_free(&st.ix);
+    pprof_strings_free(&st);
     evr_label_index_free(&used);
     return ok;
 }

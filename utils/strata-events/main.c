@@ -163,7 +163,8 @@ static void usage(FILE *out)
             "                                  program, heap profile, top N buckets (10;\n"
             "                                  0 = all), maxima\n"
             "       %s pprof FILE [-o OUT] [--sample N | --last]\n"
-            "                                  one census as a gzipped pprof profile\n"
+            "                                  the sampled allocations (--alloc-sample), or\n"
+            "                                  one census, as a gzipped pprof profile\n"
             "       %s pauses FILE [--json | --list] [--mmu W,...]\n"
             "                                  GC and sync pauses: worst, p99, median,\n"
             "                                  minimum mutator utilisation (1ms,10ms,100ms);\n"
@@ -300,7 +301,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "check") == 0)
         return tool_check(file);
     if (pprof)
-        return tool_pprof(file, out_path, sample);
+        return tool_pprof(file, out_path, sample, sample_arg != NULL);
     if (pauses)
         return json && list ? usage_error("give one of --json and --list", NULL)
                             : tool_pauses(file, json, list, windows, n_windows);

@@ -5,7 +5,9 @@
  * buckets by peak and by integrated size,
  * -hi buckets named from their IPE events), heap maxima and user markers.
  * The censuses come from the tools' heap-profile model
- * (utils/heapprof/HeapModel.h), folded into buckets here.  One pass over
+ * (utils/heapprof/HeapModel.h), folded into buckets here; a log's sampled
+ * allocations (--alloc-sample) add the top allocation sites
+ * (summary_alloc.c).  One pass over
  * the log; memory grows only with the number of distinct bucket labels,
  * IPE addresses, cost centres and markers.  See Note [Integrated size],
  * Note [Naming -hi buckets] and Note [Naming -hc buckets].  Output
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "AllocModel.h"
 #include "GrowArray.h"
 #include "HeapModel.h"
 #include "tool.h"
@@ -63,6 +66,7 @@ typedef struct Summary {
     char *rts_id;              /* owned copy of RTS_IDENTIFIER */
     size_t rts_id_len;
     HeapModel m;               /* the heap profile: its censuses, IPEs, cost centres */
+    AllocModel am;             /* the sampled allocations (--alloc-sample) */
     int have_last_sample;      /* a census has been folded in */
     uint64_t last_sample_time_ns;
     EvrLabelIndex labels;      /* bucket i has label number i */
@@ -285,6 +289,11 @@ static void summary_add(Summary *s, const EvrEvent *ev)
         s->n_gcs++;
     if (!ev->decoded)
         return;
+    if (alloc_model_add(&s->am, ev)) {
+        if (s->am.out_of_memory)
+            s->out_of_memory = 1;
+        return;
+    }
     if (heap_model_add(&s->m, ev))
         census_fold(s, &s->m.last);
     if (s->m.out_of_memory)
@@ -322,6 +331,7 @@ static void summary_add(Summary *s, const EvrEvent *ev)
 static void summary_free(Summary *s)
 {
     heap_model_free(&s->m);
+    alloc_model_free(&s->am);
     evr_label_index_free(&s->labels);
     for (size_t i = 0; i < s->n_markers; i++)
         free(s->markers[i].name);
@@ -456,7 +466,7 @@ static void text_bucket_label(FILE *out, const Summary *s, const Bucket *b)
 }
 
 static void summary_print_text(const Summary *s, const char *path, const Bucket **peak,
-                               size_t n_peak, const Bucket **area, size_t n_area)
+                               size_t n_peak, const Bucket **area, size_t n_area, size_t top)
 {
     FILE *out = stdout;
     fprintf(out, "file: %s\n", path);
@@ -509,6 +519,8 @@ static void summary_print_text(const Summary *s, const char *path, const Bucket 
         fprintf(out, "  %2zu. %14.6f  ", i + 1, byte_seconds(area[i]));
         text_bucket_label(out, s, area[i]);
     }
+    if (!tool_summary_alloc(out, &s->am, top, 0))
+        fputs("allocation sampling: out of memory\n", out);
     text_max(out, "max heap size", s->have_heap_size, s->max_heap_size);
     text_max(out, "max heap live", s->have_heap_live, s->max_heap_live);
     text_max(out, "max blocks size", s->have_blocks_size, s->max_blocks_size);
@@ -580,7 +592,7 @@ static void json_buckets(FILE *out, const Summary *s, const char *key, const Buc
 }
 
 static void summary_print_json(const Summary *s, const char *path, const Bucket **peak,
-                               size_t n_peak, const Bucket **area, size_t n_area)
+                               size_t n_peak, const Bucket **area, size_t n_area, size_t top)
 {
     FILE *out = stdout;
     fputs("{\n  \"file\": ", out);
@@ -620,6 +632,8 @@ static void summary_print_json(const Summary *s, const char *path, const Bucket 
     fprintf(out, "  \"end_time_ns\": %" PRIu64 ",\n", s->last_time_ns);
     json_buckets(out, s, "top_by_peak", peak, n_peak);
     json_buckets(out, s, "top_by_integrated", area, n_area);
+    if (!tool_summary_alloc(out, &s->am, top, 1))
+        fputs("  \"allocation_sampling\": null,\n", out);
     json_max(out, "max_heap_size_bytes", s->have_heap_size, s->max_heap_size);
     json_max(out, "max_heap_live_bytes", s->have_heap_live, s->max_heap_live);
     json_max(out, "max_blocks_size_bytes", s->have_blocks_size, s->max_blocks_size);
@@ -646,6 +660,7 @@ int tool_summary(const char *path, int json, size_t top)
     Summary s;
     memset(&s, 0, sizeof s);
     heap_model_init(&s.m);
+    alloc_model_init(&s.am);
     EvrEvent ev;
     int rc;
     while ((rc = evr_next(r, &ev)) == 1 && !s.out_of_memory)
@@ -675,9 +690,9 @@ int tool_summary(const char *path, int json, size_t top)
     size_t n_peak = rank_buckets(&s, by_peak, top, peak, scratch);
     size_t n_area = rank_buckets(&s, by_area, top, area, scratch);
     if (json)
-        summary_print_json(&s, path, peak, n_peak, area, n_area);
+        summary_print_json(&s, path, peak, n_peak, area, n_area, top);
     else
-        summary_print_text(&s, path, peak, n_peak, area, n_area);
+        summary_print_text(&s, path, peak, n_peak, area, n_area, top);
 done:
     free(scratch);
     free(peak);

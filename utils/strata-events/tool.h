@@ -25,9 +25,16 @@ int tool_check(const char *path);
 /* top: buckets in each ranking (TOOL_SUMMARY_TOP by default; 0 = all). */
 #define TOOL_SUMMARY_TOP 10
 int tool_summary(const char *path, int json, size_t top);
-/* One census (number `sample`, 1-based; 0 = the last) as a gzipped pprof
- * profile written to out_path (NULL or "-": stdout). */
-int tool_pprof(const char *path, const char *out_path, uint64_t sample);
+/* The allocation sites of a log that samples (summary_alloc.c): the top
+ * N (0 = all) call stacks by bytes allocated and by bytes alive, as text
+ * or as the summary's "allocation_sampling" JSON member.  Prints nothing
+ * for a log without samples; 0 when out of memory. */
+struct AllocModel;
+int tool_summary_alloc(FILE *out, const struct AllocModel *m, size_t top, int json);
+/* The log's sampled allocations, or, when census_asked or the log has
+ * none, one census (number `sample`, 1-based; 0 = the last), as a gzipped
+ * pprof profile written to out_path (NULL or "-": stdout). */
+int tool_pprof(const char *path, const char *out_path, uint64_t sample, int census_asked);
 /* The run's pauses and latency figures, with the minimum mutator
  * utilisation at each of the n_windows window lengths (ns); or, with
  * list, every pause. */
