@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# testsuite/scripts/alloc-sample.sh -- allocation sampling as a user runs
+# it (+RTS --alloc-sample, docs/alloc-sampling.md):
+#   - bad values of the flag, each with its message;
+#   - alloc_shares keeps 100 MB from three functions in shares of 60, 30
+#     and 10% (small nodes, small byte arrays in boxes, large objects in
+#     boxes): at the default rate, `go tool pprof -top
+#     -sample_index=inuse_space` of its log gives each its share within 5
+#     points, at -N1 and at -N4 (where every capability samples);
+#   - the leak example: the function that leaks is the top of inuse_space,
+#     and the one that allocates most the top of alloc_space;
+#   - every sample of a run under the sanity checker with a tiny nursery
+#     and collections in parallel reads back, and the log checks;
+#   - strata-events summary lists the top allocation sites, and a log
+#     without samples converts as before (a census).
+# The go checks skip, saying so, without go (and fail under
+# STRATA_REQUIRE=go or all).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ex=$top_builddir/examples
+shares=$top_builddir/testsuite/programs/alloc_shares
+events=$top_builddir/utils/strata-events/strata-events
+cd "$test_tmp" || exit 1
+
+# --- the flag ----------------------------------------------------------------
+for bad in 0 7 abc 4q -1 ''; do
+    expect_status 1 "$ex/leak" 1 10 +RTS "--alloc-sample=$bad" -RTS
+    case $bad in
+    0 | 7) expect_stderr_contains "--alloc-sample: size must be at least 8 (got $bad)" ;;
+    *) expect_stderr_contains "--alloc-sample: bad size '$bad' (expected a number with an optional k, m, g, t or w suffix, e.g. --alloc-sample=64m)" ;;
+    esac
+done
+expect_status 1 "$ex/leak" 1 10 +RTS --alloc-sample=1000t -RTS
+expect_stderr_contains '--alloc-sample: size must be at most 128t (got 1000t)'
+expect_status 1 "$ex/leak" 1 10 +RTS --alloc-samples -RTS
+expect_stderr_contains 'unknown RTS option: --alloc-samples'
+expect_status 1 "$ex/leak" 1 10 +RTS -?
+grep -q -- '--alloc-sample\[=<size>\]' "$err" && pass || fail "+RTS -? does not list --alloc-sample"
+
+# --- the log ------------------------------------------------------------------
+# Samples and deaths read back, under the sanity checker, with collections
+# in parallel and eras moving.
+expect_status 0 "$shares" 2 8 +RTS -N2 -qn2 -A8k -DS --alloc-sample=16k -l -olsanity.eventlog -RTS
+expect_status 0 "$events" check sanity.eventlog
+expect_status 0 "$events" show sanity.eventlog
+n=$(grep -c 'strata: sampled allocation: sample' "$out")
+[ "$n" -gt 200 ] && pass || fail "sanity run: only $n samples of 8 MB at 16k"
+grep -q 'strata: allocation stack frame: frame [0-9]*, function "grow_nodes", file "testsuite/programs/alloc_shares.c"' "$out" &&
+    pass || fail "sanity run: no frame names grow_nodes: $(grep 'stack frame' "$out" | head -n 5)"
+# The leak example keeps one session in 64; its garbage dies.
+expect_status 0 "$ex/leak" 4 100000 +RTS --alloc-sample=64k -l -olleak.eventlog -RTS
+expect_status 0 "$events" show leak.eventlog
+samples=$(grep -c 'strata: sampled allocation: sample' "$out")
+deaths=$(grep -c 'strata: sampled object died' "$out")
+[ "$deaths" -gt $((samples * 9 / 10)) ] && [ "$deaths" -lt "$samples" ] && pass ||
+    fail "leak: $deaths deaths of $samples samples (most, not all, should die)"
+
+# --- strata-events summary ----------------------------------------------------
+expect_status 0 "$events" summary leak.eventlog --top 3
+grep -q '^allocation sampling: one sample per 65536 bytes' "$out" && pass ||
+    fail "summary: $(cat "$out")"
+grep -A1 '^top allocation sites by bytes alive' "$out" | grep -q '1\. .*remember (examples/leak.c:4[89]) <- main (examples/leak.c:' &&
+    pass || fail "summary: remember is not the top site by bytes alive: $(cat "$out")"
+grep -A1 '^top allocation sites by bytes allocated' "$out" | grep -q '1\. .*handle (examples/leak.c:6[0-9]) <- main' &&
+    pass || fail "summary: handle is not the top site by bytes allocated: $(cat "$out")"
+expect_status 0 "$events" summary leak.eventlog --json
+grep -q '"allocation_sampling": {"rate_bytes": 65536' "$out" && pass || fail "summary --json: $(cat "$out")"
+# A log without samples: no allocation section, and pprof writes a census.
+expect_status 0 "$ex/leak" 2 20000 +RTS -hT -l -olhT.eventlog -RTS
+expect_status 0 "$events" summary hT.eventlog
+grep -q 'allocation' "$out" && fail "summary of a log without samples: $(cat "$out")" || pass
+expect_status 0 "$events" pprof hT.eventlog -o hT.pb.gz
+
+if ! command -v go >/dev/null; then
+    skip_part go "go is not installed (apt-get install golang-go): go tool pprof did not read the sampled profiles"
+    finish
+fi
+export GOFLAGS=-mod=mod GOPATH="$test_tmp/go" GOCACHE="$test_tmp/go-cache"
+
+# share FUNCTION FILE: FUNCTION's flat% of inuse_space in FILE's -top.
+share() {
+    go tool pprof -top -sample_index=inuse_space "$2" 2>/dev/null |
+        awk -v f="$1" '$NF == f { sub("%", "", $2); print $2; found = 1 } END { if (!found) print "missing" }'
+}
+
+# within NAME FILE FUNCTION WANT: FUNCTION's share is WANT% within 5 points.
+within() {
+    local got
+    got=$(share "$3" "$2")
+    awk -v g="$got" -v w="$4" 'BEGIN { exit !(g != "missing" && g - w <= 5 && w - g <= 5) }' &&
+        pass || fail "$1: $3 has $got% of inuse_space, not $4% within 5 points: $(go tool pprof -top -sample_index=inuse_space "$2" 2>&1 | head -n 12)"
+}
+
+for n in 1 4; do
+    expect_status 0 "$shares" $n 100 +RTS -N$n --alloc-sample -l -olshares$n.eventlog -RTS
+    expect_status 0 "$events" pprof shares$n.eventlog -o shares$n.pb.gz
+    within "-N$n" shares$n.pb.gz grow_nodes 60
+    within "-N$n" shares$n.pb.gz grow_boxes 30
+    within "-N$n" shares$n.pb.gz grow_pages 10
+done
+# At -N4 every capability sampled.
+expect_status 0 "$events" show shares4.eventlog
+for cap in 0 1 2 3; do
+    grep -q "strata: sampled allocation: sample .*, cap $cap, " "$out" && pass ||
+        fail "-N4: capability $cap took no sample"
+done
+# The four types, the era label, the frames' files and lines.
+go tool pprof -raw shares1.pb.gz >raw 2>&1
+grep -q 'alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes' raw && pass ||
+    fail "shares: not Go's four sample types: $(head -n 5 raw)"
+grep -q 'era:\[1\]' raw && pass || fail "shares: no era label: $(head -n 30 raw)"
+grep -Eq 'grow_pages testsuite/programs/alloc_shares.c:[0-9]+' raw && pass ||
+    fail "shares: grow_pages without its file and line: $(grep -m3 grow_pages raw)"
+
+# The leak: remember keeps what stays, handle allocates most.
+expect_status 0 "$events" pprof leak.eventlog -o leak.pb.gz
+go tool pprof -top -sample_index=inuse_space leak.pb.gz 2>/dev/null | awk 'f { print $NF; exit } /flat%/ { f = 1 }' >top
+[ "$(cat top)" = remember ] && pass || fail "leak: the top of inuse_space is $(cat top), not remember"
+go tool pprof -top -sample_index=alloc_space leak.pb.gz 2>/dev/null | awk 'f { print $NF; exit } /flat%/ { f = 1 }' >top
+[ "$(cat top)" = handle ] && pass || fail "leak: the top of alloc_space is $(cat top), not handle"
+
+finish
