@@ -17,6 +17,7 @@
 #include "Messages.h"
 #include "Provenance.h"
 #include "StrIndex.h"
+#include "WordMapOrPanic.h"
 #include "os/Clock.h"
 #include "os/Process.h"
 #include "os/Thread.h"
@@ -25,26 +26,41 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A sample's stack is first a list of return addresses.  Most samples
  * come from a few places, so the raw addresses are the first table's key
- * (pc_stacks): a sample whose addresses were seen before costs the
- * unwinding and one lookup.  A new list is named: each address, less one
- * (inside the call), becomes its source frames (an address in code that
- * inlined calls stands for several), and the frames at the top that are
- * the runtime's own allocation code (the slow path, the sampler, the
- * inline allocators of strata/Alloc.h: files under the runtime's sm/,
+ * (address lists, hashed a word at a time): a sample whose addresses were
+ * seen before costs the unwinding and one lookup.  A new list is named:
+ * each address, less one (inside the call), becomes its source frames (an
+ * address in code that inlined calls stands for several; each address is
+ * named once, and its frames kept by address), and the frames at the top
+ * that are the runtime's own allocation code (the slow path, the sampler,
+ * the inline allocators of strata/Alloc.h: files under the runtime's sm/,
  * profiling/, support/ and includes/strata/) are cut off, so that a stack
  * starts at the code that asked for the object, as Go's heap profiles
  * start at the caller of the allocator.  Each frame (function, file,
  * line) is interned in the second table, and the list of frame numbers in
  * the third, whose number is the stack's: two address lists that name
- * the same frames (two return addresses on one line) are one stack.  A
- * new frame or stack is posted to the eventlog before the sample that
- * names it, under the same lock. */
+ * the same frames (two return addresses on one line; a recursion reached
+ * at two depths past the frames kept) are one stack.  A new frame or stack
+ * is posted to the eventlog before the sample that names it, under the
+ * same lock. */
+
+/* One address list seen: its addresses (in `addresses`) and its stack. */
+typedef struct {
+    uint32_t first, n;            /* addresses[first .. first + n) */
+    uint32_t stack;
+} PcList;
 
 static OsMutex stacks_lock = OS_MUTEX_INIT;
-static StrIndex pc_stacks;        /* key: the return addresses */
-static uint32_t *pc_stack_ids;    /* [pc_stacks.n]: the stack each one names */
-static size_t cap_pc_stack_ids;
+static WordMap pc_list_of;        /* hash of a list (+1 per collision) -> index + 1 */
+static PcList *pc_lists;
+static size_t n_pc_lists, cap_pc_lists;
+static void **addresses;          /* every list's addresses, in turn */
+static size_t n_addresses, cap_addresses;
+static WordMap frames_of_pc;      /* return address -> (first << 8 | n) into pc_frame_ids */
+static uint32_t *pc_frame_ids;
+static size_t n_pc_frame_ids, cap_pc_frame_ids;
 static StrIndex frames;           /* key: function NUL file NUL line (4 bytes) */
+static bool *frame_is_allocator;  /* [frames.n] */
+static size_t cap_frame_is_allocator;
 static StrIndex stacks;           /* key: the frame numbers, innermost first */
 static CallStackStats stats;
 
@@ -79,22 +95,39 @@ static uint32_t intern_frame(const CodeFrame *f)
     if (id != STR_INDEX_NONE)
         return (uint32_t)id;
     id = str_index_add(&frames, key, len);
-    if (id == STR_INDEX_NONE)
+    if (id == STR_INDEX_NONE ||
+        GROW_ARRAY_RESERVE_MIN(frame_is_allocator, cap_frame_is_allocator, id + 1, 256) != 0)
         rts_panic("alloc-sample: out of C heap (%zu frames)", frames.n);
+    frame_is_allocator[id] = is_allocator_frame(f);
     const char *copy = frames.strs[id].ptr;
     eventlog_post_alloc_frame((uint32_t)id, copy, copy + fn + 1, f->line);
     return (uint32_t)id;
 }
 
-/* The frames of the return address pc (an unknown one is its address). */
-static size_t frames_of(void *pc, CodeFrame *out, char *hex, size_t hex_len)
+/* The frame numbers of the return address pc, named on first sight (an
+ * unknown one is its address): *n of them at *ids. */
+static const uint32_t *frames_at(void *pc, size_t *n)
 {
-    size_t n = provenance_code_frames((char *)pc - 1, out, FRAMES_PER_PC);
-    if (n == 0) {
-        snprintf(hex, hex_len, "%p", pc);
-        out[n++] = (CodeFrame){.function = hex, .file = "", .line = 0};
+    bool found;
+    uint64_t *slot = word_map_slot_or_panic(&frames_of_pc, (uint64_t)(uintptr_t)pc, &found);
+    if (!found) {
+        CodeFrame fr[FRAMES_PER_PC];
+        char hex[32];
+        size_t k = provenance_code_frames((char *)pc - 1, fr, FRAMES_PER_PC);
+        if (k == 0) {
+            snprintf(hex, sizeof hex, "%p", pc);
+            fr[k++] = (CodeFrame){.function = hex, .file = "", .line = 0};
+        }
+        if (GROW_ARRAY_RESERVE_MIN(pc_frame_ids, cap_pc_frame_ids, n_pc_frame_ids + k, 256) != 0)
+            rts_panic("alloc-sample: out of C heap (%zu frames of addresses)", n_pc_frame_ids);
+        uint64_t first = n_pc_frame_ids;
+        for (size_t j = 0; j < k; j++)
+            pc_frame_ids[n_pc_frame_ids++] = intern_frame(&fr[j]);
+        /* slot is still good: naming inserts into other tables only. */
+        *slot = first << 8 | k;
     }
-    return n;
+    *n = (size_t)(*slot & 0xff);
+    return &pc_frame_ids[*slot >> 8];
 }
 
 /* Names a new list of return addresses and interns its stack. */
@@ -104,14 +137,13 @@ static uint32_t name_stack(void *const *pcs, size_t n_pcs)
     size_t n = 0;
     bool top = true;
     for (size_t i = 0; i < n_pcs && n < STACK_MAX_FRAMES; i++) {
-        CodeFrame fr[FRAMES_PER_PC];
-        char hex[32];
-        size_t k = frames_of(pcs[i], fr, hex, sizeof hex);
+        size_t k;
+        const uint32_t *fr = frames_at(pcs[i], &k);
         for (size_t j = 0; j < k && n < STACK_MAX_FRAMES; j++) {
-            if (top && is_allocator_frame(&fr[j]))
+            if (top && frame_is_allocator[fr[j]])
                 continue;
             top = false;
-            ids[n++] = intern_frame(&fr[j]);
+            ids[n++] = fr[j];
         }
     }
     size_t len = n * sizeof ids[0];
@@ -125,33 +157,54 @@ static uint32_t name_stack(void *const *pcs, size_t n_pcs)
     return (uint32_t)id;
 }
 
-/* The stack of a list of return addresses, named if it is new. */
+/* A list's hash, a word at a time (murmur3's finaliser per word). */
+static uint64_t hash_pcs(void *const *pcs, size_t n)
+{
+    uint64_t h = n;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)(uintptr_t)pcs[i];
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdull;
+        k ^= k >> 33;
+        h = (h ^ k) * 0xc4ceb9fe1a85ec53ull;
+    }
+    return h;
+}
+
+/* The stack of a list of return addresses, named if it is new.  Lists
+ * whose hashes collide take the next key (hash + 1, + 2, ...). */
 static uint32_t intern_pcs_locked(void *const *pcs, size_t n)
 {
-    const char *key = (const char *)pcs;
-    size_t i = str_index_find(&pc_stacks, key, n * sizeof *pcs);
-    if (i != STR_INDEX_NONE)
-        return pc_stack_ids[i];
-    uint64_t t0 = clock_elapsed_ns();
-    uint32_t id = name_stack(pcs, n);
-    i = str_index_add(&pc_stacks, key, n * sizeof *pcs);
-    if (i == STR_INDEX_NONE ||
-        GROW_ARRAY_RESERVE_MIN(pc_stack_ids, cap_pc_stack_ids, i + 1, 64) != 0)
-        rts_panic("alloc-sample: out of C heap (%zu address lists)", pc_stacks.n);
-    pc_stack_ids[i] = id;
-    stats.naming_ns += clock_elapsed_ns() - t0;
-    return id;
+    for (uint64_t key = hash_pcs(pcs, n);; key++) {
+        bool found;
+        uint64_t *slot = word_map_slot_or_panic(&pc_list_of, key, &found);
+        if (found) {
+            const PcList *l = &pc_lists[*slot - 1];
+            if (l->n == n && memcmp(&addresses[l->first], pcs, n * sizeof *pcs) == 0)
+                return l->stack;
+            continue;
+        }
+        if (GROW_ARRAY_RESERVE_MIN(pc_lists, cap_pc_lists, n_pc_lists + 1, 64) != 0 ||
+            GROW_ARRAY_RESERVE_MIN(addresses, cap_addresses, n_addresses + n, 256) != 0)
+            rts_panic("alloc-sample: out of C heap (%zu address lists)", n_pc_lists);
+        *slot = n_pc_lists + 1;   /* before naming, which inserts into other maps only */
+        uint64_t t0 = clock_elapsed_ns();
+        PcList *l = &pc_lists[n_pc_lists++];
+        *l = (PcList){.first = (uint32_t)n_addresses, .n = (uint32_t)n};
+        memcpy(&addresses[n_addresses], pcs, n * sizeof *pcs);
+        n_addresses += n;
+        l->stack = name_stack(pcs, n);
+        stats.naming_ns += clock_elapsed_ns() - t0;
+        return l->stack;
+    }
 }
 
 uint32_t call_stack_here(void)
 {
     void *pcs[CALL_STACK_MAX_PCS];
-    uint64_t t0 = clock_elapsed_ns();
     size_t n = os_process_call_stack(pcs, CALL_STACK_MAX_PCS);
-    uint64_t t1 = clock_elapsed_ns();
     os_mutex_lock(&stacks_lock);
     stats.unwinds++;
-    stats.unwind_ns += t1 - t0;
     uint32_t id = intern_pcs_locked(pcs, n);
     os_mutex_unlock(&stacks_lock);
     return id;
@@ -192,19 +245,29 @@ void call_stacks_stats(CallStackStats *out)
     *out = stats;
     out->stacks = stacks.n;
     out->frames = frames.n;
-    out->pc_stacks = pc_stacks.n;
-    out->bytes_held = index_bytes(&stacks) + index_bytes(&frames) + index_bytes(&pc_stacks) +
-                      cap_pc_stack_ids * sizeof *pc_stack_ids;
+    out->pc_stacks = n_pc_lists;
+    out->bytes_held = index_bytes(&stacks) + index_bytes(&frames) +
+                      word_map_bytes(&pc_list_of) + word_map_bytes(&frames_of_pc) +
+                      cap_pc_lists * sizeof *pc_lists + cap_addresses * sizeof *addresses +
+                      cap_pc_frame_ids * sizeof *pc_frame_ids + cap_frame_is_allocator;
     os_mutex_unlock(&stacks_lock);
 }
 
 void call_stacks_exit(void)
 {
-    str_index_free(&pc_stacks);
+    word_map_free(&pc_list_of);
+    word_map_free(&frames_of_pc);
+    free(pc_lists);
+    free(addresses);
+    free(pc_frame_ids);
+    free(frame_is_allocator);
+    pc_lists = NULL;
+    addresses = NULL;
+    pc_frame_ids = NULL;
+    frame_is_allocator = NULL;
+    n_pc_lists = cap_pc_lists = n_addresses = cap_addresses = 0;
+    n_pc_frame_ids = cap_pc_frame_ids = cap_frame_is_allocator = 0;
     str_index_free(&frames);
     str_index_free(&stacks);
-    free(pc_stack_ids);
-    pc_stack_ids = NULL;
-    cap_pc_stack_ids = 0;
     memset(&stats, 0, sizeof stats);
 }
