@@ -287,7 +287,8 @@ StgPtr strata_alloc_slow(StgWord n_words)
     }
     ASSERT_INTERNAL(p + n_words <= block_alloc_limit(cap->nursery.current));
     strata_regs.hp = p + n_words;
-    alloc_sample_nursery(cap, p, n_words);
+    if (STRATA_UNLIKELY(cap->sample_at_words != STGWORD_MAX))   /* sampling */
+        alloc_sample_nursery(cap, p, n_words);
     return p;
 }
 

@@ -46,8 +46,10 @@ static inline StgWord alloc_limit_block_start_words(const Capability *cap)
 static inline StgPtr alloc_limit_clamp(Capability *cap, StgPtr lim)
 {
     cap->nursery.lim = lim;
-    const BlockDesc *cur = cap->nursery.current;
     StgWord at = cap->sample_at_words;
+    if (STRATA_LIKELY(at == STGWORD_MAX))   /* not sampling: a compare */
+        return lim;
+    const BlockDesc *cur = cap->nursery.current;
     StgWord start = alloc_limit_block_start_words(cap);
     if (STRATA_LIKELY(at >= start + (StgWord)(lim - cur->start)))
         return lim;
