@@ -77,8 +77,12 @@ static bool is_allocator_frame(const CodeFrame *f)
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         if (strncmp(f->file, dirs[i], strlen(dirs[i])) == 0)
             return true;
-    /* Without DWARF: the unwinder itself (the C library's backtrace). */
-    return f->file[0] == '\0' && strcmp(f->function, "backtrace") == 0;
+    /* The unwinder itself, outside the source tree: the C library's
+     * backtrace, or the sanitizers' wrapper of it (__interceptor_backtrace,
+     * named from libasan's DWARF with an absolute path). */
+    size_t n = strlen(f->function), suffix = strlen("backtrace");
+    return (f->file[0] == '\0' || f->file[0] == '/') && n >= suffix &&
+           strcmp(f->function + n - suffix, "backtrace") == 0;
 }
 
 static uint32_t intern_frame(const CodeFrame *f)
