@@ -34,14 +34,14 @@ stress_ok 3 5000 -N3 -A8k -DS -hT -i0.002
 stress_ok 2 5000 -N2 -A8k -DS -he -i0.002
 
 # Twin copies (Note [Immutable copies without a claim] in sm/Evac.c): two
-# GC threads race through the same 100,000 young constructors.  Without a
+# GC threads race through the same 50,000 young constructors.  Without a
 # stable name or a weak some may be copied twice, each copy whole; while
 # either exists, every copy must be unique.
-expect_status 0 "$prog/twin_copies" 20 100000 +RTS -N2 -qn2 -A64m -DS -RTS
-grep -q "twin_copies: ok rounds=20 objects=100000 " "$out" || fail "twin_copies: $(head -c 600 "$out" "$err")"
+expect_status 0 "$prog/twin_copies" 10 50000 +RTS -N2 -qn2 -A16m -DS -RTS
+grep -q "twin_copies: ok rounds=10 objects=50000 " "$out" || fail "twin_copies: $(head -c 600 "$out" "$err")"
 for mode in stable-name weak; do
-    expect_status 0 "$prog/twin_copies" 20 100000 "$mode" +RTS -N2 -qn2 -A64m -DS -RTS
-    grep -q "twin_copies: ok rounds=20 objects=100000 twins=0 " "$out" ||
+    expect_status 0 "$prog/twin_copies" 10 50000 "$mode" +RTS -N2 -qn2 -A16m -DS -RTS
+    grep -q "twin_copies: ok rounds=10 objects=50000 twins=0 " "$out" ||
         fail "twin_copies $mode: $(head -c 600 "$out" "$err")"
 done
 expect_status 2 "$prog/twin_copies" 20 100000 stable +RTS -N2 -RTS
