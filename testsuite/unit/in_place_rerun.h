@@ -46,13 +46,18 @@ static inline int in_place_teardown(void **state)
 }
 
 /* Not in the non-moving rerun (GHCRTS=--nonmoving-gc), which refuses the
- * flag at -G2: its generation 1 is the non-moving one. */
-#define IN_PLACE_RERUN(tests)                                                       \
-    (cmocka_run_group_tests_name(#tests, tests, NULL, NULL) +                       \
-     (harness_nonmoving_rerun()                                                     \
-          ? 0                                                                       \
-          : (harness_extra_flag = IN_PLACE_FLAG,                                    \
-             cmocka_run_group_tests_name(#tests " under " IN_PLACE_FLAG, tests, NULL, \
-                                         NULL))))
+ * flag at -G2: its generation 1 is the non-moving one.  The comma
+ * operators order the two runs: as the operands of a +, which are
+ * unsequenced, GCC set the flag before the first run, so both ran under
+ * it. */
+static int in_place_first_failed;
+
+#define IN_PLACE_RERUN(tests)                                                        \
+    (in_place_first_failed = cmocka_run_group_tests_name(#tests, tests, NULL, NULL),  \
+     harness_nonmoving_rerun()                                                       \
+         ? in_place_first_failed                                                     \
+         : (harness_extra_flag = IN_PLACE_FLAG,                                      \
+            in_place_first_failed + cmocka_run_group_tests_name(                     \
+                                        #tests " under " IN_PLACE_FLAG, tests, NULL, NULL)))
 
 #endif /* STRATA_TEST_IN_PLACE_RERUN_H */
