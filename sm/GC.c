@@ -473,11 +473,12 @@ static LiveTally *finish_tally(void)
  * gc_bookkeeping_steps counts the entries of every list the bookkeeping
  * walks (remembered-set blocks listed as roots, workspace lists merged,
  * from-space and dead large groups freed, the collected generations'
- * to-space flags cleared, weak pointers passed over), and reaches the
- * observer as GCDetails.bookkeeping_steps; test_minor_gc checks that the
- * same young work costs the same count over an old generation ten times
- * larger.  The weak pointers are the exception the count shows: all of
- * them are passed over at every GC (Note [Weak pointers] in Weak.c). */
+ * to-space flags cleared, the collected generations' weak pointers and
+ * the remembered ones passed over: Note [Old weaks that point young] in
+ * Weak.c), and reaches the observer as GCDetails.bookkeeping_steps;
+ * test_minor_gc checks that the same young work costs the same count over
+ * an old generation ten times larger.  Until the weak pass kept to the
+ * collected generations' lists it passed over every weak at every GC. */
 
 /* Gives each generation what the GC threads added to it (.inv.gc-owner):
  * blocks, words, remembered objects and live large groups, whose

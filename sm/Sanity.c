@@ -341,12 +341,13 @@ void sanity_check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord f
     } else {
         check_block_pointer(c, field, p, bd);
     }
-    /* The TSO and stack chunks are scanned at every GC, and a weak
-     * pointer's fields are visited by every GC's weak pass (Weak.c): no
-     * barrier needed for them. */
+    /* The TSO and stack chunks are scanned at every GC: no barrier needed
+     * for them.  A weak's key and value are remembered by the weak pass
+     * (.inv.weak-young, Note [Old weaks that point young] in Weak.c). */
     if (owner != NULL && bd->gen_no < owner->gen_no && c->info->type != TSO &&
-        c->info->type != STACK && c->info->type != WEAK) {
-        bool ok = is_remembered(c);
+        c->info->type != STACK) {
+        bool ok = c->info->type == WEAK ? weak_is_remembered((const StgWeak *)c)
+                                        : is_remembered(c);
         if (ok && (c->info->type == MUT_ARR_PTRS_DIRTY || c->info->type == MUT_ARR_PTRS_CLEAN)) {
             StgMutArrPtrs *a = (StgMutArrPtrs *)c;
             StgWord i = (StgWord)((StgClosure *const *)((const StgWord *)c + field) - a->payload);

@@ -33,19 +33,35 @@
  * GC), and so is a static key.  Indirections are followed: a thunk key
  * that has been evaluated lives as long as its value.
  *
- * Unlike GHC, which passes over the weak lists of the collected
- * generations only, every list is passed over at every GC: a weak in an
- * old generation may hold a key or value in the nursery, and going over
- * it costs less than a write barrier on weak creation and a remembered-set
- * entry would (mkWeak is rare; a program with many weaks pays O(weaks)
- * per minor GC; see Open problems in docs/design/gc.md).  The values are
- * evacuated as from generation 0, like roots: they are found again at
- * every GC, so they need no remembered set either.
+ * A collection passes over the lists of the generations it collects and
+ * over the remembered weaks (Note [Old weaks that point young]), never
+ * over an older generation's whole list: a minor GC costs what is young
+ * (Note [A minor GC costs what is young] in GC.c).  The values are
+ * evacuated as from generation 0, like roots.
  *
  * Finalizers are C functions with an environment pointer; neither is a
  * heap object, so a dead weak's value is not kept for its finalizer.  The
  * queue lives in the C heap and is emptied by the runtime after the
  * collection, never inside it (a finalizer may allocate and make weaks).
+ *
+ * Note [Old weaks that point young]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A weak's key and value are not fields to the scavenger, so the write
+ * barrier's remembered sets know nothing of them.  A weak can be older
+ * than its key or value: one reached first from an old object is promoted
+ * eagerly while its key, reached from a root, and its value, evacuated
+ * from here as from generation 0, age in generation 0.  A collection that
+ * leaves such a weak on an older generation's list than its key or value
+ * records it in young_refs (.inv.weak-young: every weak of generation g
+ * whose key or value lies in a generation below g is there, checked by
+ * the sanity checker); the next collection takes the recorded weaks of
+ * the generations it does not collect as pending too, in place: they
+ * stay on their lists, a dead key makes them dead where they are, and a
+ * live one gets its key's new address and its value evacuated, and is
+ * recorded again if either is still younger than the weak.  GHC keeps
+ * such weaks on its remembered set; a table of their own keeps the
+ * scavenger's WEAK case free of the weak pass's rules.  Dead weaks leave
+ * young_refs at the next collection.
  */
 #include "Weak.h"
 
@@ -63,6 +79,16 @@ static unsigned n_lists;         /* entries of lists; 0 until the first weak */
 
 static StgWeak **pending;        /* GC: weaks whose keys are not yet reached */
 static size_t n_pending, cap_pending;
+
+/* Note [Old weaks that point young]: weaks that may hold a key or value
+ * in a younger generation than their own (sorted when young_refs_sorted,
+ * for the sanity checker's lookups), and, during a GC, those of them in
+ * generations not collected whose keys are not yet reached. */
+static StgWeak **young_refs;
+static size_t n_young_refs, cap_young_refs;
+static bool young_refs_sorted;
+static StgWeak **old_pending;
+static size_t n_old_pending, cap_old_pending;
 
 static WeakFinalizer *due;       /* finalizers due: [due_head, n_due) */
 static size_t due_head, n_due, cap_due;
@@ -170,24 +196,56 @@ static StgWeak *current_copy(StgWeak *w)
     return w;
 }
 
+static void push_weak(StgWeak ***array, size_t *n, size_t *cap, StgWeak *w)
+{
+    if (GROW_ARRAY_RESERVE_MIN(*array, *cap, *n + 1, 64) != 0)
+        rts_panic("out of C heap collecting weak pointers (weaks=%lu)", (unsigned long)*n);
+    (*array)[(*n)++] = w;
+}
+
+static bool younger_than(const StgClosure *p, unsigned gen)
+{
+    return p != NULL && heap_alloced(p) && Bdescr(p)->gen_no < gen;
+}
+
+/* Records w if its key or value is younger than itself (.inv.weak-young). */
+static void remember_if_pointing_young(StgWeak *w)
+{
+    unsigned g = Bdescr(w)->gen_no;
+    if (younger_than(w->key, g) || younger_than(w->value, g)) {
+        push_weak(&young_refs, &n_young_refs, &cap_young_refs, w);
+        young_refs_sorted = false;
+    }
+}
+
 void weak_gc_begin(void)
 {
+    unsigned N = gct->collected_gen;
     n_pending = 0;
-    for (unsigned g = 0; g < n_lists; g++) {
+    n_old_pending = 0;
+    for (size_t i = 0; i < n_young_refs; i++) {
+        StgWeak *w = young_refs[i];
+        gc_bookkeeping_steps++;
+        /* A collected generation's weaks are all pending below. */
+        if (Bdescr(w)->gen_no > N && !weak_is_dead(w))
+            push_weak(&old_pending, &n_old_pending, &cap_old_pending, w);
+    }
+    n_young_refs = 0;
+    for (unsigned g = 0; g <= N && g < n_lists; g++) {
         for (StgWeak *w = lists[g]; w != NULL; w = w->link) {
-            gc_bookkeeping_steps++;   /* every weak, every GC: see the Note */
+            gc_bookkeeping_steps++;
             if (weak_is_dead(w))
                 continue;   /* finalized by hand since the last GC */
-            if (GROW_ARRAY_RESERVE_MIN(pending, cap_pending, n_pending + 1, 64) != 0)
-                rts_panic("out of C heap collecting weak pointers (weaks=%lu)",
-                          (unsigned long)n_pending);
-            pending[n_pending++] = w;
+            push_weak(&pending, &n_pending, &cap_pending, w);
         }
         lists[g] = NULL;
     }
 }
 
-bool weak_gc_traverse(void)
+/* The pending weaks of the collected generations whose keys are reached:
+ * each is evacuated with its value and goes on its new generation's
+ * list. */
+static bool keep_reached_collected(void)
 {
     bool kept_any = false;
     for (size_t i = 0; i < n_pending;) {
@@ -207,10 +265,41 @@ bool weak_gc_traverse(void)
         unsigned g = Bdescr(w)->gen_no;
         w->link = lists[g];
         lists[g] = w;
+        remember_if_pointing_young(w);
         pending[i] = pending[--n_pending];
         kept_any = true;
     }
     return kept_any;
+}
+
+/* The remembered weaks of older generations whose keys are reached: they
+ * stay where they are, on their lists (Note [Old weaks that point
+ * young]). */
+static bool keep_reached_old(void)
+{
+    bool kept_any = false;
+    for (size_t i = 0; i < n_old_pending;) {
+        StgWeak *w = old_pending[i];
+        StgClosure *key = weak_gc_is_alive(w->key);
+        if (key == NULL) {
+            i++;
+            continue;
+        }
+        w->key = key;
+        gct->evac_gen = 0;
+        evacuate(&w->value);
+        remember_if_pointing_young(w);
+        old_pending[i] = old_pending[--n_old_pending];
+        kept_any = true;
+    }
+    return kept_any;
+}
+
+bool weak_gc_traverse(void)
+{
+    bool kept_collected = keep_reached_collected();
+    bool kept_old = keep_reached_old();
+    return kept_collected || kept_old;
 }
 
 void weak_gc_end(void)
@@ -225,9 +314,36 @@ void weak_gc_end(void)
         if (w != from || weak_gc_is_alive((StgClosure *)from) != NULL)
             make_dead(w);
     }
+    /* An older generation's weak stays on its list, dead, until that
+     * generation is collected. */
+    for (size_t i = 0; i < n_old_pending; i++) {
+        StgWeak *w = old_pending[i];
+        StgWeak *link = w->link;
+        queue_finalizer(w);
+        make_dead(w);
+        w->link = link;
+    }
     debug_trace(DEBUG_GC, "gc: weak pointers: %lu keys died, %lu finalizers due",
-                (unsigned long)n_pending, (unsigned long)(n_due - due_head));
+                (unsigned long)(n_pending + n_old_pending), (unsigned long)(n_due - due_head));
     n_pending = 0;
+    n_old_pending = 0;
+}
+
+static int compare_addresses(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(StgWeak *const *)a, y = (uintptr_t)*(StgWeak *const *)b;
+    return (x > y) - (x < y);
+}
+
+bool weak_is_remembered(const StgWeak *w)
+{
+    if (!young_refs_sorted) {
+        if (n_young_refs > 0)
+            qsort(young_refs, n_young_refs, sizeof *young_refs, compare_addresses);
+        young_refs_sorted = true;
+    }
+    return n_young_refs > 0 &&
+           bsearch(&w, young_refs, n_young_refs, sizeof *young_refs, compare_addresses) != NULL;
 }
 
 /* ----------------------------------------------------------------------
@@ -346,6 +462,7 @@ bool weak_kill(StgWeak *w, WeakFinalizer *out)
 
 void weak_kill_all(void)
 {
+    n_young_refs = 0;
     for (unsigned g = 0; g < n_lists; g++) {
         for (StgWeak *w = lists[g], *next; w != NULL; w = next) {
             next = w->link;
@@ -372,6 +489,13 @@ void weak_exit(void)
     free(pending);
     pending = NULL;
     n_pending = cap_pending = 0;
+    free(young_refs);
+    young_refs = NULL;
+    n_young_refs = cap_young_refs = 0;
+    young_refs_sorted = false;
+    free(old_pending);
+    old_pending = NULL;
+    n_old_pending = cap_old_pending = 0;
     free(due);
     due = NULL;
     due_head = n_due = cap_due = 0;

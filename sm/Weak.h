@@ -38,18 +38,25 @@ void weak_promote_young(unsigned to_gen);
  * During a collection (GC.c calls these in this order)
  * ---------------------------------------------------------------------- */
 
-/* Takes every generation's list as the weaks whose keys are not yet known
- * to be alive; drops the dead ones. */
+/* Takes the collected generations' lists, and the remembered weaks of the
+ * older ones (Note [Old weaks that point young] in Weak.c), as the weaks
+ * whose keys are not yet known to be alive; drops the collected
+ * generations' dead ones. */
 void weak_gc_begin(void);
 
 /* One pass over those weaks: each whose key has been found reachable is
- * kept (evacuated, its value evacuated, put on its generation's list).
- * Returns true if it kept any, i.e. the scavenger has more to do. */
+ * kept (evacuated if collected, its value evacuated, on its generation's
+ * list).  Returns true if it kept any, i.e. the scavenger has more to do. */
 bool weak_gc_traverse(void);
 
 /* After the last pass: the weaks left have dead keys.  Each is made dead
  * (if it survives at all) and its finalizer queued. */
 void weak_gc_end(void);
+
+/* .inv.weak-young: whether w is among the weaks recorded as holding a key
+ * or value in a younger generation than their own.  Outside a GC (the
+ * sanity checker). */
+bool weak_is_remembered(const StgWeak *w);
 
 /* The address of p after this collection if it is alive so far, NULL if
  * not (yet) reached.  Follows indirections.  During a GC only. */
@@ -91,8 +98,10 @@ bool weak_kill(StgWeak *w, WeakFinalizer *out);
 void weak_kill_all(void);
 
 /* Calls f on every weak on generation gen's list, youngest generation
- * first (outside a GC).  A weak made dead by strata_finalize_weak stays
- * on its list, with stg_DEAD_WEAK_info, until the next GC.  f must not
+ * first (outside a GC).  A weak made dead (by strata_finalize_weak, or
+ * by a collection of a younger generation than its own that found its key
+ * dead) stays on its list, with stg_DEAD_WEAK_info, until its generation
+ * is collected.  f must not
  * allocate.  .inv.weak-lists: every weak on generation g's list is a WEAK
  * object in a block of generation g (the sanity checker checks it). */
 void weak_for_each(void (*f)(StgWeak *w, unsigned gen, void *env), void *env);

@@ -5,9 +5,9 @@
  * counts the entries of the lists its bookkeeping walks outside the scan
  * (GCDetails.bookkeeping_steps); the same young work costs the same
  * count over an old generation ten times larger, of pinned groups (as
- * bench/workloads/msgbuf keeps its messages), large objects and ordinary
- * blocks, and the count does grow with the remembered set, so it is not
- * blind.  No time is measured.  Sanity checker on (-DS); a 1 MB nursery, so
+ * bench/workloads/msgbuf keeps its messages), large objects, ordinary
+ * blocks and weak pointers, and the count does grow with the remembered
+ * set, so it is not blind.  No time is measured.  Sanity checker on (-DS); a 1 MB nursery, so
  * that building the old generation takes tens of collections, not
  * thousands of checked ones.
  */
@@ -32,25 +32,33 @@ static StgClosure *mk_int(StgWord n)
 
 
 /* n_old objects kept in one array, each a pinned 1 KiB message, a large
- * byte array or a pair of boxes by turn, collected until all are in the
- * oldest generation; r[0] is the array. */
+ * byte array, a pair of boxes or a pair of a box and a weak pointer keyed
+ * on it by turn, collected until all are in the oldest generation; r[0]
+ * is the array. */
 static void build_old_generation(StgClosure **r, StgWord n_old)
 {
     r[0] = strata_alloc_mut_array(n_old);
     for (StgWord i = 0; i < n_old; i++) {
         StgClosure *obj;
-        switch (i % 3) {
+        switch (i % 4) {
         case 0:
             obj = strata_alloc_pinned_bytes(MESSAGE_BYTES);
             break;
         case 1:
             obj = strata_alloc_bytes(LARGE_BYTES);
             break;
-        default:
+        case 2:
             r[1] = mk_int(i);
             obj = strata_alloc_constr(&Pair_info);
             STRATA_FIELD(obj, 0) = r[1];
             STRATA_FIELD(obj, 1) = r[1];
+            break;
+        default:
+            r[1] = mk_int(i);
+            r[3] = strata_mk_weak(r[1], r[1], NULL, NULL);
+            obj = strata_alloc_constr(&Pair_info);
+            STRATA_FIELD(obj, 0) = r[1];
+            STRATA_FIELD(obj, 1) = r[3];
             break;
         }
         strata_mut_array_write(r[0], i, obj);

@@ -2,8 +2,9 @@
  * testsuite/unit/test_weak.c -- weak pointers and finalizers (strata/Weak.h,
  * sm/Weak.c, rts/Finalizers.c): a value lives exactly as long as its key;
  * a key reachable only through weak values is dead; keys die in the
- * nursery and in the old generation; weak chains; finalizers run once,
- * after the GC and never inside it, may allocate and make weaks, and run
+ * nursery and in the old generation, and young under an older weak; weak
+ * chains; finalizers run once, after the GC and never inside it, may
+ * allocate and make weaks, and run
  * at hs_exit for the weaks still alive.  Every test runs under -A8k -DS
  * (a GC every few allocations, the sanity checker before and after each),
  * then again with every minor GC promoting the nursery in place
@@ -154,6 +155,76 @@ static void test_weak_key_dies_in_old_generation(void **state)
     strata_perform_gc(1);
     assert_null(strata_deref_weak(r[2]));
     assert_int_equal(runs[2], 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* A weak reached first from an old object is promoted at once, while its
+ * key (a root) and its value age in generation 0: the weak is older than
+ * both (Note [Old weaks that point young] in sm/Weak.c).  r[0] is the old
+ * mutable variable that holds the weak, r[1] the key; the value holds 51.
+ * Under --promote-in-place=always the three are promoted together. */
+static StgClosure *make_weak_older_than_its_key(StgClosure **r, int fin)
+{
+    r[0] = strata_alloc_mut_var();
+    strata_perform_gc(1);
+    strata_perform_gc(1);
+    r[1] = mk_int(50);
+    r[2] = mk_int(51);
+    strata_mut_var_write(r[0], strata_mk_weak(r[1], r[2], count_finalizer, (void *)(intptr_t)fin));
+    r[2] = NULL;
+    strata_perform_gc(0);
+    StgClosure *w = STRATA_MUT_VAR_READ(r[0]);
+    if (!in_place_always()) {
+        assert_int_equal(Bdescr(w)->gen_no, 1);
+        assert_int_equal(Bdescr(r[1])->gen_no, 0);
+        assert_int_equal(Bdescr(strata_deref_weak(w))->gen_no, 0);
+    }
+    return w;
+}
+
+/* While the young key lives, the minor GCs keep the old weak's value and
+ * follow its key as they move; a major GC then finds the key dead. */
+static void test_weak_older_than_its_key_keeps_its_young_value(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 3);
+    (void)make_weak_older_than_its_key(r, 4);
+    for (int i = 0; i < 3; i++) {
+        churn(2048);
+        strata_perform_gc(0);
+        StgClosure *w = STRATA_MUT_VAR_READ(r[0]);
+        StgClosure *v = strata_deref_weak(w);
+        assert_non_null(v);
+        assert_int_equal(STRATA_WORD(v, 0), 51);
+        assert_ptr_equal(((StgWeak *)w)->key, r[1]);
+    }
+    assert_int_equal(runs[4], 0);
+    r[1] = NULL;
+    strata_perform_gc(1);
+    assert_null(strata_deref_weak(STRATA_MUT_VAR_READ(r[0])));
+    assert_int_equal(runs[4], 1);
+    STRATA_ROOTS_POP(r);
+}
+
+/* The young key of an old weak dies at the first minor GC after it is
+ * dropped; the weak stays, dead, in its generation. */
+static void test_weak_older_than_its_key_dies_young(void **state)
+{
+    (void)state;
+    harness_start("-A8k", "-DS", NULL);
+    reset_counts();
+    STRATA_ROOTS(r, 3);
+    (void)make_weak_older_than_its_key(r, 3);
+    r[1] = NULL;
+    collect_young_garbage();
+    StgClosure *w = STRATA_MUT_VAR_READ(r[0]);
+    assert_int_equal(runs[3], 1);
+    assert_ptr_equal(w->info, &stg_DEAD_WEAK_info);
+    assert_null(strata_deref_weak(w));
+    strata_perform_gc(1);
+    assert_int_equal(runs[3], 1);   /* exactly once */
     STRATA_ROOTS_POP(r);
 }
 
@@ -468,6 +539,9 @@ int main(void)
         cmocka_unit_test_teardown(test_weak_key_dies_in_old_generation, in_place_teardown),
         cmocka_unit_test_teardown(test_weak_key_reachable_only_from_own_value_is_dead,
                                   in_place_teardown),
+        cmocka_unit_test_teardown(test_weak_older_than_its_key_keeps_its_young_value,
+                                  in_place_teardown),
+        cmocka_unit_test_teardown(test_weak_older_than_its_key_dies_young, in_place_teardown),
         cmocka_unit_test_teardown(test_weak_chain, in_place_teardown),
         cmocka_unit_test_teardown(test_weak_finalizer_allocates_and_makes_weaks, in_place_teardown),
         cmocka_unit_test_teardown(test_weak_finalizer_allocating_pinned_bytes_keeps_its_block,
