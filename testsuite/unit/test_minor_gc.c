@@ -7,7 +7,8 @@
  * count over an old generation ten times larger, of pinned groups (as
  * bench/workloads/msgbuf keeps its messages), large objects, ordinary
  * blocks and weak pointers, and the count does grow with the remembered
- * set, so it is not blind.  No time is measured.  Sanity checker on (-DS); a 1 MB nursery, so
+ * set, so it is not blind; with one GC thread and with two (-N2 -qg0).
+ * No time is measured.  Sanity checker on (-DS); a 1 MB nursery, so
  * that building the old generation takes tens of collections, not
  * thousands of checked ones.
  */
@@ -96,10 +97,14 @@ static StgWord measured_minor_gc(StgClosure **r, StgWord n_dirty)
 }
 
 /* The count of a minor GC over an old generation of n_old objects, with
- * n_vars old mutable variables of which n_dirty point at young boxes. */
-static StgWord minor_gc_steps(StgWord n_old, StgWord n_vars, StgWord n_dirty)
+ * n_vars old mutable variables of which n_dirty point at young boxes;
+ * with par, two GC threads collect generation 0 (-N2 -qg0). */
+static StgWord minor_gc_steps(StgWord n_old, StgWord n_vars, StgWord n_dirty, bool par)
 {
-    harness_start("-A1m", "-DS", NULL);
+    if (par)
+        harness_start("-A1m", "-DS", "-N2", "-qg0", NULL);
+    else
+        harness_start("-A1m", "-DS", NULL);
     STRATA_ROOTS(r, 4);
     build_old_generation(r, n_old);
     r[2] = strata_alloc_mut_array(n_vars > 0 ? n_vars : 1);
@@ -108,6 +113,8 @@ static StgWord minor_gc_steps(StgWord n_old, StgWord n_vars, StgWord n_dirty)
     strata_perform_gc(1);
     (void)measured_minor_gc(r, 0);   /* the first after a major GC */
     StgWord steps = measured_minor_gc(r, n_dirty);
+    if (par)
+        assert_int_equal(gc_last_details()->gc_threads, 2);
     StgWord old_large = storage_gens[storage_n_gens - 1].n_large_blocks;
     print_message("old objects %lu (large and pinned blocks %lu), dirty %lu: %lu steps\n",
                   (unsigned long)n_old, (unsigned long)old_large, (unsigned long)n_dirty,
@@ -120,8 +127,18 @@ static StgWord minor_gc_steps(StgWord n_old, StgWord n_vars, StgWord n_dirty)
 static void test_minor_gc_steps_stay_flat_as_the_old_generation_grows(void **state)
 {
     (void)state;
-    StgWord small = minor_gc_steps(1500, 0, 0);
-    StgWord big = minor_gc_steps(15000, 0, 0);
+    StgWord small = minor_gc_steps(1500, 0, 0, false);
+    StgWord big = minor_gc_steps(15000, 0, 0, false);
+    assert_int_equal(big, small);
+}
+
+/* The same with the parallel collector's bookkeeping (its threads' lists
+ * merged, its remembered-set items shared out). */
+static void test_parallel_minor_gc_steps_stay_flat_as_the_old_generation_grows(void **state)
+{
+    (void)state;
+    StgWord small = minor_gc_steps(1500, 0, 0, true);
+    StgWord big = minor_gc_steps(15000, 0, 0, true);
     assert_int_equal(big, small);
 }
 
@@ -129,8 +146,8 @@ static void test_minor_gc_steps_stay_flat_as_the_old_generation_grows(void **sta
 static void test_minor_gc_steps_grow_with_the_remembered_set(void **state)
 {
     (void)state;
-    StgWord clean = minor_gc_steps(300, 5000, 0);
-    StgWord dirty = minor_gc_steps(300, 5000, 5000);
+    StgWord clean = minor_gc_steps(300, 5000, 0, false);
+    StgWord dirty = minor_gc_steps(300, 5000, 5000, false);
     assert_true(dirty > clean);
 }
 
@@ -138,6 +155,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_minor_gc_steps_stay_flat_as_the_old_generation_grows),
+        cmocka_unit_test(test_parallel_minor_gc_steps_stay_flat_as_the_old_generation_grows),
         cmocka_unit_test(test_minor_gc_steps_grow_with_the_remembered_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
