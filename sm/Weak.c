@@ -61,7 +61,8 @@
  * recorded again if either is still younger than the weak.  GHC keeps
  * such weaks on its remembered set; a table of their own keeps the
  * scavenger's WEAK case free of the weak pass's rules.  Dead weaks leave
- * young_refs at the next collection.
+ * young_refs at the next collection, or at the end of a non-moving mark,
+ * before the sweep can free them.
  */
 #include "Weak.h"
 
@@ -400,6 +401,17 @@ bool weak_nonmoving_traverse(MarkQueue *q)
     return kept_any;
 }
 
+/* Drops the dead weaks from young_refs: the sweep may free them (Note
+ * [Old weaks that point young]). */
+static void forget_dead_young_refs(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n_young_refs; i++)
+        if (!weak_is_dead(young_refs[i]))
+            young_refs[kept++] = young_refs[i];
+    n_young_refs = kept;
+}
+
 void weak_nonmoving_end(void)
 {
     for (unsigned g = 0; g < n_lists; g++) {
@@ -417,6 +429,7 @@ void weak_nonmoving_end(void)
         queue_finalizer(pending[i]);
         make_dead(pending[i]);
     }
+    forget_dead_young_refs();
     debug_trace(DEBUG_GC, "gc: non-moving weak pointers: %lu keys died, %lu finalizers due",
                 (unsigned long)n_pending, (unsigned long)(n_due - due_head));
     n_pending = 0;
