@@ -17,6 +17,7 @@ const path = require('path');
 
 const [report, shotPrefix, expectFile] = process.argv.slice(2);
 const expect = report === '--probe' ? {} : JSON.parse(fs.readFileSync(expectFile, 'utf8'));
+const legendDom = require('./legend-dom.js');
 const puppeteer = require(require.resolve('puppeteer-core',
     { paths: [process.env.STRATA_NODE_MODULES || ''] }));
 const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
@@ -36,7 +37,7 @@ function readChart(pane, column) {
     const box = svg.getBoundingClientRect();
     const legendLeft = box.right - 300;     // LEGEND_WIDTH in report.js
     const texts = [...svg.querySelectorAll('text')].map(t => ({ text: t.textContent, r: t.getBoundingClientRect() }));
-    const legend = texts.filter(t => t.r.left >= legendLeft).sort((a, b) => a.r.top - b.r.top);
+    const legend = window.readLegend(svg, legendLeft);   // legend-dom.js
     const q = sel => [...svg.querySelectorAll(sel)];
     // The y axis labels, left of the plot ("1.20 MB"), in bytes.
     const units = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
@@ -74,16 +75,20 @@ function chartPeaks(column) {
     const col = document.querySelectorAll('[data-pane="area"] .column')[column || 0];
     const chart = r.echarts.getInstanceByDom(col.querySelector('.chart'));
     const table = r.data.profiles[column || 0].table;
+    // A range of old eras ("eras 1–50") has no row: its eras' rows say
+    // how high it may go (at most their peaks' sum, at least the largest).
+    const ranges = new Map(r.data.profiles[column || 0].chart.bands.filter(b => b.bands > 1).map(b => [b.name, b]));
     return chart.getOption().series.filter(s => s.name !== 'Markers' && s.name !== 'OTHER')
-        .map(s => { const row = table.find(t => t.name === s.name);
-                    return { name: s.name, chart: Math.max(0, ...s.data.map(d => d[1])),
-                             table: row ? row.peak_bytes : 0 }; });
+        .map(s => { const row = table.find(t => t.name === s.name), top = Math.max(0, ...s.data.map(d => d[1]));
+                    if (!ranges.has(s.name)) return { name: s.name, chart: top, table: row ? row.peak_bytes : 0 };
+                    const b = ranges.get(s.name), peaks = table.filter(t => t.era >= b.eras[0] && t.era <= b.eras[1]).map(t => t.peak_bytes);
+                    const ok = top >= Math.max(0, ...peaks) && top <= peaks.reduce((a, x) => a + x, 0);
+                    return { name: s.name, chart: top, table: ok ? top : [Math.max(0, ...peaks), peaks.reduce((a, x) => a + x, 0)] }; });
 }
 
-// A legend text (maybe truncated with "...") names `want`.
+// A legend text names `want`: whole (long names wrap; none is cut).
 function legendNames(text, want) {
-    const t = text.replace(/\.\.\.$|…$/, '');
-    return text === want || (t !== text && want.startsWith(t));
+    return text === want;
 }
 
 function launch(userDataDir) {
@@ -122,6 +127,7 @@ if (report !== '--probe') (async () => {
         await page.goto('file://' + path.resolve(report), { waitUntil: 'load', timeout: 120000 });
         await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 });
         const firstMs = Date.now() - t0;
+        await legendDom.install(page);
         const views = await page.$$eval('nav.tabs button', bs => bs.map(b => b.dataset.view));
         check(JSON.stringify(views) === JSON.stringify(expect.views), 'views ' + expect.views.join(','), views);
         for (const v of views) {
@@ -135,8 +141,24 @@ if (report !== '--probe') (async () => {
         for (const s of expect.header_contains || [])
             check(header.includes(s), 'header mentions ' + JSON.stringify(s), header);
         if (expect.eras_live !== undefined) {
-            const n = await page.$$eval('header .eras .era', es => es.length);
+            // One item per chart band: an era, or a range of old ones.
+            const n = await page.$$eval('header .eras .era-item', es => es.reduce((s, e) => s + +e.dataset.eras, 0));
             check(n === expect.eras_live, expect.eras_live + ' eras live at the end', n);
+            // Each in the colour the Area chart draws it in, under its name there.
+            await showAreaChart(page);
+            const bad = await page.evaluate(() => {
+                const rgb = c => { const e = document.createElement('i'); e.style.color = c; document.body.append(e);
+                                   const v = getComputedStyle(e).color; e.remove(); return v; };
+                const chart = window.strataReport.echarts.getInstanceByDom(document.querySelector('[data-pane="area"] .chart'));
+                const series = chart.getOption().series;
+                return [...document.querySelectorAll('header .eras .era-item')].map(e => {
+                    const name = e.querySelector('.era').textContent.replace(/ \(.*$/, '');
+                    const s = series.find(x => x.name === name);
+                    return { name, header: getComputedStyle(e.querySelector('.swatch')).backgroundColor,
+                             chart: s ? rgb(s.color) : null };
+                }).filter(x => x.header !== x.chart);
+            });
+            check(bad.length === 0, 'each live era has its chart band\'s colour and name in the header', bad.slice(0, 5));
         }
 
         // Charts: bands drawn, legend labels, markers.

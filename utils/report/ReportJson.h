@@ -20,7 +20,8 @@ typedef enum ReportSort {
 
 /* The options that shape the report. */
 typedef struct ReportOptions {
-    long bands;             /* chart bands, the rest summed as OTHER; 0 = all */
+    long bands;             /* chart bands, the rest summed as OTHER; 0 = all;
+                             * REPORT_BANDS_AUTO: 15, or 50 eras (ChartBands.h) */
     ReportSort sort;        /* with sort_given; else by size (by number for -he) */
     int sort_given;
     int reverse;            /* reverse that order */
@@ -29,8 +30,10 @@ typedef struct ReportOptions {
     int normalise_time;     /* --diff on a 0-100 % time axis per run */
 } ReportOptions;
 
-/* strata-html's defaults: 15 chart bands by size. */
-#define REPORT_OPTIONS_DEFAULT { .bands = 15, .sort = REPORT_SORT_SIZE }
+/* strata-html's defaults: 15 chart bands by size, or up to 50 eras by
+ * number (Note [Era bands] in ChartBands.c). */
+#define REPORT_BANDS_AUTO (-1L)
+#define REPORT_OPTIONS_DEFAULT { .bands = REPORT_BANDS_AUTO, .sort = REPORT_SORT_SIZE }
 
 /* The sort key named s ("size", "stddev", "name", "number", "gradient")
  * into *sort; 0 if s names none. */

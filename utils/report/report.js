@@ -132,7 +132,6 @@ function markerSeries(p, width) {
 }
 
 const LEGEND_WIDTH = 300;
-function legendItems(p) { return p.chart.bands.length + (p.chart.other ? 1 : 0) + 1; }
 // The end of the time axis: the run's end rounded up to two digits.
 function niceCeil(v) {
     if (!(v > 0)) return null;
@@ -194,10 +193,13 @@ function baseOption(p, yFormatter, yMax) {
         animation: false,
         grid: { left: 70, right: LEGEND_WIDTH + 20, top: 40, bottom: 80 },
         tooltip: { trigger: 'axis', confine: true, formatter: tooltipFormatter(yFormatter, xs) },
-        // On the right, every name drawn (a scrolling legend past 24 names).
-        legend: { type: legendItems(p) > 24 ? 'scroll' : 'plain', orient: 'vertical', right: 5,
-                  top: 40, bottom: 70, textStyle: { width: LEGEND_WIDTH - 40, overflow: 'truncate' },
-                  tooltip: { show: true } },   // the whole name of a cut label
+        // On the right, every name drawn, each whole: a long one wraps (at
+        // spaces), and the tooltip shows it on one line.  A scrolling
+        // legend (its pager shows only when the names overflow the plot's
+        // height): a plain one wrapped into a second column over the plot.
+        legend: { type: 'scroll', orient: 'vertical', right: 5, top: 40, bottom: 10, itemGap: 5,
+                  textStyle: { width: LEGEND_WIDTH - 40, overflow: 'break', lineHeight: 14 },
+                  tooltip: { show: true } },
         toolbox: { right: LEGEND_WIDTH + 20, top: 5, feature: {
             dataZoom: { yAxisIndex: 'none', title: { zoom: 'zoom (drag a box)', back: 'undo zoom' } },
             restore: { title: 'reset' } } },
@@ -533,27 +535,42 @@ function metaTable(container, p) {
     container.append(t);
 }
 
-const ERAS_SHOWN = 40;
+const ERAS_SHOWN = 50;   // REPORT_ERA_BANDS: the default chart's bands all shown
 // strata-live's page (which holds its config) draws a run still going.
 const liveNow = document.getElementById('strata-live-config') !== null;
+// The live eras as the chart draws them: an era of its own, or the range
+// of old eras it is summed into ("eras 1–50"), in its colour there, oldest
+// first (Note [Era bands] in ChartBands.c).
+function liveBands(p) {
+    const byBand = new Map();
+    for (const e of p.eras_live_at_end) {
+        const name = e.band || 'era ' + e.era;
+        if (!byBand.has(name)) byBand.set(name, { name, color: e.color, bytes: 0, eras: 0, first: e.era });
+        const b = byBand.get(name);
+        b.bytes += e.bytes; b.eras++;
+        if (typeof e.era === 'number' && e.era < b.first) b.first = e.era;
+    }
+    return [...byBand.values()].sort((a, b) => a.first - b.first);
+}
 function erasLine(p) {
     if (!p.eras_live_at_end) return null;
     const line = el('p', { class: 'eras', 'data-eras-live': String(p.eras_live_at_end.length) });
     if (!p.eras_live_at_end.length) { line.textContent = 'No era holds live bytes at the end.'; return line; }
-    // Hundreds of eras would push the charts off the screen: the newest
-    // ERAS_SHOWN, the older ones summed.
-    const all = p.eras_live_at_end, shown = all.slice(-ERAS_SHOWN);
+    // Hundreds of eras (with --bands 0) would push the charts off the
+    // screen: the newest ERAS_SHOWN bands, the older ones summed.
+    const all = liveBands(p), shown = all.slice(-ERAS_SHOWN);
     line.append(liveNow ? 'Live in the latest census: ' : 'Live at the end: ');
     if (shown.length < all.length) {
         const older = all.slice(0, all.length - shown.length);
-        line.append(el('span', { class: 'eras-older', text: older.length + ' older eras (' +
-            fmtBytes(older.reduce((s, e) => s + e.bytes, 0)) + '), then ' }));
+        line.append(el('span', { class: 'eras-older', text: older.reduce((s, b) => s + b.eras, 0) +
+            ' older eras (' + fmtBytes(older.reduce((s, b) => s + b.bytes, 0)) + '), then ' }));
     }
-    shown.forEach((e, i) => {
+    shown.forEach((b, i) => {
         if (i) line.append(', ');
-        line.append(el('span', { class: 'era-item' },
-                       el('i', { class: 'swatch', style: 'background:' + colour(e.color) }),
-                       el('span', { class: 'era', text: 'era ' + e.era + ' (' + fmtBytes(e.bytes) + ')' })));
+        const text = b.name + ' (' + fmtBytes(b.bytes) + (b.eras > 1 ? ', ' + b.eras + ' eras live' : '') + ')';
+        line.append(el('span', { class: 'era-item', 'data-eras': String(b.eras) },
+                       el('i', { class: 'swatch', style: 'background:' + colour(b.color) }),
+                       el('span', { class: 'era', text })));
     });
     return line;
 }
