@@ -22,6 +22,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const legendDom = require('./legend-dom.js');
 const puppeteer = require(require.resolve('puppeteer-core',
     { paths: [process.env.STRATA_NODE_MODULES || ''] }));
 const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
@@ -98,14 +99,34 @@ async function open(browser) {
     await page.goto(url, { waitUntil: 'load', timeout: 120000 });
     await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 });
     const firstPaint = Date.now() - t0;
+    await legendDom.install(page);
     const fcp = await page.evaluate(() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null);
     console.log(`first_paint_ms ${firstPaint} (first-contentful-paint ${fcp === null ? '-' : Math.round(fcp)})`);
     return page;
 }
 
+// The Area chart's legend names its bands whole, in the chart's order (a
+// long -hi label wraps; none is cut): those the scrolling legend shows.
+async function legendWhole(page) {
+    await page.click('nav.tabs button[data-view="area"]');
+    await sleep(300);
+    const r = await page.evaluate(() => {
+        const svg = document.querySelector('[data-pane="area"] .chart svg');
+        const p = window.strataReport.data.profiles[0];
+        const want = p.chart.bands.filter(b => b.present).map(b => b.name)
+            .concat(p.chart.other && p.chart.other.bands ? ['OTHER'] : []);
+        const got = window.readLegend(svg, svg.getBoundingClientRect().right - 300)
+            .map(t => t.text).filter(t => t !== 'Markers');
+        return { want, got };
+    });
+    check(r.got.length >= Math.min(r.want.length, 10) &&
+          r.got.every((t, k) => t === r.want[k]), 'the legend shows each band\'s whole name', r);
+}
+
 async function ended(page, shotName) {
     const d = await waitFor(page, 'the page shows the stream ended, with its last data',
         d => d.state === 'stream ended' && d.status && d.version === d.status.data_version, 300000);
+    await legendWhole(page);
     await page.screenshot({ path: `${shots}-${shotName}.png`, fullPage: true });
     await page.click('nav.tabs button[data-view="detailed"]');
     await sleep(300);
@@ -113,11 +134,24 @@ async function ended(page, shotName) {
     return d;
 }
 
+// The four buttons are disabled, and the page says why (matching re).
+function buttonsOff(d, re) {
+    return d.buttons.length === 4 && d.buttons.every(b => b.disabled) && re.test(d.noSend || '');
+}
+
 async function socketRun(page, out) {
-    let d = await page.evaluate(drawn);
-    check(d.buttons.length === 4 && d.buttons.every(b => !b.disabled), 'four buttons, enabled', d.buttons);
+    // Opened before the program starts (live-page.sh starts it once this
+    // page has painted, and it then waits for strata-live's back-off of
+    // 100 ms or more): the first figures say nothing is connected, and
+    // the buttons are disabled, saying why.
+    const w = await waitFor(page, 'the first figures arrive', d => d.status !== null, 10000);
+    check(w && w.state === 'waiting' && buttonsOff(w, /no program is connected yet/),
+          'before the program connects the buttons are disabled, saying why', w);
     const first = await waitFor(page, 'a census is drawn', d => d.censuses >= 1 && d.areas > 0, 60000);
     if (!first) return;
+    let d = await page.evaluate(drawn);
+    check(d.buttons.length === 4 && d.buttons.every(b => !b.disabled) && !d.noSend,
+          'four buttons, enabled while the program runs', d);
     d = await waitFor(page, 'new censuses are drawn as they arrive', d => d.censuses > first.censuses, 30000);
     check(/heap \S+ \S+ \| live \S+ \S+ \| era \d+ \| GCs \d+ \| last pause \S+/.test(d ? d.figures : ''),
           'the header line has heap, live bytes, era, GCs and the last pause', d && d.figures);
@@ -172,6 +206,9 @@ async function socketRun(page, out) {
         check(era0 !== null && era1 > era0, 'strata_era_current went up', { era0, era1 });
     }
     d = await ended(page, 'ended');
+    // The program exited: the buttons say so instead of failing when pressed.
+    check(d && buttonsOff(d, /stream has ended \(it exited\)/),
+          'after the stream ended the buttons are disabled, saying why', d);
     const seenMs = await page.evaluate(() => window.strataLive.seen_ms);
     console.log('census_seen_to_drawn_ms ' + seenMs.map(x => Math.round(x)).join(' '));
     fs.writeFileSync(out, JSON.stringify(await page.evaluate(() => window.strataReport.data)));

@@ -192,6 +192,13 @@ if r=$(same_last_census ghc910.drawn.json ghc910.report.json); then pass; echo "
 browse ghc910-he-ten many 10 14
 stop_live
 
+# ---- 3b. the leak example's -hi log, followed with --file: its long
+# labels ("SessionEntry_con_info (examples/leak.c:49:5-60)") whole in the legend
+"$ex/leak" 6 150000 +RTS -hi -l -i0.01 -olleak-hi.eventlog -RTS >/dev/null || fail "leak -hi failed"
+start_live leak-hi --file leak-hi.eventlog
+browse leak-hi file leak-hi.drawn.json
+stop_live
+
 # ---- 4. a GHC 9.10.3 program's log, followed with --file as it grows ------------
 sid=$top_srcdir/scripts/ghc-sid.sh
 sources=("$top_srcdir/testsuite/interop/GhcEventsCheck.hs" "$top_srcdir/testsuite/interop/HeapBands.hs"

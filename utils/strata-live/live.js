@@ -52,19 +52,41 @@ for (const [key, title] of [['state', ''], ['heap', 'heap'], ['live', 'live'], [
 const buttons = el('span', { class: 'buttons' });
 bar.append(buttons);
 const said = el('span', { class: 'said', 'data-live': 'said' });
+const why = el('span', { class: 'why', 'data-live': 'no-send' });
 for (const [cmd, title] of [['era', 'New era'], ['census', 'Census now'], ['gc', 'Major GC'],
                             ['flush', 'Flush']]) {
     const b = el('button', { type: 'button', 'data-command': cmd, text: title });
-    if (!config.can_send) {
-        b.disabled = true;
-        b.title = config.no_send_why;
-    }
     b.addEventListener('click', () => send(cmd, title));
     buttons.append(b);
 }
-if (!config.can_send) bar.append(el('span', { class: 'why', 'data-live': 'no-send',
-                                              text: config.no_send_why }));
-bar.append(said);
+bar.append(why, said);
+
+// The buttons work only while a program is connected: say why not, on
+// the bar and on each button, whenever that changes (a file or a pipe has
+// no socket; a socket's program may not have started, or may have ended
+// and be started again).
+function noSendWhy(s) {
+    if (!config.can_send) return config.no_send_why;
+    if (s === undefined) return 'waiting for strata-live\'s first figures';
+    if (s === null) return 'strata-live is not answering: nothing can be sent';
+    if (s.connected) return null;
+    return s.censuses || s.streams
+        ? 'the program\'s stream has ended (it exited): there is no program to send to until ' +
+          'it runs again (strata-live connects to it then)'
+        : 'no program is connected yet: the buttons work once strata-live is reading its stream';
+}
+function showSendState(s) {
+    const text = noSendWhy(s);
+    // What the last press said is stale once nothing can be sent.
+    if (text !== null && why.textContent !== text) said.textContent = '';
+    for (const b of buttons.querySelectorAll('button')) {
+        b.disabled = text !== null;
+        b.title = text || '';
+    }
+    why.textContent = text || '';
+    why.hidden = text === null;
+}
+showSendState(undefined);
 document.body.insertBefore(bar, document.body.firstChild);
 
 function seconds(s) {
@@ -83,6 +105,7 @@ function showStatus(s) {
     figs.gcs.textContent = String(s.gcs);
     figs.pause.textContent = seconds(s.last_pause_s);
     figs.censuses.textContent = String(s.censuses);
+    showSendState(s);
 }
 
 async function send(cmd, title) {
@@ -132,6 +155,7 @@ async function poll() {
         state.errors++;
         dot.className = 'dot off';
         figs.state.textContent = 'strata-live is not answering';
+        showSendState(null);
     }
     setTimeout(poll, POLL_MS);
 }
