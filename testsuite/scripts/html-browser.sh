@@ -114,39 +114,21 @@ grep -q 'examples/thunk-leak.c' thunk-hi.json || fail "thunk-leak -hi: no IPE so
 expectations thunk-hi thunk-hi.json '{"header_contains":["-hi info table"]}'
 browse thunk-hi thunk-hi.html
 
-# -he: bands in era order, one colour per era, the live eras in the header.
-expect_status 0 "$ex/leak" 6 150000 +RTS -he --automatic-era-increment -l -i0.01 -olleak-he.eventlog -RTS
-report leak-he leak-he.eventlog
-live=$(node -e 'console.log(require("./leak-he.json").profiles[0].eras_live_at_end.length)')
-[ "$live" -ge 6 ] || fail "leak -he: $live eras live at the end, expected at least the 6 phases"
-node -e 'const p=require("./leak-he.json").profiles[0]; const e=p.chart.bands.map(b=>+b.name.slice(4)); process.exit(e.every((x,i)=>!i||e[i-1]<x) && p.chart.bands.every(b=>b.color===+b.name.slice(4)) ? 0 : 1)' ||
-    fail "leak -he: chart bands are not in era order with one colour per era"
-expectations leak-he leak-he.json '{"eras_live":'"$live"',"header_contains":["Live at the end: era 1"]}'
-browse leak-he leak-he.html
-
-# -he with 20 phases (21 eras with the last increment): every era charted,
-# none in OTHER, the newest among them (a leak hunt's question).
-expect_status 0 "$ex/leak" 20 30000 +RTS -he --automatic-era-increment -l -i0.005 -olleak-he20.eventlog -RTS
-report leak-he20 leak-he20.eventlog
-live=$(node -e 'console.log(require("./leak-he20.json").profiles[0].eras_live_at_end.length)')
-node -e 'const p=require("./leak-he20.json").profiles[0]; const eras=p.table.map(r=>r.era); process.exit(p.chart.other===null && p.chart.bands.length===eras.length && p.chart.bands.every(b=>b.bands===1) && p.chart.bands.some(b=>b.eras[0]===Math.max(...eras)) ? 0 : 1)' ||
-    fail "leak -he, 20 phases: not every era is charted alone"
-expectations leak-he20 leak-he20.json '{"eras_live":'"$live"',"header_contains":["era 20 ("]}'
-browse leak-he20 leak-he20.html
-
-# 400 eras: past 50 the newest 40 are charted alone and the older ones in
-# at most 10 ranges of whole multiples of a round width, each drawn in its
-# first era's colour; every era in exactly one band, and the header's
-# items are the chart's bands (Note [Era bands] in utils/report/ChartBands.c).
-expect_status 0 "$ex/leak" 400 2000 +RTS -he -l -i0.005 -olleak-he400.eventlog -RTS
+# -he, 400 phases (400 eras or more): past 50 the newest 40 are charted
+# alone and the older ones in at most 10 ranges of whole multiples of a
+# round width, each drawn in its first era's colour; every era in exactly
+# one band, in era order, and the header's items are the chart's bands,
+# each in its colour there (Note [Era bands] in utils/report/ChartBands.c;
+# 20 eras, each alone, in html.sh).
+expect_status 0 "$ex/leak" 400 2000 +RTS -he --automatic-era-increment -l -i0.005 -olleak-he400.eventlog -RTS
 report leak-he400 leak-he400.eventlog
 node - <<'JS' || fail "leak -he, 400 eras: the chart's bands break the era rule"
 const p = require('./leak-he400.json').profiles[0], b = p.chart.bands;
-const eras = p.table.map(r => r.era).sort((x, y) => x - y), newest = eras.slice(-40);
+const eras = p.table.map(r => r.era).sort((x, y) => x - y), newest = eras.slice(-40), n = eras.length;
 const ranges = b.filter(x => x.bands > 1), alone = b.filter(x => x.bands === 1);
 const bandOf = e => b.filter(x => x.eras[0] <= e && e <= x.eras[1]);
 const problems = [
-    eras.length === 400 || 'eras: ' + eras.length,
+    n >= 400 || 'eras: ' + n,
     p.chart.other === null || 'OTHER is drawn',
     b.length <= 50 && ranges.length <= 10 || `${b.length} bands, ${ranges.length} ranges`,
     JSON.stringify(alone.map(x => x.eras[0])) === JSON.stringify(newest) || 'the newest 40 are not alone',
@@ -154,14 +136,14 @@ const problems = [
     b.every(x => x.color === x.eras[0]) || "a band not in its first era's colour",
     ranges.every(x => /^eras \d+–\d+$/.test(x.name)) || 'range names: ' + ranges.map(x => x.name),
     eras.every(e => bandOf(e).length === 1) || 'an era in no band or two',
-    b.reduce((s, x) => s + x.bands, 0) === 400 || 'bands do not add up to 400 eras',
+    b.reduce((s, x) => s + x.bands, 0) === n || 'the bands do not add up to the ' + n + ' eras',
     p.eras_live_at_end.every(e => { const x = bandOf(e.era)[0]; return x && e.band === x.name && e.color === x.color; }) ||
         'a live era is not given its chart band and colour',
 ].filter(x => x !== true);
 if (problems.length) { console.log(problems.join('; ')); process.exit(1); }
 JS
 live=$(node -e 'console.log(require("./leak-he400.json").profiles[0].eras_live_at_end.length)')
-expectations leak-he400 leak-he400.json '{"eras_live":'"$live"',"header_contains":["eras 1–50 (","era 400 ("]}'
+expectations leak-he400 leak-he400.json '{"eras_live":'"$live"',"header_contains":["Live at the end: eras 1–50 (","era 400 ("]}'
 browse leak-he400 leak-he400.html
 
 # -he written by GHC 9.10.3 (the golden of scripts/ghc-goldens.sh, a -prof

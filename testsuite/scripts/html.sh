@@ -216,6 +216,20 @@ expect_json 'const e = p.chart.bands.map(b => +b.name.slice(4)); e.every((x, i) 
 expect_json 'p.eras_live_at_end.length >= 4 && p.eras_live_at_end.every(e => e.bytes > 0)' 'true' he.eventlog.json
 expect_json 'p.table.every(r => r.color === r.era)' 'true' he.eventlog.json   # .inv.same-colour
 expect_json 'p.eras_live_at_end.every(e => typeof e.era === "number")' 'true' he.eventlog.json
+# 20 phases (21 eras with the last increment): every era charted alone,
+# the newest among them, none in OTHER, each live era in its band's colour
+# (Note [Era bands] in utils/report/ChartBands.c; 400 eras, with ranges,
+# in html-browser.sh).
+expect_status 0 "$ex/leak" 20 30000 +RTS -he --automatic-era-increment -l -i0.005 -olhe20.eventlog -RTS
+expect_status 0 "$html" --json he20.eventlog
+expect_json 'd.options.bands + " " + (p.table.length >= 20) + " " + (p.chart.bands.length === p.table.length) + " " + p.chart.other' '50 true true null' he20.eventlog.json
+expect_json 'p.chart.bands.every(b => b.bands === 1 && b.eras[0] === b.eras[1] && b.color === b.eras[0])' 'true' he20.eventlog.json
+expect_json 'p.chart.bands[p.chart.bands.length - 1].eras[0] === Math.max(...p.table.map(r => r.era))' 'true' he20.eventlog.json
+expect_json 'p.eras_live_at_end.every(e => e.band === "era " + e.era && e.color === e.era)' 'true' he20.eventlog.json
+# --bands 10: the newest 8 of the n eras alone, the older ones in 2 ranges
+# of 10 (eras 1–10, and 11 on, cut at the oldest era alone).
+expect_status 0 "$html" --json --bands 10 -o he20-10.json he20.eventlog
+expect_json 'const n = p.table.length; p.chart.bands.map(b => b.name).slice(0, 3).join() === "eras 1–10," + (n - 8 === 11 ? "era 11" : "eras 11–" + (n - 8)) + ",era " + (n - 7) && p.chart.bands.length === 10' 'true' he20-10.json
 
 # --- -hi: IPE fields; a GHC-written log. ------------------------------------
 expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.01 -olhi.eventlog -RTS

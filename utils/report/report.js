@@ -95,7 +95,15 @@ function makeChart(container, build, kind) {
     });
     return chart;
 }
-window.addEventListener('resize', () => charts.forEach(c => c.resize()));
+// Only the shown pane's charts: a hidden one is resized when its pane is
+// shown (resizing every chart at each tab click redrew them all).
+function resizeShown() {
+    for (const div of app.querySelectorAll('section.pane:not([hidden]) .chart')) {
+        const c = echarts.getInstanceByDom(div);
+        if (c) c.resize();
+    }
+}
+window.addEventListener('resize', resizeShown);
 
 // Markers as vertical rules with their text, on a series of their own so
 // that the legend can hide them too.  With many markers (100-400) every
@@ -630,7 +638,7 @@ function show(id) {
         pane.draw(pane.pane);
         drawingPane = null;
     }
-    charts.forEach(c => c.resize());
+    resizeShown();
     if (location.hash !== '#' + id) history.replaceState(null, '', '#' + id);
 }
 // The header, the tabs and their panes, for the data of now.
