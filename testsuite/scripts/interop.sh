@@ -12,7 +12,9 @@
 #   - it parses a stream saved by an eventlog socket client that connected
 #     late (the replayed preamble: every -hi label still has its IPE);
 #   - strata-events reads an eventlog written by GHC 9.0.2 itself;
-#   - IPE events derived from DWARF carry names and file:line (IpeDump.hs).
+#   - IPE events derived from DWARF carry names and file:line (IpeDump.hs);
+#   - the show goldens of strata-events.sh hold what ghc-events reads in
+#     their logs, field by field (ShowEvents.hs).
 # Needs ghc and libghc-ghc-events-dev; skips, saying so, without them
 # (fails instead under STRATA_REQUIRE=all, as in CI).
 set -u
@@ -136,5 +138,40 @@ expect_status 0 "$ipe_dump" stripped.eventlog
 grep -q '^0x[0-9a-f]*|Node|[0-9]*||||$' "$out" && pass ||
     fail "ghc-events: a stripped binary's Node IPE should carry only its own name: $(cat "$out")"
 grep -q '_info|' "$out" && fail "ghc-events: a stripped binary's IPE events carry symbol names" || pass
+
+# The goldens of strata-events show (testsuite/golden/*.show.reference,
+# which strata-events.sh rewrites from strata-events' own output under
+# STRATA_GOLDEN_UPDATE=1) against ghc-events' reading of the same logs,
+# written in show's layout by ShowEvents.hs: every event's time, capability
+# and fields, and the header's types.  What ghc-events keeps nothing of is
+# left out on both sides: block markers, and the payload bytes of an event
+# type it does not know (its line ends at "N bytes:").  By hand:
+#     show-events testsuite/golden/heap-hT.eventlog |
+#         diff - <(grep -v ': Block marker: ' testsuite/golden/heap-hT.show.reference)
+show_events=$top_builddir/testsuite/interop/show-events
+show_src=$top_srcdir/testsuite/interop/ShowEvents.hs
+if [ ! -x "$show_events" ] || [ "$show_src" -nt "$show_events" ]; then
+    expect_status 0 ghc -O -v0 -package ghc-events -outputdir "$test_tmp/ghc-build-show" \
+        "$show_src" -o "$show_events"
+fi
+for log in heap-hT ghc92-ipe; do
+    golden=$top_srcdir/testsuite/golden/$log
+    if ! "$show_events" "$golden.eventlog" >"$log.ghc" 2>"$log.ghc.err"; then
+        fail "$log: ghc-events 0.17 (show-events): $(cat "$log.ghc.err")"
+        continue
+    fi
+    grep -v ': Block marker: ' "$golden.show.reference" >"$log.golden"
+    awk 'NR == FNR { want[FNR] = $0; n = FNR; next }
+        {
+            if ($0 != want[FNR] && !($0 ~ / bytes:$/ && index(want[FNR], $0 " ") == 1)) {
+                printf "line %d: golden     %s\n         ghc-events %s\n", FNR, want[FNR], $0
+                bad = 1
+            }
+            m = FNR
+        }
+        END { if (m != n) { printf "golden %d lines, ghc-events %d\n", n, m; bad = 1 }; exit bad }' \
+        "$log.golden" "$log.ghc" >"$log.diff" && pass ||
+        fail "$log.show.reference is not what ghc-events 0.17 reads in $log.eventlog: $(head -n 12 "$log.diff")"
+done
 
 finish

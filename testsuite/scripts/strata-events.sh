@@ -4,7 +4,9 @@
 # `summary [--json]` must print exactly the .reference files, and bad input
 # and bad usage must fail with the documented messages and exit codes
 # (docs/strata-events.md).  STRATA_GOLDEN_UPDATE=1 rewrites the references
-# instead of comparing (review the diff before committing it).
+# instead of comparing (review the diff before committing it); interop.sh
+# checks the show references against ghc-events' reading of the same logs,
+# field by field (testsuite/interop/ShowEvents.hs).
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
