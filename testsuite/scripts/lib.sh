@@ -33,8 +33,6 @@
 #                                       its end (stdout NAME.out, stderr
 #                                       NAME.prog.err), again if it hangs
 #                                       at exit; its status
-#   feed_file SRC DST [BYTES] [SECONDS] copy SRC into DST a piece at a time,
-#                                       as a program writing its log would
 #   finish                              print "N passed, N failed (S s)",
 #                                       exit 0/1
 #
@@ -180,17 +178,6 @@ run_ghc_program() {
         echo "$name: GHC 9.10.3's program did not exit within 90 s (try $try of 3)"
     done
     return "$st"
-}
-
-feed_file() {
-    local src=$1 dst=$2 bytes=${3:-32768} pause=${4:-0.05} size off=0
-    size=$(stat -c %s "$src")
-    : >"$dst"
-    while [ "$off" -lt "$size" ]; do
-        tail -c +$((off + 1)) "$src" | head -c "$bytes" >>"$dst"
-        off=$((off + bytes))
-        sleep "$pause"
-    done
 }
 
 finish() {

@@ -2,14 +2,18 @@
 // chromium, headless (puppeteer-core, as html-browser.js): opens the page
 // while a program runs, checks that new censuses are drawn, presses the
 // buttons, waits for the stream to end and writes the data the page drew
-// last (for live-page.sh to set against the -ol file's).  Prints one line
-// per check ("ok: ..." or "FAIL: ..."), and the measured times
-// ("first_paint_ms", "update_ms"); exits 1 if a check failed.  Any request
-// that is not the page's own server fails the run (the page fetches
-// nothing from outside strata-live).
+// last (for live-page.sh to set against ghc-events' reading of the -ol
+// file).  Prints one line per check ("ok: ..." or "FAIL: ..."), and the
+// measured times ("first_paint_ms", "update_ms"); exits 1 if a check
+// failed.  Any request that is not the page's own server fails the run
+// (the page fetches nothing from outside strata-live).
 //
 //     node live-page-browser.js socket URL SHOT_PREFIX OUT.json
-//          the leak example, -he, over its socket: buttons, New era
+//          the leak example, -he, over its socket: censuses as they come
+//     node live-page-browser.js buttons URL SHOT_PREFIX OUT.json
+//          live_target, -he, censuses and eras on request only: "Census
+//          now" and "New era", each pressed once where once is the
+//          contract; prints "stop" when the program may be stopped
 //     node live-page-browser.js file URL SHOT_PREFIX OUT.json
 //          a log followed with --file: no buttons, censuses, the end
 //     node live-page-browser.js perf URL SHOT_PREFIX LOG FROM COUNT BANDS
@@ -44,25 +48,15 @@ function launch(userDataDir) {
     });
 }
 
-// What the page drew: its data's censuses, the eras of its table, the
-// phase markers, the header line, the buttons.
+// What the page drew: its data's censuses, the eras its last census
+// holds, the header line, the buttons.
 function drawn() {
     const p = window.strataReport.data.profiles[0];
-    const eras = p.table.map(r => r.era).filter(e => e !== null);
-    const phases = p.markers.map(m => /^phase (\d+)$/.exec(m.text)).filter(Boolean).map(m => +m[1]);
-    // A census holding an era above the phase current when it was taken.
-    const chart = p.chart || { times_s: [], bands: [] };
-    const phaseAt = t => Math.max(0, ...p.markers.filter(m => m.time_s <= t)
-        .map(m => /^phase (\d+)$/.exec(m.text)).filter(Boolean).map(m => +m[1]));
-    const eraBeyondPhase = chart.times_s.some((t, i) => chart.bands.some(b => {
-        const m = /^era (\d+)$/.exec(b.name);
-        return m && b.values[i] > 0 && +m[1] > phaseAt(t);
-    }));
+    const lastEras = p.table.filter(r => r.era !== null && r.last_bytes > 0).map(r => r.era);
     return {
-        censuses: p.censuses, version: window.strataLive.version, eraBeyondPhase,
+        censuses: p.censuses, version: window.strataLive.version,
         status: window.strataLive.status, updates: window.strataLive.updates,
-        maxEra: eras.length ? Math.max(...eras) : null,
-        lastPhase: phases.length ? Math.max(...phases) : null,
+        lastEras, lastEra: lastEras.length ? Math.max(...lastEras) : null,
         rows: p.table.length, state: document.querySelector('[data-figure="state"]').textContent,
         figures: [...document.querySelectorAll('#live-bar .fig')].map(f => f.textContent).join(' | '),
         buttons: [...document.querySelectorAll('#live-bar button')].map(b => ({ cmd: b.dataset.command, disabled: b.disabled })),
@@ -71,6 +65,8 @@ function drawn() {
     };
 }
 
+// Waits (ms at most, a bound that only ends a hang) until pred holds of
+// what the page drew; a check named what.
 async function waitFor(page, what, pred, ms) {
     const end = Date.now() + ms;
     let d;
@@ -81,6 +77,15 @@ async function waitFor(page, what, pred, ms) {
     }
     check(false, what, d);
     return null;
+}
+
+// Presses a button and waits for the answer to its POST (the page's
+// sent list grows); returns the answer.
+async function press(page, cmd) {
+    const n = (await page.evaluate(() => window.strataLive.sent.length));
+    await page.click(`#live-bar button[data-command="${cmd}"]`);
+    await page.waitForFunction(k => window.strataLive.sent.length > k, { timeout: 60000 }, n);
+    return page.evaluate(k => window.strataLive.sent[k], n);
 }
 
 async function metric(page, name) {
@@ -152,65 +157,64 @@ async function socketRun(page, out) {
     let d = await page.evaluate(drawn);
     check(d.buttons.length === 4 && d.buttons.every(b => !b.disabled) && !d.noSend,
           'four buttons, enabled while the program runs', d);
-    d = await waitFor(page, 'new censuses are drawn as they arrive', d => d.censuses > first.censuses, 30000);
+    d = await waitFor(page, 'new censuses are drawn as they arrive', d => d.censuses > first.censuses, 60000);
     check(/heap \S+ \S+ \| live \S+ \S+ \| era \d+ \| GCs \d+ \| last pause \S+/.test(d ? d.figures : ''),
           'the header line has heap, live bytes, era, GCs and the last pause', d && d.figures);
     await page.screenshot({ path: `${shots}-running.png`, fullPage: true });
-    // New era: the program itself starts era N (setUserEra) with its
-    // "phase N" marker, so an era above the phase current at a census can
-    // only come from the button.  The page keeps every census, so the
-    // check reads its data, however late it is drawn: the press counts
-    // if the era and the census after it reached the program within one
-    // phase (milliseconds), whatever the page's own delay under load.
-    const era0 = await metric(page, 'strata_era_current');
-    let seen = null;
-    for (let attempt = 0; attempt < 8 && !seen; attempt++) {
-        // Just after a phase began, so that the era and its census come
-        // well before the program's next one.
-        // A phase lasts half a second: an attempt that sees none begin or
-        // end within 20 s finds the stream stalled, and says so below.
-        const before = (await page.evaluate(drawn)).lastPhase;
-        let giveUp = Date.now() + 20000;
-        let now;
-        while ((now = await page.evaluate(drawn)).lastPhase === before && now.state === 'live' &&
-               Date.now() < giveUp)
-            await sleep(20);
-        if (now.state !== 'live' || Date.now() >= giveUp) break;
-        // The era's band shows once something made in it is counted:
-        // a census a little after the era changed.
-        await page.click('#live-bar button[data-command="era"]');
-        await sleep(100);
-        await page.click('#live-bar button[data-command="census"]');
-        const phase = now.lastPhase;
-        giveUp = Date.now() + 20000;
-        for (;;) {
-            now = await page.evaluate(drawn);
-            if (now.eraBeyondPhase) { seen = now; break; }
-            // Four phases on, the census after the press has been drawn
-            // if it was taken in time.  Not fewer: `phase` is the page's
-            // view, which under load (a CI job beside chromium) lags the
-            // program by a phase or more, so the press may land phases
-            // later than the page shows.
-            if (now.lastPhase === null || now.lastPhase > phase + 3 || now.state !== 'live' ||
-                Date.now() >= giveUp) break;
-            await sleep(20);
-        }
-    }
-    check(seen !== null, 'after "New era" the page draws a band for an era the program did not start',
-          seen || await page.evaluate(drawn));
-    const sent = await page.evaluate(() => window.strataLive.sent);
-    check(sent.length > 0 && sent.every(s => s.status === 200), 'the button\'s POST was accepted', sent);
-    if (seen) {
-        await page.screenshot({ path: `${shots}-new-era.png`, fullPage: true });
-        const era1 = await metric(page, 'strata_era_current');
-        check(era0 !== null && era1 > era0, 'strata_era_current went up', { era0, era1 });
-    }
     d = await ended(page, 'ended');
     // The program exited: the buttons say so instead of failing when pressed.
     check(d && buttonsOff(d, /stream has ended \(it exited\)/),
           'after the stream ended the buttons are disabled, saying why', d);
     const seenMs = await page.evaluate(() => window.strataLive.seen_ms);
     console.log('census_seen_to_drawn_ms ' + seenMs.map(x => Math.round(x)).join(' '));
+    fs.writeFileSync(out, JSON.stringify(await page.evaluate(() => window.strataReport.data)));
+}
+
+// The buttons, on a program that takes censuses and starts eras only when
+// asked (live_target with -i0 --no-automatic-heap-samples).  "Census now"
+// must give exactly one census a press; "New era" pressed once must give
+// era N+1 exactly.  A census shows the new era once it counts something
+// made in it, and the program may serve the era and a census at one safe
+// point with nothing allocated between: so censuses are pressed until one
+// shows it (counted, printed as new_era_censuses, five at most), never
+// the era.
+const MAX_ERA_CENSUSES = 5;
+async function buttonsRun(page, out) {
+    // Opened before the program starts (live-page.sh starts it once this
+    // page has painted): a press has nowhere to go until its stream has
+    // begun, and the buttons are disabled until then.
+    let d = await waitFor(page, 'the program\'s stream has begun and the four buttons are enabled',
+                          d => d.status && d.status.streams >= 1 && d.buttons.length === 4 &&
+                               d.buttons.every(b => !b.disabled), 60000);
+    if (!d) return;
+    let answer = await press(page, 'census');
+    const first = await waitFor(page, 'one press of "Census now": census 1 is drawn', d => d.censuses >= 1, 60000);
+    if (!first) return;
+    const era0 = first.lastEra;
+    check(era0 !== null && first.lastEras.every(e => e === era0), 'census 1 holds one era', first.lastEras);
+    answer = await press(page, 'era');
+    check(answer.status === 200 && /^sent strata:1/.test(answer.text), 'the "New era" POST was sent', answer);
+    let seen = null, k;
+    for (k = 1; k <= MAX_ERA_CENSUSES && !seen; k++) {
+        await press(page, 'census');
+        d = await waitFor(page, `census ${k + 1} is drawn`, d => d.censuses >= k + 1, 60000);
+        if (!d) break;
+        check(d.lastEra === era0 || d.lastEra === era0 + 1, `census ${k + 1} holds no era past ${era0 + 1}`, d.lastEras);
+        if (d.lastEra === era0 + 1) seen = d;
+    }
+    console.log(`new_era_censuses ${seen ? k - 1 : 'none'}`);
+    check(seen !== null, `one press of "New era" gives era ${era0 + 1}, drawn within ${MAX_ERA_CENSUSES} censuses`,
+          seen || await page.evaluate(drawn));
+    if (seen) await page.screenshot({ path: `${shots}-new-era.png`, fullPage: true });
+    const era1 = await metric(page, 'strata_era_current');
+    check(era1 === era0 + 1, 'strata_era_current is one more than before the press', { era0, era1 });
+    const sent = await page.evaluate(() => window.strataLive.sent);
+    const censusPresses = sent.filter(s => s.cmd === 'census').length;
+    check(sent.every(s => s.status === 200), 'every POST was accepted', sent);
+    d = await page.evaluate(drawn);
+    check(d.censuses === censusPresses, `one census a press (${censusPresses} presses)`, d.censuses);
+    console.log('stop');
+    await ended(page, 'ended');
     fs.writeFileSync(out, JSON.stringify(await page.evaluate(() => window.strataReport.data)));
 }
 
@@ -276,6 +280,7 @@ async function manyRun(browser, n, censuses) {
         if (mode === 'many') { await manyRun(browser, +rest[0], +rest[1]); return; }
         const page = await open(browser);
         if (mode === 'socket') await socketRun(page, rest[0]);
+        else if (mode === 'buttons') await buttonsRun(page, rest[0]);
         else if (mode === 'file') await fileRun(page, rest[0]);
         else if (mode === 'perf') await perfRun(page, rest[0], +rest[1], +rest[2], +rest[3]);
         else check(false, 'a known mode', mode);
