@@ -37,7 +37,7 @@ PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_minor_gc testsuite
 # The scripts add gc_stress and era_stress (random mutators) and the
 # profiler's runs: under ThreadSanitizer they would take 2.5 minutes more,
 # and par-gc.sh already runs its own stress program there.
-PAR_GC_TESTS="$PAR_GC_UNIT_TESTS testsuite/scripts/programs.sh testsuite/scripts/profiling.sh"
+PAR_GC_TESTS="testsuite/scripts/programs.sh testsuite/scripts/profiling.sh $PAR_GC_UNIT_TESTS"
 
 # The same collector tests run once more with the non-moving old
 # generation (issue 50): in the release build, and in the sanitizer build,
@@ -49,8 +49,20 @@ NONMOVING_TESTS="${PAR_GC_TESTS/testsuite\/unit\/test_promote_in_place /}"
 
 # Tests of what no build setting changes, run in the release build only:
 # the report pages in chromium (about 90 s a build; strata-html itself
-# runs under the sanitizers in html.sh).
-RELEASE_ONLY_TESTS="testsuite/scripts/html-browser.sh"
+# runs under the sanitizers in html.sh), and the checks that read the
+# sources and run nothing that was built (the layers, the sizes, the
+# Notes, citations, include circles, README's layout).
+RELEASE_ONLY_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/readme-layout.sh"
+RELEASE_ONLY_TESTS+=" testsuite/scripts/layering.sh testsuite/scripts/sizes.sh"
+RELEASE_ONLY_TESTS+=" testsuite/scripts/notes.sh testsuite/scripts/self-contained.sh"
+RELEASE_ONLY_TESTS+=" testsuite/scripts/include-circles.sh"
+
+# make -j starts the tests in the order given: the longest first (longest
+# in the sanitizer build first), so that a build's tests do not end with
+# one of them running alone.
+SLOW_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/live-page.sh"
+SLOW_TESTS+=" testsuite/scripts/programs.sh testsuite/scripts/threads.sh"
+SLOW_TESTS+=" testsuite/scripts/tutorial.sh testsuite/scripts/msgbuf.sh"
 
 LOG_TAIL_LINES=150
 
@@ -97,20 +109,33 @@ say_skipped() {
         done
 }
 
-# The tests of the built DIR, less those named in $CHECK_EXCLUDE.
-tests_except_excluded() {
-    local t kept=
-    for t in $(make -s -C "$1" print-tests); do
-        case " $CHECK_EXCLUDE " in
+# The tests of the built DIR (or $CHECK_TESTS), less those named in
+# $CHECK_EXCLUDE, those of $SLOW_TESTS first, in its order.
+tests_in_order() {
+    local t kept= slow= rest=
+    for t in ${CHECK_TESTS:-$(make -s -C "$1" print-tests)}; do
+        case " ${CHECK_EXCLUDE:-} " in
             *" $t "*) ;;
-            *) kept+="$t " ;;
+            *) kept+=" $t" ;;
         esac
     done
-    echo "$kept"
+    for t in $SLOW_TESTS; do
+        case "$kept " in
+            *" $t "*) slow+="$t " ;;
+        esac
+    done
+    for t in $kept; do
+        case " $SLOW_TESTS " in
+            *" $t "*) ;;
+            *) rest+="$t " ;;
+        esac
+    done
+    echo "$slow$rest"
 }
 
 # Builds DIR with the given configure arguments and runs `make check`
-# there (CHECK_TESTS: only those; CHECK_EXCLUDE: all but those).  A build
+# there (CHECK_TESTS: only those; CHECK_EXCLUDE: all but those; the slow
+# ones first).  A build
 # that fails, or tests that never run, count as one failure.
 check_build() {
     local dir=$1
@@ -124,9 +149,9 @@ check_build() {
     fi
     say "testing ($dir/)"
     rm -f "$dir/test-suite.log"
-    local tests=${CHECK_TESTS:-}
-    [ -n "${CHECK_EXCLUDE:-}" ] && tests=$(tests_except_excluded "$dir")
-    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check ${tests:+TESTS="$tests"}; then
+    local tests
+    tests=$(tests_in_order "$dir")
+    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check TESTS="$tests"; then
         count_results "$dir"
         say_skipped "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
