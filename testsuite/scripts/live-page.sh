@@ -127,16 +127,23 @@ stop_live
 node "$driver" --probe >probe.out 2>&1 ||
     setup_fail "chromium ($chromium) does not start: $(head -n 1 probe.out)"
 
-# browse NAME MODE ARGS...: the driver, failing on any FAIL line.
-browse() {
-    local name=$1
-    shift
-    if node "$driver" "$1" "$url/" "$shots/$name" "${@:2}" >"$name.browser" 2>&1; then
+# browser_result NAME STATUS: the driver's run for NAME passed (STATUS 0),
+# or its failed checks (NAME.browser) are shown.
+browser_result() {
+    if [ "$2" -eq 0 ]; then
         pass
     else
-        fail "$name: the browser checks failed:"
-        grep -v '^ok:' "$name.browser" | head -n 20 | sed 's/^/    /' >&2
+        fail "$1: the browser checks failed:"
+        grep -v '^ok:' "$1.browser" | head -n 20 | sed 's/^/    /' >&2
     fi
+}
+
+# browse NAME MODE ARGS...: the driver, failing on any FAIL line.
+browse() {
+    local name=$1 st=0
+    shift
+    node "$driver" "$1" "$url/" "$shots/$name" "${@:2}" >"$name.browser" 2>&1 || st=$?
+    browser_result "$name" "$st"
     grep -E '^(first_paint_ms|update_ms|seen_ms)' "$name.browser" | sed "s/^/$name: /"
 }
 
@@ -181,12 +188,9 @@ for _ in $(seq 600); do grep -q '^first_paint_ms' leak.browser && break; sleep 0
 "$ex/leak" 20 2000000 +RTS -he -l -i0.05 --eventlog-flush-interval=0.05 --eventlog-socket="$sock" \
     --eventlog-socket-wait -olleak.eventlog -RTS >leak.out 2>leak.err &
 prog_pid=$!
-if wait "$drv"; then
-    pass
-else
-    fail "leak: the browser checks failed:"
-    grep -v '^ok:' leak.browser | head -n 20 | sed 's/^/    /' >&2
-fi
+st=0
+wait "$drv" || st=$?
+browser_result leak "$st"
 grep -E '^(first_paint_ms|census_seen)' leak.browser | sed "s/^/leak: /"
 wait "$prog_pid" || fail "leak failed: $(cat leak.err)"
 prog_pid=
@@ -206,12 +210,9 @@ prog_pid=$!
 # The driver says when its presses are done (or it gave up).
 while kill -0 "$drv" 2>/dev/null && ! grep -q '^stop$' buttons.browser; do sleep 0.1; done
 "$live" --socket "$sock" --send live-test:1 || fail "the stop command was not delivered"
-if wait "$drv"; then
-    pass
-else
-    fail "buttons: the browser checks failed:"
-    grep -v '^ok:' buttons.browser | head -n 20 | sed 's/^/    /' >&2
-fi
+st=0
+wait "$drv" || st=$?
+browser_result buttons "$st"
 grep -E '^new_era_censuses' buttons.browser | sed "s/^/buttons: /"
 wait "$prog_pid" || fail "live_target failed: $(cat buttons.prog.err)"
 prog_pid=
