@@ -28,10 +28,11 @@
 #   utils/report/               the heap-profile report (page, data, series)
 #                                                        -> the same, utils/heapprof/
 #   utils/debug-client/         the heap debugger's client -> includes, base, wire
+#   utils/cli/                  the tools' command line  -> includes, base
 #   utils/TOOL/...              one tool (strata-events, strata-html,
 #                               strata-live, strata-debug) -> includes, base,
 #                                                           wire, the reader, the
-#                                                           three libraries above,
+#                                                           four libraries above,
 #                                                           and its own folder:
 #                                                           never another tool's
 #   ghc/                        the GHC stub (compiled into Haskell programs
@@ -72,6 +73,7 @@ layer_of() {
     utils/heapprof/*) echo utils-heapprof ;;
     utils/report/*) echo utils-report ;;
     utils/debug-client/*) echo utils-debug-client ;;
+    utils/cli/*) echo utils-cli ;;
     utils/*/*) f=${f#utils/}; echo "tool-${f%%/*}" ;;
     ghc/*) echo ghc-stub ;;
     *) echo other ;;
@@ -99,7 +101,8 @@ allowed() {
     utils-heapprof) echo "includes base wire reader utils-heapprof" ;;
     utils-report) echo "includes base wire reader utils-heapprof utils-report" ;;
     utils-debug-client) echo "includes base wire utils-debug-client" ;;
-    tool-*) echo "includes base wire reader utils-heapprof utils-report utils-debug-client $1" ;;
+    utils-cli) echo "includes base utils-cli" ;;
+    tool-*) echo "includes base wire reader utils-heapprof utils-report utils-debug-client utils-cli $1" ;;
     ghc-stub) echo "includes base wire support ghc-stub" ;;
     esac
 }

@@ -440,33 +440,40 @@ kill "$strings_pid"
 
 # --- bad input ---------------------------------------------------------------------------------
 expect_status 2 "$dbg"
-expect_status 1 "$dbg" frobnicate --socket x
-expect_stderr_contains "unknown command 'frobnicate'"
-expect_status 1 "$dbg" census
-expect_stderr_contains "needs exactly one of --socket PATH, --pid PID or --snapshot FILE"
-expect_status 1 "$dbg" census --socket a --snapshot b
+expect_status 2 "$dbg" frobnicate --socket x
+expect_stderr_contains "strata-debug: unknown command 'frobnicate'
+Try 'strata-debug --help'."
+expect_status 2 "$dbg" census
+expect_stderr_contains "strata-debug: census: needs exactly one of --socket PATH, --pid PID or --snapshot FILE"
+expect_status 2 "$dbg" census --socket a --snapshot b
 expect_stderr_contains "needs exactly one of"
-expect_status 1 "$dbg" census --snapshot x --by colour
+expect_status 2 "$dbg" census --snapshot x --by colour
 expect_stderr_contains "--by expects type, info, era or module, got 'colour'"
-expect_status 1 "$dbg" census --snapshot x --era 5-2
+expect_status 2 "$dbg" census --snapshot x --era 5-2
 expect_stderr_contains "--era expects LO-HI or N"
-expect_status 1 "$dbg" retainers --snapshot x
-expect_stderr_contains "retainers needs exactly one of --constructor NAME"
-expect_status 1 "$dbg" boundary --snapshot x
-expect_stderr_contains "boundary needs --era LO-HI"
-expect_status 1 "$dbg" boundary --snapshot x --era 1-2 --type THUNK --constructor A
-expect_stderr_contains "boundary takes at most one of --constructor NAME"
-expect_status 1 "$dbg" retainers --snapshot x --type NOT_A_TYPE
+expect_status 2 "$dbg" retainers --snapshot x
+expect_stderr_contains "retainers: needs exactly one of --constructor NAME"
+expect_status 2 "$dbg" boundary --snapshot x
+expect_stderr_contains "boundary: needs --era LO-HI"
+expect_status 2 "$dbg" boundary --snapshot x --era 1-2 --type THUNK --constructor A
+expect_stderr_contains "boundary: takes at most one of --constructor NAME"
+expect_status 2 "$dbg" retainers --snapshot x --type NOT_A_TYPE
 expect_stderr_contains "unknown closure type 'NOT_A_TYPE'"
 expect_status 1 "$dbg" retainers --snapshot leak.snap --info zzz
 expect_stderr_contains "--info expects an address"
-expect_status 1 "$dbg" retainers --snapshot x --constructor A --limit 0
+expect_status 2 "$dbg" retainers --snapshot x --constructor A --limit 0
 expect_stderr_contains "--limit expects a positive number"
 expect_status 1 "$dbg" census --socket "$test_tmp/none.sock"
 expect_stderr_contains "none.sock: cannot connect"
-expect_status 1 "$dbg" census --snapshot leak.snap --bogus
-expect_stderr_contains "unknown option '--bogus'"
-expect_status 1 "$dbg" gml
+expect_status 2 "$dbg" census --snapshot leak.snap --bogus
+expect_stderr_contains "strata-debug: census: unknown option: --bogus
+Try 'strata-debug --help'."
+# A misspelt option: the one message every tool gives, naming the one meant.
+expect_status 2 "$dbg" census --snapshto leak.snap
+expect_stderr_contains "strata-debug: census: unknown option: --snapshto (did you mean --snapshot?)"
+expect_status 2 "$dbg" census --snapshot
+expect_stderr_contains "strata-debug: census: --snapshot needs a value (FILE)"
+expect_status 2 "$dbg" gml
 expect_stderr_contains "gml expects an output FILE"
 expect_status 1 "$dbg" snapshot /nonexistent/dir/x.snap --snapshot leak.snap
 expect_stderr_contains "cannot create"

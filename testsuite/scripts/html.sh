@@ -47,7 +47,13 @@ expect_stderr_contains "--y-axis takes a positive number of bytes, not: -5"
 expect_status 2 "$html" --y-axis 1e999 x.eventlog
 expect_stderr_contains "--y-axis takes a positive number"
 expect_status 2 "$html" --frobnicate x.eventlog
-expect_stderr_contains "unknown option: --frobnicate"
+expect_stderr_contains "strata-html: unknown option: --frobnicate
+Try 'strata-html --help'."
+# A misspelt option: the one message every tool gives (docs/command-line.md).
+expect_status 2 "$html" --normalize-time x.eventlog
+expect_stderr_contains "strata-html: unknown option: --normalize-time (did you mean --normalise-time?)"
+expect_status 2 "$html" --reverse=yes x.eventlog
+expect_stderr_contains "strata-html: --reverse takes no value (got --reverse=yes)"
 expect_status 2 "$html" -o r.html a.eventlog b.eventlog
 expect_stderr_contains "-o names one report; several FILEs get one each, beside them"
 expect_status 2 "$html" a.eventlog b.eventlog --diff c.eventlog
@@ -58,7 +64,7 @@ expect_status 0 "$html" --version
 grep -Eq '^strata-html [0-9.]+ \(echarts [0-9.]+, tabulator-tables [0-9.]+\)$' "$out" ||
     fail "--version printed: $(cat "$out")"
 expect_status 2 "$html" x.eventlog -o
-expect_stderr_contains "option needs an argument: -o"
+expect_stderr_contains "-o needs a value (FILE)"
 expect_status 2 "$html" - --diff -
 expect_stderr_contains "only one input can be standard input"
 expect_status 2 "$html" --normalise-time x.eventlog

@@ -43,9 +43,10 @@ plant rts/debug/DebugServer.c '#include <sys/socket.h>'
 plant profiling/ElfSymbols.c '#include <unistd.h>'
 plant support/os/File.c '#include <sys/mman.h>'
 plant utils/strata-debug/main.c '#include <poll.h>'
-plant utils/strata-live/Send.c '#include "Cmd.h"'
+plant utils/strata-live/Send.c '#include "CmdOptions.h"'
 plant utils/report/Profile.c '#include "LivePage.h"'
 plant utils/debug-client/Search.c '#include "EventLogReader.h"'
+plant utils/cli/Cli.c '#include "TextOut.h"'
 
 plant ghc/StubHeap.c '#include "strata/Closures.h"'
 plant ghc/StubRoots.c '#include "Storage.h"'
@@ -58,9 +59,10 @@ expect_stderr_contains 'sm/block/BlockAlloc.c:3: layer sm-block includes "Capabi
 expect_stderr_contains 'sm/GC.c:3: layer sm includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
 expect_stderr_contains 'eventlog/EventLog.c:3: layer eventlog includes "ProfHeap.h" (profiling/ProfHeap.h, layer profiling)'
 expect_stderr_contains 'utils/strata-events/main.c:3: layer tool-strata-events includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
-expect_stderr_contains 'utils/strata-live/Send.c:3: layer tool-strata-live includes "Cmd.h" (utils/strata-debug/Cmd.h, layer tool-strata-debug), which it may not'
+expect_stderr_contains 'utils/strata-live/Send.c:3: layer tool-strata-live includes "CmdOptions.h" (utils/strata-debug/CmdOptions.h, layer tool-strata-debug), which it may not'
 expect_stderr_contains 'utils/report/Profile.c:3: layer utils-report includes "LivePage.h" (utils/strata-live/LivePage.h, layer tool-strata-live)'
 expect_stderr_contains 'utils/debug-client/Search.c:3: layer utils-debug-client includes "EventLogReader.h" (reader/EventLogReader.h, layer reader)'
+expect_stderr_contains 'utils/cli/Cli.c:3: layer utils-cli includes "TextOut.h" (wire/TextOut.h, layer wire), which it may not: utils-cli may include includes base utils-cli'
 expect_stderr_contains 'wire/DebugWire.c:3: layer wire includes "Messages.h" (support/Messages.h, layer support)'
 expect_stderr_contains 'base/StrIndex.c:3: layer base includes "Messages.h" (support/Messages.h, layer support)'
 expect_stderr_contains 'reader/IpeTable.c:3: layer reader includes "EventLog.h" (eventlog/EventLog.h, layer eventlog)'
@@ -72,6 +74,6 @@ expect_stderr_contains 'ghc/StubHeap.c:3: the GHC stub includes "strata/Closures
 expect_stderr_contains 'ghc/StubRoots.c:3: layer ghc-stub includes "Storage.h" (sm/alloc/Storage.h, layer sm-alloc)'
 expect_stderr_contains 'ghc/StubView.c:3: the GHC stub includes "os/Thread.h" (support/os/Thread.h)'
 grep -q 'ghc/StubServer.c' "$err" && fail "the GHC stub was refused an OS header: $(cat "$err")" || pass
-expect_stderr_contains 'layers: 17 forbidden include(s)'
+expect_stderr_contains 'layers: 18 forbidden include(s)'
 
 finish

@@ -18,11 +18,11 @@ cd "$test_tmp" || exit 1
 # --- usage and input errors -----------------------------------------------------
 expect_status 0 "$ex/leak" 2 20000 +RTS -hi -l -olhi.eventlog -i100 -RTS
 expect_status 2 "$events" pprof
-expect_stderr_contains 'strata-events: missing FILE'
+expect_stderr_contains 'strata-events: pprof: missing FILE'
 expect_status 2 "$events" pprof hi.eventlog -o
-expect_stderr_contains 'strata-events: -o needs a FILE'
+expect_stderr_contains 'strata-events: pprof: -o needs a value (OUT)'
 expect_status 2 "$events" pprof hi.eventlog --sample
-expect_stderr_contains '--sample needs a census number N (1 = the first)'
+expect_stderr_contains 'strata-events: pprof: --sample needs a value (N)'
 for bad in 0 x 1x -3 99999999999999999999999; do
     expect_status 2 "$events" pprof hi.eventlog --sample "$bad"
     expect_stderr_contains "--sample takes a census number from 1 (1 = the first), not: $bad"

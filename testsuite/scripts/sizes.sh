@@ -29,18 +29,18 @@ function_of() {
     done
     printf '    return x;\n}\n'
 }
-function_of tool_too_long 101 >>tree/utils/strata-events/show.c
-function_of tool_just_fits 100 >>tree/utils/strata-events/check.c
+function_of tool_too_long 101 >>tree/utils/strata-events/ShowCmd.c
+function_of tool_just_fits 100 >>tree/utils/strata-events/CheckCmd.c
 function_of runtime_too_long 101 >>tree/sm/alloc/Storage.c
 function_of runtime_allowed 120 >>tree/rts/RtsFlags.c
 for ((i = 0; i < 900; i++)); do echo "/* filler */"; done >>tree/sm/block/BlockAlloc.c
 for ((i = 0; i < 801; i++)); do echo "/* filler */"; done >tree/utils/strata-events/filler.c
-show_start=$(($(wc -l <"$top_srcdir/utils/strata-events/show.c") + 2))
+show_start=$(($(wc -l <"$top_srcdir/utils/strata-events/ShowCmd.c") + 2))
 storage_start=$(($(wc -l <"$top_srcdir/sm/alloc/Storage.c") + 2))
 
 STRATA_SIZES_ALLOWED='rts/RtsFlags.c:runtime_allowed reader/IpeTable.c:evr_ipe_table_find' \
     expect_status 1 bash "$check" tree
-expect_stderr_contains "utils/strata-events/show.c:$show_start: function tool_too_long is 101 lines long; at most 100"
+expect_stderr_contains "utils/strata-events/ShowCmd.c:$show_start: function tool_too_long is 101 lines long; at most 100"
 expect_stderr_contains "sm/alloc/Storage.c:$storage_start: function runtime_too_long is 101 lines long; at most 100"
 expect_stderr_contains 'utils/strata-events/filler.c: 801 lines; a file of the tools has at most 800'
 expect_stderr_contains 'reader/IpeTable.c:evr_ipe_table_find: allowed over 100 lines but is not'

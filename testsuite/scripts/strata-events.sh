@@ -89,9 +89,9 @@ expect_status 0 "$tool" summary --top 1 heap-hT.eventlog
 expect_status 0 "$tool" summary --top 0 heap-hT.eventlog
 [ "$(grep -c '^ *[0-9]*\. ' "$out")" -gt 2 ] && pass || fail "summary --top 0: $(cat "$out")"
 expect_status 2 "$tool" summary --top -1 heap-hT.eventlog
-expect_stderr_contains "strata-events: --top takes a number of buckets (0 = all), not: -1"
+expect_stderr_contains "strata-events: summary: --top takes a number of buckets (0 = all), not: -1"
 expect_status 2 "$tool" summary --top
-expect_stderr_contains "strata-events: --top needs a number of buckets N (0 = all)"
+expect_stderr_contains "strata-events: summary: --top needs a value (N)"
 
 # pauses: five pauses worked by hand (make-golden.py, pauses()), and a
 # GHC 9.10.3 run of bench/workloads/msgbuf at -N2 --nonmoving-gc (window
@@ -158,20 +158,28 @@ done
 
 # --- Bad usage ---------------------------------------------------------------
 expect_status 2 "$tool"
-expect_stderr_contains "usage: strata-events show FILE"
+expect_stderr_contains "strata-events: missing command (show, check, summary, pprof or pauses)
+Try 'strata-events --help'."
 expect_status 2 "$tool" frobnicate heap-hT.eventlog
-expect_stderr_contains "strata-events: unknown command: frobnicate"
+expect_stderr_contains "strata-events: unknown command: frobnicate (show, check, summary, pprof or pauses)"
 expect_status 2 "$tool" show
-expect_stderr_contains "strata-events: missing FILE"
+expect_stderr_contains "strata-events: show: missing FILE"
 expect_status 2 "$tool" show heap-hT.eventlog ghc92-ipe.eventlog
-expect_stderr_contains "strata-events: too many arguments: ghc92-ipe.eventlog"
+expect_stderr_contains "strata-events: show: too many arguments: ghc92-ipe.eventlog"
 expect_status 2 "$tool" check --json heap-hT.eventlog
-expect_stderr_contains "strata-events: unknown option: --json"
+expect_stderr_contains "strata-events: check: unknown option: --json
+Try 'strata-events --help'."
+# A misspelt option: the one message every tool gives, naming the one meant.
+expect_status 2 "$tool" summary --jsn heap-hT.eventlog
+expect_stderr_contains "strata-events: summary: unknown option: --jsn (did you mean --json?)
+Try 'strata-events --help'."
+expect_status 2 "$tool" summary --json=yes heap-hT.eventlog
+expect_stderr_contains "strata-events: summary: --json takes no value (got --json=yes)"
 expect_status 2 "$tool" pauses --mmu
-expect_stderr_contains "strata-events: --mmu needs window lengths, such as 1ms,10ms,100ms"
+expect_stderr_contains "strata-events: pauses: --mmu needs a value (W,...)"
 for bad in 10 10m 0ms -1ms 1ms,,10ms 1ms, 3601s 1e3ms ms 1.ms5; do
     expect_status 2 "$tool" pauses --mmu "$bad" pauses.eventlog
-    expect_stderr_contains "strata-events: --mmu takes up to 16 window lengths from 1ns to 3600s, such as 1ms,10ms,100ms or 0.5ms, not: $bad"
+    expect_stderr_contains "strata-events: pauses: --mmu takes up to 16 window lengths from 1ns to 3600s, such as 1ms,10ms,100ms or 0.5ms, not: $bad"
 done
 expect_status 2 "$tool" pauses --mmu 1ms,2ms,3ms,4ms,5ms,6ms,7ms,8ms,9ms,10ms,11ms,12ms,13ms,14ms,15ms,16ms,17ms pauses.eventlog
 expect_stderr_contains "not: 1ms,2ms,"
@@ -181,7 +189,7 @@ MMU 500us: 0.0%
 MMU 1500ns: 0.0%
 MMU 2s: n/a (the run is shorter)" "$out"
 expect_status 2 "$tool" pauses --top 3 pauses.eventlog
-expect_stderr_contains "strata-events: unknown option: --top"
+expect_stderr_contains "strata-events: pauses: unknown option: --top"
 expect_status 0 "$tool" --help
 expect_stderr_contains "usage: strata-events show FILE" "$out"
 

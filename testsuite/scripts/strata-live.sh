@@ -61,7 +61,12 @@ expect_stderr_contains 'strata-live: no eventlog source: give one of --socket PA
 expect_status 2 "$live" --file a --socket b
 expect_stderr_contains 'strata-live: give one eventlog source, not 2'
 expect_status 2 "$live" --frobnicate
-expect_stderr_contains 'strata-live: unknown option: --frobnicate'
+expect_stderr_contains "strata-live: unknown option: --frobnicate
+Try 'strata-live --help'."
+expect_status 2 "$live" --listn 127.0.0.1:0
+expect_stderr_contains 'strata-live: unknown option: --listn (did you mean --listen?)'
+expect_status 2 "$live" --top
+expect_stderr_contains 'strata-live: --top needs a value (N)'
 expect_status 2 "$live" some.eventlog
 expect_stderr_contains 'strata-live: unexpected argument: some.eventlog (a log file is given with --file)'
 for opt in --socket --tcp --file --listen --service-name --top; do

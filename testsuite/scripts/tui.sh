@@ -422,10 +422,10 @@ kill "$strings_pid"
 # --- bad input -----------------------------------------------------------------------------
 expect_status 1 "$dbg" tui --snapshot tui.snap </dev/null
 expect_stderr_contains "tui needs a terminal (stdin and stdout must be a tty)"
-expect_status 1 "$dbg" tui
-expect_stderr_contains "tui needs exactly one of --socket PATH, --pid PID or --snapshot FILE"
-expect_status 1 "$dbg" tui --snapshot tui.snap --bogus
-expect_stderr_contains "tui: unknown option '--bogus'"
+expect_status 2 "$dbg" tui
+expect_stderr_contains "tui: needs exactly one of --socket PATH, --pid PID or --snapshot FILE"
+expect_status 2 "$dbg" tui --snapshot tui.snap --bogus
+expect_stderr_contains "strata-debug: tui: unknown option: --bogus"
 printf 'hello' >notsnap
 expect_status 1 "$dbg" tui --snapshot notsnap
 expect_stderr_contains "not a strata-debug snapshot"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "Cmd.h"
+#include "CensusCmds.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "Json.h"

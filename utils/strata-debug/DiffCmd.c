@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "CmdOptions.h"
 #include "DebugDiff.h"
+#include "DiffCmd.h"
 #include "Json.h"
 #include "Moments.h"
 #include "Print.h"
@@ -39,49 +41,25 @@ static int fail(const char *fmt, ...)
     return 1;
 }
 
+/* The command line into o: the shared options (CmdOptions.c) and the two
+ * heaps; -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, DiffOpts *o)
 {
-    *o = (DiffOpts){.limit = 10, .timeout_ms = 10000};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **dst = strcmp(a, "--socket") == 0 ? &o->socket
-                           : strcmp(a, "--by") == 0   ? &o->by
-                                                      : NULL;
-        if (dst != NULL || strcmp(a, "--limit") == 0 || strcmp(a, "--timeout") == 0) {
-            if (v == NULL)
-                return fail("%s expects a value", a);
-            i++;
-            if (dst != NULL) {
-                *dst = v;
-                continue;
-            }
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end != '\0' || n < 1 || n > 100000000)
-                return fail("expects a positive number after --limit or --timeout, got '%s'", v);
-            *(a[2] == 'l' ? &o->limit : &o->timeout_ms) = n;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = true;
-        } else if (strcmp(a, "--color") == 0) {
-            o->color = true;
-        } else if (a[0] == '-') {
-            return fail("unknown option '%s'", a);
-        } else if (o->a == NULL) {
-            o->a = a;
-        } else if (o->b == NULL) {
-            o->b = a;
-        } else {
-            return fail("takes two heaps, A and B; '%s' is a third", a);
-        }
-    }
+    Opts opts = {.limit = 10, .timeout_ms = 10000};
+    CmdSource src = {0};
+    const char *heaps[2] = {NULL, NULL};
+    int st = cmd_options_parse(argc, argv, "diff", &opts, &src, heaps);
+    if (st >= 0)
+        return st;
+    *o = (DiffOpts){.a = heaps[0], .b = heaps[1], .socket = src.socket, .by = opts.by,
+                    .limit = opts.limit, .timeout_ms = opts.timeout_ms, .json = opts.json,
+                    .color = opts.color};
     if (o->a == NULL || (o->b == NULL) == (o->socket == NULL))
-        return fail("%s", "expects A.snap and then B.snap or --socket PATH "
-                          "(usage: strata-debug diff A.snap (B.snap | --socket PATH) "
-                          "[--by info|type|module|era] [--limit N] [--json])");
+        return cmd_usage_error("diff", "expects A.snap and then B.snap or --socket PATH");
     if (o->by != NULL && strcmp(o->by, "info") != 0 && strcmp(o->by, "type") != 0 &&
         strcmp(o->by, "module") != 0 && strcmp(o->by, "era") != 0)
-        return fail("--by expects info, type, module or era, got '%s'", o->by);
-    return 0;
+        return cmd_usage_error("diff", "--by expects info, type, module or era, got '%s'", o->by);
+    return -1;
 }
 
 static DbgCensusBy by_of(const char *by)
@@ -359,8 +337,9 @@ static DbgClient *open_b(const DiffOpts *o)
 int diff_main(int argc, char **argv)
 {
     DiffOpts o;
-    if (parse(argc, argv, &o) != 0)
-        return 1;
+    int parsed = parse(argc, argv, &o);
+    if (parsed >= 0)
+        return parsed;
     char err[1024];
     DbgClient *a = dbg_open_snapshot(o.a, err, sizeof err);
     if (a == NULL)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "Cmd.h"
+#include "FileCmds.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "Json.h"

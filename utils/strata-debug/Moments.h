@@ -17,7 +17,5 @@ int mark_new_era(DbgClient *c, const char *cmd, FILE *text, uint64_t *era);
 void say_new_era(DbgClient *c, FILE *text, uint64_t era);
 /* strata-debug mark: a new era (and an eventlog marker), nothing else. */
 int cmd_mark(DbgClient *c, bool json);
-/* strata-debug diff A B ...: its own arguments (argv[1] is "diff"). */
-int diff_main(int argc, char **argv);
 
 #endif /* STRATA_DEBUG_MOMENTS_H */

@@ -14,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "Cmd.h"
+#include "CmdOptions.h"
+#include "NoStub.h"
 
 /* Strings the executable holds whether or not it is stripped: GHC's
  * constructor descriptions name their package, and the GHC stub's

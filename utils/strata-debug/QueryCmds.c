@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "Cmd.h"
+#include "QueryCmds.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
 #include "Json.h"

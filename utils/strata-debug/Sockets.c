@@ -15,11 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "Cmd.h"
+#include "CmdOptions.h"
+#include "Sockets.h"
 #include "DebugAnalysis.h"
 #include "DebugSocketDir.h"
 #include "DebugClient.h"
 #include "Json.h"
+#include "NoStub.h"
 #include "Print.h"
 
 /* Whether process pid is there (ours or another user's). */
@@ -124,9 +126,12 @@ static int find_pid(const char *path, long pid, const char *name, void *env)
 
 int cmd_list(int argc, char **argv)
 {
-    bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
-    if (argc != 2 && !json)
-        return die("list takes no arguments but --json");
+    Opts o = {0};
+    CmdSource src = {0};
+    int st = cmd_options_parse(argc, argv, "list", &o, &src, NULL);
+    if (st >= 0)
+        return st;
+    bool json = o.json;
     Json j;
     ListOut l = {0, json ? &j : NULL};
     if (json) {

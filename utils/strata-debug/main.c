@@ -14,48 +14,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "Cmd.h"
+#include "CensusCmds.h"
+#include "CmdOptions.h"
 #include "DebugAnalysis.h"
 #include "DebugClient.h"
+#include "DiffCmd.h"
+#include "FileCmds.h"
+#include "HeapCmds.h"
 #include "Moments.h"
+#include "QueryCmds.h"
+#include "Sockets.h"
 #include "strata/Debug.h"
 #include "tui/Tui.h"
-
-static const char *prog = "strata-debug";
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: %s list\n"
-            "       %s COMMAND (--socket PATH | --pid PID | --snapshot FILE) [OPTIONS]\n"
-            "commands:\n"
-            "  census [--by type|info|era|module] [--era LO-HI] [--retained]\n"
-            "  retainers (--constructor NAME | --info ADDR | --type CLOSURE_TYPE)\n"
-            "            [--era LO-HI] [--limit N] [--color] [--full]\n"
-            "  boundary --era LO-HI [--constructor NAME | --info ADDR | --type CLOSURE_TYPE]\n"
-            "            [--limit N]\n"
-            "  dominators [--limit N]\n"
-            "  fragmentation [--retainers K] [--color] [--full]\n"
-            "  thunks | weaks | duplicates | roots\n"
-            "  gml FILE | snapshot FILE [--new-era] | mark\n"
-            "  diff A.snap (B.snap | --socket PATH | --pid PID) [--by type|info|module|era]\n"
-            "            [--limit N]  (docs/strata-debug.md)\n"
-            "  tui                  (interactive; docs/strata-debug-tui.md)\n"
-            "options: --timeout MS (pause timeout, default 10000), --stats (timings),\n"
-            "         --json (one JSON document on stdout; docs/strata-debug.md)\n",
-            prog, prog);
-}
-
-int die(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", prog);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 1;
-}
 
 static double now_s(void)
 {
@@ -87,7 +57,7 @@ static int cmd_mark_new_era(DbgClient *c, DbgReach *r, const Opts *o, const DbgQ
 /* Note [The command table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
  * A command is a name, the traversal it starts from and a function
- * (Cmd.h's CommandFn) in its family's file.  run_command makes the
+ * (CmdOptions.h's CommandFn) in its family's file.  run_command makes the
  * traversal, times it for --stats and frees it, so a command only reads
  * it.  A census, the dominator tree and the boundary need only the marks
  * and the ranks (Note [Marks only] in Marks.c), retainers the paths and
@@ -152,116 +122,41 @@ static int run_command(DbgClient *c, const Command *cmd, const Opts *o)
     double t1 = now_s();
     int st = cmd->run(c, r, o, cmd->traversal == TRAVERSE_SEARCH ? &q : NULL);
     if (o->stats)
-        fprintf(stderr, "%s: traversal %.3f s (%zu objects), %s %.3f s\n", prog, t1 - t0,
+        fprintf(stderr, "%s: traversal %.3f s (%zu objects), %s %.3f s\n", TOOL_NAME, t1 - t0,
                 dbg_reach_count(r), cmd->name, now_s() - t1);
     dbg_reach_free(r);
     return st;
 }
 
-/* ----------------------------------------------------------------------
- * Arguments
- * ---------------------------------------------------------------------- */
-
-bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (s[0] == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
-        return false;
-    *out = v;
-    return true;
-}
-
-/* Where the heap is: exactly one of these. */
-typedef struct {
-    const char *socket, *snapshot, *pid;
-} Source;
-
-/* The options after the command into o and src; non-zero after an error
- * message. */
-static int parse_options(int argc, char **argv, const char *cmd, Opts *o, Source *src)
-{
-    int argi = 2;
-    if (strcmp(cmd, "gml") == 0 || strcmp(cmd, "snapshot") == 0) {
-        if (argc < 3 || argv[2][0] == '-')
-            return die("%s expects an output FILE", cmd);
-        o->file = argv[argi++];
-    }
-    for (; argi < argc; argi++) {
-        const char *a = argv[argi];
-        const char *v = argi + 1 < argc ? argv[argi + 1] : NULL;
-#define TAKE(opt, dst)                                                                  \
-    if (strcmp(a, opt) == 0) {                                                          \
-        if (v == NULL)                                                                  \
-            return die("%s expects a value", opt);                                      \
-        dst = v;                                                                        \
-        argi++;                                                                         \
-        continue;                                                                       \
-    }
-        TAKE("--socket", src->socket)
-        TAKE("--snapshot", src->snapshot)
-        TAKE("--pid", src->pid)
-        TAKE("--by", o->by)
-        TAKE("--era", o->era)
-        TAKE("--constructor", o->constructor)
-        TAKE("--info", o->info)
-        TAKE("--type", o->type)
-#undef TAKE
-#define FLAG(opt, dst)                                                                  \
-    if (strcmp(a, opt) == 0) {                                                          \
-        dst = true;                                                                     \
-        continue;                                                                       \
-    }
-        FLAG("--color", o->color)
-        FLAG("--stats", o->stats)
-        FLAG("--full", o->full)
-        FLAG("--retained", o->retained)
-        FLAG("--json", o->json)
-#undef FLAG
-        if (strcmp(a, "--new-era") == 0 && strcmp(cmd, "snapshot") == 0) {
-            o->new_era = true;
-            continue;
-        }
-        if (strcmp(a, "--limit") == 0 || strcmp(a, "--retainers") == 0 ||
-            strcmp(a, "--timeout") == 0) {
-            long *dst = a[2] == 'l' ? &o->limit : a[2] == 'r' ? &o->retainers : &o->timeout_ms;
-            if (v == NULL || !parse_long(v, a[2] == 't' ? 1 : 1, 100000000, dst))
-                return die("%s expects a positive number, got '%s'", a, v ? v : "");
-            argi++;
-            continue;
-        }
-        return die("%s: unknown option '%s'", cmd, a);
-    }
-    return 0;
-}
-
-/* The combinations of options a command refuses; non-zero after an error
- * message. */
-static int check_options(const char *cmd, const Opts *o, const Source *src)
+/* The combinations of options a command refuses; -1 if fine, else the
+ * exit status after the usage error. */
+static int check_options(const char *cmd, const Opts *o, const CmdSource *src)
 {
     if ((src->socket != NULL) + (src->snapshot != NULL) + (src->pid != NULL) != 1)
-        return die("%s needs exactly one of --socket PATH, --pid PID or --snapshot FILE", cmd);
+        return cmd_usage_error(cmd, "needs exactly one of --socket PATH, --pid PID or "
+                               "--snapshot FILE");
     if (strcmp(cmd, "retainers") == 0 &&
         (o->constructor != NULL) + (o->info != NULL) + (o->type != NULL) != 1)
-        return die("retainers needs exactly one of --constructor NAME, --info ADDR or "
-                   "--type CLOSURE_TYPE");
+        return cmd_usage_error(cmd, "needs exactly one of --constructor NAME, --info ADDR or "
+                               "--type CLOSURE_TYPE");
     if (strcmp(cmd, "boundary") == 0 && o->era == NULL)
-        return die("boundary needs --era LO-HI: the old eras whose holders it looks for");
+        return cmd_usage_error(cmd, "needs --era LO-HI: the old eras whose holders it looks "
+                               "for");
     if (strcmp(cmd, "boundary") == 0 &&
         (o->constructor != NULL) + (o->info != NULL) + (o->type != NULL) > 1)
-        return die("boundary takes at most one of --constructor NAME, --info ADDR or "
-                   "--type CLOSURE_TYPE");
+        return cmd_usage_error(cmd, "takes at most one of --constructor NAME, --info ADDR or "
+                               "--type CLOSURE_TYPE");
     if (o->type != NULL && dbg_closure_type_by_name(o->type) < 0)
-        return die("%s: unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, ARR_WORDS)",
-                   cmd, o->type);
+        return cmd_usage_error(cmd, "unknown closure type '%s' (e.g. CONSTR_2_0, THUNK, "
+                               "ARR_WORDS)", o->type);
     DbgEraRange er;
     if (o->era != NULL && !dbg_parse_era_range(o->era, &er))
-        return die("--era expects LO-HI or N (eras, LO <= HI), got '%s'", o->era);
+        return cmd_usage_error(cmd, "--era expects LO-HI or N (eras, LO <= HI), got '%s'",
+                               o->era);
     if (o->by != NULL && strcmp(o->by, "type") != 0 && strcmp(o->by, "info") != 0 &&
         strcmp(o->by, "era") != 0 && strcmp(o->by, "module") != 0)
-        return die("--by expects type, info, era or module, got '%s'", o->by);
-    return 0;
+        return cmd_usage_error(cmd, "--by expects type, info, era or module, got '%s'", o->by);
+    return -1;
 }
 
 /* What an analysis needs of the heap that a GHC program's may not have:
@@ -286,7 +181,7 @@ static int check_heap(const char *cmd, DbgClient *c, const Opts *o)
 
 /* Opens the snapshot, or connects to the socket (of the process); NULL
  * after an error message. */
-static DbgClient *open_source(Source *src, char path[1024])
+static DbgClient *open_source(CmdSource *src, char path[1024])
 {
     char err[1024];
     DbgClient *c;
@@ -307,24 +202,27 @@ static DbgClient *open_source(Source *src, char path[1024])
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        cmd_options_usage(stdout);
+        return 0;
     }
+    if (argc < 2)
+        return cmd_usage_error(NULL, "missing command (census, retainers, ..., list, diff, tui)");
     const char *name = argv[1];
     if (strcmp(name, "list") == 0)
         return cmd_list(argc, argv);
     if (strcmp(name, "diff") == 0)
         return diff_main(argc, argv);
     const Command *cmd = command_named(name);
-    if (cmd == NULL) {
-        usage(stderr);
-        return die("unknown command '%s'", name);
-    }
+    if (cmd == NULL)
+        return cmd_usage_error(NULL, "unknown command '%s'", name);
     Opts o = {.limit = 10, .timeout_ms = 10000};
-    Source src = {0};
-    if (parse_options(argc, argv, name, &o, &src) != 0 || check_options(name, &o, &src) != 0)
-        return 1;
+    CmdSource src = {0};
+    int st = cmd_options_parse(argc, argv, name, &o, &src, NULL);
+    if (st < 0)
+        st = check_options(name, &o, &src);
+    if (st >= 0)
+        return st;
     char path[1024];
     DbgClient *c = open_source(&src, path);
     if (c == NULL)
@@ -337,14 +235,14 @@ int main(int argc, char **argv)
     uint64_t latency = 0;
     double t0 = now_s();
     if (dbg_pause(c, (uint32_t)o.timeout_ms, &latency) != 0) {
-        int st = die("pause: %s", dbg_error(c));
+        st = die("pause: %s", dbg_error(c));
         dbg_close(c);
         return st;
     }
     if (o.stats && !dbg_is_snapshot(c))
-        fprintf(stderr, "%s: paused in %.3f ms (request to safe point %.3f ms)\n", prog,
+        fprintf(stderr, "%s: paused in %.3f ms (request to safe point %.3f ms)\n", TOOL_NAME,
                 (now_s() - t0) * 1e3, latency / 1e6);
-    int st = run_command(c, cmd, &o);
+    st = run_command(c, cmd, &o);
     dbg_close(c);
     return st;
 }

@@ -1,183 +1,56 @@
 /*
- * utils/strata-events/main.c -- strata-events: command-line parsing and the
- * helpers the commands share.  The commands are in show.c, check.c and
- * summary.c; all reading goes through reader/EventLogReader.h.  Usage,
- * output formats and exit codes: docs/strata-events.md.
+ * utils/strata-events/main.c -- strata-events: the command line (the
+ * tools' one parser, utils/cli/Cli.h) and the choice of command; each
+ * command is a file of its own (ShowCmd.c, CheckCmd.c, SummaryCmd.c,
+ * PprofCmd.c, PausesCmd.c), reading through reader/EventLogReader.h.
+ * Usage, output formats and exit codes: docs/strata-events.md.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "TextOut.h"
-#include "tool.h"
+#include "CheckCmd.h"
+#include "Cli.h"
+#include "PausesCmd.h"
+#include "PprofCmd.h"
+#include "ShowCmd.h"
+#include "SummaryCmd.h"
+#include "Tool.h"
 
-/* ----------------------------------------------------------------------
- * Shared helpers
- * ------------------------------------------------------------------- */
+enum { OPT_OUT = 'o', OPT_HELP = 'h', OPT_JSON = 256, OPT_TOP, OPT_SAMPLE, OPT_LAST, OPT_LIST,
+       OPT_MMU };
 
-EventLogReader *tool_open(const char *path, FILE **file_out)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL) {
-        fprintf(stderr, "%s: cannot open %s: %s\n", TOOL_NAME, path, strerror(errno));
-        return NULL;
-    }
-    EventLogReader *r = evr_open_file(f, path);
-    if (r == NULL) {
-        fprintf(stderr, "%s: out of memory opening %s\n", TOOL_NAME, path);
-        if (f != stdin)
-            fclose(f);
-        return NULL;
-    }
-    *file_out = f;
-    return r;
-}
-
-void tool_close(EventLogReader *r, FILE *f)
-{
-    evr_close(r);
-    if (f != NULL && f != stdin)
-        fclose(f);
-}
-
-void tool_report_error(const EventLogReader *r)
-{
-    fprintf(stderr, "%s: %s: %s\n", TOOL_NAME, evr_name(r), evr_error(r));
-}
-
-void tool_warn_no_data_end(const EventLogReader *r)
-{
-    if (evr_error(r) == NULL && !evr_saw_data_end(r))
-        fprintf(stderr, "%s: %s: warning: offset %llu: no data end marker (log cut short?)\n",
-                TOOL_NAME, evr_name(r), (unsigned long long)evr_offset(r));
-}
-
-void tool_print_escaped(FILE *out, const char *s, size_t len)
-{
-    text_write(out, s, len, TEXT_QUOTED);
-}
-
-void tool_print_quoted(FILE *out, const char *s, size_t len)
-{
-    fputc('"', out);
-    text_write(out, s, len, TEXT_QUOTED);
-    fputc('"', out);
-}
-
-void tool_print_json_string(FILE *out, const char *s, size_t len)
-{
-    fputc('"', out);
-    text_write(out, s, len, TEXT_JSON);
-    fputc('"', out);
-}
-
-static const struct {
-    const char *flag;
-    const char *name;
-} breakdowns[] = {
-    [HEAP_PROF_BREAKDOWN_COST_CENTRE] = {"-hc", "cost centre stack"},
-    [HEAP_PROF_BREAKDOWN_MODULE] = {"-hm", "module"},
-    [HEAP_PROF_BREAKDOWN_CLOSURE_DESCR] = {"-hd", "closure description"},
-    [HEAP_PROF_BREAKDOWN_TYPE_DESCR] = {"-hy", "type description"},
-    [HEAP_PROF_BREAKDOWN_RETAINER] = {"-hr", "retainer set"},
-    [HEAP_PROF_BREAKDOWN_BIOGRAPHY] = {"-hb", "biography"},
-    [HEAP_PROF_BREAKDOWN_CLOSURE_TYPE] = {"-hT", "closure type"},
-    [HEAP_PROF_BREAKDOWN_INFO_TABLE] = {"-hi", "info table"},
-    [HEAP_PROF_BREAKDOWN_ERA] = {"-he", "era"},
+static const CliOption options[] = {
+    {"json", 0, NULL, OPT_JSON, "summary pauses", "summary, pauses: one JSON document"},
+    {"top", 0, "N", OPT_TOP, "summary", "summary: the top N buckets (10; 0 = all)"},
+    {NULL, 'o', "OUT", OPT_OUT, "pprof", "pprof: write the profile to OUT (default -: stdout)"},
+    {"sample", 0, "N", OPT_SAMPLE, "pprof", "pprof: census N (1 = the first)"},
+    {"last", 0, NULL, OPT_LAST, "pprof", "pprof: the last census (the default)"},
+    {"list", 0, NULL, OPT_LIST, "pauses", "pauses: every pause"},
+    {"mmu", 0, "W,...", OPT_MMU, "pauses",
+     "pauses: the minimum mutator utilisation at these\nwindow lengths (default 1ms,10ms,100ms)"},
+    {"help", 'h', NULL, OPT_HELP, NULL, "this text"},
+    CLI_END,
 };
 
-const char *tool_breakdown_flag(uint32_t code)
-{
-    if (code >= sizeof breakdowns / sizeof breakdowns[0] || breakdowns[code].flag == NULL)
-        return "?";
-    return breakdowns[code].flag;
-}
-
-const char *tool_breakdown_name(uint32_t code)
-{
-    if (code >= sizeof breakdowns / sizeof breakdowns[0] || breakdowns[code].name == NULL)
-        return "unknown";
-    return breakdowns[code].name;
-}
-
-static const struct {
-    const char *name;
-    uint64_t ns;
-} duration_units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}};
-
-#define DURATION_MAX_NS (3600 * UINT64_C(1000000000))
-
-int tool_parse_duration(const char *s, uint64_t *ns_out)
-{
-    uint64_t whole = 0, frac = 0, frac_scale = 1;
-    const char *c = s;
-    if (*c < '0' || *c > '9')
-        return 0;
-    for (; *c >= '0' && *c <= '9'; c++) {
-        whole = whole * 10 + (uint64_t)(*c - '0');
-        if (whole > DURATION_MAX_NS)
-            return 0;
-    }
-    if (*c == '.') {
-        for (c++; *c >= '0' && *c <= '9'; c++)
-            if (frac_scale < 1000000000) {   /* past 1e-9: no ns unit has it */
-                frac = frac * 10 + (uint64_t)(*c - '0');
-                frac_scale *= 10;
-            }
-    }
-    for (size_t i = 0; i < sizeof duration_units / sizeof duration_units[0]; i++) {
-        if (strcmp(c, duration_units[i].name) != 0)
-            continue;
-        uint64_t unit = duration_units[i].ns;
-        if (whole > DURATION_MAX_NS / unit)
-            return 0;
-        uint64_t ns = whole * unit + frac * unit / frac_scale;
-        if (ns == 0 || ns > DURATION_MAX_NS)
-            return 0;
-        *ns_out = ns;
-        return 1;
-    }
-    return 0;
-}
-
-void tool_format_duration(char *buf, size_t len, uint64_t ns)
-{
-    size_t i = 0;
-    while (ns % duration_units[i].ns != 0)
-        i++;
-    snprintf(buf, len, "%" PRIu64 "%s", ns / duration_units[i].ns, duration_units[i].name);
-}
-
-/* ----------------------------------------------------------------------
- * Command line
- * ------------------------------------------------------------------- */
+static const char *const commands[] = {"show", "check", "summary", "pprof", "pauses"};
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: %s show FILE            print every event, one per line\n"
-            "       %s check FILE           check the log's framing; exit 1 on a problem\n"
-            "       %s summary FILE [--json] [--top N]\n"
-            "                                  program, heap profile, top N buckets (10;\n"
-            "                                  0 = all), maxima\n"
-            "       %s pprof FILE [-o OUT] [--sample N | --last]\n"
-            "                                  the sampled allocations (--alloc-sample), or\n"
-            "                                  one census, as a gzipped pprof profile\n"
-            "       %s pauses FILE [--json | --list] [--mmu W,...]\n"
-            "                                  GC and sync pauses: worst, p99, median,\n"
-            "                                  minimum mutator utilisation (1ms,10ms,100ms);\n"
-            "                                  --list: every pause\n"
-            "FILE may be - for standard input.  See docs/strata-events.md.\n",
-            TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME);
-}
-
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "%s: %s%s%s\n", TOOL_NAME, what, arg ? ": " : "", arg ? arg : "");
-    usage(stderr);
-    return TOOL_EXIT_USAGE;
+    cli_help(out,
+             TOOL_NAME " show FILE            print every event, one per line\n"
+             TOOL_NAME " check FILE           check the log's framing; exit 1 on a problem\n"
+             TOOL_NAME " summary FILE [--json] [--top N]\n"
+             "                           program, heap profile, top buckets, maxima\n"
+             TOOL_NAME " pprof FILE [-o OUT] [--sample N | --last]\n"
+             "                           the sampled allocations (--alloc-sample), or\n"
+             "                           one census, as a gzipped pprof profile\n"
+             TOOL_NAME " pauses FILE [--json | --list] [--mmu W,...]\n"
+             "                           GC and sync pauses: worst, p99, median, minimum\n"
+             "                           mutator utilisation",
+             "Shows, checks and summarises GHC-format eventlogs (strata's and GHC's).",
+             options, "FILE may be - for standard input.  See docs/strata-events.md.");
 }
 
 /* A count: decimal, from 0, at most 1e9. */
@@ -217,7 +90,7 @@ static int parse_windows(const char *list, uint64_t *windows, size_t *n_windows)
         const char *comma = strchr(at, ',');
         size_t len = comma != NULL ? (size_t)(comma - at) : strlen(at);
         char item[32];
-        if (len == 0 || len >= sizeof item || n == TOOL_PAUSES_MAX_WINDOWS)
+        if (len == 0 || len >= sizeof item || n == PAUSES_MAX_WINDOWS)
             return 0;
         memcpy(item, at, len);
         item[len] = '\0';
@@ -231,79 +104,96 @@ static int parse_windows(const char *list, uint64_t *windows, size_t *n_windows)
     return 1;
 }
 
+/* What the command line asks for. */
+typedef struct {
+    const char *file, *out_path;
+    int json, list, sample_given;
+    uint64_t sample, top;
+    uint64_t windows[PAUSES_MAX_WINDOWS];
+    size_t n_windows;
+} Args;
+
+/* The options and the FILE of command cmd into a; -1 to go on, else the
+ * exit status (a usage error said, or --help done). */
+static int parse_args(int argc, char **argv, const char *cmd, Args *a)
+{
+    Cli c;
+    int id;
+    cli_start(&c, TOOL_NAME, cmd, options, argc, argv, 2);
+    while ((id = cli_next(&c)) != CLI_DONE) {
+        switch (id) {
+        case CLI_ERROR:
+            return TOOL_EXIT_USAGE;
+        case CLI_OPERAND:
+            if (a->file != NULL)
+                return cli_usage_error(&c, "too many arguments: %s", c.arg);
+            a->file = c.arg;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            return TOOL_EXIT_OK;
+        case OPT_JSON:
+            a->json = 1;
+            break;
+        case OPT_LIST:
+            a->list = 1;
+            break;
+        case OPT_TOP:
+            if (!parse_count(c.arg, &a->top))
+                return cli_usage_error(&c, "--top takes a number of buckets (0 = all), not: %s",
+                                       c.arg);
+            break;
+        case OPT_MMU:
+            if (!parse_windows(c.arg, a->windows, &a->n_windows))
+                return cli_usage_error(&c, "--mmu takes up to 16 window lengths from 1ns to "
+                                       "3600s, such as 1ms,10ms,100ms or 0.5ms, not: %s", c.arg);
+            break;
+        case OPT_OUT:
+            a->out_path = c.arg;
+            break;
+        case OPT_SAMPLE:
+        case OPT_LAST:
+            if (a->sample_given)
+                return cli_usage_error(&c, "give one of --sample N and --last, once");
+            a->sample_given = 1;
+            if (id == OPT_SAMPLE && !parse_census_number(c.arg, &a->sample))
+                return cli_usage_error(&c, "--sample takes a census number from 1 (1 = the "
+                                       "first), not: %s", c.arg);
+            break;
+        }
+    }
+    if (a->file == NULL)
+        return cli_usage_error(&c, "missing FILE");
+    if (a->json && a->list)
+        return cli_usage_error(&c, "give one of --json and --list");
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    Cli top = {.tool = TOOL_NAME};
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return TOOL_EXIT_OK;
     }
     if (argc < 2)
-        return usage_error("missing command", NULL);
+        return cli_usage_error(&top, "missing command (show, check, summary, pprof or pauses)");
     const char *cmd = argv[1];
-    const char *file = NULL, *out_path = NULL, *sample_arg = NULL;
-    int json = 0, list = 0, pprof = strcmp(cmd, "pprof") == 0,
-        pauses = strcmp(cmd, "pauses") == 0;
-    uint64_t sample = 0, top = TOOL_SUMMARY_TOP;
-    uint64_t windows[TOOL_PAUSES_MAX_WINDOWS] = {1000000, 10000000, 100000000};
-    size_t n_windows = 3;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0 && (strcmp(cmd, "summary") == 0 || pauses))
-            json = 1;
-        else if (pauses && strcmp(a, "--list") == 0)
-            list = 1;
-        else if (pauses && strcmp(a, "--mmu") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("--mmu needs window lengths, such as 1ms,10ms,100ms", NULL);
-            if (!parse_windows(argv[++i], windows, &n_windows))
-                return usage_error("--mmu takes up to 16 window lengths from 1ns to 3600s, "
-                                   "such as 1ms,10ms,100ms or 0.5ms, not", argv[i]);
-        }
-        else if (strcmp(a, "--top") == 0 && strcmp(cmd, "summary") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("--top needs a number of buckets N (0 = all)", NULL);
-            if (!parse_count(argv[++i], &top))
-                return usage_error("--top takes a number of buckets (0 = all), not", argv[i]);
-        }
-        else if (pprof && strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("-o needs a FILE", NULL);
-            out_path = argv[++i];
-        } else if (pprof && strcmp(a, "--sample") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("--sample needs a census number N (1 = the first)", NULL);
-            if (sample_arg != NULL)
-                return usage_error("give one of --sample N and --last, once", NULL);
-            sample_arg = argv[++i];
-            if (!parse_census_number(sample_arg, &sample))
-                return usage_error("--sample takes a census number from 1 (1 = the first), "
-                                   "not", sample_arg);
-        } else if (pprof && strcmp(a, "--last") == 0) {
-            if (sample_arg != NULL)
-                return usage_error("give one of --sample N and --last, once", NULL);
-            sample_arg = a;
-            sample = 0;
-        } else if (a[0] == '-' && a[1] != '\0')
-            return usage_error("unknown option", a);
-        else if (file != NULL)
-            return usage_error("too many arguments", a);
-        else
-            file = a;
+    size_t k = 0;
+    while (k < sizeof commands / sizeof commands[0] && strcmp(cmd, commands[k]) != 0)
+        k++;
+    if (k == sizeof commands / sizeof commands[0])
+        return cli_usage_error(&top, "unknown command: %s (show, check, summary, pprof or "
+                               "pauses)", cmd);
+    Args a = {.top = SUMMARY_TOP, .windows = {1000000, 10000000, 100000000}, .n_windows = 3};
+    int st = parse_args(argc, argv, cmd, &a);
+    if (st >= 0)
+        return st;
+    switch (k) {
+    case 0: return cmd_show(a.file);
+    case 1: return cmd_check(a.file);
+    case 2: return cmd_summary(a.file, a.json, (size_t)a.top);
+    case 3: return cmd_pprof(a.file, a.out_path, a.sample, a.sample_given);
+    default: return cmd_pauses(a.file, a.json, a.list, a.windows, a.n_windows);
     }
-    int known = strcmp(cmd, "show") == 0 || strcmp(cmd, "check") == 0 ||
-                strcmp(cmd, "summary") == 0 || pprof || pauses;
-    if (!known)
-        return usage_error("unknown command", cmd);
-    if (file == NULL)
-        return usage_error("missing FILE", NULL);
-    if (strcmp(cmd, "show") == 0)
-        return tool_show(file);
-    if (strcmp(cmd, "check") == 0)
-        return tool_check(file);
-    if (pprof)
-        return tool_pprof(file, out_path, sample, sample_arg != NULL);
-    if (pauses)
-        return json && list ? usage_error("give one of --json and --list", NULL)
-                            : tool_pauses(file, json, list, windows, n_windows);
-    return tool_summary(file, json, (size_t)top);
 }

@@ -8,13 +8,13 @@
  * docs/strata-html.md.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "Cli.h"
 #include "Profile.h"
 #include "ProfileEventlog.h"
 #include "ProfileHp.h"
@@ -27,66 +27,43 @@
 #define TOOL_EXIT_FAIL 1
 #define TOOL_EXIT_USAGE 2
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: %s [OPTION...] FILE... | FILE --diff FILE2\n"
-            "Writes FILE.html, an interactive report of the heap profile in FILE (a GHC-format\n"
-            "eventlog, or a .hp file with -p); open it in any browser, offline.  Several FILEs\n"
-            "get one report each.\n"
-            "  -o FILE                 write here instead (- for standard output)\n"
-            "  --json                  write the report's data as JSON (default FILE.json)\n"
-            "  -p, --hp                the inputs are .hp files\n"
-            "  --diff FILE2            compare FILE (before) with FILE2 (after)\n"
-            "  --normalise-time        with --diff, draw both runs from 0 to 100 %% of\n"
-            "                          their own length (a check box on the page)\n"
-            "  --bands N               chart the N largest bands, the rest as OTHER\n"
-            "                          (default 15; 0 = all); -he: up to N eras\n"
-            "                          (default 50), past it the oldest in ranges\n"
-            "  --sort KEY              order bands by size (default; number for -he),\n"
-            "                          stddev, name, number or gradient\n"
-            "  --reverse               reverse that order\n"
-            "  --include-trace-events  draw traceEvent messages too (default: only\n"
-            "                          traceMarker markers)\n"
-            "  --no-traces             draw no markers or trace messages\n"
-            "  -i, --include TEXT      keep traces containing TEXT (wins over -x)\n"
-            "  -x, --exclude TEXT      drop traces containing TEXT\n"
-            "  --y-axis BYTES          fix the top of the byte axes\n"
-            "  -h, --help              this text\n"
-            "  --version               the version, and those of the inlined libraries\n"
-            "FILE may be - for standard input.  See docs/strata-html.md.\n",
-            TOOL_NAME);
-}
-
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "%s: %s%s%s\n", TOOL_NAME, what, arg ? ": " : "", arg ? arg : "");
-    fprintf(stderr, "Try '%s --help'.\n", TOOL_NAME);
-    return TOOL_EXIT_USAGE;
-}
-
 enum {
+    OPT_OUTPUT = 'o', OPT_HP = 'p', OPT_INCLUDE = 'i', OPT_EXCLUDE = 'x', OPT_HELP = 'h',
     OPT_BANDS = 256, OPT_SORT, OPT_REVERSE, OPT_NO_TRACES, OPT_Y_AXIS, OPT_JSON, OPT_DIFF,
     OPT_NORMALISE_TIME, OPT_INCLUDE_TRACE_EVENTS, OPT_VERSION
 };
 
-static const struct option long_options[] = {
-    { "bands", required_argument, NULL, OPT_BANDS },
-    { "sort", required_argument, NULL, OPT_SORT },
-    { "reverse", no_argument, NULL, OPT_REVERSE },
-    { "no-traces", no_argument, NULL, OPT_NO_TRACES },
-    { "include", required_argument, NULL, 'i' },
-    { "exclude", required_argument, NULL, 'x' },
-    { "y-axis", required_argument, NULL, OPT_Y_AXIS },
-    { "json", no_argument, NULL, OPT_JSON },
-    { "diff", required_argument, NULL, OPT_DIFF },
-    { "normalise-time", no_argument, NULL, OPT_NORMALISE_TIME },
-    { "hp", no_argument, NULL, 'p' },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, OPT_VERSION },
-    { "include-trace-events", no_argument, NULL, OPT_INCLUDE_TRACE_EVENTS },
-    { NULL, 0, NULL, 0 },
+static const CliOption options[] = {
+    {NULL, 'o', "FILE", OPT_OUTPUT, NULL, "write here instead (- for standard output)"},
+    {"json", 0, NULL, OPT_JSON, NULL, "write the report's data as JSON (default FILE.json)"},
+    {"hp", 'p', NULL, OPT_HP, NULL, "the inputs are .hp files"},
+    {"diff", 0, "FILE2", OPT_DIFF, NULL, "compare FILE (before) with FILE2 (after)"},
+    {"normalise-time", 0, NULL, OPT_NORMALISE_TIME, NULL,
+     "with --diff, draw both runs from 0 to 100 % of\ntheir own length (a check box on the page)"},
+    {"bands", 0, "N", OPT_BANDS, NULL,
+     "chart the N largest bands, the rest as OTHER\n(default 15; 0 = all); -he: up to N eras\n(default 50), past it the oldest in ranges"},
+    {"sort", 0, "KEY", OPT_SORT, NULL,
+     "order bands by size (default; number for -he),\nstddev, name, number or gradient"},
+    {"reverse", 0, NULL, OPT_REVERSE, NULL, "reverse that order"},
+    {"include-trace-events", 0, NULL, OPT_INCLUDE_TRACE_EVENTS, NULL,
+     "draw traceEvent messages too (default: only\ntraceMarker markers)"},
+    {"no-traces", 0, NULL, OPT_NO_TRACES, NULL, "draw no markers or trace messages"},
+    {"include", 'i', "TEXT", OPT_INCLUDE, NULL, "keep traces containing TEXT (wins over -x)"},
+    {"exclude", 'x', "TEXT", OPT_EXCLUDE, NULL, "drop traces containing TEXT"},
+    {"y-axis", 0, "BYTES", OPT_Y_AXIS, NULL, "fix the top of the byte axes"},
+    {"help", 'h', NULL, OPT_HELP, NULL, "this text"},
+    {"version", 0, NULL, OPT_VERSION, NULL, "the version, and those of the inlined libraries"},
+    CLI_END,
 };
+
+static void usage(FILE *out)
+{
+    cli_help(out, TOOL_NAME " [OPTION...] FILE... | FILE --diff FILE2",
+             "Writes FILE.html, an interactive report of the heap profile in FILE (a GHC-format\n"
+             "eventlog, or a .hp file with -p); open it in any browser, offline.  Several FILEs\n"
+             "get one report each.",
+             options, "FILE may be - for standard input.  See docs/strata-html.md.");
+}
 
 /* Reads one input into p; -1 after an error message. */
 static int read_input(Profile *p, int hp)
@@ -231,30 +208,37 @@ typedef struct Args {
 } Args;
 
 /* The options into a (a->filters' include and exclude arrays have room
- * for argc entries).  -1 to go on, else the exit status (--help and
- * --version done, or a usage error said). */
-static int parse_options(int argc, char **argv, Args *a)
+ * for argc entries), the inputs into inputs[*n_inputs].  -1 to go on,
+ * else the exit status (--help and --version done, or a usage error
+ * said). */
+static int parse_options(int argc, char **argv, Args *a, const char **inputs, size_t *n_inputs)
 {
     ReportOptions *o = &a->o;
     Filters *filters = &a->filters;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:pi:x:h", long_options, NULL)) != -1) {
+    Cli c;
+    int id;
+    cli_start(&c, TOOL_NAME, NULL, options, argc, argv, 1);
+    while ((id = cli_next(&c)) != CLI_DONE) {
         char *end;
-        switch (c) {
-        case 'o':
-            a->output = optarg;
+        switch (id) {
+        case CLI_ERROR:
+            return TOOL_EXIT_USAGE;
+        case CLI_OPERAND:
+            inputs[(*n_inputs)++] = c.arg;
             break;
-        case 'p':
+        case OPT_OUTPUT:
+            a->output = c.arg;
+            break;
+        case OPT_HP:
             a->hp = 1;
             break;
-        case 'i':
-            filters->include[filters->n_include++] = optarg;
+        case OPT_INCLUDE:
+            filters->include[filters->n_include++] = c.arg;
             break;
-        case 'x':
-            filters->exclude[filters->n_exclude++] = optarg;
+        case OPT_EXCLUDE:
+            filters->exclude[filters->n_exclude++] = c.arg;
             break;
-        case 'h':
+        case OPT_HELP:
             usage(stdout);
             return TOOL_EXIT_OK;
         case OPT_VERSION:
@@ -265,18 +249,16 @@ static int parse_options(int argc, char **argv, Args *a)
             break;
         case OPT_BANDS:
             errno = 0;
-            o->bands = strtol(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || errno != 0 || o->bands < 0 ||
-                o->bands > 1000000) {
-                usage_error("--bands takes a whole number from 0 (all) to 1000000, not", optarg);
-                return TOOL_EXIT_USAGE;
-            }
+            o->bands = strtol(c.arg, &end, 10);
+            if (end == c.arg || *end != '\0' || errno != 0 || o->bands < 0 ||
+                o->bands > 1000000)
+                return cli_usage_error(&c, "--bands takes a whole number from 0 (all) to "
+                                       "1000000, not: %s", c.arg);
             break;
         case OPT_SORT:
-            if (!report_sort_parse(optarg, &o->sort)) {
-                usage_error("--sort takes size, stddev, name, number or gradient, not", optarg);
-                return TOOL_EXIT_USAGE;
-            }
+            if (!report_sort_parse(c.arg, &o->sort))
+                return cli_usage_error(&c, "--sort takes size, stddev, name, number or "
+                                       "gradient, not: %s", c.arg);
             o->sort_given = 1;
             break;
         case OPT_REVERSE:
@@ -287,28 +269,21 @@ static int parse_options(int argc, char **argv, Args *a)
             break;
         case OPT_Y_AXIS:
             errno = 0;
-            o->y_axis = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || errno != 0 || !isfinite(o->y_axis) ||
-                o->y_axis <= 0) {
-                usage_error("--y-axis takes a positive number of bytes, not", optarg);
-                return TOOL_EXIT_USAGE;
-            }
+            o->y_axis = strtod(c.arg, &end);
+            if (end == c.arg || *end != '\0' || errno != 0 || !isfinite(o->y_axis) ||
+                o->y_axis <= 0)
+                return cli_usage_error(&c, "--y-axis takes a positive number of bytes, not: %s",
+                                       c.arg);
             break;
         case OPT_JSON:
             o->json = 1;
             break;
         case OPT_DIFF:
-            a->diff = optarg;
+            a->diff = c.arg;
             break;
         case OPT_NORMALISE_TIME:
             o->normalise_time = 1;
             break;
-        case ':':
-            usage_error("option needs an argument", argv[optind - 1]);
-            return TOOL_EXIT_USAGE;
-        default:
-            usage_error("unknown option", argv[optind - 1]);
-            return TOOL_EXIT_USAGE;
         }
     }
     return -1;
@@ -318,32 +293,23 @@ static int parse_options(int argc, char **argv, Args *a)
  * error is said. */
 static int check_inputs(const Args *a, const char *const *inputs, size_t n_inputs)
 {
-    if (n_inputs == 0) {
-        usage_error("missing FILE", NULL);
-        return -1;
-    }
-    if (a->diff != NULL && n_inputs > 1) {
-        usage_error("--diff compares one FILE with FILE2, not several", inputs[1]);
-        return -1;
-    }
-    if (a->output != NULL && n_inputs > 1) {
-        usage_error("-o names one report; several FILEs get one each, beside them", NULL);
-        return -1;
-    }
-    for (size_t i = 0; i < n_inputs && n_inputs > 1; i++)
-        if (strcmp(inputs[i], "-") == 0) {
-            usage_error("standard input (-) can only be read alone", NULL);
-            return -1;
-        }
-    if (a->o.normalise_time && a->diff == NULL) {
-        usage_error("--normalise-time needs --diff FILE2", NULL);
-        return -1;
-    }
-    if (a->diff != NULL && strcmp(inputs[0], "-") == 0 && strcmp(a->diff, "-") == 0) {
-        usage_error("only one input can be standard input", NULL);
-        return -1;
-    }
-    return 0;
+    const char *why = NULL;
+    Cli c = {.tool = TOOL_NAME};
+    if (n_inputs == 0)
+        why = "missing FILE";
+    else if (a->diff != NULL && n_inputs > 1)
+        return cli_usage_error(&c, "--diff compares one FILE with FILE2, not several: %s",
+                               inputs[1]);
+    else if (a->output != NULL && n_inputs > 1)
+        why = "-o names one report; several FILEs get one each, beside them";
+    else if (a->o.normalise_time && a->diff == NULL)
+        why = "--normalise-time needs --diff FILE2";
+    else if (a->diff != NULL && strcmp(inputs[0], "-") == 0 && strcmp(a->diff, "-") == 0)
+        why = "only one input can be standard input";
+    for (size_t i = 0; why == NULL && i < n_inputs && n_inputs > 1; i++)
+        if (strcmp(inputs[i], "-") == 0)
+            why = "standard input (-) can only be read alone";
+    return why != NULL ? cli_usage_error(&c, "%s", why) : 0;
 }
 
 int main(int argc, char **argv)
@@ -351,16 +317,19 @@ int main(int argc, char **argv)
     Args a = { .o = REPORT_OPTIONS_DEFAULT };
     const char **incl = calloc((size_t)argc, sizeof *incl);
     const char **excl = calloc((size_t)argc, sizeof *excl);
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    size_t n_inputs = 0;
     int status = TOOL_EXIT_USAGE;
-    if (incl == NULL || excl == NULL) {
+    if (incl == NULL || excl == NULL || inputs == NULL) {
         fprintf(stderr, "%s: out of memory\n", TOOL_NAME);
+        free(incl);
+        free(excl);
+        free(inputs);
         return TOOL_EXIT_FAIL;
     }
     a.filters.include = incl;
     a.filters.exclude = excl;
-    int st = parse_options(argc, argv, &a);
-    size_t n_inputs = optind < argc ? (size_t)(argc - optind) : 0;
-    const char *const *inputs = (const char *const *)argv + optind;
+    int st = parse_options(argc, argv, &a, inputs, &n_inputs);
     if (st >= 0) {
         status = st;
     } else if (check_inputs(&a, inputs, n_inputs) != 0) {
@@ -376,5 +345,6 @@ int main(int argc, char **argv)
     }
     free(incl);
     free(excl);
+    free(inputs);
     return status;
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "Cli.h"
 #include "ControlWire.h"
 #include "Http.h"
 #include "LivePage.h"
@@ -75,54 +76,38 @@ static const struct {
     { CONTROL_NS_STRATA, "flush", CONTROL_CMD_FLUSH_EVENTLOG },
 };
 
+enum { OPT_HELP = 'h', OPT_SOCKET = 256, OPT_TCP, OPT_FILE, OPT_LISTEN, OPT_SERVICE_NAME,
+       OPT_TOP, OPT_SEND };
+
+static const CliOption options[] = {
+    {"socket", 0, "PATH", OPT_SOCKET, NULL,
+     "the program's Unix socket (+RTS --eventlog-socket=PATH)"},
+    {"tcp", 0, "HOST:PORT", OPT_TCP, NULL, "the program's TCP eventlog socket"},
+    {"file", 0, "LOG", OPT_FILE, NULL, "a log file, followed as it grows (- alone: standard input)"},
+    {"listen", 0, "HOST:PORT", OPT_LISTEN, NULL, "where to serve (default " DEFAULT_LISTEN "; port 0: any)"},
+    {"service-name", 0, "S", OPT_SERVICE_NAME, NULL,
+     "the service_name label (default: the program's name)"},
+    {"top", 0, "N", OPT_TOP, NULL, "census bands shown, the rest summed as \"other\"\n(default 20)"},
+    {"send", 0, "NS:CMD", OPT_SEND, NULL,
+     "send a control command to the program and exit: a number\nor strata:era, strata:gc, "
+     "strata:flush, eventlog-socket:census,\neventlog-socket:start-heap-profiling,\n"
+     "eventlog-socket:stop-heap-profiling"},
+    {"help", 'h', NULL, OPT_HELP, NULL, "this text"},
+    CLI_END,
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: %s (--socket PATH | --tcp HOST:PORT | --file LOG | -)\n"
-            "                   [--listen HOST:PORT] [--service-name NAME] [--top N]\n"
-            "       %s (--socket PATH | --tcp HOST:PORT) --send NAMESPACE:COMMAND...\n"
-            "Reads a program's eventlog as it is written and serves its heap figures:\n"
-            "  /metrics           Prometheus text format (heap, GC, the latest census)\n"
-            "  /debug/pprof/heap  the latest census as a gzipped pprof profile\n"
-            "  /                  a page: the heap profile drawn as it runs, and buttons\n"
-            "                     for a new era, a census, a major GC, a flush\n"
-            "  --socket PATH      the program's Unix socket (+RTS --eventlog-socket=PATH)\n"
-            "  --tcp HOST:PORT    the program's TCP eventlog socket\n"
-            "  --file LOG         a log file, followed as it grows\n"
-            "  -                  standard input\n"
-            "  --listen HOST:PORT where to serve (default %s; port 0: any)\n"
-            "  --service-name S   the service_name label (default: the program's name)\n"
-            "  --top N            census bands shown, the rest summed as \"other\" "
-            "(default %d)\n"
-            "  --send NS:CMD      send a control command to the program and exit: a number\n"
-            "                     or strata:era, strata:gc, strata:flush, eventlog-socket:census,\n"
-            "                     eventlog-socket:start-heap-profiling, "
-            "eventlog-socket:stop-heap-profiling\n"
-            "See docs/strata-live.md.\n",
-            TOOL, TOOL, DEFAULT_LISTEN, DEFAULT_TOP);
-}
-
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", TOOL);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    fprintf(stderr, "%s: run '%s --help' for usage\n", TOOL, TOOL);
-    return EXIT_USAGE;
-}
-
-/* The value of option argv[*i], or NULL (and an error printed). */
-static const char *option_value(int argc, char **argv, int *i)
-{
-    if (*i + 1 >= argc) {
-        usage_error("%s needs a value", argv[*i]);
-        return NULL;
-    }
-    return argv[++*i];
+    cli_help(out,
+             TOOL " (--socket PATH | --tcp HOST:PORT | --file LOG | -)\n"
+             "           [--listen HOST:PORT] [--service-name NAME] [--top N]\n"
+             TOOL " (--socket PATH | --tcp HOST:PORT) --send NAMESPACE:COMMAND...",
+             "Reads a program's eventlog as it is written and serves its heap figures:\n"
+             "  /metrics           Prometheus text format (heap, GC, the latest census)\n"
+             "  /debug/pprof/heap  the latest census as a gzipped pprof profile\n"
+             "  /                  a page: the heap profile drawn as it runs, and buttons\n"
+             "                     for a new era, a census, a major GC, a flush",
+             options, "See docs/strata-live.md.");
 }
 
 static int add_source(Options *o, SourceKind kind, const char *where)
@@ -135,17 +120,17 @@ static int add_source(Options *o, SourceKind kind, const char *where)
 
 /* Parses --send's NAMESPACE:COMMAND (the namespace ends at the last ':';
  * the command is a number from 0 to 255 or a name in command_names). */
-static int add_send(Options *o, const char *v)
+static int add_send(const Cli *cli, Options *o, const char *v)
 {
     if (o->n_sends == MAX_SENDS)
-        return usage_error("--send: at most %d commands at once", MAX_SENDS);
+        return cli_usage_error(cli, "--send: at most %d commands at once", MAX_SENDS);
     const char *colon = strrchr(v, ':');
     if (colon == NULL || colon == v)
-        return usage_error("--send: expected NAMESPACE:COMMAND, got '%s'", v);
+        return cli_usage_error(cli, "--send: expected NAMESPACE:COMMAND, got '%s'", v);
     size_t ns_len = (size_t)(colon - v);
     if (ns_len > 255)
-        return usage_error("--send: the namespace is longer than 255 bytes (bytes=%zu)",
-                           ns_len);
+        return cli_usage_error(cli, "--send: the namespace is longer than 255 bytes (bytes=%zu)",
+                               ns_len);
     const char *c = colon + 1;
     long command = -1;
     if (c[0] >= '0' && c[0] <= '9' && strlen(c) <= 3) {
@@ -161,13 +146,42 @@ static int add_send(Options *o, const char *v)
                 command = command_names[k].command;
     }
     if (command < 0)
-        return usage_error("--send: the command must be a number from 0 to 255 or a "
-                           "known name (strata:era, strata:gc, strata:flush, "
-                           "eventlog-socket:census, ...), not '%s'", c);
+        return cli_usage_error(cli, "--send: the command must be a number from 0 to 255 or a "
+                               "known name (strata:era, strata:gc, strata:flush, "
+                               "eventlog-socket:census, ...), not '%s'", c);
     o->send_ns[o->n_sends] = v;
     o->send_ns_len[o->n_sends] = ns_len;
     o->send_cmd[o->n_sends] = (uint8_t)command;
     o->n_sends++;
+    return -1;
+}
+
+/* The --top value: bands from 1 to MAX_TOP. */
+static int parse_top(const Cli *c, Options *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long n = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n < 1 || n > MAX_TOP)
+        return cli_usage_error(c, "--top takes a number of bands from 1 to %d, not '%s'", MAX_TOP,
+                               v);
+    o->top = n;
+    return -1;
+}
+
+/* What goes with what, once every option is read; -1 if fine. */
+static int check_options(const Cli *c, const Options *o)
+{
+    if (o->n_sources == 0)
+        return cli_usage_error(c, "no eventlog source: give one of --socket PATH, --tcp "
+                               "HOST:PORT, --file LOG or -");
+    if (o->n_sources > 1)
+        return cli_usage_error(c, "give one eventlog source, not %d", o->n_sources);
+    if (o->n_sends > 0 && o->kind != SOURCE_SOCKET && o->kind != SOURCE_TCP)
+        return cli_usage_error(c, "--send needs the program's --socket PATH or --tcp HOST:PORT");
+    if (o->n_sends > 0 && o->serving_flags)
+        return cli_usage_error(c, "--send serves nothing: --listen, --service-name and --top "
+                               "do not go with it");
     return -1;
 }
 
@@ -177,67 +191,48 @@ static int parse_options(int argc, char **argv, Options *o)
     memset(o, 0, sizeof *o);
     o->listen = DEFAULT_LISTEN;
     o->top = DEFAULT_TOP;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    Cli c;
+    int id, rc = -1;
+    cli_start(&c, TOOL, NULL, options, argc, argv, 1);
+    while (rc < 0 && (id = cli_next(&c)) != CLI_DONE) {
+        switch (id) {
+        case CLI_ERROR:
+            return EXIT_USAGE;
+        case CLI_OPERAND:
+            if (strcmp(c.arg, "-") != 0)
+                return cli_usage_error(&c, "unexpected argument: %s (a log file is given with "
+                                       "--file)", c.arg);
+            add_source(o, SOURCE_STDIN, "-");
+            break;
+        case OPT_HELP:
             usage(stdout);
             return EXIT_OK;
-        } else if (strcmp(a, "-") == 0) {
-            add_source(o, SOURCE_STDIN, "-");
-        } else if (strcmp(a, "--socket") == 0 || strcmp(a, "--tcp") == 0 ||
-                   strcmp(a, "--file") == 0) {
-            if ((v = option_value(argc, argv, &i)) == NULL)
-                return EXIT_USAGE;
-            add_source(o, a[2] == 's' ? SOURCE_SOCKET : a[2] == 't' ? SOURCE_TCP : SOURCE_FILE,
-                       v);
-        } else if (strcmp(a, "--send") == 0) {
-            if ((v = option_value(argc, argv, &i)) == NULL)
-                return EXIT_USAGE;
-            int rc = add_send(o, v);
-            if (rc >= 0)
-                return rc;
-        } else if (strcmp(a, "--listen") == 0) {
+        case OPT_SOCKET:
+        case OPT_TCP:
+        case OPT_FILE:
+            add_source(o, id == OPT_SOCKET ? SOURCE_SOCKET : id == OPT_TCP ? SOURCE_TCP
+                                                                           : SOURCE_FILE, c.arg);
+            break;
+        case OPT_SEND:
+            rc = add_send(&c, o, c.arg);
+            break;
+        case OPT_LISTEN:
             o->serving_flags = 1;
-            if ((o->listen = option_value(argc, argv, &i)) == NULL)
-                return EXIT_USAGE;
-        } else if (strcmp(a, "--service-name") == 0) {
+            o->listen = c.arg;
+            break;
+        case OPT_SERVICE_NAME:
             o->serving_flags = 1;
-            if ((o->service_name = option_value(argc, argv, &i)) == NULL)
-                return EXIT_USAGE;
+            o->service_name = c.arg;
             if (o->service_name[0] == '\0')
-                return usage_error("--service-name: the name is empty");
-        } else if (strcmp(a, "--top") == 0) {
+                return cli_usage_error(&c, "--service-name: the name is empty");
+            break;
+        case OPT_TOP:
             o->serving_flags = 1;
-            if ((v = option_value(argc, argv, &i)) == NULL)
-                return EXIT_USAGE;
-            char *end;
-            errno = 0;
-            unsigned long n = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
-            if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n < 1 ||
-                n > MAX_TOP) {
-                fprintf(stderr, "%s: --top takes a number of bands from 1 to %d, not '%s'\n",
-                        TOOL, MAX_TOP, v);
-                return EXIT_USAGE;
-            }
-            o->top = n;
-        } else if (a[0] == '-') {
-            return usage_error("unknown option: %s", a);
-        } else {
-            return usage_error("unexpected argument: %s (a log file is given with --file)",
-                               a);
+            rc = parse_top(&c, o, c.arg);
+            break;
         }
     }
-    if (o->n_sources == 0)
-        return usage_error("no eventlog source: give one of --socket PATH, --tcp HOST:PORT, "
-                           "--file LOG or -");
-    if (o->n_sources > 1)
-        return usage_error("give one eventlog source, not %d", o->n_sources);
-    if (o->n_sends > 0 && o->kind != SOURCE_SOCKET && o->kind != SOURCE_TCP)
-        return usage_error("--send needs the program's --socket PATH or --tcp HOST:PORT");
-    if (o->n_sends > 0 && o->serving_flags)
-        return usage_error("--send serves nothing: --listen, --service-name and --top "
-                           "do not go with it");
-    return -1;
+    return rc >= 0 ? rc : check_options(&c, o);
 }
 
 /* ----------------------------------------------------------------------

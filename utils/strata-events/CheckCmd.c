@@ -1,5 +1,5 @@
 /*
- * utils/strata-events/check.c -- `strata-events check FILE`: validates a
+ * utils/strata-events/CheckCmd.c -- `strata-events check FILE`: validates a
  * log beyond what the reader needs to parse it, and stops at the first
  * problem with "<file>: offset N: <problem>" (stdout, exit 1).  See
  * Note [What check checks].  Format: docs/strata-events.md.
@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tool.h"
+#include "CheckCmd.h"
+#include "Tool.h"
 
 /* Note [What check checks]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -171,7 +172,7 @@ static int check_end(CheckState *s, const EventLogReader *r, FILE *f)
     return 1;
 }
 
-int tool_check(const char *path)
+int cmd_check(const char *path)
 {
     FILE *f;
     EventLogReader *r = tool_open(path, &f);

@@ -1,5 +1,5 @@
 /*
- * utils/strata-events/pauses.c -- strata-events pauses: the pauses of a
+ * utils/strata-events/PausesCmd.c -- strata-events pauses: the pauses of a
  * run (collections and non-moving syncs) and its latency figures: worst,
  * 99th percentile and median pause, and the minimum mutator utilisation
  * at some window lengths.  The computation is reader/Pauses.c's; this
@@ -9,7 +9,8 @@
 #include <stdio.h>
 
 #include "Pauses.h"
-#include "tool.h"
+#include "PausesCmd.h"
+#include "Tool.h"
 
 static void print_ms(FILE *out, uint64_t ns)
 {
@@ -111,7 +112,7 @@ static void print_json(const PauseLog *pl, const uint64_t *windows, size_t n_win
     fputs("]}\n", stdout);
 }
 
-int tool_pauses(const char *path, int json, int list, const uint64_t *windows, size_t n_windows)
+int cmd_pauses(const char *path, int json, int list, const uint64_t *windows, size_t n_windows)
 {
     FILE *f;
     EventLogReader *r = tool_open(path, &f);

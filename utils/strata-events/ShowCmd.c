@@ -1,5 +1,5 @@
 /*
- * utils/strata-events/show.c -- `strata-events show FILE`: the header's
+ * utils/strata-events/ShowCmd.c -- `strata-events show FILE`: the header's
  * event types, then every event on one line (timestamp, cap, the type's
  * description from the header, decoded fields), in the manner of
  * `ghc-events show`.  Format: docs/strata-events.md.
@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tool.h"
+#include "ShowCmd.h"
+#include "Tool.h"
 
 #define SHOW_HEX_MAX 16   /* payload bytes shown for types we do not decode */
 
@@ -216,7 +217,7 @@ static void show_event(FILE *out, const EventLogReader *r, const EvrEvent *ev)
     fputc('\n', out);
 }
 
-int tool_show(const char *path)
+int cmd_show(const char *path)
 {
     FILE *f;
     EventLogReader *r = tool_open(path, &f);

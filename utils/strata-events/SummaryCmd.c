@@ -1,5 +1,5 @@
 /*
- * utils/strata-events/summary.c -- `strata-events summary FILE [--json]`:
+ * utils/strata-events/SummaryCmd.c -- `strata-events summary FILE [--json]`:
  * the program and its arguments, the RTS identifier, the heap profile
  * (mode, interval, samples and the censuses the interval asked for, top
  * buckets by peak and by integrated size,
@@ -7,7 +7,7 @@
  * The censuses come from the tools' heap-profile model
  * (utils/heapprof/HeapModel.h), folded into buckets here; a log's sampled
  * allocations (--alloc-sample) add the top allocation sites
- * (summary_alloc.c).  One pass over
+ * (SummaryAlloc.c).  One pass over
  * the log; memory grows only with the number of distinct bucket labels,
  * IPE addresses, cost centres and markers.  See Note [Integrated size],
  * Note [Naming -hi buckets] and Note [Naming -hc buckets].  Output
@@ -21,7 +21,9 @@
 #include "AllocModel.h"
 #include "GrowArray.h"
 #include "HeapModel.h"
-#include "tool.h"
+#include "SummaryAlloc.h"
+#include "SummaryCmd.h"
+#include "Tool.h"
 
 
 /* Note [Integrated size]
@@ -651,7 +653,7 @@ static void summary_print_json(const Summary *s, const char *path, const Bucket 
  * The command
  * ------------------------------------------------------------------- */
 
-int tool_summary(const char *path, int json, size_t top)
+int cmd_summary(const char *path, int json, size_t top)
 {
     FILE *f;
     EventLogReader *r = tool_open(path, &f);

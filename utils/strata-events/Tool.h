@@ -1,8 +1,9 @@
 /*
- * utils/strata-events/tool.h -- the internal API shared by the files of
- * strata-events: one function per command (show.c, check.c, summary.c, pprof.c)
- * and the helpers they share (main.c): opening a log, reporting errors,
- * printing strings safely.  Reads logs only through EventLogReader.h.
+ * utils/strata-events/Tool.h -- what the commands of strata-events share
+ * (Tool.c): opening a log, reporting its errors, printing strings (wire/
+ * TextOut.c), breakdown names and durations.  Reads logs only through
+ * EventLogReader.h.  The whole API of Tool.c; each command has its own
+ * file and header (ShowCmd, CheckCmd, SummaryCmd, PprofCmd, PausesCmd).
  */
 #ifndef STRATA_EVENTS_TOOL_H
 #define STRATA_EVENTS_TOOL_H
@@ -18,28 +19,6 @@
 #define TOOL_EXIT_OK 0
 #define TOOL_EXIT_FAIL 1    /* unreadable or bad log, or check found a problem */
 #define TOOL_EXIT_USAGE 2
-
-/* The commands; each returns an exit code. */
-int tool_show(const char *path);
-int tool_check(const char *path);
-/* top: buckets in each ranking (TOOL_SUMMARY_TOP by default; 0 = all). */
-#define TOOL_SUMMARY_TOP 10
-int tool_summary(const char *path, int json, size_t top);
-/* The allocation sites of a log that samples (summary_alloc.c): the top
- * N (0 = all) call stacks by bytes allocated and by bytes alive, as text
- * or as the summary's "allocation_sampling" JSON member.  Prints nothing
- * for a log without samples; 0 when out of memory. */
-struct AllocModel;
-int tool_summary_alloc(FILE *out, const struct AllocModel *m, size_t top, int json);
-/* The log's sampled allocations, or, when census_asked or the log has
- * none, one census (number `sample`, 1-based; 0 = the last), as a gzipped
- * pprof profile written to out_path (NULL or "-": stdout). */
-int tool_pprof(const char *path, const char *out_path, uint64_t sample, int census_asked);
-/* The run's pauses and latency figures, with the minimum mutator
- * utilisation at each of the n_windows window lengths (ns); or, with
- * list, every pause. */
-#define TOOL_PAUSES_MAX_WINDOWS 16
-int tool_pauses(const char *path, int json, int list, const uint64_t *windows, size_t n_windows);
 
 /* A duration such as "10ms", "0.5ms", "250us", "1s" or "1500ns" (a
  * decimal number and a unit), in ns, > 0 and at most an hour.  Returns 0

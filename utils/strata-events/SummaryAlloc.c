@@ -1,5 +1,5 @@
 /*
- * utils/strata-events/summary_alloc.c -- the allocation sites part of
+ * utils/strata-events/SummaryAlloc.c -- the allocation sites part of
  * `strata-events summary`: a log's sampled allocations (+RTS
  * --alloc-sample, read into utils/heapprof/AllocModel.h) merged by call
  * stack over eras, the top N by estimated bytes allocated and by
@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "AllocModel.h"
-#include "tool.h"
+#include "SummaryAlloc.h"
+#include "Tool.h"
 
 /* One call stack's figures, every era together. */
 typedef struct Site {

@@ -1,5 +1,5 @@
 /*
- * utils/strata-events/pprof.c -- `strata-events pprof LOG [-o FILE]
+ * utils/strata-events/PprofCmd.c -- `strata-events pprof LOG [-o FILE]
  * [--sample N | --last]`: a log's sampled allocations (+RTS
  * --alloc-sample), through their model and encoder (AllocModel.h,
  * AllocPprof.h), or one census of a heap-profiled log (ours or GHC's),
@@ -17,7 +17,8 @@
 #include "AllocPprof.h"
 #include "HeapModel.h"
 #include "Pprof.h"
-#include "tool.h"
+#include "PprofCmd.h"
+#include "Tool.h"
 
 /* Writes the profile to out_path ("-" or NULL: stdout). */
 static int write_profile(const char *out_path, const uint8_t *bytes, size_t n)
@@ -94,7 +95,7 @@ static int write_census_profile(const char *path, const char *out_path, const He
     return status;
 }
 
-int tool_pprof(const char *path, const char *out_path, uint64_t sample, int census_asked)
+int cmd_pprof(const char *path, const char *out_path, uint64_t sample, int census_asked)
 {
     if ((out_path == NULL || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "%s: pprof: the profile is binary (gzipped protobuf): give -o FILE "
