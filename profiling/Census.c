@@ -11,9 +11,10 @@
  * Per object the work is one probe of a LiveTally (sm/LiveTally.h), the
  * same counter a major GC fills when it counts a census itself; the tally's
  * per-table totals then go into labelled buckets.  The era
- * breakdown needs no per-object work at all: every object in a block has
- * the block's era (Note [Eras live in block descriptors] in
- * sm/alloc/Storage.c), so it adds whole blocks.
+ * breakdown reads no object at all: every object of a block, or of a run
+ * of a block that holds several eras, has that block's or run's era
+ * (Note [Eras live in block descriptors] in sm/heap/Era.c), so it adds
+ * the words of each run to its era (take_block, count_era_segment).
  */
 #include "Census.h"
 

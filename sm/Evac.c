@@ -7,7 +7,7 @@
  * short-circuited here.  Large objects and pinned blocks are relinked,
  * never copied.  Copies go to a block of the object's destination
  * generation and *the same era* (Note [Eras live in block descriptors] in
- * Storage.c).  Nothing here recurses: Scav.c scans the copies.  The
+ * heap/Era.c).  Nothing here recurses: Scav.c scans the copies.  The
  * common cases are inline in Evac.h (Note [The evacuate fast path]).
  */
 

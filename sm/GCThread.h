@@ -143,7 +143,7 @@ void gc_run_threads(unsigned n, void (*work)(void));
  * storage manager's lock when other GC threads run. */
 BlockDesc *gc_alloc_block(void);
 
-/* Termination of a parallel scan (Note [Sharing work] in Scav.c). */
+/* Termination of a parallel scan (Note [Sharing work] in Evac.c). */
 void gc_work_begin(void);            /* a phase: thread 0 busy, others may join */
 void gc_set_n_threads(unsigned n);   /* GC threads in this collection */
 bool gc_work_idle_wait(void);        /* true: found work again (counted busy) */

@@ -4,7 +4,7 @@
  * pushes and pops at the bottom without a lock; other threads steal from
  * the top with one compare-and-swap.  The parallel collector keeps one per
  * GC thread, of to-space blocks with unscanned words (Note [Sharing work]
- * in Scav.c).
+ * in Evac.c).
  *
  * Where the published algorithm has a sequentially consistent fence, this
  * one makes the neighbouring load and store sequentially consistent

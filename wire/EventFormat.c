@@ -11,11 +11,12 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * An event type's id, size, description and payload layout are written
  * down once, here.  The writer's header declares every `emitted` entry, in
- * table order (ascending ids), with the entry's size and description; its
- * post functions encode the fields in the table's order (eventlog/EventLog.c
- * keeps one function per event, as GHC's does, so that the hot ones stay
- * straight-line code).  The reader decodes each known type into its
- * EvrEvent union (eventlog/EventLogReader.c).  Neither is generated from
+ * table order (ascending ids), with the entry's size and description; it
+ * posts an event of integer fields by walking the entry's fields (Note
+ * [Posting by the table] in eventlog/EventLog.c), and one with strings by
+ * a function of its own that writes the fields in the table's order.  The
+ * reader decodes each known type into its EvrEvent union
+ * (reader/EventLogReader.c).  Neither is generated from
  * the table; test_event_format.c holds both to it: the fixed sizes are the
  * sum of their fields, and every emitted type, written by the real writer
  * with distinct values in every field, reads back field by field, walked by

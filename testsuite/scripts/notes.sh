@@ -9,7 +9,7 @@ set -u
 check=$top_srcdir/scripts/check-notes.sh
 
 expect_status 0 bash "$check" "$top_srcdir"
-grep -Eq '^notes: OK \([1-9][0-9]* notes, [1-9][0-9]* invariants\)$' "$out" && pass ||
+grep -Eq '^notes: OK \([1-9][0-9]* notes, [1-9][0-9]* citations with a file, [1-9][0-9]* invariants\)$' "$out" && pass ||
     fail "the check did not say OK: $(cat "$out" "$err")"
 
 cd "$test_tmp" || exit 1
@@ -28,18 +28,31 @@ sp=' '
 tag=.inv.planted-
 tag=${tag}orphan
 sed -i "3i * See Note${sp}[A note nobody wrote] in Nowhere.c." tree/sm/GC.c
+# Two citations that name the wrong file (the Note is in sm/Evac.c), one
+# on a line, one broken before "in"; and two that name it rightly.
+sed -i "3i * (Note${sp}[Sharing work] in Scav.c)" tree/sm/GCThread.h
+sed -i "3i * (Note${sp}[Sharing work]\\n * in sm/Scav.c)" tree/sm/WSDeque.h
+sed -i "3i * (Note${sp}[Sharing work] in Evac.c, Note${sp}[Sharing work] in\\n * sm/Evac.c)" tree/sm/Scav.c
 printf '\n- `%s`: a planted invariant no code cites.\n' "$tag" >>tree/docs/design/gc.md
 expect_status 1 bash "$check" tree
 grep -qx 'sm/GC.c:3: Note \[A note nobody wrote\] is cited but defined nowhere' "$out" && pass ||
     fail "the missing Note was not named: $(cat "$out")"
 grep -q '^docs/design/gc.md:[0-9]*: \.inv\.planted-orphan is named in the docs but no code checks or cites it$' "$out" &&
     pass || fail "the orphan invariant was not named: $(cat "$out")"
-grep -Eq '^notes: 2 problem\(s\)' "$out" && pass || fail "expected exactly 2 problems: $(cat "$out")"
+grep -qx 'sm/GCThread.h:3: Note \[Sharing work\] is cited in Scav.c but defined in sm/Evac.c' "$out" &&
+    pass || fail "the citation of the wrong file was not named: $(cat "$out")"
+grep -qx 'sm/WSDeque.h:3: Note \[Sharing work\] is cited in sm/Scav.c but defined in sm/Evac.c' "$out" &&
+    pass || fail "the citation broken before 'in' was not read: $(cat "$out")"
+grep -Eq '^notes: 4 problem\(s\)' "$out" && pass || fail "expected exactly 4 problems: $(cat "$out")"
 
 # Written as a Note (title, then a line of ~) in a design document, the
-# citation is satisfied; cited in a test, so is the tag.
+# citation is satisfied once it names that file; cited in a test, so is
+# the tag; the citations that named the wrong file name the right one.
 printf '\nNote%s[A note nobody wrote]\n~~~~~~~~~~~~~~~~~~~~~~~~~~\nNow written.\n' "$sp" >>tree/docs/design/gc.md
 printf '/* %s */\n' "$tag" >>tree/testsuite/unit/test_gc.c
+sed -i '3s/Nowhere\.c/gc.md/' tree/sm/GC.c
+sed -i '3s/Scav\.c/Evac.c/' tree/sm/GCThread.h
+sed -i '4s/Scav\.c/Evac.c/' tree/sm/WSDeque.h
 expect_status 0 bash "$check" tree
 
 finish

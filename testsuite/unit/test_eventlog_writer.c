@@ -1,6 +1,7 @@
 /*
  * testsuite/unit/test_eventlog_writer.c -- the eventlog writer
- * (eventlog/EventLog.c, EventLogWriter.c, EventTypes.c) and the ticker
+ * (eventlog/EventLog.c, EventBuffers.c, EventLogWriter.c, and the event table
+ * wire/EventFormat.c) and the ticker
  * (support/os/Ticker.c).  Logs are captured with the memory writer or read
  * back from files and parsed by the small checker below, which knows
  * GHC's framing (docs/reference/eventlog-format.md) independently of the writer: the

@@ -39,7 +39,7 @@ struct DbgClient {
     BlockIndex block_index;      /* over blocks; rebuilt with them */
     uint8_t **block_data;        /* [n_blocks], copies in chunks (below) */
     uint8_t **chunks;            /* [n_chunks] mappings holding the copies; see
-                                  * Note [Block contents in chunks] in Client.c */
+                                  * Note [Block contents in chunks] in BlockStore.c */
     size_t *chunk_bytes;         /* [n_chunks] their sizes */
     size_t n_chunks, cap_chunks;
     size_t chunk_used;           /* bytes handed out of the last chunk */

@@ -395,7 +395,7 @@ static void drop_read(const uint8_t *map, const uint8_t *p, size_t *dropped)
     *dropped = upto;   /* a hint: an error only keeps the pages */
 }
 
-/* Block i's copy, zeroed (Note [Block contents in chunks] in Client.c). */
+/* Block i's copy, zeroed (Note [Block contents in chunks] in BlockStore.c). */
 static int block_copy(DbgClient *c, size_t i)
 {
     c->block_data[i] = dbg_block_space(c, c->blocks[i].used_bytes);
