@@ -163,13 +163,8 @@ void evbuf_global_give(EventBuf *g)
 
 static void buf_begin_block(EventBuf *b)
 {
-    uint8_t *p = b->begin;
-    p = evbuf_put16(p, EVENT_BLOCK_MARKER);
-    p = evbuf_put64(p, clock_elapsed_ns());
-    p = evbuf_put32(p, 0);       /* size: patched at flush */
-    p = evbuf_put64(p, 0);       /* end time: patched at flush */
-    p = evbuf_put16(p, b->cap);
-    b->pos = p;
+    /* Size and end time: patched at flush. */
+    b->pos = evbuf_put_marker(b->begin, clock_elapsed_ns(), 0, 0, b->cap);
     b->n_events = 0;
 }
 

@@ -30,7 +30,7 @@ typedef struct {
     uint32_t n_events;   /* events after the marker; 0 after reset */
 } EventBuf;
 
-/* ----- Encoding: big-endian, each returning the byte after what it wrote ----- */
+/* ----- Encoding: big-endian, each put returning the byte after what it wrote ----- */
 
 static inline uint8_t *evbuf_put8(uint8_t *p, uint8_t v)
 {
@@ -57,6 +57,31 @@ static inline uint8_t *evbuf_put64(uint8_t *p, uint64_t v)
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (56 - 8 * i));
     return p + 8;
+}
+
+/* A block marker: the block's size_bytes (marker included) of cap's
+ * events, from start_ns to end_ns. */
+static inline uint8_t *evbuf_put_marker(uint8_t *p, uint64_t start_ns, uint32_t size_bytes,
+                                        uint64_t end_ns, uint16_t cap)
+{
+    p = evbuf_put16(p, EVENT_BLOCK_MARKER);
+    p = evbuf_put64(p, start_ns);
+    p = evbuf_put32(p, size_bytes);
+    p = evbuf_put64(p, end_ns);
+    return evbuf_put16(p, cap);
+}
+
+static inline uint16_t evbuf_get16(const uint8_t *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static inline uint64_t evbuf_get64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
 }
 
 /* n bytes of s as repaired UTF-8, at most max_bytes of them; s (NULL =

@@ -4,8 +4,8 @@
  * socket, and the thread that accepts clients, sends their queues and reads
  * their control messages.  Relies on support/os/ (Socket, Thread, File,
  * Clock) for every OS call, on wire/ControlWire.c to decode control
- * messages, and on the eventlog format (strata/EventLogFormat.h) to find
- * the events that describe the program in the blocks it is given.  See
+ * messages, and on SocketPreamble.c for what a client that connects late
+ * is sent first (Note [What a client is sent] in SocketPreamble.c).  See
  * docs/design/eventlog.md, "The socket writer".
  */
 #include "EventLogSocket.h"
@@ -16,41 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "GrowArray.h"
+#include "EventBuffers.h"
 #include "Messages.h"
 #include "SocketPath.h"
+#include "SocketPreamble.h"
 #include "os/Clock.h"
 #include "os/File.h"
 #include "os/Socket.h"
 #include "os/Thread.h"
 #include "strata/EventLogFormat.h"
-
-/* Note [What a client is sent]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A client must get a log that parses on its own, whenever it connects.
- * EventLog.c gives the writer the header in its first write, then whole
- * blocks (each starting with its BLOCK_MARKER), then the 2-byte data end
- * marker; nothing else.  So the writer keeps a copy of the header and,
- * scanning each block as it passes, a copy of every event that describes
- * the program rather than something that happened (the "preamble"
- * types below: capsets, capabilities, wall clock, pids, RTS identifier,
- * program arguments, heap parameters, HEAP_PROF_BEGIN, every IPE entry).
- * A client that connects gets the header, then those events regrouped in
- * blocks of their own capability (their original timestamps, so times
- * still only grow), then every block written after it connected.  A
- * client that connects before the header was written gets everything
- * as it is written, and nothing twice: an event is in the cache only once
- * its block has been written, and a client gets from the cache only what
- * was written before it connected.
- *
- * The writer thus knows the framing, which the file writer does not.
- * Regenerating the preamble in EventLog.c instead would need the IPE
- * entries from profiling/, a layer above; scanning costs a walk over the
- * event headers of each global block (and of each capability's first
- * block, where CAP_CREATE lies), measured in docs/design/eventlog.md.
- *
- * The era has no event of its own in GHC's format (the -he labels carry
- * it), so there is none to replay. */
 
 /* Note [A client that cannot keep up]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -66,23 +40,6 @@
  * connect-time preamble, the notices and the data end marker are never
  * dropped.
  * A client's memory is thus bounded by the queue bound plus one block. */
-
-static bool is_preamble_type(uint16_t type)
-{
-    switch (type) {
-    case EVENT_CAPSET_CREATE: case EVENT_CAPSET_ASSIGN_CAP: case EVENT_CAP_CREATE:
-    case EVENT_WALL_CLOCK_TIME: case EVENT_OSPROCESS_PID: case EVENT_OSPROCESS_PPID:
-    case EVENT_RTS_IDENTIFIER: case EVENT_PROGRAM_ARGS: case EVENT_HEAP_INFO_GHC:
-    case EVENT_HEAP_PROF_BEGIN: case EVENT_IPE:
-    case EVENT_ALLOC_SAMPLING: case EVENT_ALLOC_FRAME: case EVENT_ALLOC_STACK:
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* Bytes of a block marker event. */
-#define MARKER_BYTES (EVENT_HEADER_BYTES + EVENT_SIZE_BLOCK_MARKER)
 
 /* ----------------------------------------------------------------------
  * State
@@ -113,12 +70,6 @@ typedef struct {
     uint64_t last_progress_ns;   /* when it last took bytes (draining at exit) */
 } Client;
 
-/* A cached preamble event: its capability and where its bytes are. */
-typedef struct {
-    uint16_t cap;
-    size_t offset, n;
-} PreambleRecord;
-
 static OsMutex lock = OS_MUTEX_INIT;
 static OsCond client_came = OS_COND_INIT;
 
@@ -137,158 +88,7 @@ static OsThread server_thread;
 static Client *clients[EVENTLOG_SOCKET_MAX_CLIENTS];
 static size_t n_clients;
 static bool closing;                  /* stop() asked the thread to finish */
-static uint8_t *header;               /* the header's bytes; NULL until written */
-static size_t header_n;
-static uint8_t *preamble;             /* cached events' bytes */
-static size_t preamble_n, preamble_cap;
-static PreambleRecord *records;
-static size_t n_records, records_cap;
-static bool cap_scanned[1024];        /* capability's first block scanned */
 static EventLogSocketStats stats;     /* control_* add up closed clients */
-
-/* eventlog_type_size of types 0..255, filled at open: the walk over a
- * block's events looks each one up (the table search is linear). */
-static int type_sizes[256];
-
-/* ----------------------------------------------------------------------
- * Encoding
- * ---------------------------------------------------------------------- */
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint8_t *put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-    return p + 2;
-}
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (24 - 8 * i));
-    return p + 4;
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (56 - 8 * i));
-    return p + 8;
-}
-
-/* A block marker for size_bytes (marker included) of cap's events. */
-static uint8_t *put_marker(uint8_t *p, uint64_t start_ns, uint32_t size_bytes,
-                           uint64_t end_ns, uint16_t cap)
-{
-    p = put16(p, EVENT_BLOCK_MARKER);
-    p = put64(p, start_ns);
-    p = put32(p, size_bytes);
-    p = put64(p, end_ns);
-    return put16(p, cap);
-}
-
-/* ----------------------------------------------------------------------
- * The preamble cache (Note [What a client is sent]); under lock
- * ---------------------------------------------------------------------- */
-
-/* Bytes of the event at p (avail bytes left), or 0 if it does not fit. */
-static size_t event_bytes(const uint8_t *p, size_t avail)
-{
-    if (avail < EVENT_HEADER_BYTES)
-        return 0;
-    uint16_t type = get16(p);
-    int size = type < 256 ? type_sizes[type] : eventlog_type_size(type);
-    size_t n;
-    if (size < 0)
-        return 0;
-    if ((unsigned)size == EVENT_SIZE_VARIABLE) {
-        if (avail < EVENT_HEADER_BYTES + 2)
-            return 0;
-        n = EVENT_HEADER_BYTES + 2 + get16(p + EVENT_HEADER_BYTES);
-    } else {
-        n = EVENT_HEADER_BYTES + (size_t)size;
-    }
-    return n <= avail ? n : 0;
-}
-
-static void cache_event(uint16_t cap, const uint8_t *ev, size_t n)
-{
-    if (GROW_ARRAY_RESERVE_MIN(preamble, preamble_cap, preamble_n + n, 4096) != 0 ||
-        GROW_ARRAY_RESERVE(records, records_cap, n_records + 1) != 0) {
-        rts_error("eventlog-socket: out of C heap caching an event (type=%u, bytes=%zu); "
-                  "clients that connect later will not get it", (unsigned)get16(ev), n);
-        return;
-    }
-    memcpy(preamble + preamble_n, ev, n);
-    records[n_records++] = (PreambleRecord){cap, preamble_n, n};
-    preamble_n += n;
-}
-
-/* Caches the preamble events of a block (global blocks, and each
- * capability's first). */
-static void scan_block(const uint8_t *b, size_t n)
-{
-    uint16_t cap = get16(b + MARKER_BYTES - 2);
-    if (cap != EVENT_CAP_GLOBAL) {
-        if (cap < sizeof cap_scanned && cap_scanned[cap])
-            return;
-        if (cap < sizeof cap_scanned)
-            cap_scanned[cap] = true;
-    }
-    size_t off = MARKER_BYTES;
-    while (off < n) {
-        size_t len = event_bytes(b + off, n - off);
-        if (len == 0)
-            break;   /* not our framing: nothing more to find */
-        if (is_preamble_type(get16(b + off)))
-            cache_event(cap, b + off, len);
-        off += len;
-    }
-}
-
-/* Bytes that records [from, to) take regrouped in blocks. */
-static size_t records_bytes(size_t from, size_t to)
-{
-    size_t n = 0;
-    for (size_t i = from; i < to; i++) {
-        if (i == from || records[i].cap != records[i - 1].cap)
-            n += MARKER_BYTES;
-        n += records[i].n;
-    }
-    return n;
-}
-
-/* Writes records [from, to) at p as blocks, one per run of a capability. */
-static uint8_t *put_records(uint8_t *p, size_t from, size_t to)
-{
-    size_t i = from;
-    while (i < to) {
-        size_t j = i, bytes = MARKER_BYTES;
-        while (j < to && records[j].cap == records[i].cap)
-            bytes += records[j++].n;
-        const uint8_t *first = preamble + records[i].offset;
-        const uint8_t *last = preamble + records[j - 1].offset;
-        p = put_marker(p, get64(first + 2), (uint32_t)bytes, get64(last + 2), records[i].cap);
-        for (size_t k = i; k < j; k++) {
-            memcpy(p, preamble + records[k].offset, records[k].n);
-            p += records[k].n;
-        }
-        i = j;
-    }
-    return p;
-}
 
 /* ----------------------------------------------------------------------
  * Queues; under lock
@@ -358,16 +158,16 @@ static Chunk *drop_notice(const Client *cl, uint64_t start_ns, size_t records_en
                        (unsigned long long)cl->dropping_bytes,
                        (unsigned long long)cl->dropping_blocks);
     size_t text_n = len < 0 ? 0 : (size_t)len < sizeof text ? (size_t)len : sizeof text - 1;
-    size_t missed = records_bytes(cl->missed_from, records_end);
-    size_t msg_block = MARKER_BYTES + EVENT_HEADER_BYTES + 2 + text_n;
+    size_t missed = preamble_records_bytes(cl->missed_from, records_end);
+    size_t msg_block = EVBUF_MARKER_BYTES + EVENT_HEADER_BYTES + 2 + text_n;
     Chunk *c = chunk_new(missed + msg_block);
     if (c == NULL)
         return NULL;
-    uint8_t *p = put_records(c->bytes, cl->missed_from, records_end);
-    p = put_marker(p, start_ns, (uint32_t)msg_block, start_ns, 0);
-    p = put16(p, EVENT_USER_MSG);
-    p = put64(p, start_ns);
-    p = put16(p, (uint16_t)text_n);
+    uint8_t *p = preamble_put_records(c->bytes, cl->missed_from, records_end);
+    p = evbuf_put_marker(p, start_ns, (uint32_t)msg_block, start_ns, 0);
+    p = evbuf_put16(p, EVENT_USER_MSG);
+    p = evbuf_put64(p, start_ns);
+    p = evbuf_put16(p, (uint16_t)text_n);
     memcpy(p, text, text_n);
     return c;
 }
@@ -410,7 +210,7 @@ static void enqueue_locked(const uint8_t *bytes, size_t n, bool droppable,
     c->refs = 1;   /* ours, until every queue has it */
     /* A notice goes before the block's own time, or now before the data
      * end marker (the same clock as the events'). */
-    uint64_t start_ns = droppable ? get64(bytes + 2) : clock_elapsed_ns();
+    uint64_t start_ns = droppable ? evbuf_get64(bytes + 2) : clock_elapsed_ns();
     for (size_t i = 0; i < n_clients; i++) {
         Client *cl = clients[i];
         if (droppable && cl->queued_bytes + n > EVENTLOG_SOCKET_QUEUE_BYTES) {
@@ -444,18 +244,8 @@ static bool socket_write(const void *bytes, size_t n)
         return false;
     const uint8_t *b = bytes;
     os_mutex_lock(&lock);
-    size_t records_before = n_records;
-    bool block = false;
-    if (header == NULL) {
-        header = malloc(n);
-        if (header != NULL) {
-            memcpy(header, b, n);
-            header_n = n;
-        }
-    } else if (n >= MARKER_BYTES && get16(b) == EVENT_BLOCK_MARKER) {
-        scan_block(b, n);
-        block = true;
-    }
+    size_t records_before = preamble_n_records();
+    bool block = preamble_take(b, n);
     enqueue_locked(b, n, block, records_before);
     bool any_client = n_clients > 0;
     os_mutex_unlock(&lock);
@@ -520,13 +310,13 @@ static void accept_client(void)
     cl->last_progress_ns = clock_elapsed_ns();
     os_mutex_lock(&lock);
     bool ok = n_clients < EVENTLOG_SOCKET_MAX_CLIENTS;
-    if (ok && header != NULL) {
+    if (ok && preamble_header_bytes() > 0) {
         /* Late: the header and the preamble so far, as one chunk. */
-        Chunk *c = chunk_new(header_n + records_bytes(0, n_records));
+        Chunk *c = chunk_new(preamble_header_bytes() +
+                             preamble_records_bytes(0, preamble_n_records()));
         ok = c != NULL;
         if (ok) {
-            memcpy(c->bytes, header, header_n);
-            put_records(c->bytes + header_n, 0, n_records);
+            preamble_put_records(preamble_put_header(c->bytes), 0, preamble_n_records());
             ok = queue_push(cl, c);
             if (!ok)
                 free(c);
@@ -766,25 +556,13 @@ static void remove_socket_file(void)
     socket_path[0] = '\0';
 }
 
-static void reset_cache_locked(void)
-{
-    free(header);
-    free(preamble);
-    free(records);
-    header = preamble = NULL;
-    records = NULL;
-    header_n = preamble_n = preamble_cap = n_records = records_cap = 0;
-    memset(cap_scanned, 0, sizeof cap_scanned);
-}
-
 bool eventlog_socket_open(const EventLogSocketConfig *cfg, EventLogControlSink sink)
 {
     if (open_now)
         return true;
     config = *cfg;
     control_sink = sink;
-    for (int t = 0; t < 256; t++)
-        type_sizes[t] = eventlog_type_size((uint16_t)t);
+    preamble_open();
     tcp_port = 0;
     memset(&stats, 0, sizeof stats);
     listen_fd = config.unix_path != NULL ? listen_unix(config.unix_path)
@@ -849,7 +627,7 @@ void eventlog_socket_close(void)
     listen_fd = wake_fds[0] = wake_fds[1] = -1;
     remove_socket_file();
     os_mutex_lock(&lock);
-    reset_cache_locked();
+    preamble_reset();
     os_mutex_unlock(&lock);
     tcp_port = 0;
     open_now = false;
