@@ -23,7 +23,7 @@
  *     eventlog-format.md);
  *   - their string fields must be valid UTF-8, since ghc-events rejects
  *     the whole log otherwise (Note [Strings are UTF-8] in
- *     EventLogReader.c);
+ *     reader/EventDecode.c);
  *   - a block marker's size is at least the marker itself (24 bytes), the
  *     block ends exactly at an event boundary, at or before the data end
  *     (or just after the data-end marker, which GHC writes into its last
