@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/check-sizes.sh [SRCDIR] -- the size check of docs/HACKING.md
 # ("Sizes"): fails, naming file, line and length, on a function of the
-# runtime's or the tools' C sources whose body is over 100 lines, and on a
-# C file of the tools (utils/) over 800 lines.  Prints
+# runtime's or the tools' C sources and headers whose body is over 100
+# lines, and on such a source or header over 800 lines.  Prints
 # "sizes: OK (N functions in M files checked)" when there is none.
 #
 # A function is what the tree's style makes one: a line opening with "{"
@@ -21,7 +21,7 @@ src=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$src"
 
 MAX_FUNCTION=100
-MAX_UTILS_FILE=800
+MAX_FILE=800
 ALLOWED=(
     ${STRATA_SIZES_ALLOWED:-}
 )
@@ -33,6 +33,8 @@ done
 
 files=$(find base support wire sm eventlog reader profiling rts ghc utils -name '*.c' \
             -not -path 'utils/node_modules/*' | LC_ALL=C sort)
+headers=$(find base support wire sm eventlog reader profiling rts utils -name '*.h' \
+              -not -path 'utils/node_modules/*' | LC_ALL=C sort)
 bad=0
 nfun=0
 nfiles=0
@@ -51,7 +53,7 @@ done < <(awk '
     /^[A-Za-z_].*\(/ { sig = $0; sub(/\(.*/, "", sig); n = split(sig, w, /[ \t*]+/); name = w[n] }
     /^\{/ { start = FNR }
     /^\}/ && start { print FILENAME ":" start " " name " " (FNR - start + 1); start = 0 }
-' $files)
+' $files $headers)
 
 for a in "${ALLOWED[@]}"; do
     if [[ ${allowed[$a]} != seen ]]; then
@@ -60,17 +62,13 @@ for a in "${ALLOWED[@]}"; do
     fi
 done
 
-for f in $files; do
+for f in $files $headers; do
     nfiles=$((nfiles + 1))
-    case $f in
-    utils/*)
-        lines=$(wc -l <"$f")
-        if (( lines > MAX_UTILS_FILE )); then
-            echo "$f: $lines lines; a file of the tools has at most $MAX_UTILS_FILE" >&2
-            bad=$((bad + 1))
-        fi
-        ;;
-    esac
+    lines=$(wc -l <"$f")
+    if (( lines > MAX_FILE )); then
+        echo "$f: $lines lines; a file has at most $MAX_FILE" >&2
+        bad=$((bad + 1))
+    fi
 done
 
 if (( bad > 0 )); then
