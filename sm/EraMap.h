@@ -7,8 +7,8 @@
  * order for data allocated in sequence.  So the slot is the era itself
  * modulo the capacity (linear probing on collisions): consecutive eras
  * land in consecutive slots and share cache lines, where a scattering hash
- * made every lookup a cache miss (perf: 55% of a major GC over 100,000
- * eras of 1.6 objects each).  Keys and values sit side by side, and a
+ * made every lookup a cache miss (bench/optimisations.md, row def726c).
+ * Keys and values sit side by side, and a
  * value of 0 marks an empty slot (the collector never stores 0).
  */
 #ifndef STRATA_ERAMAP_H

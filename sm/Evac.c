@@ -102,10 +102,9 @@ static inline StgPtr cursor_limit(const BlockDesc *bd)
  * record instead of a block: 20,000 eras of one object each take about a
  * megabyte, not 80.  The map slot of an era holds its own block or,
  * tagged, its count of words in shared blocks.  An eighth of a block is
- * the threshold: measured on era_stress (docs/design/eras.md), half a
- * block left 13.7% of the heap in shared blocks and runs at 1,000 eras,
- * an eighth 5.2%, and below the threshold an own block would be mostly
- * empty. */
+ * the threshold: on era_stress it left far less of the heap in shared
+ * blocks and runs than half a block did (docs/design/eras.md has the
+ * figures), and below the threshold an own block would be mostly empty. */
 #define ERA_OWN_BLOCK_WORDS (BLOCK_SIZE_W / 8)
 
 static inline bool slot_is_block(StgWord v)
@@ -209,8 +208,8 @@ bump:
  * then paid only for thunks (an update must reach every referrer) and
  * mutable objects, and a parallel GC of a heap of constructors costs per
  * byte about what a sequential one does: the locked instruction, which
- * also waits for the copy's stores to drain, was 45% of binary-trees-par
- * -N2's GC samples.
+ * also waits for the copy's stores to drain, had been the largest share
+ * of a parallel GC's samples (bench/optimisations.md, row 6b89494).
  *
  * Where a duplicate would show, every copy is claimed (unique_copies):
  * in a GC that counts a census (the duplicate would count twice), and
@@ -285,10 +284,7 @@ void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, Stg
  * save a register in evacuate_heap and lost most of the gain.
  *
  * This replaced a walk that ran 48 words ahead of the scan and read each
- * object there a second time, about 40 instructions an object, 45% of the
- * block scan's (callgrind): binary-trees 20's GC time fell by a tenth,
- * map-churn's and mutarray's by 2-4%, lists' stayed level
- * (bench/optimisations.md). */
+ * object there a second time (bench/optimisations.md, row b0319de). */
 #define PREFETCH_COPY_FIELDS 4
 
 /* Note [Prefetching to-space]
@@ -302,7 +298,7 @@ void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, Stg
  * explicit prefetchw measured the same).  Past the block's end the hint
  * lands in the next block or in memory the heap does not use; a prefetch
  * never faults.  64 words (512 bytes, eight lines) ahead: 32 and 128
- * measured the same (binary-trees 20, GC CPU -2%; bench/optimisations.md). */
+ * measured the same (bench/optimisations.md, row 100f948). */
 #define TOSPACE_PREFETCH_WORDS 64
 
 /* The end of every copy: the header and fields, then the forwarding
@@ -366,9 +362,9 @@ static inline uint16_t copy_dest_gen(const GCThread *t, const BlockDesc *bd)
  * for every such copy cost what the rest of the copy did: with 100,000
  * eras over 160,000 objects (bench/eras) each search read seven or eight
  * run records in a chain, each load waiting on the one before, and a major
- * GC took twice as long as with the search inline in the copy's fast
+ * GC took far longer than with the search inline in the copy's fast
  * path, where, it seems, the CPU had overlapped it with the rest of the
- * copy (perf: 42% of the samples on the first use of a loaded record).  But copies come in the order the
+ * copy (bench/optimisations.md, row 5c66f20).  But copies come in the order the
  * scan meets them, which is mostly the order the objects were allocated
  * in, so each GC thread keeps the run its last lookup found (EraFinger):
  * an object in that run, or in the next one or two, is found without a
@@ -453,12 +449,12 @@ evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgW
  * is a leaf and saves no register: when a call sat in the middle of the
  * fast path, every evacuation, even of an object already forwarded or
  * not in from-space, pushed and popped six callee-saved registers
- * (callgrind, lists 300000: 14 of its ~50 instructions per call).  For
+ * (bench/optimisations.md, row e157a9d).  For
  * the same reason a copy counts its words once, in its generation's
  * workspace (ws->n_words, which a retracted copy gives back); the thread's
  * copied_words is their sum, taken when the workspaces are merged.
- * Inlined: out of line, reached by a tail call, it cost lists 300000 2%
- * more instructions.
+ * Inlined: out of line, reached by a tail call, it cost more
+ * instructions (bench/optimisations.md, row 46453f7).
  *
  * A leaf still saved registers on every copy when the copy needed more
  * than the nine a call may clobber: the inlined search of a block's era
@@ -466,9 +462,8 @@ evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgW
  * arguments, made the compiler push six callee-saved registers before
  * the forwarding test.  The search is now in the slow path, which finds
  * the destination and era again from q, so the fast path fits in the
- * scratch registers and pushes nothing (callgrind, GC instructions:
- * bintrees 16 -6.8%, lists 300000 -9.9%, map-churn 300000 -5.9%,
- * mutarray 300000 -8.3%).  Check the disassembly of evacuate_heap after
+ * scratch registers and pushes nothing (bench/optimisations.md, row
+ * 71b188f).  Check the disassembly of evacuate_heap after
  * changing this path: no push. */
 static inline __attribute__((always_inline)) void
 evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd, const StgInfoTable *info,
@@ -507,8 +502,8 @@ evacuate_copy(StgClosure **p, StgClosure *q, const BlockDesc *bd, const StgInfoT
  * The copy fast path takes the object's size from its info table's
  * fixed_words, which the STRATA_*_INFO macros compute when the program is
  * compiled, instead of testing the closure type's range and adding
- * header, pointers and non-pointers on every copy (callgrind: eight of
- * the fast path's instructions).  A table with fixed_words 0 -- an array,
+ * header, pointers and non-pointers on every copy (bench/optimisations.md,
+ * row 0011d16).  A table with fixed_words 0 -- an array,
  * a stack, any runtime table of a variable size, or a user's table
  * written out without the macros -- goes to evacuate_slow, which works
  * the size out from the type (closure_sizeW_info).  The sanity checker

@@ -17,12 +17,11 @@
  * a new to-space block, the claim when other GC threads run -- goes to
  * the slow paths, which keep the general rules.  perf on bintrees showed
  * evacuate's time going to its prologue and epilogue, the size switch's
- * indirect jump and a memcpy call; the fast path cut GC time on bintrees
- * 20 by 15% (3.53 s -> 3.01 s).  Splitting off the NULL/static test took
- * back most of what the parallel collector had added to one thread's
- * collections (callgrind, bintrees 16: 1,164.6M instructions -> 1,143.9M,
- * against 1,134.3M before it).  What remains is mostly the cache miss on
- * each from-space object.
+ * indirect jump and a memcpy call, which the fast path avoids
+ * (bench/optimisations.md, row 7f9cef6).  Splitting off the NULL/static
+ * test took back most of what the parallel collector had added to one
+ * thread's collections (rows 7ca340f and e3c467d).  What remains is
+ * mostly the cache miss on each from-space object.
  */
 #ifndef STRATA_EVAC_H
 #define STRATA_EVAC_H
@@ -118,9 +117,9 @@ typedef struct {
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Most pointers a minor GC follows out of what it copies lead into the
  * old generation (map-churn: a new path's siblings), and learning that
- * from the target's block descriptor costs a cache miss on a large heap:
- * perf put 54% of evacuate_heap's samples in map-churn 4000000 on that
- * load.  The young-group map (Note [The young-group map] in BlockAlloc.h)
+ * from the target's block descriptor costs a cache miss on a large heap,
+ * where perf put most of evacuate_heap's samples (bench/optimisations.md,
+ * row a3bd700).  The young-group map (Note [The young-group map] in BlockAlloc.h)
  * answers from one byte per megablock, which stays in cache: a megablock
  * holding no group of generation 0 holds only objects of generation 1 or
  * older, which a collection of generation 0 leaves where they are, and

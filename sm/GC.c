@@ -466,9 +466,9 @@ static LiveTally *finish_tally(void)
  * (.inv.tospace in docs/design/gc.md), so merge_workspaces clears the flag
  * as it gives each to its generation.  Until it did, free_from_space
  * cleared it by walking every generation's large-object list at every
- * GC: msgbuf with a window of a million pinned 1 KiB messages (330,000
- * pinned blocks in generation 1) paid a cache miss per block, minor GCs
- * of 12-13 ms CPU at 1.5 GB of heap against 2 ms at 350 MB.
+ * GC: msgbuf with a window of a million pinned 1 KiB messages paid a
+ * cache miss per old pinned block at every minor GC, whose time grew with
+ * the heap (bench/optimisations.md, row 4201c10).
  *
  * gc_bookkeeping_steps counts the entries of every list the bookkeeping
  * walks (remembered-set blocks listed as roots, workspace lists merged,

@@ -5,9 +5,9 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A heap census is a serial walk over every live object: the next object's
  * address needs this one's size, which needs its info table.  Run after
- * the GC as a second pass, it reads the live heap from memory again (at
- * ~3.5 GB/s here) and cost 8% of a list workload's run under -hT -i0.1,
- * nearly all of the profiling overhead.  But a major GC scavenges every
+ * the GC as a second pass, it reads the live heap from memory again, and
+ * that was nearly all of the profiling overhead (bench/optimisations.md,
+ * row 6f2ec60 and the census walk above it).  But a major GC scavenges every
  * survivor exactly once -- small objects in the to-space scan, large
  * objects and pinned blocks in scavenge_large -- just after copying it,
  * while it is in cache.  So when a census is due, the profiler hands the

@@ -56,9 +56,9 @@ unsigned policy_collected_gen(bool major)
  * generation (-G3 and up) leaves the budgets alone, as GHC's does.  The
  * budgets used to be set per generation from its own live blocks after its
  * own collection: a middle generation that kept little (its survivors move
- * on to the next) got a budget near 1 MiB, so binary-trees 20 at -G3 made
- * 134 collections of generation 1 and copied 4.0 GB, against 12 and
- * 2.7 GB with the oldest's budget (GHC 9.10.3 at -G3: 9 collections). */
+ * on to the next) got a budget near 1 MiB, so binary-trees 20 at -G3
+ * collected generation 1 ten times as often as with the oldest's budget,
+ * and GHC 9.10.3 (bench/optimisations.md, row 381324f). */
 
 static StgWord recent_peaks[RETURN_DECAY_CYCLES];
 static unsigned recent_peak_next = 0;
@@ -79,11 +79,10 @@ StgWord policy_resize_after_gc(unsigned N)
      * budget (and be copied once), and at least as many as the busiest of
      * the last RETURN_DECAY_CYCLES major cycles used: a heap that swings
      * between GCs would otherwise hand the same memory back and fault it
-     * in again every cycle (lists 1M: 570 MB returned for a 212 MB peak,
-     * 184,000 page faults).  Return the rest.  Eight cycles, not four:
-     * promotion in place brings major GCs sooner, and lists' phases of
-     * six or seven of them outran a window of four (lists 3000000: 458 MB
-     * returned and faulted in again, 7% of its GC CPU).  A heap that
+     * in again every cycle (bench/optimisations.md, row fa6a1e5).  Return
+     * the rest.  Eight cycles, not four: promotion in place brings major
+     * GCs sooner, and lists' phases of six or seven of them outran a
+     * window of four (row 564e5ed).  A heap that
      * shrinks for good still gives its memory back within eight major
      * GCs, which a small heap makes often. */
     StgWord heap = storage_heap_blocks();
@@ -142,8 +141,8 @@ bool policy_heap_would_pass_limit(StgWord extra_blocks)
  * runs 100,000 major GCs of a 3 MB heap against a 22 MB limit).
  * How much a major GC will copy is not sure: sizing the window for the
  * share the last major GCs kept measured well on binary-trees 20 but left
- * map-churn 4000000 with 151 MiB faulted in and never used (718 MiB peak
- * resident against 567 MiB), its build phase keeping everything.  A heap
+ * map-churn 4000000 with much memory faulted in and never used, its build
+ * phase keeping everything (bench/optimisations.md, row be05244).  A heap
  * at its peak holds enough memory for its collections (policy_resize_
  * after_gc keeps it), so the bump index stops moving and the helper
  * waits: it works only while the heap grows, and then leaves at most the

@@ -7,8 +7,9 @@
  * While a program builds a structure larger than the nursery (a deep
  * binary tree, a long list), nearly everything a minor GC finds in the
  * nursery is alive, and the GC copies all of it into generation 1: on
- * binary-trees 21, 707 of 3,498 minor GCs found more than 3/4 of the
- * nursery alive and copied 3.3 GB between them.  Such a GC can instead
+ * binary-trees 21, a fifth of the minor GCs found more than 3/4 of the
+ * nursery alive, and copied gigabytes between them (bench/optimisations.md,
+ * row f3b72c6).  Such a GC can instead
  * give generation 0's blocks to generation 1 whole, without tracing:
  *  - every nursery block that holds objects is retagged (gen, gen_no
  *    through block_set_gen_no, dest_no, flags) and linked onto generation
@@ -38,9 +39,9 @@
  * alive.  After PIP_RUN such GCs in a row a copying GC measures the
  * survival again, so a program whose nursery starts dying young goes
  * back to copying within PIP_RUN GCs, having promoted at most that many
- * nurseries of garbage.  (Runs of 32 against runs of 8: binary-trees 21's
- * GC 1.71 -> 1.51 s, lists 3000000's 1.81 -> 1.57 s; runs that start at 8
- * and double while the measurements agree, up to 64, came between.)  Copying a live word costs about
+ * nurseries of garbage.  (Runs of 32 beat runs of 8, and runs that start
+ * at 8 and double while the measurements agree came between:
+ * bench/optimisations.md, row f3b72c6.)  Copying a live word costs about
  * what a dead word promoted costs later (generation 1 is collected
  * every time it grows by -F times its live data, so each promoted word
  * brings its next major GC nearer), so the break-even survival is near

@@ -56,8 +56,7 @@ static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptr
  * from-space (evacuate_from_space, which skips the test).  A major GC
  * has no older generation, so it scans with the plain evacuate.  Clean
  * cards are skipped eight at a time: the card table is whole words,
- * padded with zeros (Storage.c).  Callgrind, mutarray 1000000: the GC's
- * instructions 3,088M -> 2,724M. */
+ * padded with zeros (Storage.c).  bench/optimisations.md, row 6476f83. */
 
 /* Note [Prefetching an array's elements]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -261,9 +260,9 @@ static StgWord scavenge_fields(StgClosure *c)
  * They are recognised, as in the copy, by a nonzero fixed_words (Note [A
  * copy's size from its info table] in Evac.c): the size comes from the
  * table, and the pointers are the words before the non-pointers at the
- * end.  Replacing the type-range test and the size sum cut binary-trees
- * 20's GC time by a tenth (1.313 -> 1.186 s, medians of 5), far more than
- * its 1% of instructions.  The likely reason: the scan (and a prefetch
+ * end.  Replacing the type-range test and the size sum cut GC time far
+ * more than it cut instructions (bench/optimisations.md, row 41b8782).
+ * The likely reason: the scan (and a prefetch
  * walk it had then) steps from one object to the next by its size, so the
  * size is on the loop's carried dependency, and it is now one load
  * instead of three loads, a compare and two adds.
@@ -351,8 +350,9 @@ static void scavenge_block_counting_by_object(BlockDesc *bd, LiveTally *tally)
  * may grow meanwhile, copies landing in the block being scanned -- and
  * clears the flag.  So a collection's scanning is proportional to what it
  * copied and to the blocks it filled.  (It used to poll the current block
- * of every (generation, era) on every pass: with 16,000 live eras that
- * polling was 90% of a major GC.)  When the scan ends, every to-space
+ * of every (generation, era) on every pass: with many live eras that
+ * polling was most of a major GC; bench/optimisations.md, row 3c0ca2f.)
+ * When the scan ends, every to-space
  * block has u.scan == free (.inv.scanned). */
 static void scavenge_block(BlockDesc *bd)
 {
@@ -420,7 +420,7 @@ static void scavenge_given_up(BlockDesc *bd)
  * when its block leaves the queue, fully scanned, so the next copy takes
  * the slow path, which queues the block again (gc_note_copy_into).  A
  * block given up onto the deque stops being a cursor at the same time
- * (Evac.c).  Callgrind, lists 300000: 2% of the instructions. */
+ * (Evac.c).  bench/optimisations.md, row ee3eda7. */
 static void scan_queue_done(GCThread *t, BlockDesc *bd)
 {
     bd_flags_clear(bd, BF_SCANQ);

@@ -7,7 +7,7 @@
  * (Note [Eras live in block descriptors] in sm/heap/Era.c).  Giving every era
  * a block of its own costs a block per live era per generation and a fresh
  * nursery block per era change, which is what made 20,000 one-object eras
- * take 170 MB.  So a single block may also hold its objects in *era runs*:
+ * take a block each (docs/design/eras.md).  So a single block may also hold its objects in *era runs*:
  * the objects from the block's start up to the first run's offset are of
  * bd->era; those of run i, from its offset up to the next run's (or the
  * block's free pointer), are of run i's era.  The runs are kept in the
@@ -35,8 +35,8 @@
  * the block's first objects, in 48 bits, two's complement: any era within
  * 2^47 of the block's own, whatever its size.  An absolute era in 48 bits
  * held only the eras below 2^48, and eras taken from a clock (nanoseconds
- * since 1970 are above 2^60) each got a block of their own: 20,000
- * one-object eras took 161 MiB from 2^48 against 5 MiB from 1.  The eras
+ * since 1970 are above 2^60) each got a block of their own (20,000
+ * one-object eras: docs/design/eras.md has the figures).  The eras
  * in one block are those current while it was filled (the nursery) or
  * copied into it in one GC (the shared to-space block), so they are close
  * together; one that is not (era 1 beside era 2^60) still gets a block of

@@ -17,12 +17,11 @@
  * Note [Faulting in ahead of the heap]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The first write to a page the process has never used takes a page fault
- * and a zero-fill in the kernel, on the thread that writes: about 0.3 ms a
- * MiB on the machines strata is measured on.  The heap grows when a copying
- * GC's to-space outruns the free memory, so most of those faults land in
- * GC pauses: binary-trees 20 takes about 75,000 (its 271 MiB peak),
- * map-churn 4000000 about 145,000, a fifth of its GC time.  GHC's RTS takes
- * them the same way.
+ * and a zero-fill in the kernel, on the thread that writes.  The heap
+ * grows when a copying GC's to-space outruns the free memory, so most of
+ * those faults land in GC pauses: on map-churn 4000000 they were a fifth
+ * of the GC's time (bench/optimisations.md, row be05244, has the counts).
+ * GHC's RTS takes them the same way.
  *
  * Where the program leaves a processor idle (more available than
  * capabilities), strata takes them on a helper thread first.  The
@@ -44,7 +43,7 @@
  */
 
 /* One populate call: a megablock, so prefault_cancel waits at most for
- * that (about 0.3 ms). */
+ * that (well under a millisecond: bench/optimisations.md, row be05244). */
 #define PREFAULT_CHUNK MBLOCK_SIZE
 
 static OsMutex pf_lock = OS_MUTEX_INIT;

@@ -232,7 +232,7 @@ unsigned capabilities_held(void)
  * keeps stores in order), and on AArch64 the same stlr an SC store is.
  * An SC store would be an xchg on x86-64, which waits for the holder's
  * cache line to arrive; the release store leaves it in the store buffer
- * (6 ns of an era change's 80 at -N2, docs/design/eras.md).  It also
+ * (bench/optimisations.md, row 655a0be).  It also
  * pairs with the holder's acquire load of hp_lim, so a request's flag,
  * stored before the NULL, is seen. */
 

@@ -174,7 +174,8 @@ _Noreturn static void not_mutable(const char *fn, const char *want, const StgClo
  * test: a dirty object (already remembered) is recognised by one compare
  * of its info pointer, a clean one by a second, and anything else is
  * reported.  (Testing the type up front and then the clean/dirty state
- * again cost mutarray 8% more instructions.)  The dirty, in-range write
+ * again cost mutarray more instructions: bench/optimisations.md, row
+ * 76f8455.)  The dirty, in-range write
  * never gets here: it is inline in strata/Barrier.h (Note [Inline
  * barriers]), and these functions are its slow paths. */
 
