@@ -5,7 +5,8 @@
 # allocation floor, on the tree; and scripts/include-circles.py --floors
 # finds one planted inside the heap floor of a copy (capabilities reading
 # the nursery that reads the capabilities), which check-layers.sh, reading
-# floors and not modules, lets through.
+# floors and not modules, lets through.  And utils/ and rts/ hold no
+# circle at all (issue 48), which one planted in a copy of the TUI breaks.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -23,5 +24,15 @@ expect_stderr_contains 'include-circles: a circle holds files of the floors (.in
 grep -Eq '^[0-9]+ modules: .*Capability .*Nursery' "$out" && pass ||
     fail "the planted circle was not reported: $(cat "$out")"
 expect_status 0 bash "$top_srcdir/scripts/check-layers.sh" tree
+
+expect_status 0 "$python3" "$circles" "$top_srcdir" utils rts
+grep -qx 'no include circle' "$out" && pass ||
+    fail "utils/ or rts/ has an include circle: $(cat "$out")"
+cp -R "$top_srcdir/utils" "$top_srcdir/rts" tree/
+rm -rf tree/utils/node_modules
+sed -i '3i #include "TuiHeap.h"' tree/utils/strata-debug/tui/TuiHeapState.c
+expect_status 0 "$python3" "$circles" tree utils rts
+grep -Eq '^[0-9]+ modules: (.* )?TuiHeap .*TuiHeapState' "$out" && pass ||
+    fail "the circle planted in the TUI was not reported: $(cat "$out")"
 
 finish

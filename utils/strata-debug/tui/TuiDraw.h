@@ -1,6 +1,6 @@
 /*
  * utils/strata-debug/tui/TuiDraw.h -- the terminal UI's drawing, the only
- * file that calls ncurses besides the key reading in TuiMain.c: a header
+ * file that calls ncurses besides the key reading in Tui.c: a header
  * (program, pause, views), the current view's lines coloured by era, a
  * status or prompt line, and a footer with the keys and the era legend.
  * Without colour (NO_COLOR set, or a terminal like vt100) rows carry their

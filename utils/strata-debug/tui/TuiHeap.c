@@ -1,8 +1,8 @@
 /*
  * utils/strata-debug/tui/TuiHeap.c -- the heap's views (TuiHeap.h):
- * opening, the status line, the traversal (once per pause), search,
- * snapshots and refresh.  Nodes are made in TuiHeapNodes.c, the census
- * and fragmentation panes in TuiHeapPanes.c.
+ * opening, search, snapshots and refresh.  The status line and the
+ * traversal are TuiHeapState.c's, nodes are made in TuiHeapNodes.c, the
+ * census and fragmentation panes in TuiHeapPanes.c.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,62 +12,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "TuiHeapPrivate.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-int tui_heap_set_status(TuiHeap *h, bool error, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(h->status, sizeof h->status, fmt, ap);
-    va_end(ap);
-    h->status_error = error;
-    return error ? -1 : 0;
-}
-
-const char *tui_view_name(TuiView v)
-{
-    static const char *const names[] = {"Roots", "Search", "Census", "Fragmentation",
-                                         "Diff"};
-    return v < TUI_N_VIEWS ? names[v] : "?";
-}
-
-const char *tui_census_by_name(DbgCensusBy by)
-{
-    switch (by) {
-    case DBG_BY_TYPE: return "type";
-    case DBG_BY_INFO: return "info table";
-    case DBG_BY_ERA: return "era";
-    case DBG_BY_MODULE: return "module";
-    }
-    return "?";
-}
-
-int tui_heap_ensure_reach(TuiHeap *h)
-{
-    if (h->reach != NULL)
-        return 0;
-    if (h->running)
-        return tui_heap_set_status(h, true, "the program is running (the last pause failed): r "
-                                   "pauses it again");
-    double t0 = now_s();
-    h->reach = dbg_reach(h->c);
-    if (h->reach == NULL)
-        return tui_heap_set_status(h, true, "traversal failed: %s", dbg_error(h->c));
-    h->reach_seconds = now_s() - t0;
-    return 0;
-}
-
-bool tui_heap_needs_traversal(const TuiHeap *h, TuiView v)
-{
-    return h->reach == NULL && v != TUI_VIEW_DIFF && (v == TUI_VIEW_SEARCH || !h->built[v]);
-}
+#include "TuiHeap.h"
+#include "TuiHeapNodes.h"
+#include "TuiQuery.h"
 
 /* ----------------------------------------------------------------------
  * Search
@@ -85,7 +32,7 @@ int tui_heap_search(TuiHeap *h, const char *text)
     TuiTree *t = &h->views[TUI_VIEW_SEARCH];
     tui_tree_clear(t);
     h->built[TUI_VIEW_SEARCH] = true;
-    double t0 = now_s();
+    double t0 = tui_now_s();
     size_t n_objs, matches = 0, shown = 0;
     const uint64_t *objs = dbg_reach_objects(h->reach, &n_objs);
     TuiNode *title = tui_node_new(TUI_NODE_TEXT, "");
@@ -113,7 +60,7 @@ int tui_heap_search(TuiHeap *h, const char *text)
     tui_tree_layout(t);
     t->cursor = t->n_lines > 1 ? 1 : 0;
     return tui_heap_set_status(h, false, "%zu match%s in %.3f s (traversal %.3f s)", matches,
-                      matches == 1 ? "" : "es", now_s() - t0, h->reach_seconds);
+                      matches == 1 ? "" : "es", tui_now_s() - t0, h->reach_seconds);
 }
 
 /* ----------------------------------------------------------------------

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "DebugDiff.h"
-#include "TuiHeapPrivate.h"
+#include "TuiHeapDiff.h"
 
 /* Rows of each part shown at most. */
 #define DIFF_ROWS 200

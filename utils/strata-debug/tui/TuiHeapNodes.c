@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "TuiHeapPrivate.h"
+#include "TuiHeapNodes.h"
 #include "strata/ClosureTypes.h"
 #include "strata/Debug.h"
 

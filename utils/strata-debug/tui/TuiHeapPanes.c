@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "TuiHeapPrivate.h"
+#include "TuiHeapDiff.h"
+#include "TuiHeapPanes.h"
 
 /* ----------------------------------------------------------------------
  * Census and fragmentation

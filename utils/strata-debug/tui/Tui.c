@@ -1,5 +1,5 @@
 /*
- * utils/strata-debug/tui/TuiMain.c -- the terminal UI's event loop: reads
+ * utils/strata-debug/tui/Tui.c -- the terminal UI's event loop (Tui.h): reads
  * keys, turns them into actions (TuiInput.h) on the heap's views
  * (TuiHeap.h) and redraws (TuiDraw.h).
  */
@@ -14,6 +14,8 @@
 #include "Tui.h"
 #include "TuiDraw.h"
 #include "TuiHeap.h"
+#include "TuiHeapDiff.h"
+#include "TuiHeapPanes.h"
 #include "TuiInput.h"
 
 static volatile sig_atomic_t quit_signal;
