@@ -154,6 +154,15 @@ int os_socket_close(int fd)
     return close(fd) == 0 ? 0 : errno;
 }
 
+/* poll(), again when a signal interrupts it; 0 or an errno. */
+static int poll_again_on_eintr(struct pollfd *p, size_t n, int timeout_ms)
+{
+    while (poll(p, (nfds_t)n, timeout_ms) < 0)
+        if (errno != EINTR)
+            return errno;
+    return 0;
+}
+
 int os_poll(OsPollFd *fds, size_t n)
 {
     struct pollfd p[8];
@@ -161,13 +170,9 @@ int os_poll(OsPollFd *fds, size_t n)
         return EINVAL;
     for (size_t i = 0; i < n; i++)
         p[i] = (struct pollfd){fds[i].fd, POLLIN, 0};
-    for (;;) {
-        int k = poll(p, (nfds_t)n, -1);
-        if (k >= 0)
-            break;
-        if (errno != EINTR)
-            return errno;
-    }
+    int err = poll_again_on_eintr(p, n, -1);
+    if (err != 0)
+        return err;
     for (size_t i = 0; i < n; i++)
         fds[i].ready = ((p[i].revents & POLLIN) ? OS_POLL_READABLE : 0u) |
                        ((p[i].revents & ~POLLIN) ? OS_POLL_OTHER : 0u);
@@ -265,13 +270,9 @@ int os_poll_io(OsPollIo *fds, size_t n, int timeout_ms)
         return EINVAL;
     for (size_t i = 0; i < n; i++)
         p[i] = (struct pollfd){fds[i].fd, (short)(POLLIN | (fds[i].want_write ? POLLOUT : 0)), 0};
-    for (;;) {
-        int k = poll(p, (nfds_t)n, timeout_ms);
-        if (k >= 0)
-            break;
-        if (errno != EINTR)
-            return errno;
-    }
+    int err = poll_again_on_eintr(p, n, timeout_ms);
+    if (err != 0)
+        return err;
     for (size_t i = 0; i < n; i++)
         fds[i].ready = ((p[i].revents & POLLIN) ? OS_POLL_READABLE : 0u) |
                        ((p[i].revents & POLLOUT) ? OS_POLL_WRITABLE : 0u) |

@@ -706,5 +706,5 @@ function update(newData) {
 }
 build(location.hash.slice(1));
 document.body.setAttribute('data-ready', '1');
-window.strataReport = { data, charts, show, echarts, fmtBytes, update };
+window.strataReport = { data, charts, show, echarts, fmtBytes, el, update };
 })();

@@ -18,6 +18,13 @@ static void show_str(FILE *out, EvrStr s)
     tool_print_quoted(out, s.ptr, s.len);
 }
 
+/* ", name \"s\"": a named string field after the first. */
+static void show_field(FILE *out, const char *name, EvrStr s)
+{
+    fprintf(out, ", %s ", name);
+    show_str(out, s);
+}
+
 static void show_hex(FILE *out, const EvrEvent *ev)
 {
     fprintf(out, "%" PRIu32 " bytes", ev->payload_bytes);
@@ -59,10 +66,8 @@ static void show_prof_begin(FILE *out, const EvrEvent *ev)
             ev->u.prof_begin.interval_ns);
     for (int i = 0; i < EVR_HEAP_PROF_FILTERS; i++) {
         EvrStr f = ev->u.prof_begin.filters[i];
-        if (f.len > 0) {
-            fprintf(out, ", %s ", filter_names[i]);
-            show_str(out, f);
-        }
+        if (f.len > 0)
+            show_field(out, filter_names[i], f);
     }
 }
 
@@ -157,12 +162,10 @@ static void show_fields(FILE *out, const EvrEvent *ev)
         show_str(out, ev->u.sample_string.label);
         break;
     case EVENT_HEAP_PROF_COST_CENTRE:
-        fprintf(out, "cc %" PRIu32 ", label ", ev->u.cost_centre.id);
-        show_str(out, ev->u.cost_centre.label);
-        fputs(", module ", out);
-        show_str(out, ev->u.cost_centre.module);
-        fputs(", srcloc ", out);
-        show_str(out, ev->u.cost_centre.srcloc);
+        fprintf(out, "cc %" PRIu32, ev->u.cost_centre.id);
+        show_field(out, "label", ev->u.cost_centre.label);
+        show_field(out, "module", ev->u.cost_centre.module);
+        show_field(out, "srcloc", ev->u.cost_centre.srcloc);
         fprintf(out, ", flags %u", ev->u.cost_centre.flags);
         break;
     case EVENT_HEAP_PROF_SAMPLE_COST_CENTRE:
@@ -173,18 +176,13 @@ static void show_fields(FILE *out, const EvrEvent *ev)
         fputc(']', out);
         break;
     case EVENT_IPE:
-        fprintf(out, "info 0x%" PRIx64 ", table ", ev->u.ipe.info);
-        show_str(out, ev->u.ipe.table_name);
-        fputs(", closure desc ", out);
-        show_str(out, ev->u.ipe.closure_desc);
-        fputs(", type ", out);
-        show_str(out, ev->u.ipe.ty_desc);
-        fputs(", label ", out);
-        show_str(out, ev->u.ipe.label);
-        fputs(", module ", out);
-        show_str(out, ev->u.ipe.module);
-        fputs(", srcloc ", out);
-        show_str(out, ev->u.ipe.srcloc);
+        fprintf(out, "info 0x%" PRIx64, ev->u.ipe.info);
+        show_field(out, "table", ev->u.ipe.table_name);
+        show_field(out, "closure desc", ev->u.ipe.closure_desc);
+        show_field(out, "type", ev->u.ipe.ty_desc);
+        show_field(out, "label", ev->u.ipe.label);
+        show_field(out, "module", ev->u.ipe.module);
+        show_field(out, "srcloc", ev->u.ipe.srcloc);
         if (ev->declared_payload_bytes != ev->payload_bytes)
             fprintf(out, " (declares %" PRIu32 " bytes, has %" PRIu32 ")",
                     ev->declared_payload_bytes, ev->payload_bytes);

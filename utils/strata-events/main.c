@@ -53,29 +53,15 @@ static void usage(FILE *out)
              options, "FILE may be - for standard input.  See docs/strata-events.md.");
 }
 
-/* A count: decimal, from 0, at most 1e9. */
-static int parse_count(const char *s, uint64_t *out)
+/* A decimal number from lo to hi (digits only). */
+static int parse_decimal(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     if (*s < '0' || *s > '9')
         return 0;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v > 1000000000ull)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* A census number: decimal, from 1. */
-static int parse_census_number(const char *s, uint64_t *out)
-{
-    if (*s < '1' || *s > '9')
-        return 0;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
         return 0;
     *out = v;
     return 1;
@@ -139,7 +125,7 @@ static int parse_args(int argc, char **argv, const char *cmd, Args *a)
             a->list = 1;
             break;
         case OPT_TOP:
-            if (!parse_count(c.arg, &a->top))
+            if (!parse_decimal(c.arg, 0, 1000000000, &a->top))
                 return cli_usage_error(&c, "--top takes a number of buckets (0 = all), not: %s",
                                        c.arg);
             break;
@@ -156,7 +142,7 @@ static int parse_args(int argc, char **argv, const char *cmd, Args *a)
             if (a->sample_given)
                 return cli_usage_error(&c, "give one of --sample N and --last, once");
             a->sample_given = 1;
-            if (id == OPT_SAMPLE && !parse_census_number(c.arg, &a->sample))
+            if (id == OPT_SAMPLE && !parse_decimal(c.arg, 1, UINT64_MAX, &a->sample))
                 return cli_usage_error(&c, "--sample takes a census number from 1 (1 = the "
                                        "first), not: %s", c.arg);
             break;

@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,20 +135,33 @@ static void write_config(FILE *f, const PageContext *pc)
     fputs("}", f);
 }
 
-static enum MHD_Result serve_status(PageContext *pc, struct MHD_Connection *conn)
+/* What write makes of pc, in memory (malloc'd, *len bytes), written
+ * under pc->lock when locked; NULL when out of memory. */
+static char *written(void (*write)(FILE *, const PageContext *), PageContext *pc, bool locked,
+                     size_t *len)
 {
     char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = open_memstream(&buf, len);
     if (f == NULL)
-        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-    pthread_mutex_lock(pc->lock);
-    write_status(f, pc);
-    pthread_mutex_unlock(pc->lock);
+        return NULL;
+    if (locked)
+        pthread_mutex_lock(pc->lock);
+    write(f, pc);
+    if (locked)
+        pthread_mutex_unlock(pc->lock);
     if (fclose(f) != 0) {
         free(buf);
-        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+        return NULL;
     }
+    return buf;
+}
+
+static enum MHD_Result serve_status(PageContext *pc, struct MHD_Connection *conn)
+{
+    size_t len = 0;
+    char *buf = written(write_status, pc, true, &len);
+    if (buf == NULL)
+        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
     return respond(conn, MHD_HTTP_OK, buf, len, "application/json");
 }
 
@@ -178,16 +192,10 @@ static enum MHD_Result serve_data(PageContext *pc, struct MHD_Connection *conn)
 
 static enum MHD_Result serve_page(PageContext *pc, struct MHD_Connection *conn)
 {
-    char *config = NULL;
     size_t config_len = 0;
-    FILE *f = open_memstream(&config, &config_len);
-    if (f == NULL)
+    char *config = written(write_config, pc, false, &config_len);
+    if (config == NULL)
         return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-    write_config(f, pc);
-    if (fclose(f) != 0) {
-        free(config);
-        return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-    }
     size_t len = 0;
     pthread_mutex_lock(pc->lock);
     char *html = live_page_html(pc->page, config, &len);

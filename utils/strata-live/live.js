@@ -13,6 +13,7 @@ const POLL_MS = 100;
 const config = JSON.parse(document.getElementById('strata-live-config').textContent);
 const report = window.strataReport;
 const fmtBytes = report.fmtBytes;
+const el = report.el;   // an element with attributes ('text': its text) and children
 // update_ms: parsing and drawing each update; seen_ms: from the poll that
 // first saw a census not yet drawn to its drawing (the poll period, up to
 // 100 ms, comes before that).
@@ -20,15 +21,6 @@ const state = { version: -1, updates: 0, update_ms: [], seen_ms: [], errors: 0, 
                 sent: [] };
 let drawnCensuses = -1, newSince = null;
 window.strataLive = state;
-
-function el(tag, attrs, ...kids) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-        if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
-    }
-    for (const k of kids) e.append(k);
-    return e;
-}
 
 const style = el('style', {});
 style.textContent = '#live-bar{font:14px sans-serif;padding:6px 10px;background:#f3f5f8;' +
