@@ -20,6 +20,7 @@
 
 #include "HeapModel.h"
 #include "Pprof.h"
+#include "PprofWrite.h"
 #include "profile.pb-c.h"
 
 static EvrEvent event(uint16_t type)

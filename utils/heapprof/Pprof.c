@@ -13,7 +13,6 @@
 
 #include "PprofWrite.h"
 #include "profile.pb-c.h"
-#include "TextOut.h"
 
 /* Note [A census as a pprof profile]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -42,21 +41,6 @@
  * control characters and invalid bytes as \xNN), so that the table is
  * valid UTF-8 without NULs, as Go's decoder insists a proto3 string is.
  */
-
-/* ----------------------------------------------------------------------
- * Strings
- * ------------------------------------------------------------------- */
-
-char *pprof_string(const char *s, size_t len, size_t *out_len)
-{
-    size_t n = text_escape(NULL, 0, s, len, TEXT_TERMINAL);
-    char *c = malloc(n + 1);
-    if (c == NULL)
-        return NULL;
-    text_escape(c, n + 1, s, len, TEXT_TERMINAL);
-    *out_len = n;
-    return c;
-}
 
 /* ----------------------------------------------------------------------
  * The profile

@@ -21,10 +21,5 @@
 int pprof_encode_census(const HeapModel *m, const HmCensus *c, const char *const *comments,
                         size_t n_comments, uint8_t **out, size_t *out_bytes, const char **why);
 
-/* s (len bytes) as the string table holds it: text for a person (Note
- * [One way to write a string] in wire/TextOut.c), so valid UTF-8 without
- * NULs, as protobuf strings must be.  malloc'd, *out_len bytes and a NUL;
- * NULL when out of memory. */
-char *pprof_string(const char *s, size_t len, size_t *out_len);
 
 #endif /* STRATA_PPROF_H */

@@ -9,7 +9,18 @@
 
 #include <zlib.h>
 
-#include "Pprof.h"
+#include "TextOut.h"
+
+char *pprof_string(const char *s, size_t len, size_t *out_len)
+{
+    size_t n = text_escape(NULL, 0, s, len, TEXT_TERMINAL);
+    char *c = malloc(n + 1);
+    if (c == NULL)
+        return NULL;
+    text_escape(c, n + 1, s, len, TEXT_TERMINAL);
+    *out_len = n;
+    return c;
+}
 
 int64_t pprof_intern(PprofStrings *st, const char *s, size_t len)
 {

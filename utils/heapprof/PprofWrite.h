@@ -22,6 +22,12 @@ typedef struct PprofStrings {
     int failed;             /* out of memory: indices are then 0 */
 } PprofStrings;
 
+/* s (len bytes) as the string table holds it: text for a person (Note
+ * [One way to write a string] in wire/TextOut.c), so valid UTF-8 without
+ * NULs, as protobuf strings must be.  malloc'd, *out_len bytes and a NUL;
+ * NULL when out of memory. */
+char *pprof_string(const char *s, size_t len, size_t *out_len);
+
 /* The index of s[0 .. len) (as pprof_string writes it), added if new. */
 int64_t pprof_intern(PprofStrings *st, const char *s, size_t len);
 int64_t pprof_intern_cstr(PprofStrings *st, const char *s);
