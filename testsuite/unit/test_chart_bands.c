@@ -19,6 +19,7 @@
 #include <strata/EventLogFormat.h>
 
 #include "ChartBands.h"
+#include "ReportJson.h"
 #include "Profile.h"
 #include "ReportRows.h"
 

@@ -11,12 +11,8 @@
 #include <stdio.h>
 
 #include "Profile.h"
+#include "ReportSort.h"
 
-/* How the bands are ordered (--sort). */
-typedef enum ReportSort {
-    REPORT_SORT_SIZE, REPORT_SORT_STDDEV, REPORT_SORT_NAME, REPORT_SORT_NUMBER,
-    REPORT_SORT_GRADIENT
-} ReportSort;
 
 /* The options that shape the report. */
 typedef struct ReportOptions {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "Profile.h"
-#include "ReportJson.h"
+#include "ReportSort.h"
 
 /* A band as the report shows it. */
 typedef struct Row {
