@@ -77,6 +77,8 @@ enum {
     DEBUG_BLOCK_PINNED = 3,      /* pinned byte arrays */
     DEBUG_BLOCK_NURSERY = 4,
     DEBUG_BLOCK_COMPACT = 5,     /* a block of a compact region (GHC) */
+    DEBUG_BLOCK_SEGMENT = 6,     /* a segment of the non-moving generation: its
+                                  * entry's last 7 bytes say its slots */
 };
 
 /* VERSION's heap flags (version 2). */

@@ -143,6 +143,7 @@ typedef struct {
     uint64_t era;
     uint32_t n_blocks;          /* bd->blocks on the first segment, else 0 */
     uint8_t kind;               /* DEBUG_BLOCK_* */
+    const Segment *seg;         /* DEBUG_BLOCK_SEGMENT: the segment, else NULL */
 } IndexEntry;
 
 static IndexEntry *index_entries;   /* sorted by from */
@@ -175,7 +176,7 @@ static void index_segment(BlockDesc *bd)
         unsigned first = seg->runs != NULL ? seg->runs[r].first : 0;
         unsigned end = r + 1 < n_runs ? seg->runs[r + 1].first : seg->n_slots;
         IndexEntry e = {.bd = bd, .n_blocks = r == 0 ? bd->blocks : 0,
-                        .kind = DEBUG_BLOCK_SMALL,
+                        .kind = DEBUG_BLOCK_SEGMENT, .seg = seg,
                         .era = seg->runs != NULL ? seg->runs[r].era : seg->era,
                         .from = segment_slot(seg, first), .to = segment_slot(seg, end)};
         expected_blocks++;
@@ -192,7 +193,7 @@ static void index_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen, void
         [HEAP_BLOCK_LARGE] = DEBUG_BLOCK_LARGE,
         [HEAP_BLOCK_PINNED] = DEBUG_BLOCK_PINNED,
         [HEAP_BLOCK_NURSERY] = DEBUG_BLOCK_NURSERY,
-        [HEAP_BLOCK_SEGMENT] = DEBUG_BLOCK_SMALL,
+        [HEAP_BLOCK_SEGMENT] = DEBUG_BLOCK_SEGMENT,
     };
     if (kind == HEAP_BLOCK_SEGMENT) {
         index_segment(bd);
@@ -613,6 +614,23 @@ static void put_roots(DebugBuf *out)
  * Blocks
  * ---------------------------------------------------------------------- */
 
+/* A segment's entry ends with its slots (docs/debug-protocol.md, BLOCKS):
+ * u8 size class, u16 words per slot, u16 slots, u16 slots in use; every
+ * other entry with 7 bytes 0, which is what a client from before segments
+ * reads (and skips). */
+static void put_segment_slots(DebugBuf *out, const Segment *seg)
+{
+    if (seg == NULL) {
+        for (int k = 0; k < 7; k++)
+            debug_buf_put_u8(out, 0);
+        return;
+    }
+    debug_buf_put_u8(out, seg->size_class);
+    debug_buf_put_u16(out, seg->slot_words);
+    debug_buf_put_u16(out, seg->n_slots);
+    debug_buf_put_u16(out, seg->n_used);
+}
+
 static void put_blocks(DebugBuf *out)
 {
     debug_buf_put_u32(out, (uint32_t)index_n);
@@ -625,8 +643,7 @@ static void put_blocks(DebugBuf *out)
         debug_buf_put_u16(out, e->bd->flags);
         debug_buf_put_u16(out, e->bd->gen_no);
         debug_buf_put_u8(out, e->kind);
-        for (int k = 0; k < 7; k++)
-            debug_buf_put_u8(out, 0);
+        put_segment_slots(out, e->seg);
     }
 }
 

@@ -20,6 +20,7 @@
 #include "GhcLayout.h"
 #include "GrowArray.h"
 #include "Marks.h"
+#include "strata/Block.h"
 #include "strata/ClosureTypes.h"
 #include "strata/Debug.h"
 
@@ -337,6 +338,53 @@ static int pinned_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int seg_class_cmp(const void *a, const void *b)
+{
+    const DbgSegClass *x = a, *y = b;
+    return x->slot_bytes < y->slot_bytes ? -1 : x->slot_bytes > y->slot_bytes;
+}
+
+/* The segments by size class, from the block entries and the live bytes
+ * of each (live[i]): a segment is one entry per era run of its slots, and
+ * its slots and blocks are counted at its first entry only. */
+static int segment_classes(DbgClient *c, const DbgBlock *bs, size_t nb, const uint64_t *live,
+                           const uint64_t *live_objects, DbgFrag *out)
+{
+    DbgSegClass by_class[256] = {{0}};
+    for (size_t i = 0; i < nb; i++) {
+        const DbgBlock *b = &bs[i];
+        if (b->kind != DEBUG_BLOCK_SEGMENT) {
+            if (b->flags & BF_NONMOVING && !(b->flags & (BF_LARGE | BF_PINNED)))
+                out->n_unlisted_segment_blocks += b->n_blocks;
+            continue;
+        }
+        DbgSegClass *k = &by_class[b->size_class];
+        k->size_class = b->size_class;
+        k->slot_bytes = (uint32_t)b->slot_words * 8;
+        k->live_bytes += live[i];
+        k->live_objects += live_objects[i];
+        if (b->n_blocks == 0)
+            continue;
+        k->segments++;
+        k->held_bytes += (uint64_t)b->n_blocks * dbg_target(c)->block_size;
+        k->slots += b->n_slots;
+        k->slots_used += b->n_used;
+    }
+    for (unsigned k = 0; k < 256; k++)
+        out->n_classes += by_class[k].segments > 0;
+    if (out->n_classes == 0)
+        return 0;
+    out->classes = calloc(out->n_classes, sizeof *out->classes);
+    if (out->classes == NULL)
+        return dbg_fail(c, "out of memory");
+    size_t n = 0;
+    for (unsigned k = 0; k < 256; k++)
+        if (by_class[k].segments > 0)
+            out->classes[n++] = by_class[k];
+    qsort(out->classes, n, sizeof *out->classes, seg_class_cmp);
+    return 0;
+}
+
 int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
 {
     memset(out, 0, sizeof *out);
@@ -346,10 +394,11 @@ int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
         return -1;
     out->n_mblocks = dbg_target(c)->n_mblocks;
     uint64_t mblock_mask = ~((uint64_t)dbg_target(c)->mblock_size - 1);
-    uint64_t *live = calloc(nb ? nb : 1, sizeof *live);
+    uint64_t *live = calloc(2 * (nb ? nb : 1), sizeof *live);
     WordMap mbs = {0};
     if (live == NULL)
         return dbg_fail(c, "out of memory");
+    uint64_t *live_objects = live + (nb ? nb : 1);
     size_t n;
     const uint64_t *objs = dbg_reach_objects(r, &n);
     for (size_t i = 0; i < n; i++) {
@@ -358,14 +407,25 @@ int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
             free(live);
             return -1;
         }
-        if (cl.block != NULL)
+        if (cl.block != NULL) {
             live[cl.block - c->blocks] += (uint64_t)cl.n_words * 8;
+            live_objects[cl.block - c->blocks]++;
+        }
+    }
+    if (segment_classes(c, bs, nb, live, live_objects, out) != 0) {
+        free(live);
+        return -1;
     }
     for (size_t i = 0; i < nb; i++) {
         out->n_blocks += bs[i].n_blocks;
-        /* Megablocks a group touches (a group may span several). */
+        /* Megablocks a group touches (a group may span several).  A
+         * segment's entry starts at its slots, after the header in its
+         * first block. */
         uint64_t bytes = (uint64_t)bs[i].n_blocks * dbg_target(c)->block_size;
-        for (uint64_t a = bs[i].start & mblock_mask; a < bs[i].start + bytes;
+        uint64_t start = bs[i].start;
+        if (bs[i].kind == DEBUG_BLOCK_SEGMENT)
+            start &= ~((uint64_t)dbg_target(c)->block_size - 1);
+        for (uint64_t a = start & mblock_mask; a < start + bytes;
              a += dbg_target(c)->mblock_size)
             word_map_put(&mbs, a | 1, 1);
         if (bs[i].kind == DEBUG_BLOCK_PINNED)
@@ -376,6 +436,7 @@ int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
     out->pinned = calloc(out->n_pinned_blocks ? out->n_pinned_blocks : 1, sizeof *out->pinned);
     if (out->pinned == NULL) {
         free(live);
+        dbg_frag_free(out);
         return dbg_fail(c, "out of memory");
     }
     for (size_t i = 0; i < nb; i++) {
@@ -391,9 +452,42 @@ int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out)
     return 0;
 }
 
+static double percent(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+bool dbg_segments_summary(const DbgFrag *f, char *buf, size_t len)
+{
+    uint64_t segs = 0, held = 0, live = 0;
+    for (size_t i = 0; i < f->n_classes; i++) {
+        segs += f->classes[i].segments;
+        held += f->classes[i].held_bytes;
+        live += f->classes[i].live_bytes;
+    }
+    snprintf(buf, len, "non-moving segments: %" PRIu64 ", %" PRIu64 " bytes held, %" PRIu64
+             " bytes live (%.1f%%)", segs, held, live, percent(live, held));
+    return f->n_classes > 0;
+}
+
+const char *dbg_seg_class_header(void)
+{
+    return "  slot bytes segments     slots      used      free    live objs   live bytes   "
+           "held bytes  live%";
+}
+
+void dbg_seg_class_row(const DbgSegClass *k, char *buf, size_t len)
+{
+    snprintf(buf, len, "  %10u %8" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %12" PRIu64
+             " %12" PRIu64 " %12" PRIu64 " %5.1f%%", k->slot_bytes, k->segments, k->slots,
+             k->slots_used, k->slots - k->slots_used, k->live_objects, k->live_bytes,
+             k->held_bytes, percent(k->live_bytes, k->held_bytes));
+}
+
 void dbg_frag_free(DbgFrag *f)
 {
     free(f->pinned);
+    free(f->classes);
     memset(f, 0, sizeof *f);
 }
 

@@ -58,6 +58,17 @@ typedef struct {
     uint64_t live_bytes;         /* reachable objects in it */
 } DbgPinnedBlock;
 
+/* The segments of one size class of the non-moving generation (+RTS
+ * --nonmoving-gc): what they hold against what is live in them. */
+typedef struct {
+    uint8_t size_class;
+    uint32_t slot_bytes;
+    uint64_t segments;
+    uint64_t held_bytes;         /* the segments' blocks, headers included */
+    uint64_t slots, slots_used;  /* used: allocated, live or not yet swept */
+    uint64_t live_objects, live_bytes;   /* reachable objects in the slots */
+} DbgSegClass;
+
 typedef struct {
     uint64_t n_mblocks;          /* held by the block allocator */
     uint64_t n_mblocks_used;     /* holding at least one block in use */
@@ -66,9 +77,19 @@ typedef struct {
     uint64_t histogram[10];      /* pinned blocks by utilisation, 10% buckets */
     DbgPinnedBlock *pinned;      /* emptiest first */
     size_t n_pinned;
+    DbgSegClass *classes;        /* by slot size; NULL when n_classes is 0 */
+    size_t n_classes;
+    /* Blocks of the non-moving generation that an older stub listed as
+     * small blocks, without their slots (no classes can be given). */
+    uint64_t n_unlisted_segment_blocks;
 } DbgFrag;
 
 int dbg_fragmentation(DbgClient *c, const DbgReach *r, DbgFrag *out);
+/* The segments' lines as strata-debug and its TUI print them: a summary
+ * (false when there are no segments), the table's header, and a row. */
+bool dbg_segments_summary(const DbgFrag *f, char *buf, size_t len);
+const char *dbg_seg_class_header(void);
+void dbg_seg_class_row(const DbgSegClass *k, char *buf, size_t len);
 void dbg_frag_free(DbgFrag *f);
 
 /* The heap graph in GML (nodes: reachable closures; edges: pointers). */

@@ -46,6 +46,12 @@ typedef struct {
     uint16_t flags;              /* BF_* of strata/Block.h */
     uint16_t gen;
     uint8_t kind;                /* DEBUG_BLOCK_* of strata/Debug.h */
+    /* DEBUG_BLOCK_SEGMENT (a segment of the non-moving generation; 0
+     * otherwise): its size class, words per slot, slots, slots in use.
+     * Every entry of a segment carries them; count it at its first (the
+     * one with n_blocks > 0). */
+    uint8_t size_class;
+    uint16_t slot_words, n_slots, n_used;
     const uint8_t *data;         /* cached contents, NULL until fetched */
 } DbgBlock;
 

@@ -85,6 +85,7 @@ const char *dbg_block_kind_name(uint8_t kind)
     case DEBUG_BLOCK_PINNED: return "pinned";
     case DEBUG_BLOCK_NURSERY: return "nursery";
     case DEBUG_BLOCK_COMPACT: return "compact";
+    case DEBUG_BLOCK_SEGMENT: return "segment";
     default: return "unknown";
     }
 }

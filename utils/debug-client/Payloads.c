@@ -81,6 +81,18 @@ static int block_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A segment's slot fields that cannot be: no slots, a slot under two
+ * words, more in use than it has, or more slot bytes than its blocks. */
+static int bad_segment(DbgClient *c, const DbgBlock *b, uint32_t i)
+{
+    uint64_t slot_bytes = (uint64_t)b->n_slots * b->slot_words * 8;
+    if (b->slot_words >= 2 && b->n_slots > 0 && b->n_used <= b->n_slots &&
+        (b->n_blocks == 0 || slot_bytes <= (uint64_t)b->n_blocks * 4096))
+        return 0;
+    return dbg_fail(c, "malformed block entry %u: a segment of %u slots of %u words, %u in use, "
+                    "in %u blocks", i, b->n_slots, b->slot_words, b->n_used, b->n_blocks);
+}
+
 int dbg_parse_blocks(DbgClient *c, DebugCursor *cur)
 {
     uint32_t n = debug_get_u32(cur);
@@ -102,11 +114,23 @@ int dbg_parse_blocks(DbgClient *c, DebugCursor *cur)
         b->flags = debug_get_u16(cur);
         b->gen = debug_get_u16(cur);
         b->kind = debug_get_u8(cur);
-        debug_get_bytes(cur, 7);
+        b->size_class = debug_get_u8(cur);
+        b->slot_words = debug_get_u16(cur);
+        b->n_slots = debug_get_u16(cur);
+        b->n_used = debug_get_u16(cur);
+        if (b->kind != DEBUG_BLOCK_SEGMENT)
+            b->size_class = 0, b->slot_words = b->n_slots = b->n_used = 0;
+        else if (bad_segment(c, b, i) != 0) {
+            free(bs);
+            free(data);
+            return -1;
+        }
         /* A later era segment of a block counts no blocks of its own (the
-         * protocol's block entries). */
-        uint64_t room_blocks = b->n_blocks > 0 ? b->n_blocks : 1;
-        if (b->used_bytes > room_blocks * 4096 || b->start % 8 != 0 ||
+         * protocol's block entries); a segment's runs lie in its slots. */
+        uint64_t room = (uint64_t)(b->n_blocks > 0 ? b->n_blocks : 1) * 4096;
+        if (b->kind == DEBUG_BLOCK_SEGMENT)
+            room = (uint64_t)b->n_slots * b->slot_words * 8;
+        if (b->used_bytes > room || b->start % 8 != 0 ||
             b->start + b->used_bytes < b->start) {
             dbg_fail(c, "malformed block entry %u (start 0x%llx, %llu bytes used of %u blocks)",
                      i, (unsigned long long)b->start, (unsigned long long)b->used_bytes,

@@ -85,8 +85,10 @@ static void put_blocks(DebugBuf *b, const DbgBlock *bs, size_t n)
         debug_buf_put_u16(b, bs[i].flags);
         debug_buf_put_u16(b, bs[i].gen);
         debug_buf_put_u8(b, bs[i].kind);
-        for (int k = 0; k < 7; k++)
-            debug_buf_put_u8(b, 0);
+        debug_buf_put_u8(b, bs[i].size_class);
+        debug_buf_put_u16(b, bs[i].slot_words);
+        debug_buf_put_u16(b, bs[i].n_slots);
+        debug_buf_put_u16(b, bs[i].n_used);
     }
 }
 

@@ -30,6 +30,46 @@ static bool pick_live(DbgClient *c, const DbgClosure *cl, void *env)
     return false;   /* one object per block */
 }
 
+/* The non-moving generation's segments by size class (+RTS
+ * --nonmoving-gc): what the slots hold against what is live in them. */
+static void print_segment_classes(const DbgFrag *f)
+{
+    if (f->n_unlisted_segment_blocks > 0)
+        printf("non-moving segments: %" PRIu64 " blocks, listed as small blocks by this "
+               "program's older debug stub (no slots, no size classes)\n",
+               f->n_unlisted_segment_blocks);
+    char line[256];
+    if (!dbg_segments_summary(f, line, sizeof line))
+        return;
+    printf("%s\n%s\n", line, dbg_seg_class_header());
+    for (size_t i = 0; i < f->n_classes; i++) {
+        dbg_seg_class_row(&f->classes[i], line, sizeof line);
+        printf("%s\n", line);
+    }
+}
+
+static void json_segment_classes(Json *j, const DbgFrag *f)
+{
+    json_u64(j, "segment_blocks_unlisted", f->n_unlisted_segment_blocks);
+    json_open(j, "segments", '[');
+    for (size_t i = 0; i < f->n_classes; i++) {
+        const DbgSegClass *k = &f->classes[i];
+        json_open(j, NULL, '{');
+        json_u64(j, "size_class", k->size_class);
+        json_u64(j, "slot_bytes", k->slot_bytes);
+        json_u64(j, "segments", k->segments);
+        json_u64(j, "slots", k->slots);
+        json_u64(j, "slots_used", k->slots_used);
+        json_u64(j, "slots_free", k->slots - k->slots_used);
+        json_u64(j, "live_objects", k->live_objects);
+        json_u64(j, "live_bytes", k->live_bytes);
+        json_u64(j, "used_bytes", k->slots_used * k->slot_bytes);
+        json_u64(j, "held_bytes", k->held_bytes);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+}
+
 int cmd_fragmentation(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *q)
 {
     (void)q;
@@ -47,6 +87,7 @@ int cmd_fragmentation(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *
         for (int i = 0; i < 10; i++)
             json_u64(&j, NULL, f.histogram[i]);
         json_close(&j, ']');
+        json_segment_classes(&j, &f);
         json_open(&j, "retainers", '[');
     } else {
         printf("megablocks: %" PRIu64 " held by the block allocator, %" PRIu64
@@ -56,6 +97,7 @@ int cmd_fragmentation(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *
         printf("pinned-block utilisation (live bytes / block bytes):\n");
         for (int i = 0; i < 10; i++)
             printf("  %3d-%3d%%  %8" PRIu64 "\n", i * 10, i * 10 + 10, f.histogram[i]);
+        print_segment_classes(&f);
     }
     if (o->retainers > 0) {
         uint64_t *objs = malloc((size_t)o->retainers * sizeof *objs);

@@ -50,6 +50,23 @@ static int build_census(TuiHeap *h)
     return tui_tree_layout(t);
 }
 
+/* The non-moving generation's segments by size class, as strata-debug
+ * fragmentation prints them. */
+static int add_segment_rows(TuiNode *r, const DbgFrag *f)
+{
+    char line[256];
+    if (!dbg_segments_summary(f, line, sizeof line))
+        return 0;
+    int st = tui_node_add(r, tui_node_new(TUI_NODE_TEXT, line));
+    if (st == 0)
+        st = tui_node_add(r, tui_node_new(TUI_NODE_TEXT, dbg_seg_class_header()));
+    for (size_t i = 0; i < f->n_classes && st == 0; i++) {
+        dbg_seg_class_row(&f->classes[i], line, sizeof line);
+        st = tui_node_add(r, tui_node_new(TUI_NODE_TEXT, line));
+    }
+    return st;
+}
+
 static int build_frag(TuiHeap *h)
 {
     if (tui_heap_ensure_reach(h) != 0)
@@ -85,6 +102,8 @@ static int build_frag(TuiHeap *h)
         st = tui_node_add(r, tui_node_newf(TUI_NODE_TEXT, "  %3d-%3d%%  %8" PRIu64 "  %s",
                                            i * 10, i * 10 + 10, f.histogram[i], bar));
     }
+    if (st == 0)
+        st = add_segment_rows(r, &f);
     if (st == 0 && f.n_pinned > 0)
         st = tui_node_add(r, tui_node_newf(TUI_NODE_TEXT,
                                            "pinned blocks, emptiest first (expand: their live "
