@@ -8,9 +8,12 @@ module Main (main) where
 
 import System.Environment (getArgs)
 
+-- `seq` forces the sum at each step: at -O0 nothing else would, and the
+-- unforced additions would pile up as a live chain of thunks (a
+-- gigabyte at 20000000) that every GC copies.
 loop :: Int -> Integer -> Integer
 loop 0 acc = acc
-loop k acc = loop (k - 1) (acc + 1)
+loop k acc = let acc' = acc + 1 in acc' `seq` loop (k - 1) acc'
 
 main :: IO ()
 main = do
