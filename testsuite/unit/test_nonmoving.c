@@ -4,7 +4,8 @@
  * are promoted into segments and never move again; a cycle frees the
  * dead slots and groups, and the next promotions reuse them; a slot of a
  * 1 KiB byte array wastes little; objects keep their eras through slot
- * reuse; weak pointers whose keys die in a cycle die with them.  Every
+ * reuse, 100,000 live eras among them; weak pointers whose keys die in
+ * a cycle die with them.  Every
  * test runs under -DS: the sanity checker checks the segments (header,
  * marks, zeroed free slots, era runs) before and after each collection.
  */
@@ -141,6 +142,62 @@ static void test_nonmoving_eras_survive_slot_reuse(void **state)
     hs_exit();
 }
 
+/* Era runs over all segments, and the runs' room (what the C heap holds
+ * for them). */
+static void segment_runs(StgWord *runs, StgWord *room)
+{
+    *runs = *room = 0;
+    for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link) {
+        const Segment *seg = (const Segment *)bd->start;
+        *runs += seg->runs != NULL ? seg->n_runs : 0;
+        *room += seg->runs != NULL ? seg->cap_runs : 0;
+    }
+}
+
+/* Issue 50: 100,000 live eras, one object each, promoted into the
+ * segments keep their eras; when three of every four die, the sweep's
+ * runs shrink with them (a run per object left, at most, and their room
+ * with them) and every survivor still has its era. */
+static void test_nonmoving_hundred_thousand_eras_keep_their_eras(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    enum { N = 100000 };
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(N);
+    for (StgWord i = 0; i < N; i++) {
+        setUserEra(i + 1);
+        strata_mut_array_write(r[0], i, mk_int(i + 1));
+    }
+    strata_perform_gc(1);
+    StgWord runs, room, segments = 0;
+    segment_runs(&runs, &room);
+    assert_true(runs >= N);   /* one era per slot: a run each */
+    for (StgWord i = 0; i < N; i++) {
+        StgClosure *c = strata_mut_array_read(r[0], i);
+        assert_true(in_segment(c));
+        if (heap_object_era(c) != i + 1)
+            fail_msg("object %lu has era %llu, not %lu", (unsigned long)i,
+                     (unsigned long long)heap_object_era(c), (unsigned long)i + 1);
+    }
+    for (StgWord i = 0; i < N; i++)
+        if (i % 4 != 0)
+            strata_mut_array_write(r[0], i, NULL);
+    strata_perform_gc(1);
+    for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link)
+        segments++;
+    segment_runs(&runs, &room);
+    print_message("%d eras, a quarter left: %lu runs in %lu segments, room for %lu\n", N,
+                  (unsigned long)runs, (unsigned long)segments, (unsigned long)room);
+    if (runs > N / 4 + segments || room > 2 * runs + 16 * segments)
+        fail_msg("%lu runs (room %lu) in %lu segments for %d objects left", (unsigned long)runs,
+                 (unsigned long)room, (unsigned long)segments, N / 4);
+    for (StgWord i = 0; i < N; i += 4)
+        assert_int_equal(heap_object_era(strata_mut_array_read(r[0], i)), i + 1);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 static int finalized;
 static void count_finalizer(void *env)
 {
@@ -202,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_cycle_frees_slots_and_promotion_reuses_them),
         cmocka_unit_test(test_nonmoving_kilobyte_byte_array_wastes_little),
         cmocka_unit_test(test_nonmoving_eras_survive_slot_reuse),
+        cmocka_unit_test(test_nonmoving_hundred_thousand_eras_keep_their_eras),
         cmocka_unit_test(test_nonmoving_weak_dies_with_its_key_in_a_cycle),
         cmocka_unit_test(test_nonmoving_large_and_pinned_groups_are_swept),
     };
