@@ -4,8 +4,9 @@
 # a known number of 88-byte records in the segments, over four eras, and
 # forgets some; fragmentation must count them by size class (slots in use,
 # live objects and bytes, held bytes) live and from a snapshot, the census
-# must give each record its era, the TUI must show the same rows, and a
-# segment entry that cannot be is refused by name.
+# must give each record its era, the TUI must show the same rows, a
+# segment entry that cannot be is refused by name, and an older stub's
+# segments are said to be unlisted.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -100,9 +101,12 @@ done
 
 # A segment entry that cannot be (more slots in use than it has) is refused
 # by name: the snapshot's first segment entry altered, its checksum redone.
-"$python3" - fill.snap bad.snap <<'EOF' 2>"$err" && pass || fail "could not alter the snapshot: $(tail -1 "$err")"
+# And a snapshot as a stub from before segments wrote it (kind 1, the 7
+# bytes 0) says that its segments cannot be broken down.
+cat >alter.py <<'EOF'
 import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
+old_stub = sys.argv[3] == 'old-stub'
 def checksum(p):
     h, m = 1469598103934665603, (1 << 64) - 1
     i = 0
@@ -112,18 +116,34 @@ def checksum(p):
     tail = int.from_bytes(bytes(p[i:]), 'little')
     h = ((h ^ tail) * 1099511628211) & m
     return ((h ^ len(p)) * 1099511628211) & m
+found = 0
 for i in range(0, len(d) - 40):
     nb, flags, gen, kind = struct.unpack_from('<IHHB', d, i + 24)
-    if kind == 6 and nb == 8 and flags & 2048 and gen == 1:
+    if kind == 6 and flags & 2048 and gen == 1:
         n_slots = struct.unpack_from('<H', d, i + 36)[0]
-        if n_slots > 0:
+        if old_stub:
+            d[i + 32:i + 40] = b'\x01' + bytes(7)
+            found += 1
+        elif n_slots > 0 and nb == 8:
             struct.pack_into('<H', d, i + 38, n_slots + 1)
+            found = 1
             break
-else:
+if not found:
     sys.exit('no segment entry found')
 struct.pack_into('<Q', d, len(d) - 8, checksum(d[:-8]))
 open(sys.argv[2], 'wb').write(d)
 EOF
+"$python3" alter.py fill.snap bad.snap bad 2>"$err" && pass || fail "could not alter the snapshot: $(tail -1 "$err")"
+"$python3" alter.py fill.snap old.snap old-stub 2>"$err" && pass ||
+    fail "could not make an old stub's snapshot: $(tail -1 "$err")"
+expect_status 0 "$dbg" fragmentation --snapshot old.snap
+grep -Eq '^non-moving segments: [1-9][0-9]* blocks, listed as small blocks by this program.s older debug stub \(no slots, no size classes\)$' "$out" &&
+    pass || fail "an old stub's segments were not named as such: $(grep -i segment "$out" | head -3)"
+"$dbg" fragmentation --snapshot old.snap --json >old.json 2>"$err" &&
+    "$python3" -c "
+import json; d = json.load(open('old.json'))
+assert d['segments'] == [] and d['segment_blocks_unlisted'] >= 8, (d['segments'], d['segment_blocks_unlisted'])
+" 2>"$err" && pass || fail "an old stub's snapshot in --json: $(tail -1 "$err")"
 expect_status 1 "$dbg" fragmentation --snapshot bad.snap
 grep -Eq 'malformed block entry [0-9]+: a segment of [0-9]+ slots of [0-9]+ words, [0-9]+ in use, in 8 blocks' "$err" &&
     pass || fail "an impossible segment entry was not named: $(head -c 300 "$err")"

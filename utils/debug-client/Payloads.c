@@ -13,6 +13,7 @@
 #include "ClientState.h"
 #include "DebugTypes.h"
 #include "Payloads.h"
+#include "strata/Block.h"
 #include "strata/Debug.h"
 
 /* The heaps a version 2 stub may serve: GHC 9.10's (Note [One GHC version]
@@ -81,6 +82,16 @@ static int block_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* A stub from before block kind 6 listed a segment of the non-moving
+ * generation (BF_NONMOVING without BF_LARGE or BF_PINNED) as small
+ * objects, one entry per era run; its runs lie in the segment's 8 blocks. */
+#define OLDER_STUB_SEGMENT_BLOCKS 8u
+static bool older_stub_segment(const DbgBlock *b)
+{
+    return b->kind == DEBUG_BLOCK_SMALL &&
+           (b->flags & (BF_NONMOVING | BF_LARGE | BF_PINNED)) == BF_NONMOVING;
+}
+
 /* A segment's slot fields that cannot be: no slots, a slot under two
  * words, more in use than it has, or more slot bytes than its blocks. */
 static int bad_segment(DbgClient *c, const DbgBlock *b, uint32_t i)
@@ -130,6 +141,8 @@ int dbg_parse_blocks(DbgClient *c, DebugCursor *cur)
         uint64_t room = (uint64_t)(b->n_blocks > 0 ? b->n_blocks : 1) * 4096;
         if (b->kind == DEBUG_BLOCK_SEGMENT)
             room = (uint64_t)b->n_slots * b->slot_words * 8;
+        else if (b->n_blocks == 0 && older_stub_segment(b))
+            room = (uint64_t)OLDER_STUB_SEGMENT_BLOCKS * 4096;
         if (b->used_bytes > room || b->start % 8 != 0 ||
             b->start + b->used_bytes < b->start) {
             dbg_fail(c, "malformed block entry %u (start 0x%llx, %llu bytes used of %u blocks)",
