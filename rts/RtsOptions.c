@@ -479,17 +479,16 @@ static const RtsOption rts_options[] = {
              "\n"},
     {"-h", ARG_GLUED, VAL_PARSER, .parse = opt_heap_profile,
      .help = "  -h       Heap residency profile by closure type (deprecated: use -hT)\n"
-             "  -h<break-down> Heap residency profile (one break-down only)\n"
-             "     break-down: T = closure type\n"
-             "                 i = info table\n"
-             "                 e = era\n"
-             "                 d = closure description\n"
-             "                 y = type description\n"
-             "                 m = module\n"
-             "  A subset of closures may be selected thusly:\n"
-             "    -he<era>      closures of the given era (also -he{<era>})\n"
-             "    -he<lo>-<hi>  closures of eras <lo> to <hi>, inclusive\n"
-             "    (a selector with no break-down profiles by closure type, -hT)\n"},
+             "  -h<break-down> Heap residency profile by one break-down:\n"
+             "                   T  closure type (constructors by name)\n"
+             "                   i  info table (IPE events name each table)\n"
+             "                   e  era (GHC needs a profiling build; strata does not)\n"
+             "                   d  closure description (the info table's provenance)\n"
+             "                   y  type description (the info table's provenance)\n"
+             "                   m  module (the info table's provenance)\n"
+             "  -he<era>      Profile only the closures of the given era (also\n"
+             "                -he{<era>}), by any break-down (alone: by closure type, -hT)\n"
+             "  -he<lo>-<hi>  Profile only the closures of eras <lo> to <hi>, inclusive\n"},
     {"-i", ARG_GLUED, VAL_PARSER, .parse = opt_interval,
      .help = "  -i<sec>  Time between heap profile samples (seconds, default: 0.1;\n"
              "           0 = at every major GC)\n"},
@@ -505,7 +504,8 @@ static const RtsOption rts_options[] = {
     {"--no-automatic-heap-samples", ARG_NONE, VAL_FALSE, FIELD(automatic_heap_samples),
      .help = "  --no-automatic-heap-samples\n"
              "           Do not start the heap profile timer: censuses are taken only\n"
-             "           when the program asks for them\n"},
+             "           when the program or an eventlog socket client asks for them\n"
+             "           (none at -i0's major GCs, none at exit)\n"},
     {"--automatic-era-increment", ARG_NONE, VAL_TRUE, FIELD(automatic_era_increment),
      .help = "  --automatic-era-increment\n"
              "           Advance the era by one after every major GC (not while it is 0)\n"},
@@ -545,12 +545,14 @@ static const RtsOption rts_options[] = {
      .what = "a socket path", .expected = "=PATH",
      .help = "  --eventlog-socket=<path>\n"
              "             Stream the eventlog to clients of a Unix socket at <path>\n"
-             "             (mode 0600; turns on -l; with -ol<file> also to <file>)\n"},
+             "             (mode 0600; turns on -l; with -ol<file> also to <file>);\n"
+             "             clients may send control commands (strata-live --send)\n"},
     {"--eventlog-socket-tcp", ARG_EQUALS, VAL_PARSER, .parse = opt_socket_tcp,
      .expected = "=HOST:PORT",
      .help = "  --eventlog-socket-tcp=<host>:<port>\n"
              "             The same over TCP (an empty <host> is 127.0.0.1; port 0\n"
-             "             picks a free port and prints it)\n"},
+             "             picks a free port and prints it); without either flag,\n"
+             "             $GHC_EVENTLOG_SOCKET, or $GHC_EVENTLOG_TCP_HOST and _PORT, with -l\n"},
     {"--eventlog-socket-wait", ARG_NONE, VAL_TRUE, FIELD(eventlog_socket_wait),
      .help = "  --eventlog-socket-wait\n"
              "             Wait in hs_init until a client has connected\n"
