@@ -74,7 +74,8 @@ def parse_usage(text):
     for raw in text.split('\n'):
         line = raw.rstrip()
         indent = len(line) - len(line.lstrip())
-        m = re.match(r'^( {2,4})([-+]\S*)(\s+(.*))?$', line)
+        # A flag, or a flag and its aliases ("--nonmoving-gc, -xn").
+        m = re.match(r'^( {2,4})([-+][^\s,]*(?:, [-+][^\s,]*)*)(\s+(.*))?$', line)
         if not line:
             row = None
             continue
@@ -118,7 +119,8 @@ def rts_table(text):
                 key, _, rest = l.partition(' ')
                 l = '`' + key.strip('`') + '`' + (' ' + rest if rest else '')
             parts.append(l if k == 0 else '<br>' + l)
-        out.append('| `' + flag + '` | ' + ''.join(parts) + ' |')
+        names = ', '.join('`' + f + '`' for f in flag.split(', '))
+        out.append('| ' + names + ' | ' + ''.join(parts) + ' |')
     kept = [n for n in notes if not n.startswith('Usage:') and
             not n.startswith('The following run time system options')]
     return '\n'.join(out + [''] + [code_words(' '.join(kept))])
@@ -325,6 +327,8 @@ def main():
         sys.exit('doc-examples.py: %s is not a built tree (no utils/strata-debug/strata-debug)' % build)
     STG = clean_dirty_lines()
     work = a.work or tempfile.mkdtemp(prefix='strata-doc-examples.')
+    if not os.path.isdir(work):
+        sys.exit('doc-examples.py: --work %s is not a directory' % work)
     runner = Runner(build, os.path.abspath(work))
     problems = refresh_readme(build, a.check)
     try:
