@@ -62,7 +62,7 @@ RELEASE_ONLY_TESTS+=" testsuite/scripts/include-circles.sh testsuite/scripts/ben
 # one of them running alone.
 SLOW_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/live-page.sh"
 SLOW_TESTS+=" testsuite/scripts/programs.sh testsuite/scripts/threads.sh"
-SLOW_TESTS+=" testsuite/scripts/tutorial.sh testsuite/scripts/msgbuf.sh"
+SLOW_TESTS+=" testsuite/scripts/doc-examples.sh testsuite/scripts/msgbuf.sh"
 
 LOG_TAIL_LINES=150
 

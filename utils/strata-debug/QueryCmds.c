@@ -205,8 +205,12 @@ int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *query
         dbg_boundary_free(&b);
         return 0;
     }
-    printf("holders of eras %" PRIu64 "-%" PRIu64 " from later eras, by the old bytes only "
-           "they keep alive:\n", q.eras.lo, q.eras.hi);
+    /* The eras as --era names them: "era 1", "eras 1-2". */
+    if (q.eras.lo == q.eras.hi)
+        printf("holders of era %" PRIu64, q.eras.lo);
+    else
+        printf("holders of eras %" PRIu64 "-%" PRIu64, q.eras.lo, q.eras.hi);
+    printf(" from later eras, by the old bytes only they keep alive:\n");
     Style s = {o->color, o->full};
     for (size_t i = 0; i < shown; i++) {
         const DbgBoundaryGroup *g = &b.groups[i];
