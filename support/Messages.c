@@ -19,10 +19,17 @@ void rts_set_prog_name(const char *argv0)
     rts_prog_name = slash ? slash + 1 : argv0;
 }
 
+/* "<prog>: <kind><message>" on stderr, the caller ending the line: every
+ * kind of message starts the same way. */
+static void put_message(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: %s", rts_prog_name, kind);
+    vfprintf(stderr, fmt, ap);
+}
+
 void rts_verror(const char *fmt, va_list ap)
 {
-    fprintf(stderr, "%s: ", rts_prog_name);
-    vfprintf(stderr, fmt, ap);
+    put_message("", fmt, ap);
     fputc('\n', stderr);
     fflush(stderr);
 }
@@ -38,9 +45,8 @@ void rts_error(const char *fmt, ...)
 void rts_panic_at(const char *func, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: internal error: ", rts_prog_name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    put_message("internal error: ", fmt, ap);
     va_end(ap);
     fprintf(stderr, "\n    (in %s, %s:%d)\n", func, file, line);
     fflush(stderr);
@@ -51,8 +57,7 @@ void rts_debug_belch(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: [debug] ", rts_prog_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    put_message("[debug] ", fmt, ap);
     va_end(ap);
+    fputc('\n', stderr);
 }
