@@ -1,5 +1,6 @@
 /*
- * base/GrowArray.c -- growing C arrays by doubling (see GrowArray.h).
+ * base/GrowArray.c -- growing C arrays by doubling, and shrinking them
+ * (see GrowArray.h).
  * Relies only on realloc.
  */
 #include "GrowArray.h"
@@ -27,4 +28,17 @@ int grow_array_reserve(void **items, size_t *capacity, size_t n_needed, size_t e
     *items = n;
     *capacity = cap;
     return 0;
+}
+
+void grow_array_shrink(void **items, size_t *capacity, size_t n_used, size_t elem_bytes,
+                       size_t min_capacity)
+{
+    if (*capacity <= min_capacity || n_used >= *capacity / 4)
+        return;
+    size_t cap = n_used < min_capacity ? min_capacity : n_used;
+    void *n = realloc(*items, cap * elem_bytes);
+    if (n == NULL)
+        return;
+    *items = n;
+    *capacity = cap;
 }

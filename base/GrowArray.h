@@ -1,13 +1,15 @@
 /*
  * base/GrowArray.h -- the one way strata, runtime and tools alike, grows a
  * C array: capacity doubles (from a minimum) until it holds what is needed,
- * with the size arithmetic checked.  Replaces the hand-written "double
+ * with the size arithmetic checked; one that has emptied shrinks again,
+ * and a freed one is left empty.  Replaces the hand-written "double
  * with realloc" blocks that each module used to carry.
  */
 #ifndef STRATA_GROWARRAY_H
 #define STRATA_GROWARRAY_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /* Makes *items (elem_bytes each, *capacity allocated) hold at least
  * n_needed elements, doubling from min_capacity.  Returns 0, or ENOMEM
@@ -32,5 +34,20 @@ static inline int grow_array_reserve_inline(void **items, size_t *capacity, size
 /* The typed form with the site's own first capacity. */
 #define GROW_ARRAY_RESERVE_MIN(arr, cap, n, min_capacity) \
     grow_array_reserve_inline((void **)&(arr), &(cap), (n), sizeof *(arr), (min_capacity))
+
+/* Gives back most of an array that has emptied: when *capacity exceeds
+ * min_capacity and fewer than a quarter of it are in use (n_used), shrinks
+ * it to n_used elements, min_capacity at least, so that the next growth
+ * does not come at once.  A failed realloc leaves it as it was: shrinking
+ * is an economy, never needed. */
+void grow_array_shrink(void **items, size_t *capacity, size_t n_used, size_t elem_bytes,
+                       size_t min_capacity);
+
+/* The typed form: GROW_ARRAY_SHRINK_MIN(arr, cap, n, min_capacity). */
+#define GROW_ARRAY_SHRINK_MIN(arr, cap, n, min_capacity) \
+    grow_array_shrink((void **)&(arr), &(cap), (n), sizeof *(arr), (min_capacity))
+
+/* Frees arr and leaves it empty: NULL, no elements, no capacity. */
+#define GROW_ARRAY_FREE(arr, n, cap) (free(arr), (arr) = NULL, (n) = 0, (cap) = 0)
 
 #endif /* STRATA_GROWARRAY_H */

@@ -89,14 +89,7 @@ static void visit_weak_roots(RootEvacFn evac, void *ctx)
             entries[kept++] = e;
     }
     n_entries = kept;
-    if (cap_entries > 256 && n_entries < cap_entries / 4) {
-        size_t cap = n_entries < 256 ? 256 : n_entries;
-        Entry *t = realloc(entries, cap * sizeof *entries);
-        if (t != NULL) {
-            entries = t;
-            cap_entries = cap;
-        }
-    }
+    GROW_ARRAY_SHRINK_MIN(entries, cap_entries, n_entries, 256);
 }
 
 /* Note [The samples alive at exit]
@@ -173,9 +166,7 @@ void sampled_objects_repost(void)
 
 void sampled_objects_exit(void)
 {
-    free(entries);
-    entries = NULL;
-    n_entries = cap_entries = 0;
+    GROW_ARRAY_FREE(entries, n_entries, cap_entries);
     next_sample = 0;
     on = false;
     call_stacks_exit();

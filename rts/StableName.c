@@ -134,14 +134,7 @@ void stable_name_visit_weak_roots(RootEvacFn evac, void *ctx)
             table[i] = (free_head << 1) | 1;
             free_head = i + 1;
         }
-    if (capacity > 64 && length < capacity / 4) {
-        size_t cap = length < 64 ? 64 : length;
-        StgWord *t = realloc(table, cap * sizeof *table);
-        if (t != NULL) {
-            table = t;
-            capacity = cap;
-        }
-    }
+    GROW_ARRAY_SHRINK_MIN(table, capacity, length, 64);
 }
 
 StgWord stable_name_count(void)
@@ -156,8 +149,7 @@ StgWord stable_name_table_size(void)
 
 void stable_name_exit(void)
 {
-    free(table);
-    table = NULL;
-    capacity = length = free_head = n_live = 0;
+    GROW_ARRAY_FREE(table, length, capacity);
+    free_head = n_live = 0;
     word_map_free(&by_address);
 }

@@ -44,7 +44,8 @@ static const char *check_when;
 /* The old objects on mutable lists, for the remembered-set check: a
  * sorted array searched by bisection. */
 static StgWord *remembered = NULL;
-static StgWord n_remembered = 0, cap_remembered = 0;
+static StgWord n_remembered = 0;
+static size_t cap_remembered = 0;   /* GROW_ARRAY_RESERVE's capacity */
 
 void sanity_fail(const char *fmt, ...)
 {
@@ -221,13 +222,8 @@ static void collect_remembered(void)
     n_remembered = 0;
     for (unsigned g = 0; g < storage_n_gens; g++) {
         MUT_LIST_FOR_EACH(storage_gens[g].mut_list, c, {
-            if (n_remembered == cap_remembered) {
-                size_t cap = cap_remembered;
-                if (GROW_ARRAY_RESERVE_MIN(remembered, cap, n_remembered + 1, 1024) != 0)
-                    fail("out of C heap (remembered set of %lu entries)",
-                         (unsigned long)n_remembered);
-                cap_remembered = cap;
-            }
+            if (GROW_ARRAY_RESERVE_MIN(remembered, cap_remembered, n_remembered + 1, 1024) != 0)
+                fail("out of C heap (remembered set of %lu entries)", (unsigned long)n_remembered);
             remembered[n_remembered++] = (StgWord)c;
         });
     }

@@ -499,17 +499,10 @@ void weak_exit(void)
     free(lists);
     lists = NULL;
     n_lists = 0;
-    free(pending);
-    pending = NULL;
-    n_pending = cap_pending = 0;
-    free(young_refs);
-    young_refs = NULL;
-    n_young_refs = cap_young_refs = 0;
+    GROW_ARRAY_FREE(pending, n_pending, cap_pending);
+    GROW_ARRAY_FREE(young_refs, n_young_refs, cap_young_refs);
     young_refs_sorted = false;
-    free(old_pending);
-    old_pending = NULL;
-    n_old_pending = cap_old_pending = 0;
-    free(due);
-    due = NULL;
-    due_head = n_due = cap_due = 0;
+    GROW_ARRAY_FREE(old_pending, n_old_pending, cap_old_pending);
+    GROW_ARRAY_FREE(due, n_due, cap_due);
+    due_head = 0;
 }

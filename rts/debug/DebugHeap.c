@@ -453,13 +453,10 @@ void debug_saved_add(StgClosure *c)
 
 void debug_saved_exit(void)
 {
-    free(index_entries);   /* the block index too: both end with the stub */
-    index_entries = NULL;
-    index_n = index_cap = 0;
+    /* The block index too: both end with the stub. */
+    GROW_ARRAY_FREE(index_entries, index_n, index_cap);
     index_built = false;
-    free(saved);
-    saved = NULL;
-    n_saved = cap_saved = 0;
+    GROW_ARRAY_FREE(saved, n_saved, cap_saved);
 }
 
 static bool is_saved_handle(StgWord handle)

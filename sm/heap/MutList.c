@@ -17,7 +17,7 @@
 
 StgClosure **static_roots = NULL;
 StgWord static_roots_count = 0;
-static StgWord static_roots_capacity = 0;
+static size_t static_roots_capacity = 0;   /* GROW_ARRAY_RESERVE's capacity */
 /* The closures on static_roots, so that each is a root at most once: the
  * collector cleans a static mutable variable like any other, and the next
  * write dirties it (and calls static_roots_add) again. */
@@ -88,22 +88,17 @@ void static_roots_add(StgClosure *p)
     (void)word_map_slot_or_panic(&static_roots_set, (uint64_t)(uintptr_t)p, &found);
     if (found)
         return;
-    if (static_roots_count == static_roots_capacity) {
-        size_t cap = static_roots_capacity;
-        if (GROW_ARRAY_RESERVE_MIN(static_roots, cap, static_roots_count + 1, 64) != 0)
-            rts_panic("out of C heap growing the static root list (entries=%lu)",
-                      (unsigned long)static_roots_count);
-        static_roots_capacity = cap;
-    }
+    if (GROW_ARRAY_RESERVE_MIN(static_roots, static_roots_capacity, static_roots_count + 1,
+                               64) != 0)
+        rts_panic("out of C heap growing the static root list (entries=%lu)",
+                  (unsigned long)static_roots_count);
     static_roots[static_roots_count++] = p;
 }
 
 void mut_list_exit(void)
 {
-    free(static_roots);
+    GROW_ARRAY_FREE(static_roots, static_roots_count, static_roots_capacity);
     word_map_free(&static_roots_set);
-    static_roots = NULL;
-    static_roots_count = static_roots_capacity = 0;
 }
 
 /* Records p, which the barrier has just made dirty: on its generation's

@@ -1,7 +1,8 @@
 /*
  * testsuite/unit/test_base.c -- the base library's containers, shared by
- * the runtime and the tools: grow_array_reserve (base/GrowArray.h), the
- * word map (base/WordMap.h) and the string index (base/StrIndex.h).
+ * the runtime and the tools: grow_array_reserve and grow_array_shrink
+ * (base/GrowArray.h), the word map (base/WordMap.h) and the string index
+ * (base/StrIndex.h).
  * Growth, contents kept across growth, and every failure (size overflow,
  * C heap exhausted) answered ENOMEM (or NULL / STR_INDEX_NONE) with the
  * container unchanged.  The C heap is exhausted on demand by wrapping
@@ -141,6 +142,42 @@ static void test_base_grow_array_out_of_heap_is_enomem_unchanged(void **state)
     assert_ptr_equal(a, before);
     assert_int_equal(cap, 16);
     assert_int_equal(a[0], 'k');
+    free(a);
+}
+
+/* An array that has emptied shrinks to what it holds, never below its
+ * minimum, and only when under a quarter is used; its contents stay.  A
+ * freed one is empty. */
+static void test_base_grow_array_shrinks_when_mostly_empty(void **state)
+{
+    (void)state;
+    unsigned *a = NULL;
+    size_t cap = 0, n = 1000;
+    assert_int_equal(GROW_ARRAY_RESERVE_MIN(a, cap, n, 64), 0);
+    assert_int_equal(cap, 1024);
+    for (unsigned i = 0; i < n; i++)
+        a[i] = i + 1;
+
+    n = 256;   /* a quarter: kept */
+    GROW_ARRAY_SHRINK_MIN(a, cap, n, 64);
+    assert_int_equal(cap, 1024);
+    n = 255;   /* under a quarter: down to what is used */
+    GROW_ARRAY_SHRINK_MIN(a, cap, n, 64);
+    assert_int_equal(cap, 255);
+    assert_int_equal(a[254], 255);   /* the last one kept (ASan: in bounds) */
+    n = 3;     /* never below the minimum */
+    GROW_ARRAY_SHRINK_MIN(a, cap, n, 64);
+    assert_int_equal(cap, 64);
+    assert_int_equal(a[0], 1);
+    assert_int_equal(a[2], 3);
+    GROW_ARRAY_SHRINK_MIN(a, cap, 0, 64);   /* at the minimum: stays */
+    assert_int_equal(cap, 64);
+
+    GROW_ARRAY_FREE(a, n, cap);
+    assert_null(a);
+    assert_int_equal(n, 0);
+    assert_int_equal(cap, 0);
+    assert_int_equal(GROW_ARRAY_RESERVE(a, cap, 1), 0);   /* usable again */
     free(a);
 }
 
@@ -366,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_base_grow_array_small_capacity_grows_to_min),
         cmocka_unit_test(test_base_grow_array_overflow_is_enomem_unchanged),
         cmocka_unit_test(test_base_grow_array_out_of_heap_is_enomem_unchanged),
+        cmocka_unit_test(test_base_grow_array_shrinks_when_mostly_empty),
         cmocka_unit_test(test_base_word_map_keeps_every_key_through_growth),
         cmocka_unit_test(test_base_word_map_remove_keeps_the_rest_findable),
         cmocka_unit_test(test_base_word_map_slot_says_found_and_clear_forgets),
