@@ -184,14 +184,9 @@ static void add_scopes(Walk *w, Dwarf_Die die, bool inlined)
 
 static void walk_children(Walk *w, Dwarf_Die parent, int depth);
 
-static void walk_die(Walk *w, Dwarf_Die die, int depth)
+static void walk_die(Dwarf_Die die, Dwarf_Half tag, int depth, void *ctx)
 {
-    Dwarf_Half tag;
-    Dwarf_Error err = NULL;
-    if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
-        dwarf_unit_fail(w->u, "reading a DIE's tag", err);
-        return;
-    }
+    Walk *w = ctx;
     if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
         die_ranges(w, die);
         if (w->n_ranges == 0)
@@ -203,14 +198,9 @@ static void walk_die(Walk *w, Dwarf_Die die, int depth)
     }
 }
 
-static void walk_die_cb(Dwarf_Die die, int depth, void *ctx)
-{
-    walk_die(ctx, die, depth);
-}
-
 static void walk_children(Walk *w, Dwarf_Die parent, int depth)
 {
-    dwarf_unit_children(w->u, parent, depth, walk_die_cb, w);
+    dwarf_unit_children(w->u, parent, depth, walk_die, w);
 }
 
 /* ----------------------------------------------------------------------
@@ -231,34 +221,11 @@ static void add_line(Walk *w, uint64_t addr, const char *file, uint64_t line, bo
     };
 }
 
-static void read_lines(Walk *w, Dwarf_Die cu)
+static void add_line_row(const DwarfLineRow *row, void *ctx)
 {
-    Dwarf_Unsigned version;
-    Dwarf_Small table_count;
-    Dwarf_Line_Context ctx;
-    Dwarf_Line *lines;
-    Dwarf_Signed n_lines;
-    Dwarf_Error err = NULL;
-    int res = dwarf_srclines_b(cu, &version, &table_count, &ctx, &err);
-    if (res == DW_DLV_ERROR)
-        dwarf_unit_fail(w->u, "reading a line table", err);
-    if (res != DW_DLV_OK)
-        return;
-    res = dwarf_srclines_from_linecontext(ctx, &lines, &n_lines, &err);
-    for (Dwarf_Signed i = 0; res == DW_DLV_OK && i < n_lines; i++) {
-        Dwarf_Addr addr;
-        Dwarf_Unsigned line, file_no;
-        Dwarf_Bool end;
-        if ((res = dwarf_lineaddr(lines[i], &addr, &err)) != DW_DLV_OK ||
-            (res = dwarf_lineno(lines[i], &line, &err)) != DW_DLV_OK ||
-            (res = dwarf_lineendsequence(lines[i], &end, &err)) != DW_DLV_OK ||
-            (res = dwarf_line_srcfileno(lines[i], &file_no, &err)) != DW_DLV_OK)
-            break;
-        add_line(w, addr, end ? "" : dwarf_unit_file(w->u, file_no), line, end);
-    }
-    if (res == DW_DLV_ERROR)
-        dwarf_unit_fail(w->u, "reading a line-table row", err);
-    dwarf_srclines_dealloc_b(ctx);
+    Walk *w = ctx;
+    add_line(w, row->addr, row->end ? "" : dwarf_unit_file(w->u, row->file_no), row->line,
+             row->end);
 }
 
 /* Reads the unit's ranges and lines, its DIE being cu. */
@@ -272,7 +239,7 @@ static void read_unit(Walk *w, Dwarf_Die cu)
     w->cu_base = res == DW_DLV_OK ? base : 0;
     walk_children(w, cu, 0);
     if (!w->u->failed)
-        read_lines(w, cu);
+        dwarf_unit_lines(w->u, cu, add_line_row, w);
 }
 
 /* ----------------------------------------------------------------------

@@ -108,39 +108,16 @@ static void index_function(Walk *w, Dwarf_Die die)
         add_entry(w, die, low_pc, true);
 }
 
-/* Functions of the current unit without a declaring line take the line of
- * the line-table row at their entry. */
-static void fill_lines_from_line_table(Walk *w, Dwarf_Die cu)
+/* A function of the current unit without a declaring line takes the line
+ * of a line-table row at its entry. */
+static void fill_line_from_row(const DwarfLineRow *row, void *ctx)
 {
-    Dwarf_Unsigned version;
-    Dwarf_Small table_count;
-    Dwarf_Line_Context ctx;
-    Dwarf_Line *lines;
-    Dwarf_Signed n_lines;
-    Dwarf_Error err = NULL;
-    int res = dwarf_srclines_b(cu, &version, &table_count, &ctx, &err);
-    if (res == DW_DLV_ERROR)
-        dwarf_unit_fail(w->u, "reading a line table", err);
-    if (res != DW_DLV_OK)
-        return;
-    res = dwarf_srclines_from_linecontext(ctx, &lines, &n_lines, &err);
-    if (res == DW_DLV_ERROR)
-        dwarf_unit_fail(w->u, "reading a line table", err);
-    for (Dwarf_Signed i = 0; res == DW_DLV_OK && i < n_lines; i++) {
-        Dwarf_Addr addr;
-        Dwarf_Unsigned line;
-        if (dwarf_lineaddr(lines[i], &addr, &err) != DW_DLV_OK ||
-            dwarf_lineno(lines[i], &line, &err) != DW_DLV_OK) {
-            dwarf_unit_fail(w->u, "reading a line-table row", err);
-            break;
-        }
-        for (size_t e = w->first_entry; e < w->ix->n_entries; e++) {
-            DwarfEntry *entry = &w->ix->entries[e];
-            if (entry->line == 0 && entry->vaddr == addr && line <= UINT32_MAX)
-                entry->line = (uint32_t)line;
-        }
+    Walk *w = ctx;
+    for (size_t e = w->first_entry; e < w->ix->n_entries; e++) {
+        DwarfEntry *entry = &w->ix->entries[e];
+        if (entry->line == 0 && entry->vaddr == row->addr && row->line <= UINT32_MAX)
+            entry->line = (uint32_t)row->line;
     }
-    dwarf_srclines_dealloc_b(ctx);
 }
 
 /* ----------------------------------------------------------------------
@@ -149,14 +126,9 @@ static void fill_lines_from_line_table(Walk *w, Dwarf_Die cu)
 
 static void walk_children(Walk *w, Dwarf_Die parent, int depth);
 
-static void walk_die(Walk *w, Dwarf_Die die, int depth)
+static void walk_die(Dwarf_Die die, Dwarf_Half tag, int depth, void *ctx)
 {
-    Dwarf_Half tag;
-    Dwarf_Error err = NULL;
-    if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
-        dwarf_unit_fail(w->u, "reading a DIE's tag", err);
-        return;
-    }
+    Walk *w = ctx;
     switch (tag) {
     case DW_TAG_variable:
         index_variable(w, die);
@@ -174,14 +146,9 @@ static void walk_die(Walk *w, Dwarf_Die die, int depth)
     }
 }
 
-static void walk_die_cb(Dwarf_Die die, int depth, void *ctx)
-{
-    walk_die(ctx, die, depth);
-}
-
 static void walk_children(Walk *w, Dwarf_Die parent, int depth)
 {
-    dwarf_unit_children(w->u, parent, depth, walk_die_cb, w);
+    dwarf_unit_children(w->u, parent, depth, walk_die, w);
 }
 
 /* One unit: its top-level DIEs (and, deep, the bodies), then the lines
@@ -193,7 +160,7 @@ static void index_unit(DwarfUnitWalk *u, Dwarf_Die cu, void *ctx)
     w->needs_lines = false;
     walk_children(w, cu, 0);
     if (w->needs_lines && !u->failed)
-        fill_lines_from_line_table(w, cu);
+        dwarf_unit_lines(w->u, cu, fill_line_from_row, w);
 }
 
 /* ----------------------------------------------------------------------

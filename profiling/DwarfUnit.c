@@ -175,7 +175,11 @@ void dwarf_unit_children(DwarfUnitWalk *w, Dwarf_Die parent, int depth, DwarfDie
     Dwarf_Error err = NULL;
     int res = dwarf_child(parent, &child, &err);
     while (res == DW_DLV_OK && !w->failed) {
-        fn(child, depth, ctx);
+        Dwarf_Half tag;
+        if (dwarf_tag(child, &tag, &err) == DW_DLV_OK)
+            fn(child, tag, depth, ctx);
+        else
+            dwarf_unit_fail(w, "reading a DIE's tag", err);
         Dwarf_Die next = NULL;
         res = dwarf_siblingof_b(w->dbg, child, true, &next, &err);
         dwarf_dealloc_die(child);
@@ -183,6 +187,48 @@ void dwarf_unit_children(DwarfUnitWalk *w, Dwarf_Die parent, int depth, DwarfDie
     }
     if (res == DW_DLV_ERROR)
         dwarf_unit_fail(w, "walking the DIE tree", err);
+}
+
+/* ----------------------------------------------------------------------
+ * Line tables
+ * ---------------------------------------------------------------------- */
+
+/* Row i of lines into *row; DW_DLV_OK, or the first failing call's. */
+static int read_line_row(Dwarf_Line *lines, Dwarf_Signed i, DwarfLineRow *row, Dwarf_Error *err)
+{
+    Dwarf_Bool end;
+    int res;
+    if ((res = dwarf_lineaddr(lines[i], &row->addr, err)) != DW_DLV_OK ||
+        (res = dwarf_lineno(lines[i], &row->line, err)) != DW_DLV_OK ||
+        (res = dwarf_lineendsequence(lines[i], &end, err)) != DW_DLV_OK ||
+        (res = dwarf_line_srcfileno(lines[i], &row->file_no, err)) != DW_DLV_OK)
+        return res;
+    row->end = end;
+    return DW_DLV_OK;
+}
+
+void dwarf_unit_lines(DwarfUnitWalk *w, Dwarf_Die cu, DwarfLineFn fn, void *ctx)
+{
+    Dwarf_Unsigned version;
+    Dwarf_Small table_count;
+    Dwarf_Line_Context lc;
+    Dwarf_Line *lines;
+    Dwarf_Signed n_lines;
+    Dwarf_Error err = NULL;
+    int res = dwarf_srclines_b(cu, &version, &table_count, &lc, &err);
+    if (res == DW_DLV_ERROR)
+        dwarf_unit_fail(w, "reading a line table", err);
+    if (res != DW_DLV_OK)
+        return;
+    res = dwarf_srclines_from_linecontext(lc, &lines, &n_lines, &err);
+    for (Dwarf_Signed i = 0; res == DW_DLV_OK && i < n_lines && !w->failed; i++) {
+        DwarfLineRow row;
+        if ((res = read_line_row(lines, i, &row, &err)) == DW_DLV_OK)
+            fn(&row, ctx);
+    }
+    if (res == DW_DLV_ERROR)
+        dwarf_unit_fail(w, "reading a line-table row", err);
+    dwarf_srclines_dealloc_b(lc);
 }
 
 /* ----------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /*
  * profiling/DwarfUnit.h -- a walk over the compilation units of one ELF
- * file's DWARF with libdwarf, and what every walk reads from a DIE: the
- * unit's file table, a DIE's name, declaring file and line (followed
+ * file's DWARF with libdwarf, and what every walk reads: the unit's file
+ * table and line table, a DIE's name, declaring file and line (followed
  * through its declaration or abstract instance), its constant and string
  * attributes.  The two indexes built from DWARF share it: DwarfIndex.c
  * (variables and functions by address, for info-table provenance) and
@@ -60,13 +60,28 @@ void dwarf_unit_close(DwarfUnitWalk *w);
 bool dwarf_unit_enter(DwarfUnitWalk *w, Dwarf_Die cu);
 void dwarf_unit_leave(DwarfUnitWalk *w);
 
-/* Calls fn(child, depth, ctx) for each child of parent, in order, while
- * the walk has not failed; nothing below DWARF_UNIT_MAX_DEPTH (deeper
- * nesting than that is not C, and may be a corrupt tree). */
+/* Calls fn(child, its tag, depth, ctx) for each child of parent, in order,
+ * while the walk has not failed (a tag that cannot be read fails it);
+ * nothing below DWARF_UNIT_MAX_DEPTH (deeper nesting than that is not C,
+ * and may be a corrupt tree). */
 #define DWARF_UNIT_MAX_DEPTH 64
-typedef void (*DwarfDieFn)(Dwarf_Die die, int depth, void *ctx);
+typedef void (*DwarfDieFn)(Dwarf_Die die, Dwarf_Half tag, int depth, void *ctx);
 void dwarf_unit_children(DwarfUnitWalk *w, Dwarf_Die parent, int depth, DwarfDieFn fn,
                          void *ctx);
+
+/* One row of a unit's line table. */
+typedef struct {
+    Dwarf_Addr addr;
+    Dwarf_Unsigned line;        /* 0: none */
+    Dwarf_Unsigned file_no;     /* dwarf_unit_file's number */
+    bool end;                   /* the end of a sequence: addr is one past it */
+} DwarfLineRow;
+
+/* Calls fn(row, ctx) for each row of the line table of the unit cu, in
+ * order, while the walk has not failed; a unit without one has none.  A
+ * libdwarf error fails the walk, the rows before it kept. */
+typedef void (*DwarfLineFn)(const DwarfLineRow *row, void *ctx);
+void dwarf_unit_lines(DwarfUnitWalk *w, Dwarf_Die cu, DwarfLineFn fn, void *ctx);
 
 /* Records a libdwarf error (once, naming what was being read) and frees
  * it; err may be NULL. */
