@@ -251,7 +251,14 @@ static void info_label(const DbgInfo *in, char *buf, size_t len)
         snprintf(buf, len, "%s 0x%" PRIx64, name, in->addr);
 }
 
-int dbg_thunks(DbgClient *c, const DbgReach *r, DbgCensus *out)
+/* Adds one closure that a census counts to its buckets (or leaves it
+ * out); 0, or an error status that stops the census. */
+typedef int (*CensusAdd)(DbgClient *c, Buckets *b, const DbgClosure *cl, void *env);
+
+/* A census of the reachable closures of r whose type wanted accepts, each
+ * offered to add(..., env); out is empty on failure. */
+static int census_reachable(DbgClient *c, const DbgReach *r, bool (*wanted)(uint32_t type),
+                            CensusAdd add, void *env, DbgCensus *out)
 {
     memset(out, 0, sizeof *out);
     Buckets b = {out, {0}, 0};
@@ -262,16 +269,27 @@ int dbg_thunks(DbgClient *c, const DbgReach *r, DbgCensus *out)
         DbgClosure cl;
         if ((st = dbg_closure(c, objs[i], &cl)) != 0)
             break;
-        if (cl.block == NULL || !dbg_type_is_thunk(cl.info->type))
-            continue;
-        char label[1024];
-        info_label(cl.info, label, sizeof label);
-        st = bucket_add(c, &b, label, (uint64_t)cl.n_words * 8, 1);
+        if (cl.block != NULL && wanted(cl.info->type))
+            st = add(c, &b, &cl, env);
     }
     buckets_finish(&b);
     if (st != 0)
         dbg_census_free(out);
     return st;
+}
+
+/* Counts cl's bytes under its info table's label. */
+static int add_by_info(DbgClient *c, Buckets *b, const DbgClosure *cl, void *env)
+{
+    (void)env;
+    char label[1024];
+    info_label(cl->info, label, sizeof label);
+    return bucket_add(c, b, label, (uint64_t)cl->n_words * 8, 1);
+}
+
+int dbg_thunks(DbgClient *c, const DbgReach *r, DbgCensus *out)
+{
+    return census_reachable(c, r, dbg_type_is_thunk, add_by_info, NULL, out);
 }
 
 static uint64_t hash_words(const uint64_t *w, uint32_t n)
@@ -285,42 +303,30 @@ static uint64_t hash_words(const uint64_t *w, uint32_t n)
     return h | 1;
 }
 
+/* Counts cl (by add_by_info) if an earlier constructor had the same
+ * contents; first maps a content hash to the first object with it. */
+static int add_if_duplicate(DbgClient *c, Buckets *b, const DbgClosure *cl, void *first)
+{
+    uint64_t h = hash_words(cl->words, cl->n_words);
+    uint64_t *v = word_map_get(first, h);
+    if (v == NULL)
+        return word_map_put(first, h, cl->addr) != 0 ? dbg_fail(c, "out of memory") : 0;
+    DbgClosure orig;
+    int st = dbg_closure(c, *v, &orig);
+    if (st != 0)
+        return st;
+    /* Equal hashes of unequal contents are not counted. */
+    if (orig.n_words != cl->n_words ||
+        memcmp(orig.words, cl->words, (size_t)cl->n_words * 8) != 0)
+        return 0;
+    return add_by_info(c, b, cl, NULL);
+}
+
 int dbg_duplicates(DbgClient *c, const DbgReach *r, DbgCensus *out)
 {
-    memset(out, 0, sizeof *out);
-    Buckets b = {out, {0}, 0};
     WordMap first = {0};   /* content hash -> first object with it */
-    size_t n;
-    const uint64_t *objs = dbg_reach_objects(r, &n);
-    int st = 0;
-    for (size_t i = 0; i < n && st == 0; i++) {
-        DbgClosure cl;
-        if ((st = dbg_closure(c, objs[i], &cl)) != 0)
-            break;
-        if (cl.block == NULL || !dbg_type_is_constr(cl.info->type))
-            continue;
-        uint64_t h = hash_words(cl.words, cl.n_words);
-        uint64_t *v = word_map_get(&first, h);
-        if (v == NULL) {
-            if (word_map_put(&first, h, cl.addr) != 0)
-                st = dbg_fail(c, "out of memory");
-            continue;
-        }
-        DbgClosure orig;
-        if ((st = dbg_closure(c, *v, &orig)) != 0)
-            break;
-        /* Equal hashes of unequal contents are not counted. */
-        if (orig.n_words != cl.n_words ||
-            memcmp(orig.words, cl.words, (size_t)cl.n_words * 8) != 0)
-            continue;
-        char label[1024];
-        info_label(cl.info, label, sizeof label);
-        st = bucket_add(c, &b, label, (uint64_t)cl.n_words * 8, 1);
-    }
+    int st = census_reachable(c, r, dbg_type_is_constr, add_if_duplicate, &first, out);
     word_map_free(&first);
-    buckets_finish(&b);
-    if (st != 0)
-        dbg_census_free(out);
     return st;
 }
 
