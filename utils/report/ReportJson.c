@@ -106,36 +106,39 @@ static void write_ccs(FILE *out, const Profile *p, const char *key)
  * Writing
  * ------------------------------------------------------------------- */
 
-static void write_times(FILE *out, const Series *s)
+/* One number per used bin of s (Note [Peaks survive folding] in
+ * Profile.c): values[i], or 0 everywhere if values is NULL; with that
+ * many decimals, or as json_number writes it if decimals is negative. */
+static void write_used_bins(FILE *out, const Series *s, const double *values, int decimals)
 {
     fputc('[', out);
-    int first = 1;
+    const char *sep = "";
     for (size_t i = 0; i < SERIES_BINS; i++) {
         if (s->count[i] == 0)
             continue;
-        if (!first)
-            fputc(',', out);
-        first = 0;
-        fprintf(out, "%.6f", s->t_sum_ns[i] / s->count[i] / 1e9);
+        fputs(sep, out);
+        sep = ",";
+        double v = values ? values[i] : 0.0;
+        if (decimals >= 0)
+            fprintf(out, "%.*f", decimals, v);
+        else
+            json_number(out, v);
     }
     fputc(']', out);
 }
 
-/* One value per used bin of s (Note [Peaks survive folding] in
- * Profile.c): values[i], or 0 everywhere if values is NULL. */
+/* The mean time of each used bin of s, in seconds. */
+static void write_times(FILE *out, const Series *s)
+{
+    double t[SERIES_BINS];
+    for (size_t i = 0; i < SERIES_BINS; i++)
+        t[i] = s->count[i] ? s->t_sum_ns[i] / s->count[i] / 1e9 : 0.0;
+    write_used_bins(out, s, t, 6);
+}
+
 static void write_values(FILE *out, const Series *s, const double *values)
 {
-    fputc('[', out);
-    int first = 1;
-    for (size_t i = 0; i < SERIES_BINS; i++) {
-        if (s->count[i] == 0)
-            continue;
-        if (!first)
-            fputc(',', out);
-        first = 0;
-        json_number(out, values ? values[i] : 0.0);
-    }
-    fputc(']', out);
+    write_used_bins(out, s, values, -1);
 }
 
 /* Coarser points for a sparkline: the largest value of each group of
@@ -163,6 +166,14 @@ static void write_spark(FILE *out, const Series *s, const double *max)
     fputc(']', out);
 }
 
+/* ,"key":"s", a string member of an object after its first (key plain
+ * ASCII, written as it is). */
+static void write_string_member(FILE *out, const char *key, const char *s)
+{
+    fprintf(out, ",\"%s\":", key);
+    json_string(out, s);
+}
+
 static void write_ipe(FILE *out, const EvrIpe *ipe)
 {
     if (ipe == NULL) {
@@ -171,16 +182,11 @@ static void write_ipe(FILE *out, const EvrIpe *ipe)
     }
     fputs("{\"table_name\":", out);
     json_string(out, ipe->table_name.ptr);
-    fputs(",\"closure_desc\":", out);
-    json_string(out, ipe->closure_desc.ptr);
-    fputs(",\"ty_desc\":", out);
-    json_string(out, ipe->ty_desc.ptr);
-    fputs(",\"label\":", out);
-    json_string(out, ipe->label.ptr);
-    fputs(",\"module\":", out);
-    json_string(out, ipe->module.ptr);
-    fputs(",\"srcloc\":", out);
-    json_string(out, ipe->srcloc.ptr);
+    write_string_member(out, "closure_desc", ipe->closure_desc.ptr);
+    write_string_member(out, "ty_desc", ipe->ty_desc.ptr);
+    write_string_member(out, "label", ipe->label.ptr);
+    write_string_member(out, "module", ipe->module.ptr);
+    write_string_member(out, "srcloc", ipe->srcloc.ptr);
     fputc('}', out);
 }
 
@@ -189,8 +195,7 @@ static void write_row(FILE *out, const Row *r, long color)
     const Profile *p = r->p;
     fputs("{\"label\":", out);
     json_string(out, r->b->label);
-    fputs(",\"name\":", out);
-    json_string(out, r->name);
+    write_string_member(out, "name", r->name);
     fprintf(out, ",\"rank\":%ld,\"color\":%ld,\"integrated_byte_s\":", r->size_rank, color);
     json_number(out, r->st.integrated_byte_s);
     fprintf(out, ",\"peak_bytes\":%" PRIu64 ",\"last_bytes\":%" PRIu64 ",\"mean_bytes\":",
@@ -232,17 +237,8 @@ static void write_heap(FILE *out, const Profile *p, int which, const char *key)
     }
     fputs("{\"times_s\":", out);
     write_times(out, &p->heap_series[which]);
-    fputs(",\"bytes\":[", out);
-    int first = 1;
-    for (size_t i = 0; i < SERIES_BINS; i++) {
-        if (p->heap_series[which].count[i] == 0)
-            continue;
-        if (!first)
-            fputc(',', out);
-        first = 0;
-        json_number(out, p->heap_max[which][i]);   /* the largest size in the bin */
-    }
-    fputc(']', out);
+    fputs(",\"bytes\":", out);
+    write_values(out, &p->heap_series[which], p->heap_max[which]);   /* each bin's largest */
     fprintf(out, ",\"peak_bytes\":%" PRIu64 "}", p->heap_peak[which]);
 }
 
@@ -270,10 +266,8 @@ static void write_meta(FILE *out, const Profile *p)
 {
     fputs("\"file\":", out);
     json_string(out, p->path);
-    fputs(",\"source\":", out);
-    json_string(out, p->from_hp ? "hp" : "eventlog");
-    fputs(",\"program\":", out);
-    json_string(out, p->program);
+    write_string_member(out, "source", p->from_hp ? "hp" : "eventlog");
+    write_string_member(out, "program", p->program);
     fputs(",\"args\":[", out);
     for (size_t i = 0; i < p->n_args; i++) {
         if (i)
@@ -282,21 +276,17 @@ static void write_meta(FILE *out, const Profile *p)
     }
     fputs("],\"rts_identifier\":", out);
     json_string(out, p->rts_id);
-    fputs(",\"mode\":", out);
-    json_string(out, mode_flag(p));
-    fputs(",\"mode_name\":", out);
-    json_string(out, mode_name(p));
+    write_string_member(out, "mode", mode_flag(p));
+    write_string_member(out, "mode_name", mode_name(p));
     fputs(",\"interval_ns\":", out);
     if (p->from_hp)
         fputs("null", out);
     else
         fprintf(out, "%" PRIu64, p->model.interval_ns);
-    fputs(",\"date\":", out);
-    json_string(out, p->date);
+    write_string_member(out, "date", p->date);
     fprintf(out, ",\"censuses\":%" PRIu64 ",\"events\":%" PRIu64 ",\"end_time_s\":%.6f",
             p->n_censuses, p->n_events, (double)p->end_time_ns / 1e9);
-    fputs(",\"warning\":", out);
-    json_string(out, p->warning);
+    write_string_member(out, "warning", p->warning);
 }
 
 /* Adds the largest and least values per point of keys members[0..n) in
