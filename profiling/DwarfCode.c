@@ -17,6 +17,7 @@
 #include "DwarfUnit.h"
 #include "GrowArray.h"
 #include "Messages.h"
+#include "SortedSearch.h"
 #include "WordMapOrPanic.h"
 
 /* Note [Frames from nested ranges]
@@ -459,31 +460,10 @@ void dwarf_code_check(const DwarfCode *dc)
  * Searching
  * ---------------------------------------------------------------------- */
 
-/* How many of the n elements of a sorted array (stride bytes apart, each
- * starting with its uint64_t address: CodeScope, CodeLine, CodeArange)
- * start at or before addr. */
-static size_t count_at_or_below(const void *base, size_t n, size_t stride, uint64_t addr)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t a;
-        memcpy(&a, (const char *)base + mid * stride, sizeof a);
-        if (a <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-_Static_assert(offsetof(CodeScope, lo) == 0 && offsetof(CodeLine, addr) == 0 &&
-                   offsetof(CodeArange, lo) == 0,
-               "count_at_or_below reads each element's address at its start");
-
 /* The innermost scope of cu holding vaddr, or NULL. */
 static const CodeScope *innermost(const CodeUnit *cu, uint64_t vaddr)
 {
-    size_t lo = count_at_or_below(cu->scopes, cu->n_scopes, sizeof *cu->scopes, vaddr);
+    size_t lo = SORTED_COUNT_AT_OR_BELOW(cu->scopes, cu->n_scopes, CodeScope, lo, vaddr);
     for (uint32_t i = (uint32_t)lo; i != 0; i = cu->scopes[i - 1].parent) {
         const CodeScope *s = &cu->scopes[i - 1];
         if (vaddr < s->hi)
@@ -495,7 +475,7 @@ static const CodeScope *innermost(const CodeUnit *cu, uint64_t vaddr)
 /* The line-table row of cu holding vaddr, or NULL. */
 static const CodeLine *line_at(const CodeUnit *cu, uint64_t vaddr)
 {
-    size_t lo = count_at_or_below(cu->lines, cu->n_lines, sizeof *cu->lines, vaddr);
+    size_t lo = SORTED_COUNT_AT_OR_BELOW(cu->lines, cu->n_lines, CodeLine, addr, vaddr);
     return lo == 0 || cu->lines[lo - 1].end ? NULL : &cu->lines[lo - 1];
 }
 
@@ -514,7 +494,7 @@ static const CodeUnit *unit_at(DwarfCode *dc, uint64_t vaddr, const CodeScope **
         }
         return NULL;
     }
-    size_t lo = count_at_or_below(dc->aranges, dc->n_aranges, sizeof *dc->aranges, vaddr);
+    size_t lo = SORTED_COUNT_AT_OR_BELOW(dc->aranges, dc->n_aranges, CodeArange, lo, vaddr);
     if (lo == 0 || vaddr >= dc->aranges[lo - 1].hi)
         return NULL;
     size_t u = dc->aranges[lo - 1].unit;

@@ -25,6 +25,7 @@
 #include "DwarfUnit.h"
 #include "GrowArray.h"
 #include "Messages.h"
+#include "SortedSearch.h"
 
 typedef struct {
     DwarfUnitWalk *u;           /* the unit walk (dbg, the unit's files) */
@@ -211,13 +212,6 @@ void dwarf_index_check(const DwarfIndex *ix)
 
 const DwarfEntry *dwarf_index_find(const DwarfIndex *ix, uint64_t vaddr)
 {
-    size_t lo = 0, hi = ix->n_entries;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix->entries[mid].vaddr < vaddr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = SORTED_COUNT_BELOW(ix->entries, ix->n_entries, DwarfEntry, vaddr, vaddr);
     return lo < ix->n_entries && ix->entries[lo].vaddr == vaddr ? &ix->entries[lo] : NULL;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "Messages.h"
+#include "SortedSearch.h"
 #include "os/File.h"
 
 /* Where separate debug files live (Debian's debug packages and gdb's
@@ -365,14 +366,7 @@ const ElfSymbol *elf_object_symbol_at(const ElfObject *obj, uint64_t vaddr)
 {
     /* The last symbol starting at or below vaddr, then the ones before it
      * at the same address (the sort puts aliases side by side). */
-    size_t lo = 0, hi = obj->n_symbols;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (obj->symbols[mid].vaddr <= vaddr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = SORTED_COUNT_AT_OR_BELOW(obj->symbols, obj->n_symbols, ElfSymbol, vaddr, vaddr);
     for (size_t i = lo; i-- > 0;) {
         const ElfSymbol *s = &obj->symbols[i];
         if (s->vaddr == vaddr) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "GrowArray.h"
+#include "SortedSearch.h"
 
 /* Note [Pauses from the eventlog]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -290,29 +291,13 @@ ptrdiff_t pause_log_worst(const PauseLog *pl)
 /* The first pause ending after t, or n. */
 static size_t first_ending_after(const PauseLog *pl, uint64_t t)
 {
-    size_t lo = 0, hi = pl->n_pauses;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pl->pauses[mid].end_ns > t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return SORTED_COUNT_AT_OR_BELOW(pl->pauses, pl->n_pauses, Pause, end_ns, t);
 }
 
 /* The number of pauses starting before t. */
 static size_t count_starting_before(const PauseLog *pl, uint64_t t)
 {
-    size_t lo = 0, hi = pl->n_pauses;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pl->pauses[mid].start_ns < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return SORTED_COUNT_BELOW(pl->pauses, pl->n_pauses, Pause, start_ns, t);
 }
 
 /* Paused time inside [a, b]. */

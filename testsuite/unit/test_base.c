@@ -1,8 +1,8 @@
 /*
  * testsuite/unit/test_base.c -- the base library's containers, shared by
  * the runtime and the tools: grow_array_reserve and grow_array_shrink
- * (base/GrowArray.h), the word map (base/WordMap.h) and the string index
- * (base/StrIndex.h).
+ * (base/GrowArray.h), bisection (base/SortedSearch.h), the word map
+ * (base/WordMap.h) and the string index (base/StrIndex.h).
  * Growth, contents kept across growth, and every failure (size overflow,
  * C heap exhausted) answered ENOMEM (or NULL / STR_INDEX_NONE) with the
  * container unchanged.  The C heap is exhausted on demand by wrapping
@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "GrowArray.h"
+#include "SortedSearch.h"
 #include "StrIndex.h"
 #include "WordMap.h"
 
@@ -179,6 +180,28 @@ static void test_base_grow_array_shrinks_when_mostly_empty(void **state)
     assert_int_equal(cap, 0);
     assert_int_equal(GROW_ARRAY_RESERVE(a, cap, 1), 0);   /* usable again */
     free(a);
+}
+
+/* Bisection over records keyed by a uint64_t that is not their first
+ * member: ties, both ends, an empty array. */
+static void test_base_sorted_search_counts_before_a_key(void **state)
+{
+    (void)state;
+    typedef struct {
+        uint32_t tag;
+        uint64_t key;
+    } Rec;
+    const Rec r[] = {{1, 10}, {2, 20}, {3, 20}, {4, 20}, {5, 30}, {6, UINT64_MAX}};
+    const size_t n = sizeof r / sizeof r[0];
+    assert_int_equal(SORTED_COUNT_BELOW(r, n, Rec, key, 0), 0);
+    assert_int_equal(SORTED_COUNT_BELOW(r, n, Rec, key, 10), 0);
+    assert_int_equal(SORTED_COUNT_BELOW(r, n, Rec, key, 20), 1);   /* the first 20 */
+    assert_int_equal(SORTED_COUNT_AT_OR_BELOW(r, n, Rec, key, 20), 4);   /* past the last */
+    assert_int_equal(SORTED_COUNT_AT_OR_BELOW(r, n, Rec, key, 25), 4);
+    assert_int_equal(SORTED_COUNT_AT_OR_BELOW(r, n, Rec, key, 9), 0);
+    assert_int_equal(SORTED_COUNT_BELOW(r, n, Rec, key, UINT64_MAX), 5);
+    assert_int_equal(SORTED_COUNT_AT_OR_BELOW(r, n, Rec, key, UINT64_MAX), 6);
+    assert_int_equal(SORTED_COUNT_AT_OR_BELOW((const Rec *)NULL, 0, Rec, key, 5), 0);
 }
 
 /* Keys that collide in the low bits (aligned addresses), small integers and
@@ -404,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_base_grow_array_overflow_is_enomem_unchanged),
         cmocka_unit_test(test_base_grow_array_out_of_heap_is_enomem_unchanged),
         cmocka_unit_test(test_base_grow_array_shrinks_when_mostly_empty),
+        cmocka_unit_test(test_base_sorted_search_counts_before_a_key),
         cmocka_unit_test(test_base_word_map_keeps_every_key_through_growth),
         cmocka_unit_test(test_base_word_map_remove_keeps_the_rest_findable),
         cmocka_unit_test(test_base_word_map_slot_says_found_and_clear_forgets),
