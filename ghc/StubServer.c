@@ -21,8 +21,8 @@
 #include "DebugRegistry.h"
 #include "DebugSocketDir.h"
 #include "Messages.h"
+#include "SocketConn.h"
 #include "SocketPath.h"
-#include "SocketPeer.h"
 #include "os/Process.h"
 #include "os/Socket.h"
 
@@ -57,27 +57,10 @@ void stub_say(const char *fmt, ...)
  * The connection
  * ---------------------------------------------------------------------- */
 
-static bool read_full(void *env, void *buf, size_t n)
+/* The connection c, for wire/DebugServe.c's frames. */
+static DebugConn conn_of(SocketConn *c)
 {
-    int fd = *(const int *)env;
-    for (size_t done = 0; done < n;) {
-        size_t got;
-        if (os_socket_recv(fd, (char *)buf + done, n - done, &got) != 0 || got == 0)
-            return false;
-        done += got;
-    }
-    return true;
-}
-
-static bool write_full(void *env, const void *buf, size_t n)
-{
-    return os_socket_send_all(*(const int *)env, buf, n) == 0;
-}
-
-/* The connection on *fd, for wire/DebugServe.c's frames. */
-static DebugConn conn_of(int *fd)
-{
-    return (DebugConn){read_full, write_full, fd};
+    return (DebugConn){socket_conn_read, socket_conn_write, socket_conn_close, c};
 }
 
 /* ----------------------------------------------------------------------
@@ -150,75 +133,64 @@ static int handle_paused(const DebugRequest *req, DebugBuf *out, char *err, size
     }
 }
 
-/* Reads one request from fd and answers it; false when the connection
- * should close. */
-static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
+/* Answers one request (a DebugHandler, wire/DebugServe.h). */
+static int handle_request(const DebugConn *c, const DebugRequest *req, DebugBuf *out, char *err,
+                          size_t err_len)
 {
-    DebugConn conn = conn_of(&fd);
-    DebugRequest req;
-    char err[512];
-    int st;
-    if (!debug_read_request(&conn, frame, &req, &st, err, sizeof err))
-        return false;
-    debug_buf_reset(out);
-    if (st == DEBUG_STATUS_OK) {
-        if (req.cmd == DEBUG_CMD_VERSION) {
-            handle_version(out);
-        } else if (req.cmd == DEBUG_CMD_PAUSE) {
-            uint64_t latency;
-            st = stub_pause(req.timeout_ms, &latency, err, sizeof err);
-            if (st == DEBUG_STATUS_OK)
-                debug_buf_put_u64(out, latency);
-        } else if (req.cmd == DEBUG_CMD_RESUME) {
-            if (!stub_resume()) {
-                snprintf(err, sizeof err, "resume: the program is not paused");
-                st = DEBUG_STATUS_NOT_PAUSED;
-            }
-        } else if (!stub_is_paused()) {
-            snprintf(err, sizeof err, "%s: the program is not paused (send pause first)",
-                     debug_command_name(req.cmd));
-            st = DEBUG_STATUS_NOT_PAUSED;
-        } else if (req.cmd == DEBUG_CMD_SNAPSHOT && stub_view.unsupported == NULL &&
-                   !stub_view.oom) {
-            return stub_snapshot(&conn);
-        } else {
-            st = handle_paused(&req, out, err, sizeof err);
-        }
+    if (req->cmd == DEBUG_CMD_VERSION) {
+        handle_version(out);
+        return DEBUG_STATUS_OK;
     }
-    return debug_reply(&conn, st, req.cmd, err, out);
+    if (req->cmd == DEBUG_CMD_PAUSE) {
+        uint64_t latency;
+        int st = stub_pause(req->timeout_ms, &latency, err, err_len);
+        if (st == DEBUG_STATUS_OK)
+            debug_buf_put_u64(out, latency);
+        return st;
+    }
+    if (req->cmd == DEBUG_CMD_RESUME)
+        return stub_resume() ? DEBUG_STATUS_OK : debug_not_paused(req->cmd, err, err_len);
+    if (!stub_is_paused())
+        return debug_not_paused(req->cmd, err, err_len);
+    if (req->cmd == DEBUG_CMD_SNAPSHOT && stub_view.unsupported == NULL && !stub_view.oom)
+        return stub_snapshot(c) ? DEBUG_REPLIED : DEBUG_REPLY_FAILED;
+    return handle_paused(req, out, err, err_len);
 }
 
 /* ----------------------------------------------------------------------
  * Connections
  * ---------------------------------------------------------------------- */
 
+/* Accepts a client into *client: whether it is to be served (not when
+ * busy or refused, debug_admit, nor when none could be accepted). */
+static bool accept_client(SocketConn *client, bool busy)
+{
+    DebugConn conn = conn_of(client);
+    if (socket_conn_accept(listen_fd, -1, client) != 0) {
+        usleep(10000);   /* out of descriptors, say: try again soon */
+        return false;
+    }
+    return debug_admit(&conn, client->refused, busy);
+}
+
 /* Serves one client until it disconnects; a pause it left is undone. */
-static void serve_client(int fd)
+static void serve_client(SocketConn *client)
 {
     DebugBuf frame = {0}, out = {0};
     for (;;) {
-        OsPollFd p[2] = {{fd, 0}, {listen_fd, 0}};
+        OsPollFd p[2] = {{client->fd, 0}, {listen_fd, 0}};
         if (os_poll(p, 2) != 0)
             break;
         /* The client first: a second client's connection that arrives with
          * the first one's end waits in the backlog, not refused as busy. */
-        if (p[0].ready && !serve_request(fd, &frame, &out))
+        DebugConn conn = conn_of(client);
+        if (p[0].ready && !debug_serve_request(&conn, &frame, &out, handle_request))
             break;
-        if (p[1].ready & OS_POLL_READABLE) {
-            int other;
-            if (os_socket_accept(listen_fd, &other) == 0) {
-                char why[128];
-                DebugConn conn = conn_of(&other);
-                if (socket_peer_allowed(other, why, sizeof why))
-                    debug_send_error(&conn, DEBUG_STATUS_BUSY, 0,
-                                     "busy: another client is connected (one at a time)");
-                else
-                    debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
-                os_socket_close(other);
-            }
-        }
+        SocketConn other;
+        if (p[1].ready & OS_POLL_READABLE)
+            (void)accept_client(&other, true);
     }
-    os_socket_close(fd);
+    socket_conn_close(client);
     debug_buf_free(&frame);
     debug_buf_free(&out);
     stub_resume();
@@ -228,19 +200,9 @@ static void *server_main(void *arg)
 {
     (void)arg;
     for (;;) {
-        int fd;
-        if (os_socket_accept(listen_fd, &fd) != 0) {
-            usleep(10000);   /* out of descriptors, say: try again soon */
-            continue;
-        }
-        char why[128];
-        if (!socket_peer_allowed(fd, why, sizeof why)) {
-            DebugConn conn = conn_of(&fd);
-            debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
-            os_socket_close(fd);
-            continue;
-        }
-        serve_client(fd);
+        SocketConn client;
+        if (accept_client(&client, false))
+            serve_client(&client);
     }
     return NULL;
 }

@@ -137,7 +137,7 @@ violations=0
 checked=0
 # Of support/, what the GHC stub shares with strata's stub: the messages,
 # the socket's checks and registry, and the OS calls they make.
-ghc_support="Messages.h SocketPath.h SocketPeer.h DebugRegistry.h os/File.h os/Process.h os/Socket.h"
+ghc_support="Messages.h SocketPath.h SocketPeer.h SocketConn.h DebugRegistry.h os/File.h os/Process.h os/Socket.h"
 while IFS= read -r f; do
     from=$(layer_of "$f")
     ok=" $(allowed "$from") "

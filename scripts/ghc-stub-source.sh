@@ -17,7 +17,8 @@ out=$3
 
 parts="base/GrowArray.c wire/DebugWire.c wire/DebugRequest.c wire/DebugServe.c
 wire/DebugSocketDir.c support/Messages.c support/os/File.c support/os/Process.c
-support/os/Socket.c support/SocketPath.c support/SocketPeer.c support/DebugRegistry.c
+support/os/Socket.c support/SocketPath.c support/SocketPeer.c support/SocketConn.c
+support/DebugRegistry.c
 ghc/StubPause.c ghc/StubView.c ghc/StubClosures.c ghc/StubInfo.c ghc/StubRoots.c
 ghc/StubHeap.c ghc/StubServer.c"
 

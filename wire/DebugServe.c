@@ -31,6 +31,45 @@ bool debug_send_error(const DebugConn *c, int status, uint16_t cmd, const char *
     return debug_send_frame(c, status, cmd, msg, strlen(msg));
 }
 
+bool debug_serve_request(const DebugConn *c, DebugBuf *frame, DebugBuf *out,
+                         DebugHandler handle)
+{
+    DebugRequest req;
+    char err[512];
+    int st;
+    if (!debug_read_request(c, frame, &req, &st, err, sizeof err))
+        return false;
+    debug_buf_reset(out);
+    if (st == DEBUG_STATUS_OK)
+        st = handle(c, &req, out, err, sizeof err);
+    if (st == DEBUG_REPLIED || st == DEBUG_REPLY_FAILED)
+        return st == DEBUG_REPLIED;
+    return debug_reply(c, st, req.cmd, err, out);
+}
+
+int debug_not_paused(uint16_t cmd, char *err, size_t err_len)
+{
+    if (cmd == DEBUG_CMD_RESUME)
+        snprintf(err, err_len, "resume: the program is not paused");
+    else
+        snprintf(err, err_len, "%s: the program is not paused (send pause first)",
+                 debug_command_name(cmd));
+    return DEBUG_STATUS_NOT_PAUSED;
+}
+
+bool debug_admit(const DebugConn *c, const char *refused, bool busy)
+{
+    if (refused[0] == '\0' && !busy)
+        return true;
+    if (refused[0] != '\0')
+        debug_send_error(c, DEBUG_STATUS_REFUSED, 0, refused);
+    else
+        debug_send_error(c, DEBUG_STATUS_BUSY, 0,
+                         "busy: another client is connected (one at a time)");
+    c->close(c->env);
+    return false;
+}
+
 bool debug_send_buf(const DebugConn *c, int status, uint16_t cmd, const DebugBuf *b)
 {
     if (b->oom || b->len > (size_t)UINT32_MAX - 4)

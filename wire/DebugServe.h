@@ -21,6 +21,8 @@ typedef struct {
     bool (*read)(void *env, void *buf, size_t n);
     /* Writes all n bytes; false when the peer is gone. */
     bool (*write)(void *env, const void *buf, size_t n);
+    /* Closes the connection. */
+    void (*close)(void *env);
     void *env;
 } DebugConn;
 
@@ -29,6 +31,17 @@ bool debug_send_frame(const DebugConn *c, int status, uint16_t cmd, const void *
                       size_t len);
 /* An error frame, the message its payload. */
 bool debug_send_error(const DebugConn *c, int status, uint16_t cmd, const char *msg);
+/* The answer to cmd when the program is not paused: NOT_PAUSED, and
+ * err[err_len] says so (RESUME has nothing to resume; any other command
+ * must wait for a PAUSE). */
+int debug_not_paused(uint16_t cmd, char *err, size_t err_len);
+
+/* Whether a client just accepted is to be served: not when refused says
+ * why its peer may not connect ("" when it may), nor when busy (another
+ * client is served: one at a time); then it is told why (REFUSED, BUSY)
+ * and closed. */
+bool debug_admit(const DebugConn *c, const char *refused, bool busy);
+
 /* A reply of b, or RESOURCE if building b ran out of memory or it exceeds
  * a frame. */
 bool debug_send_buf(const DebugConn *c, int status, uint16_t cmd, const DebugBuf *b);
@@ -43,6 +56,20 @@ int debug_read_request(const DebugConn *c, DebugBuf *frame, DebugRequest *req, i
 /* Answers a request: err if status is not OK, else out. */
 bool debug_reply(const DebugConn *c, int status, uint16_t cmd, const char *err,
                  const DebugBuf *out);
+
+/* A stub's answer to one decoded request: it fills out and returns a
+ * status (err[err_len] saying what went wrong), or DEBUG_REPLIED /
+ * DEBUG_REPLY_FAILED when it sent the reply itself (the SNAPSHOT stream). */
+#define DEBUG_REPLIED (-1)
+#define DEBUG_REPLY_FAILED (-2)
+typedef int (*DebugHandler)(const DebugConn *c, const DebugRequest *req, DebugBuf *out,
+                            char *err, size_t err_len);
+
+/* Reads one request from c (frame: its buffer), answers it by handle and
+ * sends the reply (out: its buffer).  False when the connection must
+ * close: the peer is gone, a frame cannot be skipped, a reply failed. */
+bool debug_serve_request(const DebugConn *c, DebugBuf *frame, DebugBuf *out,
+                         DebugHandler handle);
 
 /* What SNAPSHOT streams, from a paused heap. */
 typedef struct {

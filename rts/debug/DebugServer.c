@@ -27,8 +27,8 @@
 #include "MutList.h"
 #include "Roots.h"
 #include "RtsFlags.h"
+#include "SocketConn.h"
 #include "SocketPath.h"
-#include "SocketPeer.h"
 #include "Storage.h"
 #include "os/Clock.h"
 #include "os/File.h"
@@ -147,41 +147,10 @@ static void resume_locked(void)
  * ---------------------------------------------------------------------- */
 
 /* Waits until fd is readable; false if the stub is stopping or fd broke. */
-static bool wait_readable(int fd)
+/* The connection c, for wire/DebugServe.c's frames. */
+static DebugConn conn_of(SocketConn *c)
 {
-    OsPollFd p[2] = {{fd, 0}, {wake_fds[0], 0}};
-    for (;;) {
-        if (os_poll(p, 2) != 0 || (p[1].ready & OS_POLL_READABLE))
-            return false;
-        if (p[0].ready)
-            return true;
-    }
-}
-
-static bool read_full(void *env, void *buf, size_t n)
-{
-    int fd = *(const int *)env;
-    size_t done = 0;
-    while (done < n) {
-        if (!wait_readable(fd))
-            return false;
-        size_t got;
-        if (os_socket_recv(fd, (char *)buf + done, n - done, &got) != 0 || got == 0)
-            return false;
-        done += got;
-    }
-    return true;
-}
-
-static bool write_full(void *env, const void *buf, size_t n)
-{
-    return os_socket_send_all(*(const int *)env, buf, n) == 0;
-}
-
-/* The connection on *fd, for wire/DebugServe.c's frames. */
-static DebugConn conn_of(int *fd)
-{
-    return (DebugConn){read_full, write_full, fd};
+    return (DebugConn){socket_conn_read, socket_conn_write, socket_conn_close, c};
 }
 
 /* ----------------------------------------------------------------------
@@ -266,101 +235,68 @@ static int handle_resume(char *err, size_t err_len)
     if (was)
         resume_locked();
     os_mutex_unlock(&pause_lock);
-    if (!was) {
-        snprintf(err, err_len, "resume: the program is not paused");
-        return DEBUG_STATUS_NOT_PAUSED;
-    }
-    return DEBUG_STATUS_OK;
+    return was ? DEBUG_STATUS_OK : debug_not_paused(DEBUG_CMD_RESUME, err, err_len);
 }
 
-/* Reads one request from fd and answers it.  Returns false when the
- * connection should close (gone, or a frame that cannot be skipped). */
-static bool serve_request(int fd, DebugBuf *frame, DebugBuf *out)
+/* Answers one request (a DebugHandler, wire/DebugServe.h). */
+static int handle_request(const DebugConn *c, const DebugRequest *req, DebugBuf *out, char *err,
+                          size_t err_len)
 {
-    DebugConn conn = conn_of(&fd);
-    DebugRequest req;
-    char err[512];
-    int st;
-    if (!debug_read_request(&conn, frame, &req, &st, err, sizeof err))
-        return false;
-    debug_buf_reset(out);
-    if (st == DEBUG_STATUS_OK) {
-        switch (req.cmd) {
-        case DEBUG_CMD_VERSION:
-            handle_version(out);
-            break;
-        case DEBUG_CMD_PAUSE:
-            st = handle_pause(req.timeout_ms, out, err, sizeof err);
-            break;
-        case DEBUG_CMD_RESUME:
-            st = handle_resume(err, sizeof err);
-            break;
-        default:
-            if (!is_paused()) {
-                snprintf(err, sizeof err, "%s: the program is not paused (send pause first)",
-                         debug_command_name(req.cmd));
-                st = DEBUG_STATUS_NOT_PAUSED;
-            } else if (req.cmd == DEBUG_CMD_NEW_ERA) {
-                handle_new_era(out);
-            } else if (req.cmd == DEBUG_CMD_SNAPSHOT) {
-                return debug_heap_snapshot(&conn);
-            } else {
-                st = debug_heap_handle(&req, out, err, sizeof err);
-            }
+    switch (req->cmd) {
+    case DEBUG_CMD_VERSION:
+        handle_version(out);
+        return DEBUG_STATUS_OK;
+    case DEBUG_CMD_PAUSE:
+        return handle_pause(req->timeout_ms, out, err, err_len);
+    case DEBUG_CMD_RESUME:
+        return handle_resume(err, err_len);
+    default:
+        if (!is_paused())
+            return debug_not_paused(req->cmd, err, err_len);
+        if (req->cmd == DEBUG_CMD_NEW_ERA) {
+            handle_new_era(out);
+            return DEBUG_STATUS_OK;
         }
+        if (req->cmd == DEBUG_CMD_SNAPSHOT)
+            return debug_heap_snapshot(c) ? DEBUG_REPLIED : DEBUG_REPLY_FAILED;
+        return debug_heap_handle(req, out, err, err_len);
     }
-    return debug_reply(&conn, st, req.cmd, err, out);
 }
 
 /* ----------------------------------------------------------------------
  * Connections
  * ---------------------------------------------------------------------- */
 
-static int accept_client(void)
+/* Accepts a client into *client: whether it is to be served (not when
+ * busy or refused, debug_admit). */
+static bool accept_client(SocketConn *client, bool busy)
 {
-    int fd;
-    if (os_socket_accept(listen_fd, &fd) != 0)
-        return -1;
-    char why[128];
-    if (!socket_peer_allowed(fd, why, sizeof why)) {
-        DebugConn conn = conn_of(&fd);
-        debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
-        os_socket_close(fd);
-        return -1;
-    }
-    return fd;
+    DebugConn conn = conn_of(client);
+    return socket_conn_accept(listen_fd, wake_fds[0], client) == 0 &&
+           debug_admit(&conn, client->refused, busy);
 }
 
 /* Serves one client until it disconnects or the stub stops; the program
  * runs on if the client left it paused. */
-static void serve_client(int fd)
+static void serve_client(SocketConn *client)
 {
     DebugBuf frame = {0}, out = {0};
     for (;;) {
-        OsPollFd p[3] = {{fd, 0}, {wake_fds[0], 0}, {listen_fd, 0}};
+        OsPollFd p[3] = {{client->fd, 0}, {wake_fds[0], 0}, {listen_fd, 0}};
         if (os_poll(p, 3) != 0 || (p[1].ready & OS_POLL_READABLE))
             break;
         /* The client first: when one command follows another, the first
          * client's end and the second's connection arrive together, and
          * the second must wait in the backlog for server_main, not be
          * refused as busy. */
-        if (p[0].ready && !serve_request(fd, &frame, &out))
+        DebugConn conn = conn_of(client);
+        if (p[0].ready && !debug_serve_request(&conn, &frame, &out, handle_request))
             break;
-        if (p[2].ready & OS_POLL_READABLE) {   /* a second client: one at a time */
-            int other;
-            if (os_socket_accept(listen_fd, &other) == 0) {
-                char why[128];
-                DebugConn conn = conn_of(&other);
-                if (socket_peer_allowed(other, why, sizeof why))
-                    debug_send_error(&conn, DEBUG_STATUS_BUSY, 0,
-                               "busy: another client is connected (one at a time)");
-                else
-                    debug_send_error(&conn, DEBUG_STATUS_REFUSED, 0, why);
-                os_socket_close(other);
-            }
-        }
+        SocketConn other;
+        if (p[2].ready & OS_POLL_READABLE)   /* a second client: one at a time */
+            (void)accept_client(&other, true);
     }
-    os_socket_close(fd);
+    socket_conn_close(client);
     debug_buf_free(&frame);
     debug_buf_free(&out);
     os_mutex_lock(&pause_lock);
@@ -376,11 +312,9 @@ static void *server_main(void *arg)
         OsPollFd p[2] = {{listen_fd, 0}, {wake_fds[0], 0}};
         if (os_poll(p, 2) != 0 || (p[1].ready & OS_POLL_READABLE))
             break;
-        if (p[0].ready & OS_POLL_READABLE) {
-            int fd = accept_client();
-            if (fd >= 0)
-                serve_client(fd);
-        }
+        SocketConn client;
+        if ((p[0].ready & OS_POLL_READABLE) && accept_client(&client, false))
+            serve_client(&client);
     }
     return NULL;
 }
