@@ -71,7 +71,8 @@ static void on_sample(const AllocSampleInfo *s)
     };
     os_mutex_unlock(&table_lock);
     /* No collection can run before this: the thread holds its capability
-     * and is not at a safe point, so the sample comes before its death. */
+     * and is not at a safe point, so the sample comes before its death
+     * (.inv.sample-before-death). */
     eventlog_post_alloc_sample(sample, s->size_bytes, stack, s->era, (uint16_t)s->cap,
                                (uint8_t)s->kind);
 }
@@ -135,15 +136,27 @@ void sampled_objects_stop(void)
     on = false;
 }
 
+static SampledObject described(const Entry *e)
+{
+    return (SampledObject){e->sample, e->era, e->size_bytes, e->stack};
+}
+
 bool sampled_object_find(const StgClosure *obj, SampledObject *out)
 {
     for (size_t i = 0; i < n_entries; i++)
         if (entries[i].obj == obj) {
-            *out = (SampledObject){entries[i].sample, entries[i].era, entries[i].size_bytes,
-                                   entries[i].stack};
+            *out = described(&entries[i]);
             return true;
         }
     return false;
+}
+
+void sampled_objects_each(SampledObjectFn fn, void *ctx)
+{
+    for (size_t i = 0; i < n_entries; i++) {
+        SampledObject what = described(&entries[i]);
+        fn(entries[i].obj, &what, ctx);
+    }
 }
 
 StgWord sampled_objects_live(void)

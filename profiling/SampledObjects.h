@@ -44,6 +44,11 @@ typedef struct {
  * With the world stopped or paused (the debug stub). */
 bool sampled_object_find(const StgClosure *obj, SampledObject *out);
 
+/* Calls fn(obj, what, ctx) for every sampled object alive, in no order.
+ * With the world stopped or paused (the debug stub). */
+typedef void (*SampledObjectFn)(const StgClosure *obj, const SampledObject *what, void *ctx);
+void sampled_objects_each(SampledObjectFn fn, void *ctx);
+
 /* Sampled objects alive now. */
 StgWord sampled_objects_live(void);
 

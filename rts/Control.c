@@ -18,6 +18,7 @@
 #include "GrowArray.h"
 #include "Messages.h"
 #include "ProfHeap.h"
+#include "SampledObjects.h"
 #include "Storage.h"
 #include "os/Thread.h"
 #include "strata/Api.h"
@@ -109,6 +110,9 @@ static bool run_strata(uint8_t command)
         return true;
     case CONTROL_CMD_FLUSH_EVENTLOG:
         eventlog_flush();
+        return true;
+    case CONTROL_CMD_REPOST_SAMPLES:
+        sampled_objects_repost();   /* a client that connected late */
         return true;
     default:
         return false;

@@ -33,6 +33,7 @@
 #define CONTROL_CMD_INCREMENT_ERA 1
 #define CONTROL_CMD_MAJOR_GC 2
 #define CONTROL_CMD_FLUSH_EVENTLOG 3
+#define CONTROL_CMD_REPOST_SAMPLES 4   /* the sampled objects alive, again */
 
 /* One decoded message. */
 typedef struct {

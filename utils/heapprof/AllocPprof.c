@@ -261,6 +261,17 @@ int pprof_encode_alloc(const AllocModel *m, const AllocPprofOptions *o,
     prof.location = loc_ptrs;
     prof.n_function = e.fn_keys.n;
     prof.function = fn_ptrs;
+    /* One mapping, the program, whose functions, files and lines (inlined
+     * calls expanded) are all here: pprof looks for nothing more. */
+    Perftools__Profiles__Mapping map, *map_ptr = &map;
+    perftools__profiles__mapping__init(&map);
+    map.id = 1;
+    map.filename = pprof_intern_cstr(&e.st, o->main_binary != NULL ? o->main_binary : "");
+    map.has_functions = map.has_filenames = map.has_line_numbers = map.has_inline_frames = 1;
+    prof.n_mapping = 1;
+    prof.mapping = &map_ptr;
+    for (size_t i = 0; i < e.n_locs; i++)
+        e.locations[i].mapping_id = 1;
     prof.n_comment = n_comments;
     prof.comment = comment_ids;
     ok = pprof_pack_gzip(&prof, &e.st, out, out_bytes, why);

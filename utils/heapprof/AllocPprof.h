@@ -20,6 +20,8 @@ typedef struct AllocPprofOptions {
     uint64_t era_lo, era_hi; /* only samples of eras lo to hi (0 and
                                 UINT64_MAX: all) */
     int64_t time_nanos;      /* the profile's time (Unix ns), or 0 */
+    const char *main_binary; /* the program (argv[0]), or NULL: named in
+                                the profile's one mapping */
 } AllocPprofOptions;
 
 /* Encodes m into *out (malloc'd) of *out_bytes; comments (n_comments

@@ -40,14 +40,14 @@ static int write_profile(const char *out_path, const uint8_t *bytes, size_t n)
 /* The log's sampled allocations as a profile (Note [Samples as Go's heap
  * profile] in utils/heapprof/AllocPprof.c). */
 static int write_alloc_profile(const char *path, const char *out_path, const AllocModel *am,
-                               const HeapModel *m)
+                               const HeapModel *m, const char *program)
 {
     char comment[160];
     snprintf(comment, sizeof comment,
              "sampled allocations: one per %" PRIu64 " bytes, %" PRIu64 " samples, %zu alive",
              am->rate_bytes, am->n_samples, am->n_live);
     const char *comments[] = {comment};
-    AllocPprofOptions o = {.era_lo = 0, .era_hi = UINT64_MAX};
+    AllocPprofOptions o = {.era_lo = 0, .era_hi = UINT64_MAX, .main_binary = program};
     if (m->have_wall_clock)
         o.time_nanos = (int64_t)(m->wall_ns + (am->last_time_ns - m->wall_event_ns));
     uint8_t *bytes;
@@ -113,9 +113,13 @@ int cmd_pprof(const char *path, const char *out_path, uint64_t sample, int censu
     m.latest_only = 1;   /* one census is written: memory stays that of one */
     EvrEvent ev;
     int rc, status = TOOL_EXIT_FAIL;
+    char *program = NULL;   /* argv[0], for the profile's mapping */
     while ((rc = evr_next(r, &ev)) == 1 && !m.out_of_memory && !am.out_of_memory) {
         if (alloc_model_add(&am, &ev))
             continue;
+        if (ev.type == EVENT_PROGRAM_ARGS && ev.decoded && program == NULL)
+            program = evr_str_dup((EvrStr){ev.u.args.args.ptr,
+                                           strnlen(ev.u.args.args.ptr, ev.u.args.args.len)});
         if (heap_model_add(&m, &ev) && census_asked && sample != 0 && m.last.number == sample)
             break;
     }
@@ -133,10 +137,11 @@ int cmd_pprof(const char *path, const char *out_path, uint64_t sample, int censu
     if (rc == 0)
         tool_warn_no_data_end(r);
     if (am.have_sampling && !census_asked)
-        status = write_alloc_profile(path, out_path, &am, &m);
+        status = write_alloc_profile(path, out_path, &am, &m, program);
     else
         status = write_census_profile(path, out_path, &m, sample);
 done:
+    free(program);
     alloc_model_free(&am);
     heap_model_free(&m);
     tool_close(r, f);

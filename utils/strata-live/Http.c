@@ -112,16 +112,55 @@ static enum MHD_Result serve_metrics(HttpServer *h, struct MHD_Connection *conn)
                    "text/plain; version=0.0.4; charset=utf-8");
 }
 
-static enum MHD_Result serve_pprof(HttpServer *h, struct MHD_Connection *conn)
+/* The ?era= of a profile's URL: N or LO-HI (decimal eras, LO <= HI);
+ * absent: every era.  0 (with a message in why) for anything else. */
+static int parse_era_range(const char *arg, uint64_t *lo, uint64_t *hi, char *why,
+                           size_t why_len)
+{
+    *lo = 0;
+    *hi = UINT64_MAX;
+    if (arg == NULL)
+        return 1;
+    char *end;
+    errno = 0;
+    unsigned long long a = strtoull(arg, &end, 10), b = a;
+    int ok = arg[0] >= '0' && arg[0] <= '9' && errno == 0;
+    if (ok && *end == '-') {
+        const char *second = end + 1;
+        b = strtoull(second, &end, 10);
+        ok = second[0] >= '0' && second[0] <= '9' && errno == 0 && a <= b;
+    }
+    if (!ok || *end != '\0') {
+        snprintf(why, why_len,
+                 "bad era '%s': expected an era N or a range LO-HI (decimal, LO <= HI), "
+                 "e.g. ?era=3 or ?era=2-5\n", arg);
+        return 0;
+    }
+    *lo = a;
+    *hi = b;
+    return 1;
+}
+
+static enum MHD_Result serve_pprof(HttpServer *h, struct MHD_Connection *conn,
+                                   LiveProfile which)
 {
     uint8_t *bytes = NULL;
     size_t n = 0;
     const char *why = NULL;
+    char msg[256];
+    uint64_t lo, hi;
+    const char *era = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "era");
+    if (!parse_era_range(era, &lo, &hi, msg, sizeof msg)) {
+        char *copy = strdup(msg);
+        if (copy == NULL)
+            return MHD_NO;
+        return respond(conn, MHD_HTTP_BAD_REQUEST, copy, strlen(copy), MHD_RESPMEM_MUST_FREE,
+                       "text/plain; charset=utf-8");
+    }
     pthread_mutex_lock(h->lock);
-    int ok = live_state_render_pprof(h->state, &bytes, &n, &why);
+    int ok = live_state_render_pprof(h->state, which, lo, hi, &bytes, &n, &why);
     pthread_mutex_unlock(h->lock);
     if (!ok) {
-        char msg[128];
         snprintf(msg, sizeof msg, "%s\n", why != NULL ? why : "cannot encode the profile");
         char *copy = strdup(msg);
         if (copy == NULL)
@@ -153,10 +192,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
     if (strcmp(url, "/metrics") == 0)
         return serve_metrics(h, conn);
     if (strcmp(url, "/debug/pprof/heap") == 0)
-        return serve_pprof(h, conn);
+        return serve_pprof(h, conn, LIVE_PROFILE_HEAP);
+    if (strcmp(url, "/debug/pprof/allocs") == 0)
+        return serve_pprof(h, conn, LIVE_PROFILE_ALLOCS);
     return respond_text(conn, MHD_HTTP_NOT_FOUND,
-                        "not found: strata-live serves the live page at /, /metrics and "
-                        "/debug/pprof/heap\n");
+                        "not found: strata-live serves the live page at /, /metrics, "
+                        "/debug/pprof/heap and /debug/pprof/allocs\n");
 }
 
 HttpServer *http_start(int listen_fd, const LiveState *state, pthread_mutex_t *lock,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "AllocPprof.h"
 #include "GrowArray.h"
 #include "Pprof.h"
 #include "TextOut.h"
@@ -68,6 +69,7 @@ static void stream_free(LiveStream *st)
     free(st->program);
     free(st->rts_id);
     heap_model_free(&st->census);
+    alloc_model_free(&st->samples);
     memset(st, 0, sizeof *st);
 }
 
@@ -119,6 +121,9 @@ static int is_preamble(uint16_t type)
     case EVENT_HEAP_INFO_GHC:
     case EVENT_HEAP_PROF_BEGIN:
     case EVENT_IPE:
+    case EVENT_ALLOC_SAMPLING:
+    case EVENT_ALLOC_FRAME:
+    case EVENT_ALLOC_STACK:
         return 1;
     default:
         return 0;
@@ -211,6 +216,11 @@ void live_state_add(LiveState *s, const EvrEvent *ev)
     LiveStream *st = s->pending_active ? &s->pending : &s->stream;
     s->events++;
     s->bytes += ev->size_bytes;
+    if (alloc_model_add(&st->samples, ev)) {
+        if (st->samples.out_of_memory)
+            s->out_of_memory = 1;
+        return;
+    }
     if (heap_model_add(&st->census, ev))
         census_done(st);
     if (st->census.out_of_memory)
@@ -559,12 +569,41 @@ char *live_state_render_metrics(const LiveState *s, size_t *len_out)
     return o.buf;
 }
 
-int live_state_render_pprof(const LiveState *s, uint8_t **out, size_t *out_bytes,
+/* The stream's sampled allocations as a profile (AllocPprof.h). */
+static int render_samples(const LiveState *s, LiveProfile which, uint64_t era_lo,
+                          uint64_t era_hi, uint8_t **out, size_t *out_bytes, const char **why)
+{
+    const AllocModel *am = &s->stream.samples;
+    const HeapModel *hc = &s->stream.census;
+    char comment[256];
+    snprintf(comment, sizeof comment,
+             "%s: sampled allocations, one per %" PRIu64 " bytes, %" PRIu64 " samples, %zu alive",
+             service_name(s), am->rate_bytes, am->n_samples, am->n_live);
+    const char *comments[] = {comment};
+    AllocPprofOptions o = {
+        .alloc_default = which == LIVE_PROFILE_ALLOCS,
+        .era_lo = era_lo,
+        .era_hi = era_hi,
+        .main_binary = s->stream.program,
+    };
+    if (hc->have_wall_clock && am->last_time_ns >= hc->wall_event_ns)
+        o.time_nanos = (int64_t)(hc->wall_ns + (am->last_time_ns - hc->wall_event_ns));
+    return pprof_encode_alloc(am, &o, comments, 1, out, out_bytes, why);
+}
+
+int live_state_render_pprof(const LiveState *s, LiveProfile which, uint64_t era_lo,
+                            uint64_t era_hi, uint8_t **out, size_t *out_bytes,
                             const char **why)
 {
+    if (s->stream.samples.have_sampling)
+        return render_samples(s, which, era_lo, era_hi, out, out_bytes, why);
+    if (which == LIVE_PROFILE_ALLOCS) {
+        *why = "no sampled allocations: run the program with +RTS --alloc-sample";
+        return 0;
+    }
     const HeapModel *hc = &s->stream.census;
     if (!hc->have_last) {
-        *why = "no census yet";
+        *why = "no census yet, and no sampled allocations (+RTS --alloc-sample)";
         return 0;
     }
     char comment[256];

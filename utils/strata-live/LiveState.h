@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "AllocModel.h"
 #include "EventLogReader.h"
 #include "HeapModel.h"
 
@@ -43,6 +44,7 @@ typedef struct LiveStream {
     uint64_t censuses;             /* censuses read */
     int have_era;                  /* a -he census was read: */
     uint64_t era;                  /* its largest era */
+    AllocModel samples;            /* the sampled allocations (--alloc-sample) */
 } LiveStream;
 
 typedef struct LiveState {
@@ -78,9 +80,19 @@ void live_state_add(LiveState *s, const EvrEvent *ev);
  * malloc'd NUL-terminated buffer; NULL when out of memory. */
 char *live_state_render_metrics(const LiveState *s, size_t *len_out);
 
-/* The latest census as a gzipped pprof profile (malloc'd): 1, or 0 when
- * there is no census yet (*why "no census yet") or encoding failed. */
-int live_state_render_pprof(const LiveState *s, uint8_t **out, size_t *out_bytes,
+/* What /debug/pprof/heap and /debug/pprof/allocs serve. */
+typedef enum LiveProfile {
+    LIVE_PROFILE_HEAP,             /* the sampled heap, inuse_space first, as
+                                      Go's; without samples, the latest census */
+    LIVE_PROFILE_ALLOCS,           /* the sampled heap, alloc_space first */
+} LiveProfile;
+
+/* Profile `which` of the samples of eras era_lo to era_hi (0 and
+ * UINT64_MAX: all; a census is never filtered) as a gzipped pprof profile
+ * (malloc'd): 1, or 0 with *why saying what is missing ("no census yet",
+ * "no sampled allocations ...") or why encoding failed. */
+int live_state_render_pprof(const LiveState *s, LiveProfile which, uint64_t era_lo,
+                            uint64_t era_hi, uint8_t **out, size_t *out_bytes,
                             const char **why);
 
 /* Appends s (len bytes) to out as a Prometheus label value, without the

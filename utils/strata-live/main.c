@@ -104,7 +104,9 @@ static void usage(FILE *out)
              TOOL " (--socket PATH | --tcp HOST:PORT) --send NAMESPACE:COMMAND...",
              "Reads a program's eventlog as it is written and serves its heap figures:\n"
              "  /metrics           Prometheus text format (heap, GC, the latest census)\n"
-             "  /debug/pprof/heap  the latest census as a gzipped pprof profile\n"
+             "  /debug/pprof/heap  the sampled heap (+RTS --alloc-sample) as a gzipped pprof\n"
+             "                     profile, inuse_space first; without samples the latest census\n"
+             "  /debug/pprof/allocs  the same, alloc_space first (both take ?era=N or ?era=LO-HI)\n"
              "  /                  a page: the heap profile drawn as it runs, and buttons\n"
              "                     for a new era, a census, a major GC, a flush",
              options, "See docs/strata-live.md.");
@@ -272,6 +274,28 @@ static int exit_passing_by(const Source *src, const LiveState *state, int after_
     return after_clean_end && never_served && (rc == 0 || src->saw_eof || src->conn_lost);
 }
 
+/* Note [Samples sampled before strata-live connected]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A program's eventlog socket sends a client that connects late the
+ * preamble (frames and stacks among it), not the samples posted before:
+ * those still alive would be missing from inuse.  So when a socket's
+ * stream says the program samples (ALLOC_SAMPLING, in the preamble),
+ * strata-live sends the control command strata 4, and the program posts
+ * every sampled object still alive again, with its number; the model
+ * counts a number once, so a client that saw them the first time loses
+ * nothing and counts nothing twice.  What was allocated and died before
+ * the connection is not sent again: /debug/pprof/allocs counts from the
+ * connection on, plus what is still alive. */
+static void ask_for_live_samples(Source *src)
+{
+    if (src->kind != SOURCE_SOCKET && src->kind != SOURCE_TCP)
+        return;
+    char why[256];
+    if (!send_control_one(src, CONTROL_NS_STRATA, CONTROL_CMD_REPOST_SAMPLES, why, sizeof why))
+        fprintf(stderr, "%s: warning: cannot ask %s for the sampled objects alive before this "
+                        "connection: %s\n", TOOL, src->where, why);
+}
+
 /* Reads one stream to its end.  Returns 1 to go on to the next stream, 0
  * to stop reading (a fatal error was reported into *fatal).  *clean_end
  * says whether the last stream that gave figures ended with its data end
@@ -301,6 +325,8 @@ static int read_stream(Source *src, LiveState *state, LivePage *page, int *fatal
         if (page != NULL)
             live_page_add(page, &ev, was_pending && !state->pending_active);
         pthread_mutex_unlock(&state_lock);
+        if (ev.type == EVENT_ALLOC_SAMPLING)
+            ask_for_live_samples(src);
         n_events++;
     }
     int ok = rc == 0;
