@@ -20,6 +20,7 @@ static const char *const command_names[] = {
     [DEBUG_CMD_INFO] = "info",         [DEBUG_CMD_BLOCKS] = "blocks",
     [DEBUG_CMD_BLOCK_CONTENTS] = "block-contents",
     [DEBUG_CMD_SNAPSHOT] = "snapshot", [DEBUG_CMD_NEW_ERA] = "new-era",
+    [DEBUG_CMD_ALLOC_SITES] = "alloc-sites",
 };
 
 const char *debug_command_name(uint16_t cmd)
@@ -104,6 +105,7 @@ int debug_request_decode(const uint8_t *frame, size_t len, DebugRequest *req, ch
     case DEBUG_CMD_BLOCKS:
     case DEBUG_CMD_SNAPSHOT:
     case DEBUG_CMD_NEW_ERA:
+    case DEBUG_CMD_ALLOC_SITES:
         return expect_payload(name, c.left, 0, err, err_len);
     case DEBUG_CMD_PAUSE: {
         int st = expect_payload(name, c.left, 4, err, err_len);

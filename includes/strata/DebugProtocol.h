@@ -38,6 +38,7 @@ enum {
     DEBUG_CMD_BLOCK_CONTENTS = 9,
     DEBUG_CMD_SNAPSHOT = 10,
     DEBUG_CMD_NEW_ERA = 11,      /* a new era (and an eventlog marker) on resume */
+    DEBUG_CMD_ALLOC_SITES = 12,  /* the sampled objects alive and their call stacks */
 };
 
 /* Most addresses in one CLOSURES or INFO request. */

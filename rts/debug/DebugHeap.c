@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "DebugAllocSites.h"
 #include "EraRuns.h"
 #include "GrowArray.h"
 #include "HeapIter.h"
@@ -702,6 +703,9 @@ int debug_heap_handle(const DebugRequest *req, DebugBuf *out, char *err, size_t 
         return DEBUG_STATUS_OK;
     case DEBUG_CMD_BLOCK_CONTENTS:
         return handle_block_contents(req, out, err, err_len);
+    case DEBUG_CMD_ALLOC_SITES:
+        debug_alloc_sites_put(out);
+        return DEBUG_STATUS_OK;
     default:
         snprintf(err, err_len, "command %u is not a heap request", (unsigned)req->cmd);
         return DEBUG_STATUS_UNKNOWN_COMMAND;

@@ -14,7 +14,14 @@
 #   - under --nonmoving-gc, the samples that die in the non-moving
 #     generation are found dead;
 #   - strata-events summary lists the top allocation sites, and a log
-#     without samples converts as before (a census).
+#     without samples converts as before (a census);
+#   - strata-debug prints a sampled object's allocation path in retainers
+#     (--sampled: only sampled objects), boundary and diff, live and from
+#     a snapshot;
+#   - strata-live serves /debug/pprof/heap and /debug/pprof/allocs from a
+#     program it connected to late (the samples alive before are sent
+#     again), with ?era= filters, and says what is wrong with a bad one or
+#     without samples.
 # The go checks skip, saying so, without go (and fail under
 # STRATA_REQUIRE=go or all).
 set -u
@@ -23,6 +30,8 @@ set -u
 ex=$top_builddir/examples
 shares=$top_builddir/testsuite/programs/alloc_shares
 events=$top_builddir/utils/strata-events/strata-events
+live=$top_builddir/utils/strata-live/strata-live
+. "$top_srcdir/testsuite/scripts/live-lib.sh"
 cd "$test_tmp" || exit 1
 
 # --- the flag ----------------------------------------------------------------
@@ -127,11 +136,93 @@ grep -q 'era:\[1\]' raw && pass || fail "shares: no era label: $(head -n 30 raw)
 grep -Eq 'grow_pages testsuite/programs/alloc_shares.c:[0-9]+' raw && pass ||
     fail "shares: grow_pages without its file and line: $(grep -m3 grow_pages raw)"
 
-# The leak: remember keeps what stays, handle allocates most.
+# --- strata-live --------------------------------------------------------------
+# The leak runs a while before strata-live connects: what remember kept
+# before then is still in inuse (Note [Samples sampled before strata-live
+# connected] in utils/strata-live/main.c).  It stays blocked at its end
+# (--eventlog-socket-wait is for the start) only as long as its work takes.
+"$ex/leak" 40 100000 +RTS --alloc-sample=64k --eventlog-socket=$test_tmp/leak.sock \
+    --eventlog-flush-interval=0.05 -RTS >/dev/null 2>&1 &
+leak_pid=$!
+cleanup_live() { kill "$leak_pid" 2>/dev/null; }
+for i in $(seq 100); do [ -S leak.sock ] && break; sleep 0.05; done
+sleep 1
+start_live live-leak --socket "$test_tmp/leak.sock"
+sleep 1
+curl -sf -o heap.pb.gz "$url/debug/pprof/heap" && pass || fail "GET /debug/pprof/heap failed"
+curl -sf -o allocs.pb.gz "$url/debug/pprof/allocs" && pass || fail "GET /debug/pprof/allocs failed"
+curl -sf -o era1.pb.gz "$url/debug/pprof/heap?era=1" && pass || fail "GET ?era=1 failed"
+curl -sf -o early.pb.gz "$url/debug/pprof/heap?era=1-5" && pass || fail "GET ?era=1-5 failed"
+code=$(curl -s -o bad-era -w '%{http_code}' "$url/debug/pprof/heap?era=3-2")
+[ "$code" = 400 ] && grep -q "bad era '3-2': expected an era N or a range LO-HI" bad-era && pass ||
+    fail "?era=3-2: $code $(cat bad-era)"
+kill "$leak_pid" 2>/dev/null
+wait "$leak_pid" 2>/dev/null
+stop_live
+top_of() { go tool pprof -top -sample_index="$1" "$2" 2>/dev/null | awk 'f { print $NF; exit } /flat%/ { f = 1 }'; }
+[ "$(top_of inuse_space heap.pb.gz)" = remember ] && pass || fail "live heap: $(go tool pprof -top heap.pb.gz 2>&1 | head)"
+[ "$(top_of alloc_space allocs.pb.gz)" = handle ] && pass || fail "live allocs: $(go tool pprof -top allocs.pb.gz 2>&1 | head)"
+go tool pprof -raw era1.pb.gz 2>/dev/null | grep -o 'era:\[[0-9]*\]' | sort -u >eras
+[ "$(cat eras)" = 'era:[1]' ] && pass || fail "?era=1 holds other eras: $(cat eras)"
+# Phases 1 to 5 were over before strata-live connected: what they keep
+# is there only because the program sent its live samples again.
+go tool pprof -top -sample_index=inuse_space early.pb.gz 2>/dev/null | grep -q 'of 0 total' &&
+    fail "nothing alive from eras 1-5: the samples before the connection are missing" || pass
+go tool pprof -top allocs.pb.gz 2>/dev/null | grep -q '^Type: alloc_space' && pass ||
+    fail "/debug/pprof/allocs does not default to alloc_space"
+# Without samples: allocs says why; heap is the census, as before.
+expect_status 0 "$ex/leak" 2 20000 +RTS -hT -l -olplain.eventlog -RTS
+start_live live-plain --file plain.eventlog
+sleep 0.5
+code=$(curl -s -o no-allocs -w '%{http_code}' "$url/debug/pprof/allocs")
+[ "$code" = 503 ] && grep -q 'no sampled allocations: run the program with +RTS --alloc-sample' no-allocs &&
+    pass || fail "/debug/pprof/allocs without samples: $code $(cat no-allocs)"
+curl -sf -o census.pb.gz "$url/debug/pprof/heap" && pass || fail "the census is no longer served"
+stop_live
+
+# --- strata-debug ---------------------------------------------------------------
+# A sampled object's allocation path in retainers, boundary and diff, live
+# and from a snapshot (Note [Allocation sites in the heap debugger] in
+# utils/strata-debug/Print.c).
+dbg=$top_builddir/utils/strata-debug/strata-debug
+"$ex/leak" 100000 1500000 +RTS --alloc-sample=16k --debug-socket=$test_tmp/dbg.sock -RTS >/dev/null 2>&1 &
+leak_pid=$!
+for i in $(seq 100); do [ -S dbg.sock ] && break; sleep 0.05; done
+sleep 1
+expect_status 0 "$dbg" snapshot a.snap --socket dbg.sock --new-era
+sleep 1
+expect_status 0 "$dbg" retainers --socket dbg.sock --constructor SessionEntry --sampled --limit 2
+grep -Eq '^        allocated at remember \(examples/leak.c:49\) <- main \(examples/leak.c:[0-9]+\).* \(sample [0-9]+, era [0-9]+\)$' "$out" &&
+    pass || fail "retainers --sampled: no allocation site under the match: $(cat "$out")"
+expect_status 0 "$dbg" retainers --socket dbg.sock --constructor SessionEntry --sampled --limit 1 --json
+grep -q '"allocated_at":{"sample":[0-9]*,"era":[0-9]*,"bytes":32,"frames":\[{"function":"remember","file":"examples/leak.c","line":49}' "$out" &&
+    pass || fail "retainers --json: no allocated_at: $(head -c 600 "$out")"
+expect_status 0 "$dbg" boundary --socket dbg.sock --era 1-2 --limit 1
+grep -A2 'objects of those eras sampled, allocated at:' "$out" | grep -q 'remember (examples/leak.c:4[89])' &&
+    pass || fail "boundary: no allocation sites of the old eras: $(cat "$out")"
+expect_status 0 "$dbg" diff a.snap --socket dbg.sock --limit 2
+grep -A1 ' of them sampled, allocated at:' "$out" | grep -q 'remember (examples/leak.c:4[89]) <- main' &&
+    pass || fail "diff: no allocation sites of the new objects: $(cat "$out")"
+expect_status 0 "$dbg" retainers --snapshot a.snap --constructor SessionEntry --sampled --limit 1
+grep -q '^        allocated at remember (examples/leak.c:49)' "$out" && pass ||
+    fail "a snapshot lost the allocation sites: $(cat "$out")"
+expect_status 2 "$dbg" census --socket dbg.sock --sampled
+expect_stderr_contains 'strata-debug: census: --sampled applies to retainers only'
+kill "$leak_pid" 2>/dev/null
+wait "$leak_pid" 2>/dev/null
+"$ex/leak" 100000 1500000 +RTS --debug-socket=$test_tmp/plain.sock -RTS >/dev/null 2>&1 &
+leak_pid=$!
+for i in $(seq 100); do [ -S plain.sock ] && break; sleep 0.05; done
+expect_status 1 "$dbg" retainers --socket plain.sock --constructor SessionEntry --sampled
+expect_stderr_contains 'retainers --sampled: no sampled object is alive (run the program with +RTS --alloc-sample)'
+kill "$leak_pid" 2>/dev/null
+wait "$leak_pid" 2>/dev/null
+
+# The leak's log: remember keeps what stays, handle allocates most.
 expect_status 0 "$events" pprof leak.eventlog -o leak.pb.gz
-go tool pprof -top -sample_index=inuse_space leak.pb.gz 2>/dev/null | awk 'f { print $NF; exit } /flat%/ { f = 1 }' >top
-[ "$(cat top)" = remember ] && pass || fail "leak: the top of inuse_space is $(cat top), not remember"
-go tool pprof -top -sample_index=alloc_space leak.pb.gz 2>/dev/null | awk 'f { print $NF; exit } /flat%/ { f = 1 }' >top
-[ "$(cat top)" = handle ] && pass || fail "leak: the top of alloc_space is $(cat top), not handle"
+[ "$(top_of inuse_space leak.pb.gz)" = remember ] && pass ||
+    fail "leak: the top of inuse_space is $(top_of inuse_space leak.pb.gz), not remember"
+[ "$(top_of alloc_space leak.pb.gz)" = handle ] && pass ||
+    fail "leak: the top of alloc_space is $(top_of alloc_space leak.pb.gz), not handle"
 
 finish

@@ -155,7 +155,7 @@ expect_stderr_contains "strata-debug: census: unknown option: --new-era"
 # the same answers; a version this strata-debug does not know is refused,
 # naming it.
 if need_python3 "snapshots of formats 1 and 2 and version 9"; then
-    "$python3" - a.snap v1.snap v2.snap v9.snap <<'PY'
+    "$python3" - a.snap v1.snap v2.snap v9.snap v3.snap <<'PY'
 import struct, sys
 
 def seal(d):
@@ -173,19 +173,26 @@ d = bytearray(open(sys.argv[1], "rb").read()[:-8])
 at = 12 + 40
 for _ in range(2):   # program, strata version
     at += 2 + struct.unpack("<H", d[at:at + 2])[0]
+# Formats 1 to 3 have no allocation sites (format 4's last field: a count
+# of 0 here); 1 has no moment (8 bytes after VERSION), 2 no new era (8 more).
+assert d[-4:] == bytes(4)
+d = d[:-4]
 v1 = d[:at] + d[at + 16:]
 v1[8:12] = struct.pack("<I", 1)
 open(sys.argv[2], "wb").write(seal(v1))
 v2 = d[:at + 8] + d[at + 16:]
 v2[8:12] = struct.pack("<I", 2)
 open(sys.argv[3], "wb").write(seal(v2))
+v3 = bytearray(d)
+v3[8:12] = struct.pack("<I", 3)
+open(sys.argv[5], "wb").write(seal(v3))
 d[8:12] = struct.pack("<I", 9)
 open(sys.argv[4], "wb").write(seal(d))
 PY
-    "$dbg" census --snapshot a.snap --by info >census-v3.txt
-    for v in v1 v2; do
+    "$dbg" census --snapshot a.snap --by info >census-v4.txt
+    for v in v1 v2 v3; do
         expect_status 0 "$dbg" census --snapshot $v.snap --by info
-        cmp -s "$out" census-v3.txt && pass || fail "a snapshot of format ${v#v} answers differently"
+        cmp -s "$out" census-v4.txt && pass || fail "a snapshot of format ${v#v} answers differently"
     done
     expect_status 0 "$dbg" diff v1.snap b.snap
     grep -q "^A: v1.snap, era $a_era$" "$out" && pass ||
@@ -195,6 +202,6 @@ PY
     grep -q "^A: v2.snap, era $a_era, taken " "$out" && grep -q "^A records no new era, so objects allocated in era $a_era after A" "$out" &&
         pass || fail "diff: a format-2 A: $(head -1 "$out") ... $(tail -1 "$out")"
     expect_status 1 "$dbg" census --snapshot v9.snap
-    expect_stderr_contains "snapshot version 9, this strata-debug reads versions 1 to 3"
+    expect_stderr_contains "snapshot version 9, this strata-debug reads versions 1 to 4"
 fi
 finish

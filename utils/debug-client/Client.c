@@ -125,6 +125,24 @@ static DebugCursor resp_cursor(DbgClient *c)
     return (DebugCursor){c->resp.data, c->resp.len, false};
 }
 
+int dbg_request_status(DbgClient *c, uint16_t cmd, DebugCursor *reply)
+{
+    if (c->fd < 0)
+        return dbg_fail(c, "not connected to a live program");
+    DebugBuf b = {0};
+    debug_buf_put_u32(&b, 4);
+    debug_buf_put_u16(&b, cmd);
+    debug_buf_put_u16(&b, 0);
+    int st = b.oom ? dbg_fail(c, "out of memory building a request")
+                   : write_full(c, b.data, b.len);
+    debug_buf_free(&b);
+    if (st != 0)
+        return -1;
+    st = read_frame(c, cmd);
+    *reply = resp_cursor(c);
+    return st;
+}
+
 /* ----------------------------------------------------------------------
  * Opening and closing
  * ---------------------------------------------------------------------- */
@@ -212,6 +230,7 @@ static void forget_heap(DbgClient *c)
 {
     dbg_drop_blocks(c);
     dbg_free_roots(c);
+    dbg_free_alloc_sites(c);
     dbg_free_statics(c);
     word_map_free(&c->statics);
     word_map_free(&c->bad_statics);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "DebugTypes.h"
+#include "DebugWire.h"
 
 /* ----- Opening and closing ----- */
 
@@ -63,6 +64,11 @@ const DbgBlock *dbg_block_of(DbgClient *c, uint64_t addr);
 /* The contents of a block (fetched once). */
 const uint8_t *dbg_block_data(DbgClient *c, const DbgBlock *b);
 const DbgInfo *dbg_info(DbgClient *c, uint64_t addr);
+/* Sends a request with no payload and reads its one reply: the status
+ * (DEBUG_STATUS_*: an error status with the stub's message in dbg_error),
+ * or -1 when the connection failed; *reply is the payload, valid until
+ * the next request. */
+int dbg_request_status(DbgClient *c, uint16_t cmd, DebugCursor *reply);
 /* A static closure's words (fetched once); 0, or -1 if the program
  * refused the address. */
 int dbg_static_words(DbgClient *c, uint64_t addr, const uint64_t **words, uint32_t *n);

@@ -1,7 +1,7 @@
 /*
  * utils/debug-client/ClientState.h -- the state of a DbgClient, live or
  * a snapshot: its connection, the block list and the cached contents, the
- * roots, info tables and static closures; and dbg_fail, which every
+ * roots, info tables, static closures and allocation sites; and dbg_fail, which every
  * module reports through.  Filled by Payloads.c and BlockStore.c, read by
  * the modules above them; the tools never look inside.
  */
@@ -49,6 +49,13 @@ struct DbgClient {
     size_t n_roots;
     bool have_roots;
     WordMap named_statics;       /* static closure -> index + 1 of the root naming it */
+
+    DbgAllocSite *sites;         /* the sampled objects alive (ALLOC_SITES) */
+    size_t n_sites;
+    bool have_sites;
+    WordMap site_of;             /* a sampled object's address -> index + 1 */
+    DbgFrame *site_frames;       /* every site's frames, in turn */
+    char *site_strings;          /* their strings, NUL-terminated, in turn */
 
     WordMap infos;               /* addr -> DbgInfo * */
     uint64_t last_info_addr;     /* the info table info_of found last */

@@ -2,7 +2,8 @@
  * utils/debug-client/DebugClient.h -- the heap debugger's client library,
  * for the tools: one API over a live program's debug socket (Client.h)
  * or a snapshot file (Snapshot.h), closures decoded with their info
- * tables (Decode.h), and the files that hold heap contents
+ * tables (Decode.h), sampled objects' allocation sites (AllocSites.h),
+ * and the files that hold heap contents
  * (PrivateFile.h); the data is DebugTypes.h's.  The analyses are in
  * DebugAnalysis.h.  strata-debug and its terminal UI are built on it.
  * See docs/strata-debug.md and docs/debug-protocol.md.
@@ -14,6 +15,7 @@
 #ifndef STRATA_DEBUGCLIENT_H
 #define STRATA_DEBUGCLIENT_H
 
+#include "AllocSites.h"
 #include "Client.h"
 #include "DebugTypes.h"
 #include "Decode.h"

@@ -127,6 +127,21 @@ typedef struct {
     uint64_t total_bytes, total_objects;
 } DbgCensus;
 
+/* A sampled object's allocation (+RTS --alloc-sample, AllocSites.h): the
+ * call stack that allocated it, innermost first, as the program named it. */
+typedef struct {
+    const char *function, *file; /* either may be "" */
+    uint32_t line;               /* 0 if unknown */
+} DbgFrame;
+typedef struct {
+    uint64_t addr;               /* the sampled object */
+    uint64_t sample;             /* its number in the eventlog (ALLOC_SAMPLE) */
+    uint64_t era;                /* the era it was allocated in */
+    uint64_t size_bytes;
+    const DbgFrame *frames;      /* innermost first */
+    size_t n_frames;
+} DbgAllocSite;
+
 /* What a search looks for (Search.h). */
 typedef enum {
     DBG_MATCH_CONSTRUCTOR, DBG_MATCH_INFO, DBG_MATCH_TYPE,
@@ -137,6 +152,8 @@ typedef struct {
     const char *name;            /* constructor name or closure type name */
     uint64_t info;               /* DBG_MATCH_INFO */
     DbgEraRange eras;
+    const void *sampled;         /* non-NULL (dbg_query_sampled_only): only
+                                    sampled objects (+RTS --alloc-sample) */
 } DbgQuery;
 
 /* The era boundary: pointers from a heap object of an era above q->eras.hi

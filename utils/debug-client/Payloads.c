@@ -353,6 +353,7 @@ void dbg_free_state(DbgClient *c)
     free(c->target.heap);
     dbg_drop_blocks(c);
     dbg_free_roots(c);
+    dbg_free_alloc_sites(c);
     size_t pos = 0;
     uint64_t key, val;
     while (word_map_next(&c->infos, &pos, &key, &val))
@@ -364,4 +365,83 @@ void dbg_free_state(DbgClient *c)
     word_map_free(&c->statics);
     word_map_free(&c->bad_statics);
     debug_buf_free(&c->resp);
+}
+
+/* ----------------------------------------------------------------------
+ * Allocation sites (ALLOC_SITES)
+ * ---------------------------------------------------------------------- */
+
+void dbg_free_alloc_sites(DbgClient *c)
+{
+    free(c->sites);
+    free(c->site_frames);
+    free(c->site_strings);
+    c->sites = NULL;
+    c->site_frames = NULL;
+    c->site_strings = NULL;
+    c->n_sites = 0;
+    c->have_sites = false;
+    word_map_free(&c->site_of);
+}
+
+/* Copies a wire string into the strings buffer at *at. */
+static const char *take_str(DebugCursor *cur, char *strings, size_t *at)
+{
+    uint16_t n = debug_get_u16(cur);
+    if (cur->bad || cur->left < n) {
+        cur->bad = true;
+        return "";
+    }
+    char *s = strings + *at;
+    memcpy(s, cur->p, n);
+    s[n] = '\0';
+    cur->p += n;
+    cur->left -= n;
+    *at += (size_t)n + 1;
+    return s;
+}
+
+int dbg_parse_alloc_sites(DbgClient *c, DebugCursor *cur)
+{
+    dbg_free_alloc_sites(c);
+    /* Every byte of the payload bounds the frames and strings it holds:
+     * a frame takes 8 bytes at least, a string's NUL is its 2-byte count. */
+    size_t payload = cur->left;
+    uint32_t n = debug_get_u32(cur);
+    if (cur->bad || n > cur->left / 34)
+        return dbg_fail(c, "malformed allocation sites (%u sites in %zu bytes)", n, cur->left);
+    c->sites = calloc(n ? n : 1, sizeof *c->sites);
+    c->site_frames = calloc(payload / 8 + 1, sizeof *c->site_frames);
+    c->site_strings = malloc(payload + 1);
+    if (c->sites == NULL || c->site_frames == NULL || c->site_strings == NULL) {
+        dbg_free_alloc_sites(c);
+        return dbg_fail(c, "out of memory for %u allocation sites", n);
+    }
+    size_t frames = 0, at = 0;
+    for (uint32_t i = 0; i < n && !cur->bad; i++) {
+        DbgAllocSite *s = &c->sites[i];
+        s->addr = debug_get_u64(cur);
+        s->sample = debug_get_u64(cur);
+        s->era = debug_get_u64(cur);
+        s->size_bytes = debug_get_u64(cur);
+        s->n_frames = debug_get_u16(cur);
+        s->frames = &c->site_frames[frames];
+        for (size_t k = 0; k < s->n_frames && !cur->bad; k++) {
+            DbgFrame *f = &c->site_frames[frames++];
+            f->function = take_str(cur, c->site_strings, &at);
+            f->file = take_str(cur, c->site_strings, &at);
+            f->line = debug_get_u32(cur);
+        }
+        c->n_sites = i + 1;
+        if (!cur->bad && word_map_put(&c->site_of, s->addr, (uint64_t)i + 1) != 0) {
+            dbg_free_alloc_sites(c);
+            return dbg_fail(c, "out of memory for %u allocation sites", n);
+        }
+    }
+    if (cur->bad) {
+        dbg_free_alloc_sites(c);
+        return dbg_fail(c, "malformed allocation sites (truncated)");
+    }
+    c->have_sites = true;
+    return 0;
 }

@@ -18,6 +18,10 @@ int dbg_parse_target(DbgClient *c, DebugCursor *cur);
 int dbg_parse_blocks(DbgClient *c, DebugCursor *cur);
 int dbg_parse_roots(DbgClient *c, DebugCursor *cur);
 int dbg_parse_infos(DbgClient *c, DebugCursor *cur);
+/* The ALLOC_SITES reply (docs/debug-protocol.md, command 12); the sites
+ * are freed with the pause (dbg_free_alloc_sites). */
+int dbg_parse_alloc_sites(DbgClient *c, DebugCursor *cur);
+void dbg_free_alloc_sites(DbgClient *c);
 /* Stores a static closure's words (copied). */
 int dbg_add_static(DbgClient *c, uint64_t addr, const uint8_t *words, uint32_t n_words);
 /* Frees everything the decoders filled in. */

@@ -15,6 +15,7 @@
 #include "Marks.h"
 #include "ReachState.h"
 #include "Search.h"
+#include "WordMap.h"
 #include "strata/Debug.h"
 
 /* ----------------------------------------------------------------------
@@ -24,6 +25,8 @@
 bool dbg_query_matches(const DbgQuery *q, const DbgClosure *cl)
 {
     if (cl->block == NULL || !dbg_era_selected(&q->eras, cl->era))
+        return false;
+    if (q->sampled != NULL && word_map_get((const WordMap *)q->sampled, cl->addr) == NULL)
         return false;
     switch (q->kind) {
     case DBG_MATCH_ANY:

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "AllocSites.h"
 #include "Analysis.h"
 #include "BlockIndex.h"
 #include "BlockStore.h"
@@ -32,9 +33,10 @@
 #define SNAP_MAGIC "STRDBGS1"
 /* Version 2 added the moment of the pause (u64 Unix ns after the VERSION
  * reply), version 3 the era the program resumes in (u64 after it: a
- * new era asked for in the pause, else 0); older snapshots still read,
- * what they lack unknown (0). */
-#define SNAP_VERSION 3u
+ * new era asked for in the pause, else 0), version 4 the allocation sites
+ * of the sampled objects (the ALLOC_SITES reply, after the info tables);
+ * older snapshots still read, what they lack unknown (0, no sites). */
+#define SNAP_VERSION 4u
 
 /* FNV-1a over little-endian 64-bit words (the tail zero-padded), then the
  * length: a byte at a time was a tenth of reading a large snapshot. */
@@ -328,6 +330,25 @@ static int put_segments(DbgClient *c, const DbgReach *r, DebugBuf *b, WordMap *i
     return st;
 }
 
+/* The ALLOC_SITES reply (docs/debug-protocol.md, command 12). */
+static void put_alloc_sites(DebugBuf *b, const DbgAllocSite *sites, size_t n)
+{
+    debug_buf_put_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        const DbgAllocSite *s = &sites[i];
+        debug_buf_put_u64(b, s->addr);
+        debug_buf_put_u64(b, s->sample);
+        debug_buf_put_u64(b, s->era);
+        debug_buf_put_u64(b, s->size_bytes);
+        debug_buf_put_u16(b, (uint16_t)s->n_frames);
+        for (size_t k = 0; k < s->n_frames; k++) {
+            debug_buf_put_str(b, s->frames[k].function, strlen(s->frames[k].function));
+            debug_buf_put_str(b, s->frames[k].file, strlen(s->frames[k].file));
+            debug_buf_put_u32(b, s->frames[k].line);
+        }
+    }
+}
+
 int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
 {
     const DbgBlock *bs;
@@ -355,6 +376,13 @@ int dbg_write_snapshot(DbgClient *c, const DbgReach *r, const char *file)
     while (word_map_next(&infos, &pos, &key, &val))
         put_info(&b, (const DbgInfo *)(uintptr_t)val, dbg_target(c)->protocol);
     word_map_free(&infos);
+    const DbgAllocSite *sites;
+    size_t n_sites;
+    if (dbg_alloc_sites(c, &sites, &n_sites) != 0) {
+        debug_buf_free(&b);
+        return -1;
+    }
+    put_alloc_sites(&b, sites, n_sites);
     uint64_t sum = b.oom ? 0 : checksum(b.data, b.len);
     debug_buf_put_u64(&b, sum);
     if (b.oom) {
@@ -631,8 +659,12 @@ static DbgClient *open_bytes(const uint8_t *data, size_t len, const uint8_t *map
         dbg_parse_roots(c, &cur) != 0 || read_segments(c, &cur, map) != 0 ||
         dbg_parse_infos(c, &cur) != 0)
         goto fail;
+    c->have_sites = version < 4;   /* an older snapshot: no sites */
+    if (version >= 4 && dbg_parse_alloc_sites(c, &cur) != 0)
+        goto fail;
     if (cur.left != 0) {
-        dbg_fail(c, "%zu bytes of garbage after the info tables", cur.left);
+        dbg_fail(c, "%zu bytes of garbage after the %s", cur.left,
+                 version >= 4 ? "allocation sites" : "info tables");
         goto fail;
     }
     c->target.paused = true;

@@ -19,7 +19,7 @@
 
 enum { OPT_HELP = 'h', OPT_SOCKET = 256, OPT_PID, OPT_SNAPSHOT, OPT_BY, OPT_ERA,
        OPT_CONSTRUCTOR, OPT_INFO, OPT_TYPE, OPT_LIMIT, OPT_RETAINERS, OPT_TIMEOUT, OPT_COLOR,
-       OPT_STATS, OPT_FULL, OPT_RETAINED, OPT_JSON, OPT_NEW_ERA };
+       OPT_STATS, OPT_FULL, OPT_RETAINED, OPT_JSON, OPT_NEW_ERA, OPT_SAMPLED };
 
 static const CliOption options[] = {
     {"socket", 0, "PATH", OPT_SOCKET, HEAP_CMDS " diff", "the program's debug socket"},
@@ -39,6 +39,8 @@ static const CliOption options[] = {
     {"stats", 0, NULL, OPT_STATS, HEAP_CMDS, "timings on stderr"},
     {"full", 0, NULL, OPT_FULL, HEAP_CMDS, "every closure of a path, not runs"},
     {"retained", 0, NULL, OPT_RETAINED, HEAP_CMDS, "census: retained sizes too"},
+    {"sampled", 0, NULL, OPT_SAMPLED, HEAP_CMDS,
+     "retainers: only sampled objects (+RTS --alloc-sample)"},
     {"json", 0, NULL, OPT_JSON, HEAP_CMDS " diff list",
      "one JSON document on stdout (docs/strata-debug.md)"},
     {"new-era", 0, NULL, OPT_NEW_ERA, "snapshot", "snapshot: a new era as the program resumes"},
@@ -56,7 +58,7 @@ void cmd_options_usage(FILE *out)
              "runs one analysis.  COMMAND is one of:\n"
              "  census [--by KIND] [--era LO-HI] [--retained]\n"
              "  retainers (--constructor NAME | --info ADDR | --type CLOSURE_TYPE)\n"
-             "            [--era LO-HI] [--limit N] [--color] [--full]\n"
+             "            [--era LO-HI] [--limit N] [--color] [--full] [--sampled]\n"
              "  boundary --era LO-HI [--constructor NAME | --info ADDR | --type CLOSURE_TYPE]\n"
              "  dominators | fragmentation [--retainers K] | thunks | weaks | duplicates\n"
              "  roots | gml FILE | snapshot FILE [--new-era] | mark\n"
@@ -134,6 +136,7 @@ static int take_option(const Cli *c, int id, Opts *o, CmdSource *src)
     case OPT_RETAINED: o->retained = true; break;
     case OPT_JSON: o->json = true; break;
     case OPT_NEW_ERA: o->new_era = true; break;
+    case OPT_SAMPLED: o->sampled = true; break;
     case OPT_LIMIT:
     case OPT_RETAINERS:
     case OPT_TIMEOUT: {

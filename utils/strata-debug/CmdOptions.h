@@ -20,6 +20,7 @@ typedef struct {
     const char *by, *era, *constructor, *info, *type, *file;
     long limit, retainers;
     bool color, stats, full, retained, json, new_era;
+    bool sampled;                /* --sampled: only sampled objects (+RTS --alloc-sample) */
     const char *target;          /* the socket or snapshot named (tui's title) */
     long timeout_ms;             /* --timeout */
 } Opts;

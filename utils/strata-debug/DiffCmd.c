@@ -142,6 +142,8 @@ static int print_new(DbgClient *b, const DbgDiff *d, const DiffOpts *o)
                grouped(r->retained_bytes, nr), row_label(r, label, sizeof label));
         print_provenance(r->info);
         printf("\n");
+        if (r->info != NULL)
+            print_sites_in_eras(b, r->info, d->a_era + 1, UINT64_MAX, "of them");
         DbgPath p;
         if (k < DIFF_PATHS && r->example != 0) {
             if (dbg_diff_path(b, d, r->example, &p) != 0 || print_path_of(b, &s, &p) != 0) {
@@ -209,6 +211,25 @@ static void json_row_info(Json *j, const DbgDiffRow *r)
         json_null(j, "info");
 }
 
+/* "sampled" and "allocated_at": the new objects' allocation sites (as
+ * print_sites_in_eras prints them). */
+static void json_new_sites(Json *j, DbgClient *b, const DbgInfo *info, uint64_t after_era)
+{
+    SiteGroup groups[16];
+    size_t sampled = 0, n = 0;
+    if (info != NULL)
+        n = sites_in_eras(b, info, after_era + 1, UINT64_MAX, groups, 16, &sampled);
+    json_u64(j, "sampled", sampled);
+    json_open(j, "allocated_at", '[');
+    for (size_t g = 0; g < n; g++) {
+        json_open(j, NULL, '{');
+        json_u64(j, "sampled", groups[g].n);
+        json_str(j, "site", groups[g].text);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
+}
+
 static int json_new(Json *j, DbgClient *b, const DbgDiff *d, const DiffOpts *o)
 {
     size_t n;
@@ -228,6 +249,7 @@ static int json_new(Json *j, DbgClient *b, const DbgDiff *d, const DiffOpts *o)
         json_u64(j, "objects", r->new_objects);
         json_u64(j, "bytes", r->new_bytes);
         json_u64(j, "retained_bytes", r->retained_bytes);
+        json_new_sites(j, b, r->info, d->a_era);
         DbgPath p;
         if (k < DIFF_PATHS && r->example != 0 && dbg_diff_path(b, d, r->example, &p) == 0) {
             json_open(j, "retainers", '{');

@@ -181,6 +181,28 @@ void json_closure(Json *j, DbgClient *c, const char *key, uint64_t addr)
         json_str(j, "static", name);
     }
     json_provenance(j, cl.info);
+    json_alloc_site(j, c, addr);
+    json_close(j, '}');
+}
+
+void json_alloc_site(Json *j, DbgClient *c, uint64_t addr)
+{
+    const DbgAllocSite *site = dbg_alloc_site(c, addr);
+    if (site == NULL)
+        return;
+    json_open(j, "allocated_at", '{');
+    json_u64(j, "sample", site->sample);
+    json_u64(j, "era", site->era);
+    json_u64(j, "bytes", site->size_bytes);
+    json_open(j, "frames", '[');
+    for (size_t k = 0; k < site->n_frames; k++) {
+        json_open(j, NULL, '{');
+        json_str(j, "function", site->frames[k].function);
+        json_str(j, "file", site->frames[k].file);
+        json_u64(j, "line", site->frames[k].line);
+        json_close(j, '}');
+    }
+    json_close(j, ']');
     json_close(j, '}');
 }
 

@@ -45,6 +45,10 @@ void json_end(Json *j);
 /* The shared objects. */
 void json_info(Json *j, const char *key, const DbgInfo *in);
 void json_closure(Json *j, DbgClient *c, const char *key, uint64_t addr);
+/* "allocated_at": the object's allocation site (sample, era, bytes,
+ * frames), when it is a sampled object (+RTS --alloc-sample); nothing
+ * otherwise.  json_closure adds it. */
+void json_alloc_site(Json *j, DbgClient *c, uint64_t addr);
 void json_root(Json *j, DbgClient *c, const char *key, const DbgRoot *r);
 /* A retainer path: "object", "path" (steps: runs of one info table, or
  * single closures when full) and "root"; json_path_of for a path already

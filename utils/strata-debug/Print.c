@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "TextOut.h"
 #include "strata/Debug.h"
@@ -68,6 +69,40 @@ void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char 
     print_provenance(in);
     era_color_off(s);
     printf("\n");
+    print_alloc_site(c, addr, prefix);
+}
+
+/* Note [Allocation sites in the heap debugger]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A program run with +RTS --alloc-sample knows, for each sampled object
+ * alive, the call stack that allocated it; the stub sends them all at
+ * once (ALLOC_SITES, docs/debug-protocol.md) and a snapshot keeps them.
+ * Every closure line of retainers, boundary and diff that names a
+ * sampled object is followed by one line, indented under it, saying
+ * where it was allocated.  Most objects are not sampled (one in 512 KiB
+ * of allocation, by default): a run of closures says how many of its
+ * objects were, and where the first of them came from, so that a path
+ * through 400,000 cache entries still names the code that made them. */
+
+/* The indent that lines a site up under the closure line printed with
+ * prefix ("    <- " and "    -> " as "    "). */
+static int site_indent(const char *prefix)
+{
+    int n = 0;
+    while (prefix[n] == ' ')
+        n++;
+    return n + 4;
+}
+
+void print_alloc_site(DbgClient *c, uint64_t addr, const char *prefix)
+{
+    const DbgAllocSite *site = dbg_alloc_site(c, addr);
+    if (site == NULL)
+        return;
+    char text[1024];
+    dbg_alloc_site_text(site, 6, text, sizeof text);
+    printf("%*sallocated at %s (sample %" PRIu64 ", era %" PRIu64 ")\n", site_indent(prefix), "",
+           text, site->sample, site->era);
 }
 
 void print_root(DbgClient *c, const DbgRoot *r)
@@ -130,6 +165,27 @@ void print_run_line(const Style *s, const DbgPathRun *run)
     printf("\n");
 }
 
+/* Of a run's objects, how many are sampled objects, and the first one's
+ * site (Note [Allocation sites in the heap debugger]). */
+static void print_run_sites(DbgClient *c, const DbgPath *p, size_t from, size_t to)
+{
+    const DbgAllocSite *first = NULL;
+    size_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        const DbgAllocSite *site = dbg_alloc_site(c, p->addrs[i]);
+        if (site == NULL)
+            continue;
+        first = first != NULL ? first : site;
+        n++;
+    }
+    if (first == NULL)
+        return;
+    char text[1024];
+    dbg_alloc_site_text(first, 6, text, sizeof text);
+    printf("        %zu of them sampled; 0x%" PRIx64 " allocated at %s (sample %" PRIu64
+           ", era %" PRIu64 ")\n", n, first->addr, text, first->sample, first->era);
+}
+
 /* A retainer path: the match, then what holds it up to the root; runs of
  * one info table on one line each unless s->full. */
 int print_path_of(DbgClient *c, const Style *s, const DbgPath *p)
@@ -143,10 +199,12 @@ int print_path_of(DbgClient *c, const Style *s, const DbgPath *p)
         for (size_t i = 1; i < p->n; i++)
             print_closure_line(c, s, p->addrs[i], "    <- ");
     for (size_t i = 0; i < n_runs; i++) {
-        if (runs[i].n == 1)
+        if (runs[i].n == 1) {
             print_closure_line(c, s, runs[i].first_addr, "    <- ");
-        else
+        } else {
             print_run_line(s, &runs[i]);
+            print_run_sites(c, p, runs[i].first, runs[i].first + runs[i].n);
+        }
     }
     free(runs);
     const DbgRoot *roots;
@@ -164,4 +222,56 @@ int print_path(DbgClient *c, const DbgReach *r, const Style *s, uint64_t addr)
     int st = print_path_of(c, s, &p);
     dbg_path_free(&p);
     return st;
+}
+
+/* Sites of the sampled objects of info (NULL: any) of eras lo to hi,
+ * grouped by their text, most objects first (at most cap groups). */
+size_t sites_in_eras(DbgClient *c, const DbgInfo *info, uint64_t lo, uint64_t hi,
+                     SiteGroup *out, size_t cap, size_t *sampled)
+{
+    const DbgAllocSite *sites;
+    size_t n_sites, n = 0;
+    *sampled = 0;
+    if (dbg_alloc_sites(c, &sites, &n_sites) != 0)
+        return 0;
+    for (size_t i = 0; i < n_sites; i++) {
+        DbgClosure cl;
+        if (sites[i].era < lo || sites[i].era > hi ||
+            (info != NULL && (dbg_closure(c, sites[i].addr, &cl) != 0 || cl.info != info)))
+            continue;
+        (*sampled)++;
+        char text[sizeof out->text];
+        dbg_alloc_site_text(&sites[i], 6, text, sizeof text);
+        size_t g = 0;
+        while (g < n && strcmp(out[g].text, text) != 0)
+            g++;
+        if (g == n) {
+            if (n == cap)
+                continue;   /* a group beyond the cap: counted in sampled only */
+            snprintf(out[n].text, sizeof out[n].text, "%s", text);
+            out[n].site = &sites[i];
+            out[n++].n = 0;
+        }
+        out[g].n++;
+    }
+    for (size_t a = 1; a < n; a++)   /* insertion sort: a handful of groups */
+        for (size_t b = a; b > 0 && out[b].n > out[b - 1].n; b--) {
+            SiteGroup t = out[b];
+            out[b] = out[b - 1];
+            out[b - 1] = t;
+        }
+    return n;
+}
+
+void print_sites_in_eras(DbgClient *c, const DbgInfo *info, uint64_t lo, uint64_t hi,
+                         const char *what)
+{
+    SiteGroup groups[16];
+    size_t sampled;
+    size_t n = sites_in_eras(c, info, lo, hi, groups, 16, &sampled);
+    if (sampled == 0)
+        return;
+    printf("    %zu %s sampled, allocated at:\n", sampled, what);
+    for (size_t g = 0; g < n && g < 3; g++)
+        printf("      %zu  %s\n", groups[g].n, groups[g].text);
 }

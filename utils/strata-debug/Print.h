@@ -28,6 +28,24 @@ void print_provenance(const DbgInfo *in);
 /* One closure: address, label, type, era and block (or static name),
  * provenance; after prefix. */
 void print_closure_line(DbgClient *c, const Style *s, uint64_t addr, const char *prefix);
+/* "allocated at f (file:line) <- ..." under a closure line (printed with
+ * prefix), when the closure is a sampled object (+RTS --alloc-sample);
+ * nothing otherwise.  print_closure_line calls it. */
+void print_alloc_site(DbgClient *c, uint64_t addr, const char *prefix);
+
+/* The sampled objects of info (NULL: any) of eras lo to hi grouped by
+ * allocation site, most first. */
+typedef struct {
+    char text[1024];             /* the site as dbg_alloc_site_text gives it */
+    const DbgAllocSite *site;    /* one of them */
+    size_t n;                    /* sampled objects allocated there */
+} SiteGroup;
+size_t sites_in_eras(DbgClient *c, const DbgInfo *info, uint64_t lo, uint64_t hi,
+                     SiteGroup *out, size_t cap, size_t *sampled);
+/* "    N <what> sampled, allocated at:" and the three commonest sites;
+ * nothing when none is sampled (diff's new objects, boundary's old). */
+void print_sites_in_eras(DbgClient *c, const DbgInfo *info, uint64_t lo, uint64_t hi,
+                         const char *what);
 /* "    root: ..." */
 void print_root(DbgClient *c, const DbgRoot *r);
 /* 439812 as "439,812"; a change with its sign: "+1,234", "-1,234", "0". */

@@ -228,6 +228,7 @@ int cmd_boundary(DbgClient *c, DbgReach *r, const Opts *o, const DbgQuery *query
         print_closure_line(c, &s, g->example_holder, "    ");
         print_closure_line(c, &s, g->example_target, "    -> ");
     }
+    print_sites_in_eras(c, NULL, q.eras.lo, q.eras.hi, "objects of those eras");
     printf("%zu holder kind%s shown of %zu (limit %ld)\n", shown, shown == 1 ? "" : "s", b.n,
            o->limit);
     dbg_boundary_free(&b);

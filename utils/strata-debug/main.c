@@ -104,6 +104,20 @@ static const Command *command_named(const char *s)
     return NULL;
 }
 
+/* --sampled: q narrowed to the sampled objects, or a message saying why
+ * there are none. */
+static int sampled_only(DbgClient *c, const char *name, DbgQuery *q)
+{
+    const DbgAllocSite *sites;
+    size_t n;
+    if (dbg_alloc_sites(c, &sites, &n) != 0)
+        return die("%s: the allocation sites: %s", name, dbg_error(c));
+    if (n == 0)
+        return die("%s --sampled: no sampled object is alive (run the program with "
+                   "+RTS --alloc-sample)", name);
+    return dbg_query_sampled_only(c, q) != 0 ? die("%s: %s", name, dbg_error(c)) : 0;
+}
+
 static int run_command(DbgClient *c, const Command *cmd, const Opts *o)
 {
     if (cmd->traversal == TRAVERSE_NONE)
@@ -111,6 +125,8 @@ static int run_command(DbgClient *c, const Command *cmd, const Opts *o)
     double t0 = now_s();
     DbgQuery q;
     if (cmd->traversal == TRAVERSE_SEARCH && query_from_opts(o, cmd->name, &q) != 0)
+        return 1;
+    if (cmd->traversal == TRAVERSE_SEARCH && o->sampled && sampled_only(c, cmd->name, &q) != 0)
         return 1;
     DbgReach *r = cmd->traversal == TRAVERSE_MARKS ? dbg_reach_marks(c)
                   : cmd->traversal == TRAVERSE_SEARCH
@@ -139,6 +155,8 @@ static int check_options(const char *cmd, const Opts *o, const CmdSource *src)
         (o->constructor != NULL) + (o->info != NULL) + (o->type != NULL) != 1)
         return cmd_usage_error(cmd, "needs exactly one of --constructor NAME, --info ADDR or "
                                "--type CLOSURE_TYPE");
+    if (o->sampled && strcmp(cmd, "retainers") != 0)
+        return cmd_usage_error(cmd, "--sampled applies to retainers only");
     if (strcmp(cmd, "boundary") == 0 && o->era == NULL)
         return cmd_usage_error(cmd, "needs --era LO-HI: the old eras whose holders it looks "
                                "for");
