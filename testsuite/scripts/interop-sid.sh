@@ -3,9 +3,9 @@
 # sid's GHC 9.10.3 and ghc-events 0.20, from the chroot scripts/ghc-sid.sh
 # makes; .ci/run makes it) against strata:
 #   - ghc-events 0.20 parses strata's logs of every heap profile mode,
-#     -he included (0.17 cannot read it), with the checks of
-#     GhcEventsCheck.hs, and reads the same censuses and band peaks as
-#     strata-events summary (HeapBands.hs);
+#     -he included (0.17 cannot read it), and one with sampled
+#     allocations, with the checks of GhcEventsCheck.hs, and reads the
+#     same censuses and band peaks as strata-events summary (HeapBands.hs);
 #   - it still reads the committed GHC 9.10 goldens as their
 #     .bands.reference and .last.reference files say (scripts/ghc-goldens.sh
 #     wrote them);
@@ -60,6 +60,13 @@ for mode in hT hi he hd hy hm; do
     expect_status 0 "$ex/leak" 4 100000 +RTS -$mode -l -i0.02 -ollog-$mode.eventlog -RTS
     agree "log-$mode" "log-$mode.eventlog"
 done
+# Sampled allocations (strata's own events, skipped by their sizes) beside
+# a census: ghc-events 0.20, which eventlog2html reads logs with, still
+# reads the census as strata-events does, at -N2 with two capabilities'
+# samples.
+expect_status 0 "$top_builddir/testsuite/programs/alloc_shares" 2 16 +RTS -N2 -hT --alloc-sample=16k \
+    -l -i0.05 -olsampled.eventlog -RTS
+agree sampled sampled.eventlog
 expect_status 0 "$checker" log-he.eventlog
 grep -q 'HeapProfBreakdownEra' "$out" && pass || fail "-he log: $(cat "$out")"
 expect_status 0 "$ex/leak" 4 100000 +RTS -he --automatic-era-increment -l -i0.02 -olauto.eventlog -RTS

@@ -11,6 +11,8 @@
 #     (strata repairs them);
 #   - it parses a stream saved by an eventlog socket client that connected
 #     late (the replayed preamble: every -hi label still has its IPE);
+#   - it parses a log of sampled allocations (strata's own events, which
+#     it skips by their declared sizes);
 #   - strata-events reads an eventlog written by GHC 9.0.2 itself;
 #   - IPE events derived from DWARF carry names and file:line (IpeDump.hs);
 #   - the show goldens of strata-events.sh hold what ghc-events reads in
@@ -54,6 +56,13 @@ expect_status 0 "$ex/bintrees" 16 +RTS -hT -l -A64k -i0.01 --eventlog-flush-inte
     -olbintrees.eventlog -RTS
 expect_status 0 "$checker" bintrees.eventlog
 expect_status 0 "$events" check bintrees.eventlog
+
+# Allocation sampling's own events (ids from 1000, declared with their
+# sizes) are skipped: the census and markers still read.
+expect_status 0 "$ex/leak" 4 100000 +RTS -hT --alloc-sample=16k -l -i0.02 -olsampled.eventlog -RTS
+expect_status 0 "$checker" sampled.eventlog
+grep -q 'breakdown HeapProfBreakdownClosureType' "$out" && grep -q ' 4 markers' "$out" && pass ||
+    fail "a log with sampled allocations: $(cat "$out")"
 
 # Two capabilities: blocks of caps 0 and 1, thread events, the census.
 expect_status 0 "$ex/threads" 4 5000 +RTS -N2 -hi -l -i0.01 -A64k -olthreads.eventlog -RTS
