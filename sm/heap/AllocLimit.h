@@ -3,7 +3,8 @@
  * inline fast path: the end of its nursery block (or hp, when the block is
  * retired), or the next sampled object's word (+RTS --alloc-sample),
  * whichever comes first.  Every store of a non-NULL hp_lim by the holder
- * computes it here.  See Note [Sampling through the allocation limit].
+ * computes it here (.inv.sample-point in docs/design/alloc-sampling.md).
+ * See Note [Sampling through the allocation limit].
  */
 #ifndef STRATA_ALLOC_LIMIT_H
 #define STRATA_ALLOC_LIMIT_H
