@@ -52,7 +52,8 @@ NONMOVING_TESTS="${PAR_GC_TESTS/testsuite\/unit\/test_promote_in_place /}"
 # runs under the sanitizers in html.sh), and the checks that read the
 # sources and run nothing that was built (the layers, the sizes, the
 # Notes, citations, include circles, README's layout, bench/'s tables).
-RELEASE_ONLY_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/readme-layout.sh"
+RELEASE_ONLY_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/alloc-view.sh"
+RELEASE_ONLY_TESTS+=" testsuite/scripts/readme-layout.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/layering.sh testsuite/scripts/sizes.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/notes.sh testsuite/scripts/self-contained.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/include-circles.sh testsuite/scripts/bench-figures.sh"

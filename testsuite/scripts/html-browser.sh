@@ -43,7 +43,8 @@ const d = JSON.parse(fs.readFileSync(reportJson, 'utf8'));
 const diff = d.profiles.length === 2;
 const e = {
     views: ['heap', 'area', 'stream', 'normalised', 'lines', 'detailed'].concat(
-        d.profiles.some(p => p.mode === '-hc') ? ['ccs'] : [], diff ? ['diff'] : [], ['meta']),
+        d.profiles.some(p => p.mode === '-hc') ? ['ccs'] : [], diff ? ['diff'] : [],
+        d.profiles.some(p => p.alloc_sites) ? ['alloc'] : [], ['meta']),
     columns: d.profiles.map(p => {
         const other = p.chart.other && p.chart.other.bands > 0;
         const legend = p.chart.bands.filter(b => b.present).map(b => b.name).concat(other ? ['OTHER'] : []);

@@ -38,6 +38,7 @@ void profile_init(Profile *p, const char *path, const Filters *filters)
     p->path = path;
     p->filters = filters;
     heap_model_init(&p->model);
+    alloc_model_init(&p->samples);
     series_init(&p->census_series);
     for (int i = 0; i < HEAP_SERIES_COUNT; i++)
         series_init(&p->heap_series[i]);
@@ -56,6 +57,7 @@ void profile_free(Profile *p)
         free(p->bands[i].bins);
     free(p->bands);
     heap_model_free(&p->model);
+    alloc_model_free(&p->samples);
     for (size_t i = 0; i < p->n_markers; i++)
         free(p->markers[i].text);
     free(p->markers);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "AllocModel.h"
 #include "HeapModel.h"
 #include "Series.h"
 
@@ -74,6 +75,7 @@ typedef struct Profile {
      * and the cost centres (-hc): the model, whose censuses are folded in
      * here one by one (profile_census_begin ... _end, or _take_event) */
     HeapModel model;
+    AllocModel samples;             /* sampled allocations (--alloc-sample) */
     uint64_t n_censuses;            /* folded in so far */
     uint64_t census_time_ns;        /* time of the census being folded in */
     uint64_t prev_census_time_ns;   /* time of the census before it */

@@ -61,6 +61,11 @@ static void take_event(Profile *p, const EvrEvent *ev)
     profile_time(p, ev->time_ns);
     if (!ev->decoded)
         return;
+    if (alloc_model_add(&p->samples, ev)) {
+        if (p->samples.out_of_memory)
+            p->out_of_memory = 1;
+        return;
+    }
     if (heap_model_add(&p->model, ev))
         profile_take_census(p);
     if (p->model.out_of_memory)
@@ -151,13 +156,14 @@ int profile_read_eventlog(Profile *p, FILE *f, const char *tool)
         profile_set_warning(p, "offset %" PRIu64 ": no data end marker (log cut short?)",
                             evr_offset(r));
     }
-    if (status == 0 && p->n_censuses == 0) {
+    /* A log of sampled allocations alone is drawn: its own view. */
+    if (status == 0 && p->n_censuses == 0 && p->samples.n_samples == 0) {
         if (p->model.have_profile)
             fprintf(stderr, "%s: %s: the heap profile has no census (was the run shorter "
                             "than one -i interval?)\n", tool, p->path);
         else
             fprintf(stderr, "%s: %s: no heap profile in this eventlog (run the program with "
-                            "+RTS -hT -l, or -hi, -he ...)\n", tool, p->path);
+                            "+RTS -hT -l, or -hi, -he ...; or sampled allocations: --alloc-sample)\n", tool, p->path);
         status = -1;
     }
     evr_close(r);

@@ -11,6 +11,7 @@
 extern const char html_asset_echarts_js[];
 extern const char html_asset_tabulator_js[];
 extern const char html_asset_tabulator_css[];
+extern const char html_asset_alloc_js[];   /* the allocation-sites view */
 extern const char html_asset_report_js[];
 extern const char html_asset_report_css[];
 extern const char html_asset_versions[];   /* "echarts X, tabulator-tables Y" */

@@ -13,6 +13,7 @@
 
 #include <strata/EventLogFormat.h>
 
+#include "AllocJson.h"
 #include "ChartBands.h"
 #include "JsonText.h"
 #include "ReportJson.h"
@@ -434,6 +435,7 @@ static int write_profile(FILE *out, const Profile *p, int input, const Key *keys
         fputc('}', out);
     }
     fprintf(out, "],\"markers_dropped\":%" PRIu64, p->markers_dropped);
+    alloc_json_write(out, &p->samples);
     write_eras_live(out, p, input, table_keys, n_keys, plan);
     fputc('}', out);
     return 0;

@@ -45,6 +45,8 @@ int report_page_write_parts(FILE *out, const char *generator, const char *title,
     fputs("\n</script>\n<script>\n", out);
     fputs(html_asset_tabulator_js, out);
     fputs("\n</script>\n<script>\n", out);
+    fputs(html_asset_alloc_js, out);
+    fputs("\n</script>\n<script>\n", out);
     fputs(html_asset_report_js, out);
     if (extra_js != NULL) {
         fputs("\n</script>\n<script>\n", out);

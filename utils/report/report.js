@@ -621,9 +621,20 @@ function viewsOf() {
     if (profiles.some(p => p.mode === '-hc'))
         vs.push(['ccs', 'Cost centres', c => perProfile(c, ccsView)]);
     if (diffMode) vs.push(['diff', 'Diff', c => { diffTable(c); }]);
+    // alloc.js (inlined before this file) draws sampled allocations.
+    if (window.strataAllocView && profiles.some(p => p.alloc_sites))
+        vs.push(['alloc', 'Allocation sites',
+                 c => perProfile(c, (col, p, i) => window.strataAllocView(col, p, allocLib, i))]);
     vs.push(['meta', 'Meta', c => perProfile(c, metaTable)]);
     return vs;
 }
+
+// What alloc.js needs of this file: see its header.
+const allocLib = {
+    el, fmtBytes, echarts, charts,
+    profile: i => profiles[i],
+    addUpdater: fn => { if (drawingPane) drawingPane.updaters.push(fn); },
+};
 
 let headerEl = null, panes = {};
 function show(id) {
@@ -658,7 +669,9 @@ function build(current) {
         app.append(pane);
         panes[id] = { pane, button, draw, drawn: false, updaters: [] };
     }
-    show(panes[current] ? current : 'area');
+    // A log of sampled allocations alone opens on them.
+    const first = panes.alloc && profiles.every(p => !p.censuses) ? 'alloc' : 'area';
+    show(panes[current] ? current : first);
 }
 function clearPane(pane) {
     for (const div of pane.pane.querySelectorAll('.chart')) {

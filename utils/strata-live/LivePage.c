@@ -152,8 +152,10 @@ void live_page_add(LivePage *lp, const EvrEvent *ev, int promote)
         return;
     uint64_t censuses = p->n_censuses;
     size_t markers = p->n_markers;
+    uint64_t samples = p->samples.n_samples, deaths = p->samples.n_deaths;
     profile_take_event(p, ev);
-    if (p == lp->shown && (p->n_censuses != censuses || p->n_markers != markers))
+    if (p == lp->shown && (p->n_censuses != censuses || p->n_markers != markers ||
+                           p->samples.n_samples != samples || p->samples.n_deaths != deaths))
         lp->version++;
 }
 
