@@ -101,8 +101,9 @@ void print_alloc_site(DbgClient *c, uint64_t addr, const char *prefix)
         return;
     char text[1024];
     dbg_alloc_site_text(site, 6, text, sizeof text);
-    printf("%*sallocated at %s (sample %" PRIu64 ", era %" PRIu64 ")\n", site_indent(prefix), "",
-           text, site->sample, site->era);
+    printf("%*sallocated at ", site_indent(prefix), "");
+    print_text(text);
+    printf(" (sample %" PRIu64 ", era %" PRIu64 ")\n", site->sample, site->era);
 }
 
 void print_root(DbgClient *c, const DbgRoot *r)
@@ -182,8 +183,9 @@ static void print_run_sites(DbgClient *c, const DbgPath *p, size_t from, size_t 
         return;
     char text[1024];
     dbg_alloc_site_text(first, 6, text, sizeof text);
-    printf("        %zu of them sampled; 0x%" PRIx64 " allocated at %s (sample %" PRIu64
-           ", era %" PRIu64 ")\n", n, first->addr, text, first->sample, first->era);
+    printf("        %zu of them sampled; 0x%" PRIx64 " allocated at ", n, first->addr);
+    print_text(text);
+    printf(" (sample %" PRIu64 ", era %" PRIu64 ")\n", first->sample, first->era);
 }
 
 /* A retainer path: the match, then what holds it up to the root; runs of
@@ -272,6 +274,9 @@ void print_sites_in_eras(DbgClient *c, const DbgInfo *info, uint64_t lo, uint64_
     if (sampled == 0)
         return;
     printf("    %zu %s sampled, allocated at:\n", sampled, what);
-    for (size_t g = 0; g < n && g < 3; g++)
-        printf("      %zu  %s\n", groups[g].n, groups[g].text);
+    for (size_t g = 0; g < n && g < 3; g++) {
+        printf("      %zu  ", groups[g].n);
+        print_text(groups[g].text);
+        putchar('\n');
+    }
 }
