@@ -145,7 +145,7 @@ grep -Eq 'grow_pages testsuite/programs/alloc_shares.c:[0-9]+' raw && pass ||
 # one finds them dead: a small nursery (-A256k) keeps those few, and the
 # heap is read until the leak outgrows them (a loaded machine may have run
 # only a few phases by then).
-"$ex/leak" 40 100000 +RTS --alloc-sample=64k -A256k --eventlog-socket=$test_tmp/leak.sock \
+"$ex/leak" 400 100000 +RTS --alloc-sample=64k -A256k --eventlog-socket=$test_tmp/leak.sock \
     --eventlog-flush-interval=0.05 -RTS >/dev/null 2>&1 &
 leak_pid=$!
 cleanup_live() { kill "$leak_pid" 2>/dev/null; }
