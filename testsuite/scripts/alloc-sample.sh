@@ -153,14 +153,15 @@ for i in $(seq 100); do [ -S leak.sock ] && break; sleep 0.05; done
 sleep 1
 start_live live-leak --socket "$test_tmp/leak.sock"
 top_of() { go tool pprof -top -sample_index="$1" "$2" 2>/dev/null | awk 'f { print $NF; exit } /flat%/ { f = 1 }'; }
-got_heap=0
-for i in $(seq 40); do
-    curl -sf -o heap.pb.gz "$url/debug/pprof/heap" || break
-    got_heap=1
-    [ "$(top_of inuse_space heap.pb.gz)" = remember ] && break
+# Until strata-live has read the stream's start, it has no samples and
+# answers 503: asked again, as for a leak that has not outgrown them.
+code=
+for i in $(seq 60); do
+    code=$(curl -s -o heap.pb.gz -w '%{http_code}' "$url/debug/pprof/heap")
+    [ "$code" = 200 ] && [ "$(top_of inuse_space heap.pb.gz)" = remember ] && break
     sleep 0.5
 done
-[ "$got_heap" = 1 ] && pass || fail "GET /debug/pprof/heap failed"
+[ "$code" = 200 ] && pass || fail "GET /debug/pprof/heap: status $code: $(head -c 300 heap.pb.gz)"
 curl -sf -o allocs.pb.gz "$url/debug/pprof/allocs" && pass || fail "GET /debug/pprof/allocs failed"
 curl -sf -o era1.pb.gz "$url/debug/pprof/heap?era=1" && pass || fail "GET ?era=1 failed"
 curl -sf -o early.pb.gz "$url/debug/pprof/heap?era=1-5" && pass || fail "GET ?era=1-5 failed"
@@ -198,7 +199,13 @@ dbg=$top_builddir/utils/strata-debug/strata-debug
 "$ex/leak" 100000 1500000 +RTS --alloc-sample=16k --debug-socket=$test_tmp/dbg.sock -RTS >/dev/null 2>&1 &
 leak_pid=$!
 for i in $(seq 100); do [ -S dbg.sock ] && break; sleep 0.05; done
-sleep 1
+# One session in 64 is kept and 1 byte in 16k sampled: the snapshot waits
+# until a sampled SessionEntry is alive (a slow build takes seconds).
+for i in $(seq 60); do
+    "$dbg" retainers --socket dbg.sock --constructor SessionEntry --sampled --limit 1 \
+        >ready.out 2>&1 && grep -q 'allocated at remember' ready.out && break
+    sleep 0.5
+done
 expect_status 0 "$dbg" snapshot a.snap --socket dbg.sock --new-era
 sleep 1
 expect_status 0 "$dbg" retainers --socket dbg.sock --constructor SessionEntry --sampled --limit 2
