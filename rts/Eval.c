@@ -64,6 +64,7 @@
 #include "Roots.h"
 #include "Shutdown.h"
 #include "Threads.h"
+#include "UpdRemSet.h"
 #include "strata/EventLogFormat.h"
 #include "strata/Closures.h"
 #include "strata/Alloc.h"
@@ -101,8 +102,10 @@ static void update_with_indirection(StgClosure *bh, const StgInfoTable *thunk_in
     StgWord size = THUNK_HEADER_WORDS + (StgWord)thunk_info->ptrs + thunk_info->nptrs;
     StgInd *ind = (StgInd *)bh;
     ind->indirectee = value;
+    /* Atomic: the non-moving mark may be reading the payload (Note
+     * [Tracing beside the mutators] in sm/NonMovingMark.c). */
     for (StgWord i = 2; i < size; i++)
-        ((StgWord *)bh)[i] = 0;
+        __atomic_store_n(&((StgWord *)bh)[i], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&ind->info,
                      thunk_info->type == THUNK_STATIC ? &stg_IND_STATIC_info : &stg_IND_info,
                      __ATOMIC_RELEASE);
@@ -121,6 +124,10 @@ static StgClosure *eval_thunk(StgClosure *thunk, const StgInfoTable *info)
     if (!__atomic_compare_exchange_n(&thunk->info, &expected, &stg_BLACKHOLE_info, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return NULL;
+    /* Its update will zero the free variables: the non-moving mark must
+     * see them first (Note [The update remembered set] in UpdRemSet.c). */
+    if (barrier_logs_overwrites())
+        upd_rem_set_log_fields(thunk, ((StgThunk *)thunk)->payload, info->ptrs);
     StgClosure **r = strata_roots_push(&blackholes_eval_site, 2);
     r[0] = thunk;
     StgBlackhole *bh = (StgBlackhole *)thunk;
@@ -297,10 +304,14 @@ static StgClosure *eval_ap(StgClosure *c, const StgInfoTable *info)
     a[1] = ap->fun;
     for (StgWord i = 0; i < n; i++)
         a[2 + i] = ap->payload[i];
+    /* The function and arguments move to the frame: the non-moving mark
+     * must see them (Note [The update remembered set] in UpdRemSet.c). */
+    if (barrier_logs_overwrites())
+        upd_rem_set_log_fields(c, &ap->fun, 1 + n);
     StgBlackhole *bh = (StgBlackhole *)c;
     bh->thunk_info = &ap_under_evaluation_info;
     for (StgWord i = THUNK_HEADER_WORDS; i < size; i++)
-        ((StgWord *)c)[i] = 0;
+        __atomic_store_n(&((StgWord *)c)[i], 0, __ATOMIC_RELAXED);
     StgClosure *value = strata_apply(a[1], &a[2], n);
     if (value == NULL)
         rts_panic("strata_eval: an AP's application returned NULL");

@@ -32,7 +32,9 @@
 
 #include "GC.h"
 #include "Messages.h"
+#include "MutList.h"
 #include "Storage.h"
+#include "UpdRemSet.h"
 #include "Weak.h"
 #include "strata/Alloc.h"
 #include "strata/Roots.h"
@@ -82,7 +84,12 @@ StgClosure *strata_mk_weak(StgClosure *key, StgClosure *value, StrataFinalizer f
 
 StgClosure *strata_deref_weak(StgClosure *w)
 {
-    return checked_weak(w, "strata_deref_weak")->value;   /* NULL once dead */
+    StgClosure *v = checked_weak(w, "strata_deref_weak")->value;   /* NULL once dead */
+    /* What the program reads out of a weak it keeps, even if the mark
+     * finds the key dead (Note [The update remembered set] in UpdRemSet.c). */
+    if (v != NULL && barrier_logs_overwrites())
+        upd_rem_set_log_value(v);
+    return v;
 }
 
 void strata_finalize_weak(StgClosure *w)

@@ -8,6 +8,7 @@
 
 #include "EventLog.h"
 #include "Stats.h"
+#include "strata/EventLogFormat.h"
 
 static void report_start(unsigned gc_threads)
 {
@@ -73,4 +74,23 @@ static void report_end(const GCDetails *d)
     trace_gc_end(d);
 }
 
-const GCObserver gc_report_observer = {report_start, report_thread_phase, report_end};
+/* GHC's CONC_* events, in whichever buffer the thread posting has (the
+ * mark thread's: the global one); strata-events pauses counts the span
+ * from CONC_SYNC_BEGIN to CONC_SYNC_END as a pause. */
+static void report_nonmoving(NonMovingEvent event, uint64_t marked)
+{
+    static const uint16_t types[] = {
+        [NONMOVING_EVENT_MARK_BEGIN] = EVENT_CONC_MARK_BEGIN,
+        [NONMOVING_EVENT_MARK_END] = EVENT_CONC_MARK_END,
+        [NONMOVING_EVENT_SYNC_BEGIN] = EVENT_CONC_SYNC_BEGIN,
+        [NONMOVING_EVENT_SYNC_END] = EVENT_CONC_SYNC_END,
+        [NONMOVING_EVENT_SWEEP_BEGIN] = EVENT_CONC_SWEEP_BEGIN,
+        [NONMOVING_EVENT_SWEEP_END] = EVENT_CONC_SWEEP_END,
+    };
+    /* GHC's count is a Word32. */
+    uint64_t count = marked > UINT32_MAX ? UINT32_MAX : marked;
+    eventlog_post_fields(EVENTLOG_CLASS_GC, types[event], &count);
+}
+
+const GCObserver gc_report_observer = {report_start, report_thread_phase, report_end,
+                                       report_nonmoving};

@@ -343,6 +343,7 @@ void hs_exit(void)
         init_count++;
         return;
     }
+    storage_stop_background_gc();   /* nothing beside the shutdown */
     finalizers_exit();   /* first: finalizers may allocate */
     (void)roots_report_pushed_frames();
     /* Others still attached would find the heap gone: wait for them, and

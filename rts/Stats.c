@@ -21,6 +21,7 @@
 #include "Control.h"
 #include "EventLogSocket.h"
 #include "Messages.h"
+#include "NonMoving.h"
 #include "RtsFlags.h"
 #include "os/Clock.h"
 #include "os/File.h"
@@ -539,6 +540,16 @@ static void print_time_lines(FILE *f, const PhaseTimes *t)
             ns_to_secs(t->mut_elapsed));
     fprintf(f, "  GC      time  %7.3fs  (%7.3fs elapsed)\n", ns_to_secs(t->gc_cpu),
             ns_to_secs(t->gc_elapsed));
+    if (rts_flags.nonmoving) {
+        /* strata-specific: the non-moving cycles' phases (GHC prints its
+         * sync and concurrent times); the syncs are pauses outside GC. */
+        const NonMovingStats *nm = nonmoving_stats();
+        fprintf(f, "  CONC    time            (%7.3fs elapsed marking, %.3fs sweeping; %" PRIu64
+                " cycles, %" PRIu64 " in a collection's pause)\n", ns_to_secs(nm->mark_ns),
+                ns_to_secs(nm->sweep_ns), nm->cycles, nm->stw_cycles);
+        fprintf(f, "  CONC    sync  %" PRIu64 " pauses, %.3fs in all, worst %.3f ms\n", nm->syncs,
+                ns_to_secs(nm->sync_ns), (double)nm->max_sync_ns / 1e6);
+    }
     if (st.censuses > 0) {
         /* strata-specific: the heap profiler's share, which is counted in
          * MUT (and EXIT, for the final census) like GHC's non-profiled

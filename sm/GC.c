@@ -261,6 +261,13 @@ static unsigned thread_cap(unsigned i)
     return i - 1 < collector_cap ? i - 1 : i;
 }
 
+void gc_observe_nonmoving(NonMovingEvent event, uint64_t marked)
+{
+    const GCObserver *o = __atomic_load_n(&observer, __ATOMIC_ACQUIRE);
+    if (o != NULL && o->nonmoving != NULL)
+        o->nonmoving(event, marked);
+}
+
 void gc_observe_thread_phase(unsigned thread, GCPhase phase)
 {
     if (observer != NULL && observer->thread_phase != NULL)
@@ -614,8 +621,8 @@ static uint16_t send_young_to_oldest(unsigned N)
 
 /* The collection proper: from-space traced and copied.  snapshot: it
  * starts a cycle of the non-moving generation. */
-static void collect_by_copying(unsigned N, bool is_major, bool snapshot, unsigned n_threads,
-                               GCDetails *details)
+static LiveTally *collect_by_copying(unsigned N, bool is_major, bool snapshot,
+                                     unsigned n_threads, GCDetails *details)
 {
     begin_collection(N, is_major, snapshot, n_threads);
     if (!snapshot)
@@ -636,11 +643,11 @@ static void collect_by_copying(unsigned N, bool is_major, bool snapshot, unsigne
     free_from_space(N);
     if (snapshot) {
         storage_nursery_set_dest(nursery_dest);
-        nonmoving_collect_stw(tally);
-        return;
+        return tally;
     }
     tenure_after_gc(N);
     promote_in_place_measure(N, direct, details->allocated_bytes, details->copied_bytes);
+    return tally;
 }
 
 /* A promotion in place copies nothing; GHC's figures read as one GC thread
@@ -685,11 +692,21 @@ static void collect_with_world_stopped(bool major)
     if (capability_before_park_hook != NULL)
         capability_before_park_hook();
     mut_list_gather();
+    /* The non-moving generation's cycle first: a sync it waits for, a
+     * sweep it finished, or all of it when this collection must be exact
+     * (Note [The non-moving collector] in NonMoving.c). */
+    bool exact = major || policy_major_wanted();
+    bool cycle_done = nonmoving_on() && nonmoving_gc_begin(exact);
     unsigned N = policy_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
     /* The non-moving generation is never copied: its collection is a
-     * snapshot's collection of the younger ones, then its cycle. */
+     * snapshot's collection of the younger ones, then its cycle; while a
+     * cycle runs, only the younger ones are collected. */
     bool snapshot = is_major && nonmoving_on();
+    if (snapshot && !nonmoving_can_start_cycle()) {
+        N--;
+        is_major = snapshot = false;
+    }
     unsigned copied_gen = snapshot ? N - 1 : N;
     bool in_place = !snapshot && promote_in_place_wanted(N);
     unsigned n_threads = in_place ? 1 : threads_for(N);
@@ -714,11 +731,15 @@ static void collect_with_world_stopped(bool major)
         gc_observe_thread_phase(0, GC_PHASE_DONE);
     } else {
         /* Also when no fresh nursery blocks could be had for an in-place GC. */
-        collect_by_copying(copied_gen, is_major, snapshot, n_threads, &details);
+        LiveTally *tally = collect_by_copying(copied_gen, is_major, snapshot, n_threads, &details);
+        if (snapshot)
+            cycle_done |= nonmoving_snapshot_end(tally, exact);
     }
     poison_nursery();
     storage_reset_nursery();
-    StgWord returned = policy_resize_after_gc(N);
+    /* A concurrent cycle's budget and memory are settled when it ends. */
+    unsigned settled_gen = cycle_done ? storage_n_gens - 1 : snapshot ? copied_gen : N;
+    StgWord returned = policy_resize_after_gc(settled_gen);
     fill_details(&details, N, is_major, returned);
     policy_prefault_after_gc();
     details.elapsed_ns = clock_elapsed_ns() - start_ns;
@@ -729,7 +750,7 @@ static void collect_with_world_stopped(bool major)
         sanity_check_heap("after GC");
     if (observer != NULL && observer->end != NULL)
         observer->end(&details);
-    policy_check_heap_limit(N);
+    policy_check_heap_limit(settled_gen);
     gc_collecting = 0;   /* the hooks (census, finalizers) are not the collector */
     for (unsigned i = 0; i < n_gc_hooks; i++)
         gc_hooks[i](N, is_major);
@@ -752,7 +773,7 @@ void gc_add_post_hook(GCHook hook)
 
 void gc_set_observer(const GCObserver *o)
 {
-    observer = o;
+    __atomic_store_n(&observer, o, __ATOMIC_RELEASE);   /* the mark thread reads it */
 }
 
 void gc_exit(void)

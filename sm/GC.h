@@ -122,6 +122,18 @@ typedef enum {
     GC_PHASE_DONE,                /* a GC thread is done */
 } GCPhase;
 
+/* The non-moving generation's cycle (Note [The non-moving collector] in
+ * NonMoving.c), as GHC's eventlog tells it: the mark beside the program,
+ * the sync pause, the sweep. */
+typedef enum {
+    NONMOVING_EVENT_MARK_BEGIN,
+    NONMOVING_EVENT_MARK_END,     /* with the objects marked so far */
+    NONMOVING_EVENT_SYNC_BEGIN,
+    NONMOVING_EVENT_SYNC_END,
+    NONMOVING_EVENT_SWEEP_BEGIN,
+    NONMOVING_EVENT_SWEEP_END,
+} NonMovingEvent;
+
 /* Told of each collection (the runtime's statistics and eventlog): start
  * once, with the number of GC threads, before anything is collected;
  * thread_phase by each GC thread, with the capability it works for
@@ -131,10 +143,17 @@ typedef struct {
     void (*start)(unsigned gc_threads);
     void (*thread_phase)(unsigned cap, GCPhase phase);
     void (*end)(const GCDetails *details);
+    /* Each step of a non-moving cycle, from the thread that takes it (the
+     * mark thread, or one that stopped the world); marked: the objects
+     * marked so far (NONMOVING_EVENT_MARK_END), else 0. */
+    void (*nonmoving)(NonMovingEvent event, uint64_t marked);
 } GCObserver;
 
 /* Sets the observer (one; NULL for none). */
 void gc_set_observer(const GCObserver *observer);
+
+/* Tells the observer of a step of the non-moving cycle. */
+void gc_observe_nonmoving(NonMovingEvent event, uint64_t marked);
 
 /* Hooks run after every collection (the profiler's census, the era
  * auto-increment); at most a few, registered at start-up. */

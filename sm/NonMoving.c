@@ -1,40 +1,62 @@
 /*
  * sm/NonMoving.c -- the non-moving old generation (+RTS --nonmoving-gc):
- * its cycle of snapshot, mark, weak pointers and sweep, and its state.
- * Relies on the copying collector (GC.c) for the snapshot's collection
- * of the young generations, on NonMovingAlloc.c for promotion into
- * segments, NonMovingMark.c for the mark and NonMovingSweep.c for the
- * sweep.  See docs/design/gc.md, "The non-moving generation".
+ * its cycle of snapshot, concurrent mark, sync pause and concurrent
+ * sweep, and its state.  Relies on the copying collector (GC.c) for the
+ * snapshot's collection of the young generations, on NonMovingAlloc.c
+ * for promotion into segments, NonMovingMark.c for the mark,
+ * NonMovingSweep.c for the sweep, NonMovingThread.c for the mark thread
+ * and sm/heap/UpdRemSet.c for the write barrier's log.  See
+ * docs/design/gc.md, "The non-moving generation".
  *
  * Note [The non-moving collector]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * With --nonmoving-gc the young generations stay copying and the oldest
  * one is never copied: its small objects live in segments (Note
  * [Segments] in Segment.h), its large and pinned objects in their groups,
- * and a cycle finds the dead ones by marking from the roots, then frees
- * them in place.  The design follows GHC's non-moving collector (Gamari
- * and Dietz, "Alligator collector", ISMM 2020), itself after Ueno and
- * Ohori's snapshot-at-the-beginning collector for functional programs.
- * A cycle:
+ * and a cycle finds the dead ones by marking from a snapshot of the
+ * roots, then frees them in place.  The design follows GHC's non-moving
+ * collector (Gamari and Dietz, "Alligator collector", ISMM 2020), itself
+ * after Ueno and Ohori's snapshot-at-the-beginning collector for
+ * functional programs, and Go's runtime in how its phases are told
+ * (runtime/mgc.go).  A cycle, with what is stopped in each phase, what
+ * the write barrier does, and what holds at its end:
  *
- *   1. The snapshot [world stopped].  A collection of every young
- *      generation that promotes each survivor into the oldest (so nothing
- *      young exists at the snapshot).  The epoch flips first, so its
- *      copies are allocated marked; whenever it meets an object of the
- *      generation from a root or a copy, it queues it for the mark
- *      (Note [The snapshot]).
- *   2. The mark.  Everything the queue reaches through the generation is
- *      marked.
- *   3. Weak pointers, weak roots and remembered sets [world stopped]: a
- *      weak pointer whose key is marked keeps its value (marked in turn,
- *      to a fixed point); the others die and their finalizers are queued;
- *      every weak root source learns which of its objects died; dead
- *      objects leave the remembered sets.
- *   4. The sweep: unmarked slots and groups are freed.
+ *   1. The snapshot [world stopped; phase IDLE -> MARKING].  A collection
+ *      of every young generation that promotes each survivor into the
+ *      oldest, so that nothing young exists at the snapshot.  The epoch
+ *      flips first, so its copies are allocated marked (Note [Mark
+ *      epochs]); whenever it meets an object of the generation from a
+ *      root or a copy it queues it for the mark (Note [The snapshot]).
+ *      The barrier's log is turned on before the world runs again.
+ *      Holds: every object reachable now is marked or reachable from the
+ *      queue through the generation.
+ *   2. The mark [concurrent, on the mark thread; MARKING].  The mark
+ *      thread marks from the queue and from the barrier's full chunks;
+ *      the barrier logs every value a write into the generation
+ *      overwrites (Note [The update remembered set] in UpdRemSet.c);
+ *      collections of the young generations go on, the mark thread
+ *      parked (Note [The mark thread parks] in NonMovingThread.c), their
+ *      copies into the generation allocated marked.  When its queue is
+ *      empty the mark thread asks for the sync (SYNC_WANTED) and
+ *      interrupts every capability.
+ *   3. The sync [world stopped; SYNC_WANTED -> SWEEPING].  Run by the
+ *      first mutator that reaches its allocation slow path, or by the
+ *      next collection: the capabilities' partly filled chunks are
+ *      marked, then weak pointers are settled to a fixed point with the
+ *      mark (Note [Weak pointers and the non-moving generation] in
+ *      Weak.c), every weak root source learns which of its objects died,
+ *      dead objects leave the remembered set, the barrier's log is turned
+ *      off.  Holds: every object reachable at the snapshot, and every one
+ *      allocated since, is marked; an unmarked one is unreachable.
+ *   4. The sweep [concurrent, on the mark thread; SWEEPING -> SWEPT].
+ *      Unmarked slots and groups are freed; what it freed is taken off
+ *      the generation's counts at the next collection (SWEPT -> IDLE),
+ *      which also sets the generation's new budget.
  *
- * In this first stage every step runs in the pause of step 1; the
- * concurrent mark and sweep (item 2's second stage) move steps 2 and 4
- * beside the mutators.
+ * A collection that must have the cycle's results at once -- the
+ * program's strata_perform_gc, a heap above -M, a census -- finishes a
+ * running cycle in its own pause and runs its own cycle there from start
+ * to end (exact: nonmoving_gc_begin and nonmoving_snapshot_end).
  *
  * Note [Mark epochs]
  * ~~~~~~~~~~~~~~~~~~
@@ -59,8 +81,12 @@
  * root, a static root, a copy's field or a remembered object's field
  * (the last only for safety: a remembered object may be dead, so this can
  * keep garbage for one cycle), but not a weak pointer's value: weak
- * pointers are decided in step 3.  The mark then follows the generation's
- * own pointers from the queue.
+ * pointers are decided in the sync.  A BLACKHOLE it meets is marked and
+ * its free variables queued there and then, with the world stopped: the
+ * concurrent mark never reads one (Note [Tracing beside the mutators] in
+ * NonMovingMark.c), and every BLACKHOLE is held by its evaluator's frame,
+ * a root.  The mark then follows the generation's own pointers from the
+ * queue.
  */
 #include "NonMoving.h"
 
@@ -73,9 +99,55 @@
 #include "Messages.h"
 #include "MutList.h"
 #include "NonMovingPrivate.h"
+#include "UpdRemSet.h"
 #include "Weak.h"
+#include "os/Clock.h"
 
 MarkQueue nonmoving_queue;
+
+/* ----------------------------------------------------------------------
+ * The phases
+ * ---------------------------------------------------------------------- */
+
+OsMutex nonmoving_lock = OS_MUTEX_INIT;
+OsCond nonmoving_changed = OS_COND_INIT;
+uint64_t nonmoving_cycle;
+static int phase = NONMOVING_IDLE;   /* NonMovingPhase, changed under the lock */
+
+/* What the running cycle's sweep has freed, not yet taken off the
+ * generation's counts: the program reads them without a lock, so they
+ * change only with the world stopped (nonmoving_gc_begin). */
+NonMovingSwept nonmoving_swept_pending;
+
+static NonMovingStats stats;
+
+NonMovingPhase nonmoving_phase_now(void)
+{
+    return (NonMovingPhase)__atomic_load_n(&phase, __ATOMIC_ACQUIRE);
+}
+
+static void set_phase(NonMovingPhase p)
+{
+    os_mutex_lock(&nonmoving_lock);
+    __atomic_store_n(&phase, (int)p, __ATOMIC_RELEASE);
+    os_cond_broadcast(&nonmoving_changed);
+    os_mutex_unlock(&nonmoving_lock);
+}
+
+bool nonmoving_can_start_cycle(void)
+{
+    return nonmoving_phase_now() == NONMOVING_IDLE;
+}
+
+bool nonmoving_sync_wanted(void)
+{
+    return nonmoving_phase_now() == NONMOVING_SYNC_WANTED;
+}
+
+const NonMovingStats *nonmoving_stats(void)
+{
+    return &stats;
+}
 
 /* ----------------------------------------------------------------------
  * Start-up and shutdown
@@ -86,6 +158,12 @@ bool nonmoving_init(unsigned n_threads)
     nonmoving_alloc_init();
     nonmoving_epoch = 1;
     nonmoving_marked_words = 0;
+    nonmoving_marked_objects = 0;
+    nonmoving_cycle = 0;
+    nonmoving_thread_reset();
+    __atomic_store_n(&phase, NONMOVING_IDLE, __ATOMIC_RELAXED);
+    memset(&nonmoving_swept_pending, 0, sizeof nonmoving_swept_pending);
+    memset(&stats, 0, sizeof stats);
     memset(&nonmoving_queue, 0, sizeof nonmoving_queue);
     for (unsigned i = 0; i < n_threads; i++) {
         NonMovingThread *nm = calloc(1, sizeof *nm);
@@ -101,6 +179,9 @@ bool nonmoving_init(unsigned n_threads)
 
 void nonmoving_exit(void)
 {
+    nonmoving_thread_stop();
+    barrier_set_logging(false);
+    upd_rem_set_exit();
     for (unsigned i = 0; i < gc_threads_max; i++) {
         NonMovingThread *nm = gc_threads[i]->nm;
         if (nm == NULL)
@@ -117,20 +198,62 @@ void nonmoving_exit(void)
 }
 
 /* ----------------------------------------------------------------------
- * The cycle
+ * The snapshot
  * ---------------------------------------------------------------------- */
-
-bool nonmoving_can_start_cycle(void)
-{
-    return true;   /* every cycle ends in the pause it starts in */
-}
 
 void nonmoving_snapshot_begin(unsigned n_threads)
 {
+    ASSERT(nonmoving_phase_now() == NONMOVING_IDLE);
     nonmoving_epoch = (uint8_t)(3 - nonmoving_epoch);   /* Note [Mark epochs] */
     nonmoving_marked_words = 0;
+    nonmoving_marked_objects = 0;
+    os_mutex_lock(&nonmoving_lock);   /* the mark thread reads it under the lock */
+    __atomic_store_n(&nonmoving_cycle, nonmoving_cycle + 1, __ATOMIC_RELEASE);
+    os_mutex_unlock(&nonmoving_lock);
     for (unsigned i = 0; i < n_threads; i++)
         gc_threads[i]->nm_push = true;
+}
+
+/* ----------------------------------------------------------------------
+ * The mark and the sync
+ * ---------------------------------------------------------------------- */
+
+/* Queues the entries of the barrier's chunks and gives the chunks back. */
+static void queue_chunks(UrsChunk *c)
+{
+    for (UrsChunk *next; c != NULL; c = next) {
+        next = c->next;
+        for (StgWord i = 0; i < c->n; i++)
+            mark_queue_push_unmarked(&nonmoving_queue, c->e[i]);
+        upd_rem_set_release(c);
+    }
+}
+
+bool nonmoving_mark_step(bool (*stop)(void *))
+{
+    queue_chunks(upd_rem_set_take_full());
+    if (!nonmoving_mark_until(&nonmoving_queue, true, NULL, stop, NULL))
+        return false;
+    UrsChunk *more = upd_rem_set_take_full();
+    if (more == NULL)
+        return true;
+    queue_chunks(more);
+    return false;
+}
+
+void nonmoving_ask_for_sync(uint64_t cycle)
+{
+    os_mutex_lock(&nonmoving_lock);
+    bool asked = nonmoving_phase_now() == NONMOVING_MARKING && nonmoving_cycle == cycle;
+    if (asked) {
+        __atomic_store_n(&phase, NONMOVING_SYNC_WANTED, __ATOMIC_RELEASE);
+        stats.mark_ns += clock_elapsed_ns() - stats.phase_start_ns;
+    }
+    os_mutex_unlock(&nonmoving_lock);
+    if (asked) {
+        gc_observe_nonmoving(NONMOVING_EVENT_MARK_END, nonmoving_marked_objects);
+        capabilities_interrupt_all();   /* someone's next slow path runs the sync */
+    }
 }
 
 /* A weak root source's slot: NULL if its object died in this cycle
@@ -150,9 +273,11 @@ static BlockDesc *mut_block(void)
 }
 
 /* Drops the dead objects from the generation's remembered set: after the
- * sweep their slots may hold other objects, or nothing. */
+ * sweep their slots may hold other objects, or nothing.  The
+ * capabilities' own lists are gathered onto it first. */
 static void forget_dead_remembered(void)
 {
+    mut_list_gather();
     BlockDesc *kept = NULL;
     MUT_LIST_FOR_EACH(oldest_gen->mut_list, c, {
         if (nonmoving_is_marked(c))
@@ -162,43 +287,134 @@ static void forget_dead_remembered(void)
     oldest_gen->mut_list = kept;
 }
 
-/* Step 3: weak pointers to a fixed point with the mark, then the weak
- * roots and the remembered set. */
-static void settle_weaks_and_roots(LiveTally *tally)
+/* The sync's marking, with the world stopped: the chunks the capabilities
+ * were filling, then weak pointers to a fixed point with the mark, the
+ * weak roots and the remembered set.  The log goes off after it. */
+static void finish_mark_stw(LiveTally *tally)
 {
+    queue_chunks(upd_rem_set_take_all_stw());
+    nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
     weak_nonmoving_begin();
     while (weak_nonmoving_traverse(&nonmoving_queue))
         nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
     weak_nonmoving_end();
     gc_visit_weak_roots(update_weak_root, NULL);
     forget_dead_remembered();
+    barrier_set_logging(false);
+    if (tally != NULL)
+        live_tally_flush(tally);
 }
 
-/* The generation's counts after a sweep: what it freed goes. */
-static void apply_sweep(const NonMovingSwept *s)
+/* Phase 3 (Note [The non-moving collector]), the world stopped. */
+static void sync_stw(LiveTally *tally)
+{
+    if (nonmoving_phase_now() == NONMOVING_MARKING)   /* the mark had not asked */
+        gc_observe_nonmoving(NONMOVING_EVENT_MARK_END, nonmoving_marked_objects);
+    gc_observe_nonmoving(NONMOVING_EVENT_SYNC_BEGIN, 0);
+    finish_mark_stw(tally);
+    nonmoving_sweep_prepare();
+    stats.phase_start_ns = clock_elapsed_ns();
+    gc_observe_nonmoving(NONMOVING_EVENT_SYNC_END, 0);
+    gc_observe_nonmoving(NONMOVING_EVENT_SWEEP_BEGIN, 0);
+    set_phase(NONMOVING_SWEEPING);
+}
+
+void nonmoving_sync(void)
+{
+    uint64_t start = clock_elapsed_ns();
+    if (!capability_stop_world())
+        return;   /* another sync came first; the next slow path looks again */
+    if (nonmoving_sync_wanted()) {
+        sync_stw(NULL);
+        /* From the request to the world running again, as a GC's pause. */
+        uint64_t ns = clock_elapsed_ns() - start;
+        stats.syncs++;
+        stats.sync_ns += ns;
+        if (ns > stats.max_sync_ns)
+            stats.max_sync_ns = ns;
+        debug_trace(DEBUG_GC, "gc: non-moving sync: %lu words marked, %.3f ms",
+                    (unsigned long)nonmoving_marked_words, (double)ns / 1e6);
+    }
+    capability_resume_world();
+}
+
+/* ----------------------------------------------------------------------
+ * The sweep and the end of a cycle
+ * ---------------------------------------------------------------------- */
+
+bool nonmoving_sweep_step(bool (*stop)(void *))
+{
+    if (!nonmoving_sweep_until(&nonmoving_swept_pending, stop, NULL))
+        return false;
+    gc_observe_nonmoving(NONMOVING_EVENT_SWEEP_END, 0);
+    os_mutex_lock(&nonmoving_lock);
+    stats.sweep_ns += clock_elapsed_ns() - stats.phase_start_ns;
+    __atomic_store_n(&phase, NONMOVING_SWEPT, __ATOMIC_RELEASE);
+    os_cond_broadcast(&nonmoving_changed);
+    os_mutex_unlock(&nonmoving_lock);
+    return true;
+}
+
+/* Takes what the sweep freed so far off the generation's counts. */
+static void apply_swept(void)
 {
     Generation *g = oldest_gen;
+    NonMovingSwept *s = &nonmoving_swept_pending;
     ASSERT(g->n_blocks >= s->segment_blocks && g->n_words >= s->words &&
            g->n_large_blocks >= s->large_blocks && g->n_large_words >= s->large_words);
     g->n_blocks -= s->segment_blocks;
     g->n_words -= s->words;
     g->n_large_blocks -= s->large_blocks;
     g->n_large_words -= s->large_words;
+    memset(s, 0, sizeof *s);
 }
 
-void nonmoving_collect_stw(LiveTally *tally)
+/* Runs what is left of the cycle now, the world stopped. */
+static void finish_cycle_stw(void)
 {
-    nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
-    settle_weaks_and_roots(tally);
-    if (tally != NULL)
-        live_tally_flush(tally);
-    nonmoving_sweep_prepare();
-    NonMovingSwept swept = {0};
-    nonmoving_sweep_until(&swept, NULL, NULL);
-    apply_sweep(&swept);
-    debug_trace(DEBUG_GC, "gc: non-moving cycle: %lu words marked, %lu words and %lu large words "
-                "freed", (unsigned long)nonmoving_marked_words,
-                (unsigned long)swept.words, (unsigned long)swept.large_words);
+    NonMovingPhase p = nonmoving_phase_now();
+    if (p == NONMOVING_MARKING || p == NONMOVING_SYNC_WANTED)
+        sync_stw(NULL);
+    if (nonmoving_phase_now() == NONMOVING_SWEEPING)
+        nonmoving_sweep_step(NULL);
+}
+
+bool nonmoving_gc_begin(bool exact)
+{
+    if (nonmoving_sync_wanted())
+        sync_stw(NULL);   /* the world is stopped already */
+    if (exact || nonmoving_thread_stopped())
+        finish_cycle_stw();
+    apply_swept();
+    if (nonmoving_phase_now() != NONMOVING_SWEPT)
+        return false;
+    stats.cycles++;
+    set_phase(NONMOVING_IDLE);
+    return true;
+}
+
+bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
+{
+    for (unsigned i = 0; i < gc_threads_max; i++)
+        gc_threads[i]->nm_push = false;
+    stats.phase_start_ns = clock_elapsed_ns();
+    gc_observe_nonmoving(NONMOVING_EVENT_MARK_BEGIN, 0);
+    if (exact || tally != NULL || nonmoving_thread_stopped()) {
+        /* The whole cycle in this pause: its census is of this moment. */
+        set_phase(NONMOVING_MARKING);
+        nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
+        sync_stw(tally);
+        nonmoving_sweep_step(NULL);
+        apply_swept();
+        stats.cycles++;
+        stats.stw_cycles++;
+        set_phase(NONMOVING_IDLE);
+        return true;
+    }
+    barrier_set_logging(true);
+    set_phase(NONMOVING_MARKING);
+    nonmoving_thread_wake();
+    return false;
 }
 
 StgWord nonmoving_live_words(void)

@@ -68,8 +68,24 @@ void nonmoving_adopt_group(BlockDesc *bd);
 void nonmoving_gc_done(void);
 
 /* ----------------------------------------------------------------------
- * The cycle
+ * The cycle (Note [The non-moving collector] in NonMoving.c)
  * ---------------------------------------------------------------------- */
+
+typedef enum {
+    NONMOVING_IDLE,              /* no cycle runs */
+    NONMOVING_MARKING,           /* the mark thread marks */
+    NONMOVING_SYNC_WANTED,       /* ... and has asked for the sync pause */
+    NONMOVING_SWEEPING,          /* the mark thread sweeps */
+    NONMOVING_SWEPT,             /* the next collection ends the cycle */
+} NonMovingPhase;
+
+NonMovingPhase nonmoving_phase_now(void);
+
+/* At the start of every collection (the world stopped): runs the sync the
+ * mark thread asked for, takes a sweep's frees off the generation's
+ * counts, and with exact runs whatever is left of the cycle.  True when a
+ * cycle ended: the generation's budget is settled after this collection. */
+bool nonmoving_gc_begin(bool exact);
 
 /* Whether the next collection of the oldest generation may start a cycle
  * (false while one runs). */
@@ -80,11 +96,32 @@ bool nonmoving_can_start_cycle(void);
  * will run it push what they reach. */
 void nonmoving_snapshot_begin(unsigned n_threads);
 
-/* After the snapshot's copying: the mark, the weak pointers, the sweep,
- * all with the world stopped (the first stage of issue 50's item 2).
- * Counts what it marks into tally (NULL: no census is due), which the
- * snapshot's collection has counted its copies into. */
-void nonmoving_collect_stw(LiveTally *tally);
+/* After the snapshot's copying: starts the concurrent mark, or with exact
+ * (or a census due: tally, which the snapshot's collection counted its
+ * copies into) runs the whole cycle in this pause and returns true. */
+bool nonmoving_snapshot_end(LiveTally *tally, bool exact);
+
+/* Stops the mark thread for good (hs_exit, before it stops the world: the
+ * caller holds a capability and parks for others' syncs meanwhile); the
+ * next collection finishes a running cycle, and every later cycle runs
+ * in its collection's pause. */
+void nonmoving_thread_stop(void);
+
+/* Whether the mark thread waits for the sync pause; the mutators' slow
+ * path then runs it (nonmoving_sync stops the world itself). */
+bool nonmoving_sync_wanted(void);
+void nonmoving_sync(void);
+
+/* What the cycles took (+RTS -s). */
+typedef struct {
+    uint64_t cycles;             /* cycles ended */
+    uint64_t stw_cycles;         /* ... of which run in one pause (exact) */
+    uint64_t syncs;              /* sync pauses of their own (not in a GC) */
+    uint64_t sync_ns, max_sync_ns;   /* their length, elapsed */
+    uint64_t mark_ns, sweep_ns;  /* the concurrent phases, elapsed */
+    uint64_t phase_start_ns;     /* when the running phase began */
+} NonMovingStats;
+const NonMovingStats *nonmoving_stats(void);
 
 /* The budget of the generation after a cycle: its live words. */
 StgWord nonmoving_live_words(void);

@@ -287,8 +287,12 @@ void nonmoving_retract_copy(StgPtr to)
 void nonmoving_gc_reached(StgClosure *q)
 {
     GCThread *t = gct;
-    if (t->nm_push)
-        mark_queue_push_unmarked(&t->nm->reached, q);
+    if (!t->nm_push || nonmoving_is_marked(q))
+        return;
+    if (__atomic_load_n(&q->info, __ATOMIC_ACQUIRE)->type == BLACKHOLE)
+        nonmoving_mark_blackhole_stw(&t->nm->reached, q);   /* Note [The snapshot] */
+    else
+        mark_queue_push(&t->nm->reached, q, 0);
 }
 
 void nonmoving_adopt_group(BlockDesc *bd)

@@ -25,7 +25,10 @@
  * a thunk that became a BLACKHOLE after the snapshot had its free
  * variables logged by whoever blackholed it (rts/Eval.c), and one that
  * was a BLACKHOLE at the snapshot was traced in the snapshot's pause,
- * where nothing moves (nonmoving_gc_reached).  A mutable array is traced
+ * where nothing moves (nonmoving_gc_reached).  A TSO's and a STACK's
+ * links are not read either: the root source queued every chunk of every
+ * thread at the snapshot, and the program relinks them without atomics.
+ * A mutable array is traced
  * MARK_ARRAY_CHUNK elements at a time, the rest pushed back, so that a
  * large array neither floods the queue nor keeps the mark thread from
  * parking.  A STACK's frames are roots, read only in a pause; here only
@@ -42,6 +45,7 @@
 
 uint8_t nonmoving_epoch = 1;
 StgWord nonmoving_marked_words = 0;
+StgWord nonmoving_marked_objects = 0;
 
 /* Elements of a mutable array traced per queue entry. */
 #define MARK_ARRAY_CHUNK 128
@@ -162,6 +166,23 @@ bool nonmoving_mark(const StgClosure *p)
     return true;
 }
 
+bool nonmoving_mark_atomic(const StgClosure *p)
+{
+    BlockDesc *bd = Bdescr(p);
+    if (bd_is_segment(bd))
+        return __atomic_exchange_n(slot_mark(p, bd), nonmoving_epoch, __ATOMIC_RELAXED) !=
+               nonmoving_epoch;
+    uint16_t flags = __atomic_load_n(&bd->flags, __ATOMIC_RELAXED), want;
+    do {
+        want = (uint16_t)((flags & ~BF_NM_EPOCH_MASK) |
+                          ((unsigned)nonmoving_epoch << BF_NM_EPOCH_SHIFT));
+        if (flags == want)
+            return false;
+    } while (!__atomic_compare_exchange_n(&bd->flags, &flags, want, true, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return true;
+}
+
 /* ----------------------------------------------------------------------
  * Tracing
  * ---------------------------------------------------------------------- */
@@ -267,16 +288,29 @@ static StgWord trace(MarkQueue *q, StgClosure *c, const StgInfoTable *info, bool
          * non-moving generation] in Weak.c). */
         return sizeof(StgWeak) / WORD_SIZE;
     case TSO:
-        push_field(q, (StgClosure **)&((StgTSO *)c)->stack, concurrent);
-        push_field(q, (StgClosure **)&((StgTSO *)c)->spare_stack, concurrent);
+        /* Every chunk the snapshot's threads had was queued by their root
+         * source; the program relinks them without atomics. */
+        if (!concurrent) {
+            push_field(q, (StgClosure **)&((StgTSO *)c)->stack, concurrent);
+            push_field(q, (StgClosure **)&((StgTSO *)c)->spare_stack, concurrent);
+        }
         return closure_sizeW_info(c, info);
     case STACK:
-        push_field(q, (StgClosure **)&((StgStack *)c)->prev, concurrent);
+        if (!concurrent)
+            push_field(q, (StgClosure **)&((StgStack *)c)->prev, concurrent);
         return closure_sizeW_info(c, info);
     default:
         rts_panic("non-moving mark: object of unexpected closure type (object=%p, type=%u %s)",
                   (void *)c, (unsigned)info->type, strata_closure_type_name(info->type));
     }
+}
+
+void nonmoving_mark_blackhole_stw(MarkQueue *q, StgClosure *bh)
+{
+    if (!nonmoving_mark_atomic(bh))
+        return;
+    const StgInfoTable *t = ((StgBlackhole *)bh)->thunk_info;
+    push_fields(q, ((StgBlackhole *)bh)->payload, t->ptrs, true);
 }
 
 /* Counts c (size words, traced just now) into tally if its era is one it
@@ -314,6 +348,7 @@ static void mark_entry(MarkQueue *q, MarkEntry e, bool concurrent, LiveTally *ta
         size = trace(q, c, info, concurrent);
     }
     /* Live words as memory: a whole slot, or the group's used words. */
+    nonmoving_marked_objects++;
     nonmoving_marked_words += bd_is_segment(bd) ? segment_of_bd(bd)->slot_words
                                                 : (StgWord)(bd->free - bd->start);
     if (tally != NULL)

@@ -91,8 +91,10 @@ static inline uint8_t nonmoving_group_epoch(const BlockDesc *bd)
  * NULL if it died.  The world is stopped. */
 StgClosure *nonmoving_alive_or_null(StgClosure *p);
 
-/* Marks p, an object of the generation; true if it was not marked. */
+/* Marks p, an object of the generation; true if it was not marked.  The
+ * atomic one for the copying collector's threads, which may race. */
 bool nonmoving_mark(const StgClosure *p);
+bool nonmoving_mark_atomic(const StgClosure *p);
 
 /* Pushes p onto q if it is an object of the generation that is not
  * marked yet (a mark is never taken back within a cycle, so a marked one
@@ -111,7 +113,15 @@ static inline void mark_queue_push_unmarked(MarkQueue *q, StgClosure *p)
 bool nonmoving_mark_until(MarkQueue *q, bool concurrent, LiveTally *tally,
                           bool (*stop)(void *), void *arg);
 
+/* Marks bh, a BLACKHOLE of the generation the snapshot's collection met,
+ * and queues its free variables, with the world stopped (Note [The
+ * snapshot] in NonMoving.c). */
+void nonmoving_mark_blackhole_stw(MarkQueue *q, StgClosure *bh);
+
 /* Words this cycle's marking found live in the generation so far. */
 extern StgWord nonmoving_marked_words;
+
+/* Objects this cycle's marking has marked so far (CONC_MARK_END's count). */
+extern StgWord nonmoving_marked_objects;
 
 #endif /* STRATA_NONMOVINGMARK_H */

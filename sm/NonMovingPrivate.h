@@ -9,10 +9,34 @@
 #include "NonMoving.h"
 #include "os/Thread.h"
 
+/* The cycle's phase changes under nonmoving_lock, with a broadcast of
+ * nonmoving_changed (the mark thread waits on it); nonmoving_cycle counts
+ * the snapshots, so that the mark thread can tell that a collection ran
+ * its cycle to the end while it was parked. */
+extern OsMutex nonmoving_lock;
+extern OsCond nonmoving_changed;
+extern uint64_t nonmoving_cycle;
+
+/* The mark thread's work between its parks (NonMoving.c): mark, true when
+ * nothing is left; sweep, true when done (the phase is then SWEPT). */
+bool nonmoving_mark_step(bool (*stop)(void *));
+bool nonmoving_sweep_step(bool (*stop)(void *));
+
+/* Called by the mark thread with an empty queue: the sync, please. */
+void nonmoving_ask_for_sync(uint64_t cycle);
+
+/* NonMovingThread.c: starts the mark thread (at the first cycle) or wakes
+ * it; whether it was stopped (from then on every cycle runs in its
+ * collection's pause); makes it startable again (nonmoving_init). */
+void nonmoving_thread_wake(void);
+bool nonmoving_thread_stopped(void);
+void nonmoving_thread_reset(void);
+
 /* Each segment in use is on exactly one list (its seg->list), or is a GC
  * thread's current one during a collection (SEGMENT_ON_NONE).  The lists
  * change during collections (the copying threads, under
- * nonmoving_segments_lock) and in the sweep, with the world stopped. */
+ * nonmoving_segments_lock) and in the sweep, on the mark thread while no
+ * collection runs (Note [The mark thread parks] in NonMovingThread.c). */
 extern OsMutex nonmoving_segments_lock;
 extern Segment *nonmoving_active[SEGMENT_CLASSES];
 extern Segment *nonmoving_filled[SEGMENT_CLASSES];
@@ -42,9 +66,16 @@ typedef struct {
     StgWord words;               /* words of the objects freed from slots */
 } NonMovingSwept;
 
+/* What the running cycle's sweep has freed so far, taken off the
+ * generation's counts with the world stopped (NonMoving.c). */
+extern NonMovingSwept nonmoving_swept_pending;
+
 /* Moves every segment and large group of the generation to the sweep
  * (the world stopped, the mark done). */
 void nonmoving_sweep_prepare(void);
+
+/* Whether the sweep has yet to reach the large or pinned group bd. */
+bool nonmoving_sweep_pending_group(const BlockDesc *bd);
 
 /* Sweeps until done, or until stop(arg) says so between segments; true
  * when done.  Adds what it freed to *out. */

@@ -4,7 +4,8 @@
  * (zeroed: Note [Segments] in Segment.h), every segment goes back to the
  * list its occupancy calls for, an empty one to the pool or the block
  * allocator, and every large or pinned group not marked is freed.  Runs
- * with the world stopped.  Relies on the segment
+ * on the mark thread while no collection runs (Note [The mark thread
+ * parks] in NonMovingThread.c), or with the world stopped.  Relies on the segment
  * lists (NonMovingAlloc.c) and the marks (NonMovingMark.c).
  */
 #include "NonMovingPrivate.h"
@@ -15,9 +16,11 @@
 #include "ClosureSize.h"
 #include "Messages.h"
 
-/* The large and pinned groups of the generation at the end of the mark,
- * not yet swept (doubly linked as on the generation's list). */
+/* The next large or pinned group to sweep, on the generation's list: the
+ * groups from here on were there at the end of the mark, and those the
+ * program promotes meanwhile go in front of the list, marked. */
 static BlockDesc *sweep_large;
+static bool sweeping_large;
 
 static void list_to_sweep(Segment **list)
 {
@@ -36,9 +39,13 @@ void nonmoving_sweep_prepare(void)
         list_to_sweep(&nonmoving_active[c]);
         list_to_sweep(&nonmoving_filled[c]);
     }
-    ASSERT(sweep_large == NULL);
     sweep_large = oldest_gen->large_objects;
-    oldest_gen->large_objects = NULL;
+    sweeping_large = true;
+}
+
+bool nonmoving_sweep_pending_group(const BlockDesc *bd)
+{
+    return sweeping_large && nonmoving_group_epoch(bd) != nonmoving_epoch;
 }
 
 /* Frees the slots of seg that the mark left unmarked, and puts seg back. */
@@ -72,13 +79,12 @@ static void sweep_segment(Segment *seg, NonMovingSwept *out)
         nonmoving_segment_put_locked(seg);
 }
 
-/* Keeps a marked group on the generation's list, frees another. */
+/* Frees a group the mark left unmarked. */
 static void sweep_group(BlockDesc *bd, NonMovingSwept *out)
 {
-    if (nonmoving_group_epoch(bd) == nonmoving_epoch) {
-        dbl_link_onto(bd, &oldest_gen->large_objects);
+    if (nonmoving_group_epoch(bd) == nonmoving_epoch)
         return;
-    }
+    dbl_link_remove(bd, &oldest_gen->large_objects);
     out->large_blocks += bd->blocks;
     out->large_words += (StgWord)(bd->free - bd->start);
     sm_lock();
@@ -99,12 +105,10 @@ bool nonmoving_sweep_until(NonMovingSwept *out, bool (*stop)(void *), void *arg)
     while (sweep_large != NULL) {
         BlockDesc *bd = sweep_large;
         sweep_large = bd->link;
-        if (sweep_large != NULL)
-            sweep_large->u.back = NULL;
-        bd->link = bd->u.back = NULL;
         sweep_group(bd, out);
         if (stop != NULL && stop(arg))
             return false;
     }
+    sweeping_large = false;
     return true;
 }

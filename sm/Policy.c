@@ -25,6 +25,11 @@ void gc_request_major(void)
 /* What a generation holds, in blocks.  The non-moving generation reuses
  * the slots its sweeps free, so what it holds is the words of its
  * allocated slots and groups, not its blocks (Note [Generation budgets]). */
+bool policy_major_wanted(void)
+{
+    return major_gc_wanted;
+}
+
 static StgWord gen_blocks(const Generation *g)
 {
     if (storage_config.nonmoving && g == oldest_gen)

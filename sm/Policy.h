@@ -16,6 +16,10 @@
 /* Makes the next collection a major one (a heap census is due). */
 void gc_request_major(void);
 
+/* Whether a major collection was asked for (a census due, a heap over
+ * -M): the non-moving generation then finishes its cycle at once. */
+bool policy_major_wanted(void);
+
 /* The oldest generation this collection takes: all of them when major is
  * true or a major GC was asked for (gc_request_major, or a minor GC that
  * left the heap above -M), else the oldest that outgrew its budget. */

@@ -478,6 +478,8 @@ static void check_objects(BlockDesc *bd, HeapBlockKind kind, Generation *gen, vo
         sanity_check_segment_objects(bd);
         return;
     }
+    if (sanity_skips_group(bd))
+        return;
     StgPtr end = bd->free;
     for (StgPtr p = heap_first_object(bd->start, end); p < end;) {
         StgWord size = sanity_check_object((StgClosure *)p, bd, end);

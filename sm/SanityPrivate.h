@@ -35,6 +35,10 @@ void sanity_check_segment_pointer(const StgClosure *c, StgWord field, const StgC
  * runs, zeroed free slots -- and every object in it. */
 void sanity_check_segment_objects(BlockDesc *bd);
 
+/* SanityNonMoving.c: whether bd, a large or pinned group, is one the
+ * running cycle found dead and has not swept yet (not checked: garbage). */
+bool sanity_skips_group(const BlockDesc *bd);
+
 /* SanityNonMoving.c: every segment on exactly one list, as its occupancy
  * says; the generation's large groups belong to it.  After pass 1 (heads
  * on the generation's list are BF_KNOWN). */

@@ -18,7 +18,9 @@
  * generation's remembered set), at an index in range -- is a store and,
  * for an array, a card mark: inline here, as GHC's writeMutVar# and
  * writeArray# are in compiled code.  Everything else goes to the _slow
- * functions (sm/heap/MutList.c), which check again from the start: a
+ * functions (sm/heap/MutList.c), which check again from the start
+ * (among them every write while the non-moving mark runs, which the
+ * slow path logs: one load of strata_nonmoving_marking here): a
  * clean object becomes dirty and is remembered; NULL, an object of
  * another type or an index out of range is reported there, naming the
  * call.  An array read likewise keeps only its bounds check inline.  Out
@@ -26,14 +28,26 @@
  * its mutator time (1.27 -> 0.89 s, no GC run): each call's return waits
  * on a load that misses the cache. */
 STRATA_API void strata_mut_var_write_slow(StgClosure *mv, StgClosure *value);
+
+/* Nonzero while the non-moving generation's concurrent mark runs
+ * (+RTS --nonmoving-gc): every barriered write then takes its slow path,
+ * which logs the value it overwrites (Note [The update remembered set] in
+ * sm/heap/UpdRemSet.c).  Changed only with the world stopped. */
+STRATA_API extern uint8_t strata_nonmoving_marking;
+
+static inline int strata_barrier_plain(void)
+{
+    return !__atomic_load_n(&strata_nonmoving_marking, __ATOMIC_RELAXED);
+}
 STRATA_API void strata_mut_array_write_slow(StgClosure *arr, StgWord i, StgClosure *value);
 STRATA_API StgClosure *strata_mut_array_read_slow(StgClosure *arr, StgWord i);
 
 /* A mutable variable's barriered write, and its read. */
 static inline void strata_mut_var_write(StgClosure *mv, StgClosure *value)
 {
-    if (STRATA_LIKELY(mv != NULL && __atomic_load_n(&mv->info, __ATOMIC_RELAXED) ==
-                                        &stg_MUT_VAR_DIRTY_info)) {
+    if (STRATA_LIKELY(mv != NULL &&
+                      __atomic_load_n(&mv->info, __ATOMIC_RELAXED) == &stg_MUT_VAR_DIRTY_info &&
+                      strata_barrier_plain())) {
         __atomic_store_n(&((StgMutVar *)mv)->var, value, __ATOMIC_RELEASE);
         return;
     }
@@ -48,7 +62,7 @@ static inline void strata_mut_array_write(StgClosure *arr, StgWord i, StgClosure
     if (STRATA_LIKELY(arr != NULL &&
                       __atomic_load_n(&arr->info, __ATOMIC_RELAXED) ==
                           &stg_MUT_ARR_PTRS_DIRTY_info &&
-                      i < a->ptrs)) {
+                      i < a->ptrs && strata_barrier_plain())) {
         __atomic_store_n(&a->payload[i], value, __ATOMIC_RELEASE);
         __atomic_store_n(&mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS], (uint8_t)1,
                          __ATOMIC_RELAXED);

@@ -79,6 +79,12 @@ bool storage_init(const StorageConfig *config)
     return true;
 }
 
+void storage_stop_background_gc(void)
+{
+    if (storage_config.nonmoving)
+        nonmoving_thread_stop();
+}
+
 void storage_exit(void)
 {
     /* All memory goes back with the reservation (heap_exit). */
@@ -218,6 +224,11 @@ static bool serve_attention(void)
 {
     /* Acquire: a request's flag is stored before its NULL. */
     bool limit_cleared = __atomic_load_n(&strata_regs.hp_lim, __ATOMIC_ACQUIRE) == NULL;
+    /* The non-moving mark thread has marked all it could: the sync pause
+     * is this thread's to run (Note [The non-moving collector] in
+     * sm/NonMoving.c).  It moves nothing. */
+    if (limit_cleared && storage_config.nonmoving && nonmoving_sync_wanted())
+        nonmoving_sync();
     if (limit_cleared) {
         /* The interrupt may have overwritten a retirement (hp_lim = hp
          * after an era change): a block of another era stays retired,

@@ -26,6 +26,12 @@
 bool storage_init(const StorageConfig *config);
 void storage_exit(void);
 
+/* Ends the collector's work beside the program (the non-moving
+ * generation's mark thread): later cycles run in their collections'
+ * pauses.  hs_exit calls it first, holding a capability, so that nothing
+ * runs beside the shutdown. */
+void storage_stop_background_gc(void);
+
 /* Hook run by an allocation's slow path when attention was asked for
  * (storage_request_attention, the ticker's flag); NULL when nobody asks
  * for attention. */

@@ -47,6 +47,10 @@ static Capability *sync_owner = NULL;   /* under sched_lock */
 static unsigned sync_depth = 0;         /* owner's nested stops */
 static atomic_bool xsync_pending;
 static SyncStats sync_stats;            /* under sched_lock */
+static bool worker_active;              /* under sched_lock: the collector's
+                                           worker touches the heap */
+static bool worker_parked;              /* under sched_lock: ... and waits
+                                           for a sync to end */
 
 static OsMutex sm_mutex = OS_MUTEX_INIT;
 
@@ -103,6 +107,7 @@ bool capabilities_init(unsigned n, unsigned n_gens)
     atomic_store(&xsync_pending, false);
     sync_owner = NULL;
     sync_depth = 0;
+    worker_active = worker_parked = false;
     memset(&sync_stats, 0, sizeof sync_stats);
     return true;
 }
@@ -333,7 +338,42 @@ static bool all_others_parked_locked(const Capability *me)
         if (c != me && c->held && !c->parked)
             return false;
     }
-    return true;
+    return !worker_active || worker_parked;
+}
+
+void capability_worker_begin(void)
+{
+    os_mutex_lock(&sched_lock);
+    while (sync_owner != NULL)
+        os_cond_wait(&sched_changed, &sched_lock);
+    worker_active = true;
+    os_mutex_unlock(&sched_lock);
+}
+
+void capability_worker_end(void)
+{
+    os_mutex_lock(&sched_lock);
+    worker_active = false;
+    os_cond_broadcast(&sched_changed);
+    os_mutex_unlock(&sched_lock);
+}
+
+bool capability_worker_should_park(void)
+{
+    return atomic_load_explicit(&xsync_pending, memory_order_acquire);
+}
+
+void capability_worker_park(void)
+{
+    os_mutex_lock(&sched_lock);
+    if (sync_owner != NULL) {
+        worker_parked = true;
+        os_cond_broadcast(&sched_changed);
+        while (sync_owner != NULL)
+            os_cond_wait(&sched_changed, &sched_lock);
+        worker_parked = false;
+    }
+    os_mutex_unlock(&sched_lock);
 }
 
 static bool stop_world(const OsDeadline *deadline);

@@ -55,6 +55,8 @@ typedef struct Capability_ {
     BlockDesc *pinned_block;     /* pinned byte arrays are bumped into it */
     BlockDesc **mut_lists;       /* [gen]: what this capability's write
                                     barrier remembered since the last GC */
+    struct UrsChunk_ *urs;       /* the chunk of the non-moving mark's log
+                                    it fills (sm/heap/UpdRemSet.h) */
     StgWord allocated_words_total;  /* nursery words allocated, up to the
                                        last GC (for +RTS -s) */
     StgWord large_bytes_total;   /* large and pinned bytes, all run */
@@ -142,6 +144,21 @@ void capabilities_interrupt_others(void);
  * thread's state (root stack pointer, ...) visible to the sync owner.  Set
  * by the runtime at start-up; NULL for none. */
 extern void (*capability_before_park_hook)(void);
+
+/* ----------------------------------------------------------------------
+ * A worker of the collector that runs beside the program
+ * ---------------------------------------------------------------------- */
+
+/* The non-moving generation's mark thread (sm/NonMovingThread.c) reads and
+ * writes the heap between syncs without holding a capability: while it is
+ * active, a sync waits for it to park as it waits for each capability
+ * (Note [The mark thread parks] in sm/NonMovingThread.c).  begin waits out
+ * a sync in progress; should_park is one atomic load; park returns when
+ * the sync is over. */
+void capability_worker_begin(void);
+void capability_worker_end(void);
+bool capability_worker_should_park(void);
+void capability_worker_park(void);
 
 /* Statistics of the syncs so far: count, and nanoseconds from a request to
  * every capability parked (sum and worst). */

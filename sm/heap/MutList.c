@@ -12,8 +12,16 @@
 #include "GrowArray.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "UpdRemSet.h"
 #include "WordMapOrPanic.h"
 #include "strata/Barrier.h"
+
+uint8_t strata_nonmoving_marking = 0;
+
+void barrier_set_logging(bool on)
+{
+    __atomic_store_n(&strata_nonmoving_marking, on ? 1 : 0, __ATOMIC_RELAXED);
+}
 
 StgClosure **static_roots = NULL;
 StgWord static_roots_count = 0;
@@ -221,6 +229,8 @@ void strata_mut_var_write_slow(StgClosure *mv, StgClosure *value)
 {
     bool clean = mut_var_is_clean("strata_mut_var_write", mv);
     StgMutVar *m = (StgMutVar *)mv;
+    if (barrier_logs_overwrites())   /* Note [The update remembered set] in UpdRemSet.c */
+        upd_rem_set_log_overwrite(mv, __atomic_load_n(&m->var, __ATOMIC_RELAXED));
     __atomic_store_n(&m->var, value, __ATOMIC_RELEASE);
     if (clean) {
         __atomic_store_n(&m->info, &stg_MUT_VAR_DIRTY_info, __ATOMIC_RELAXED);
@@ -243,6 +253,8 @@ void strata_mut_array_write_slow(StgClosure *arr, StgWord i, StgClosure *value)
     if (STRATA_UNLIKELY(i >= a->ptrs))
         rts_panic("strata_mut_array_write: index out of range (index=%lu, length=%lu)",
                   (unsigned long)i, (unsigned long)a->ptrs);
+    if (barrier_logs_overwrites())
+        upd_rem_set_log_overwrite(arr, __atomic_load_n(&a->payload[i], __ATOMIC_RELAXED));
     __atomic_store_n(&a->payload[i], value, __ATOMIC_RELEASE);
     __atomic_store_n(&mut_arr_ptrs_card_table(a)[i >> MUT_ARR_PTRS_CARD_BITS], (uint8_t)1,
                      __ATOMIC_RELAXED);

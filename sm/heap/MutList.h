@@ -16,6 +16,17 @@
 #define STRATA_MUTLIST_H
 
 #include "Heap.h"
+#include "strata/Barrier.h"
+
+/* Whether the non-moving generation's mark runs beside the program
+ * (strata_nonmoving_marking): every barriered write then takes the slow
+ * path, which logs the value it overwrites (Note [The update remembered
+ * set] in UpdRemSet.c).  Set and cleared with the world stopped. */
+static inline bool barrier_logs_overwrites(void)
+{
+    return __atomic_load_n(&strata_nonmoving_marking, __ATOMIC_RELAXED) != 0;
+}
+void barrier_set_logging(bool on);
 
 /* Appends p to a chain of remembered-set blocks (newest first); when the
  * first block is full, new_block gives a fresh one (it never returns

@@ -5,7 +5,8 @@
 # the sanity checker and a tiny nursery (the checksum is that of the
 # messages the window must hold), the worst push is reported, bad
 # arguments get the usage line, and strata-events pauses reads its
-# eventlog with one pause per collection.
+# eventlog with one pause per collection, and with --nonmoving-gc one
+# more per cycle's sync.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +56,17 @@ if [ -x "$events" ]; then
     pauses=$(sed -n 's/^pauses: \([0-9]*\) .*/\1/p' "$out")
     [ "$colls" -gt 10 ] && [ "$pauses" = "$colls" ] && pass ||
         fail "strata-events pauses found $pauses pauses in a run of $colls collections: $(cat "$out")"
+    # With --nonmoving-gc each cycle's sync is a pause of its own
+    # (CONC_SYNC_BEGIN to CONC_SYNC_END, or inside a collection's if one
+    # ran it), and -s counts the cycles.
+    expect_status 0 "$prog" 20000 200000 +RTS --nonmoving-gc -l-ag -olnm.eventlog -s -RTS
+    expect_stderr_contains "checksum=$(want_checksum 20000 200000)" "$out"
+    cycles=$(sed -n 's/^  CONC    time .*; \([0-9]*\) cycles, .*/\1/p' "$err")
+    expect_status 0 "$events" pauses nm.eventlog
+    read -r syncs both < <(sed -n 's/^pauses: [0-9]* ([0-9]* GC, \([0-9]*\) sync, \([0-9]*\) both).*/\1 \2/p' "$out")
+    [ "${cycles:-0}" -ge 1 ] && [ $((${syncs:-0} + ${both:-0})) -ge "$cycles" ] && pass ||
+        fail "strata-events pauses found ${syncs:-?} sync pauses (and ${both:-?} in collections) for ${cycles:-?} non-moving cycles: $(cat "$out")"
+    expect_status 0 "$events" check nm.eventlog
 else
     setup_fail "$events has not been built"
 fi

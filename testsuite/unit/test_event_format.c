@@ -272,6 +272,12 @@ static Posted posted[] = {
       NUM(0x4142), NUM(2)},
      false},
     {EVENT_ALLOC_DEATH, {NUM(0x0102030405060708)}, false},
+    {EVENT_CONC_MARK_BEGIN, {{0}}, false},
+    {EVENT_CONC_MARK_END, {NUM(0xd1d2d3d4)}, false},
+    {EVENT_CONC_SYNC_BEGIN, {{0}}, false},
+    {EVENT_CONC_SYNC_END, {{0}}, false},
+    {EVENT_CONC_SWEEP_BEGIN, {{0}}, false},
+    {EVENT_CONC_SWEEP_END, {{0}}, false},
 };
 #define N_POSTED (sizeof posted / sizeof posted[0])
 
@@ -311,6 +317,13 @@ static void post_all(void)
     eventlog_post_alloc_sample(0x0102030405060708, 0x1112131415161718, 0x21222324,
                                0x3132333435363738, 0x4142, 2);
     eventlog_post_alloc_death(0x0102030405060708);
+    /* The non-moving cycle's events, by their rows (rts/GcReport.c). */
+    eventlog_post_fields(EVENTLOG_CLASS_GC, EVENT_CONC_MARK_BEGIN, NULL);
+    eventlog_post_fields(EVENTLOG_CLASS_GC, EVENT_CONC_MARK_END, (uint64_t[]){0xd1d2d3d4});
+    eventlog_post_fields(EVENTLOG_CLASS_GC, EVENT_CONC_SYNC_BEGIN, NULL);
+    eventlog_post_fields(EVENTLOG_CLASS_GC, EVENT_CONC_SYNC_END, NULL);
+    eventlog_post_fields(EVENTLOG_CLASS_GC, EVENT_CONC_SWEEP_BEGIN, NULL);
+    eventlog_post_fields(EVENTLOG_CLASS_GC, EVENT_CONC_SWEEP_END, NULL);
 }
 
 /* Marks the posted entries whose values ev's fields hold. */

@@ -49,6 +49,8 @@ static const struct {
     {43, 16}, {45, 2}, {46, 2}, {49, 12}, {50, 12}, {51, 12}, {52, 38}, {53, 58},
     {54, 0}, {58, VAR}, {90, 16}, {91, 12}, {160, VAR}, {162, 8}, {164, VAR},
     {165, 8}, {169, VAR},
+    /* GHC's non-moving collector's (strata's --nonmoving-gc posts them). */
+    {200, 0}, {201, 4}, {202, 0}, {203, 0}, {204, 0}, {205, 0},
     /* strata's own (allocation sampling). */
     {1000, 8}, {1001, VAR}, {1002, VAR}, {1003, 31}, {1004, 8},
 };

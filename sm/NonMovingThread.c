@@ -1,0 +1,178 @@
+/*
+ * sm/NonMovingThread.c -- the non-moving generation's mark thread: an OS
+ * thread of the runtime, started at the first cycle, that marks while the
+ * program runs, asks the program for the cycle's sync pause, then sweeps.
+ * It holds no capability: it parks whenever the world stops (Note [The
+ * mark thread parks]).  Relies on the cycle's steps in NonMoving.c
+ * (NonMovingPrivate.h) and on the capabilities' sync (Capability.h).
+ *
+ * Note [The mark thread parks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The mark thread reads the heap beside the mutators, never beside the
+ * collector: between two objects it marks (every MARK_STOP_CHECK_EVERY)
+ * and two segments it sweeps it looks at the capabilities' sync flag, and
+ * when a thread is stopping the world (a collection, the sync pause, a
+ * debugger's pause, an eventlog flush) it parks there until the world
+ * runs again (capability_worker_park); the thread stopping the world waits
+ * for it as for a capability.  What it works on between parks -- the mark
+ * queue, the sweep's lists -- is global, so a collection that must finish
+ * the cycle at once (strata_perform_gc, a heap over -M) takes it over with
+ * the world stopped, and the thread, when it wakes, sees another cycle or
+ * phase and goes back to waiting.  So a collection never moves an object
+ * the mark thread holds a pointer to: the queue holds objects of the
+ * generation only, which never move, and a young pointer read from a
+ * field is tested (and dropped) before the thread can park.
+ */
+#include "NonMovingPrivate.h"
+
+#include "Capability.h"
+#include "Messages.h"
+
+static OsThread mark_thread;
+static bool mark_thread_started;
+static bool exit_wanted;         /* under nonmoving_lock; read atomically */
+static bool mark_thread_done;    /* under nonmoving_lock: it has returned */
+static bool stopped_for_good;    /* under nonmoving_lock: no thread until
+                                    nonmoving_thread_reset */
+
+/* A stop between two objects or segments: the world is stopping, or the
+ * runtime is. */
+static bool should_stop(void *arg)
+{
+    (void)arg;
+    return capability_worker_should_park() || __atomic_load_n(&exit_wanted, __ATOMIC_RELAXED);
+}
+
+static bool still(NonMovingPhase phase, uint64_t cycle)
+{
+    return nonmoving_phase_now() == phase &&
+           __atomic_load_n(&nonmoving_cycle, __ATOMIC_ACQUIRE) == cycle &&
+           !__atomic_load_n(&exit_wanted, __ATOMIC_RELAXED);
+}
+
+/* Marks until nothing is left, parking for every sync; then asks for the
+ * cycle's sync pause. */
+static void run_mark(uint64_t cycle)
+{
+    bool done = false;
+    capability_worker_begin();
+    while (still(NONMOVING_MARKING, cycle)) {
+        if (should_stop(NULL)) {
+            capability_worker_park();
+            continue;
+        }
+        if (nonmoving_mark_step(should_stop)) {
+            done = true;
+            break;
+        }
+    }
+    capability_worker_end();
+    if (done)
+        nonmoving_ask_for_sync(cycle);
+}
+
+/* Sweeps until done, parking for every sync. */
+static void run_sweep(uint64_t cycle)
+{
+    capability_worker_begin();
+    while (still(NONMOVING_SWEEPING, cycle)) {
+        if (should_stop(NULL)) {
+            capability_worker_park();
+            continue;
+        }
+        if (nonmoving_sweep_step(should_stop))
+            break;
+    }
+    capability_worker_end();
+}
+
+/* How long the thread waits for its sync pause before it interrupts the
+ * capabilities again (a sync that was not its own may have taken the
+ * interrupt). */
+#define SYNC_RETRY_MS 2
+
+static void *mark_thread_main(void *arg)
+{
+    (void)arg;
+    os_mutex_lock(&nonmoving_lock);
+    while (!exit_wanted) {
+        NonMovingPhase phase = nonmoving_phase_now();
+        uint64_t cycle = nonmoving_cycle;
+        if (phase == NONMOVING_MARKING || phase == NONMOVING_SWEEPING) {
+            os_mutex_unlock(&nonmoving_lock);
+            if (phase == NONMOVING_MARKING)
+                run_mark(cycle);
+            else
+                run_sweep(cycle);
+            os_mutex_lock(&nonmoving_lock);
+        } else if (phase == NONMOVING_SYNC_WANTED) {
+            OsDeadline d = os_deadline_after_ms(SYNC_RETRY_MS);
+            if (os_cond_wait_until(&nonmoving_changed, &nonmoving_lock, &d) != 0 &&
+                nonmoving_phase_now() == NONMOVING_SYNC_WANTED) {
+                os_mutex_unlock(&nonmoving_lock);
+                capabilities_interrupt_all();
+                os_mutex_lock(&nonmoving_lock);
+            }
+        } else {
+            os_cond_wait(&nonmoving_changed, &nonmoving_lock);
+        }
+    }
+    mark_thread_done = true;
+    os_cond_broadcast(&nonmoving_changed);
+    os_mutex_unlock(&nonmoving_lock);
+    return NULL;
+}
+
+void nonmoving_thread_wake(void)
+{
+    os_mutex_lock(&nonmoving_lock);
+    ASSERT(!stopped_for_good);
+    if (!mark_thread_started) {
+        int err = os_thread_start(&mark_thread, mark_thread_main, NULL);
+        if (err != 0)
+            rts_panic("cannot start the non-moving generation's mark thread (errno=%d)", err);
+        mark_thread_started = true;
+    }
+    os_cond_broadcast(&nonmoving_changed);
+    os_mutex_unlock(&nonmoving_lock);
+}
+
+/* How often a thread that waits for the mark thread to end looks at
+ * whether a sync wants it parked. */
+#define STOP_POLL_MS 1
+
+void nonmoving_thread_stop(void)
+{
+    os_mutex_lock(&nonmoving_lock);
+    stopped_for_good = true;
+    bool started = mark_thread_started;
+    __atomic_store_n(&exit_wanted, true, __ATOMIC_RELAXED);
+    os_cond_broadcast(&nonmoving_changed);
+    /* The mark thread may be parked for another thread's sync, which
+     * waits for this one too: wait at safe points, not in the join. */
+    while (started && !mark_thread_done) {
+        OsDeadline d = os_deadline_after_ms(STOP_POLL_MS);
+        (void)os_cond_wait_until(&nonmoving_changed, &nonmoving_lock, &d);
+        os_mutex_unlock(&nonmoving_lock);
+        (void)capability_safepoint();
+        os_mutex_lock(&nonmoving_lock);
+    }
+    mark_thread_started = false;
+    os_mutex_unlock(&nonmoving_lock);
+    if (started)
+        os_thread_join(mark_thread);
+}
+
+bool nonmoving_thread_stopped(void)
+{
+    os_mutex_lock(&nonmoving_lock);
+    bool stopped = stopped_for_good;
+    os_mutex_unlock(&nonmoving_lock);
+    return stopped;
+}
+
+void nonmoving_thread_reset(void)
+{
+    mark_thread_started = mark_thread_done = stopped_for_good = false;
+    __atomic_store_n(&exit_wanted, false, __ATOMIC_RELAXED);
+}
