@@ -107,6 +107,14 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact);
  * in its collection's pause. */
 void nonmoving_thread_stop(void);
 
+/* For tests: while held, the mark thread marks nothing (it waits as an
+ * idle thread, so syncs do not wait for it); the snapshot, the barrier's
+ * log, the collections and an exact collection's cycle go on as ever.  A
+ * test that holds it before a cycle starts changes the heap after the
+ * snapshot and before the mark has traced anything, then lets go: what
+ * the snapshot reached stays marked only if the barrier logged it. */
+void nonmoving_hold_mark(bool hold);
+
 /* Whether the mark thread waits for the sync pause; the mutators' slow
  * path then runs it (nonmoving_sync stops the world itself). */
 bool nonmoving_sync_wanted(void);

@@ -5,10 +5,13 @@
  * dead slots and groups, and the next promotions reuse them; a slot of a
  * 1 KiB byte array wastes little; objects keep their eras through slot
  * reuse, 100,000 live eras among them; weak pointers whose keys die in
- * a cycle die with them; a cycle marks beside a program that moves
- * objects about while it runs.  Every
- * test runs under -DS: the sanity checker checks the segments (header,
- * marks, zeroed free slots, era runs) before and after each collection.
+ * a cycle die with them; the snapshot barrier keeps what the program
+ * moves while a held mark has traced nothing (overwritten values, a
+ * thunk's free variables, an AP's arguments, what a weak pointer gives);
+ * a cycle marks beside a program that moves objects about while it runs.
+ * Every test runs under -DS: the sanity checker checks the segments
+ * (header, marks, zeroed free slots, era runs) before and after each
+ * collection.
  */
 #include "harness.h"
 #include "lists.h"
@@ -253,6 +256,218 @@ static void test_nonmoving_large_and_pinned_groups_are_swept(void **state)
     hs_exit();
 }
 
+/* ----------------------------------------------------------------------
+ * The barrier, with the mark held at a known point
+ * ----------------------------------------------------------------------
+ * Each test below builds objects of the generation, holds the mark
+ * (nonmoving_hold_mark), lets a collection start a concurrent cycle, and
+ * then, while the cycle marks but before its mark has traced anything,
+ * moves what the snapshot reached to where the mark never looks: into new
+ * objects (allocated after the snapshot, so never traced) hung on a root
+ * (roots are read at the snapshot only).  Only the barrier's log then
+ * keeps the moved objects marked (Note [The update remembered set] in
+ * UpdRemSet.c); without it the sweep frees them under the program, and
+ * the sanity check or the lists' check fails.  Nothing depends on how the
+ * mark thread and the program interleave. */
+
+STRATA_CONSTR_INFO(Pair_info, "Pair", 2, 0);
+
+/* Pair(x, *rest_slot), rest_slot rooted. */
+static StgClosure *mk_pair(StgClosure *x, StgClosure **rest_slot)
+{
+    STRATA_ROOTS(r, 1);
+    r[0] = x;
+    StgClosure *p = strata_alloc_constr(&Pair_info);
+    STRATA_FIELD(p, 0) = r[0];
+    STRATA_FIELD(p, 1) = *rest_slot;
+    STRATA_ROOTS_POP(r);
+    return p;
+}
+
+enum { HELD_N = 64, HELD_LEN = 5 };
+
+/* Holds the mark, then grows the generation with new lists hung on
+ * *ballast (a rooted slot: no write into an older object) until a
+ * collection has taken a snapshot and started a concurrent cycle. */
+static void start_held_cycle(StgClosure **ballast)
+{
+    nonmoving_hold_mark(true);
+    *ballast = &Nil_closure;
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE; i++) {
+        assert_true(i < 1000000);
+        *ballast = mk_pair(mk_list(0, 20), ballast);
+    }
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+    *ballast = NULL;
+}
+
+/* Lets the mark go and runs the program (garbage) until the cycle has
+ * marked beside it, synced and swept; then checks that the moved lists,
+ * a Pair chain of HELD_N of them, are whole, before and after an exact
+ * collection. */
+static void finish_held_cycle(StgClosure **moved)
+{
+    const NonMovingStats *st = nonmoving_stats();
+    uint64_t cycles = st->cycles, stw = st->stw_cycles;
+    nonmoving_hold_mark(false);
+    for (long i = 0; st->cycles == cycles; i++) {
+        assert_true(i < 100000000);
+        (void)mk_list(0, 10);
+    }
+    assert_int_equal(st->stw_cycles, stw);   /* it ran beside the program */
+    for (int pass = 0; pass < 2; pass++) {
+        StgWord sum = 0, n = 0;
+        for (StgClosure *p = *moved; p != &Nil_closure; p = STRATA_FIELD(p, 1), n++) {
+            StgClosure *l = STRATA_FIELD(p, 0);
+            if (l->info == &Pair_info)   /* a thunk's or an AP's value */
+                l = STRATA_FIELD(l, 0);
+            StgWord lo = STRATA_WORD(STRATA_FIELD(l, 0), 0);
+            check_list(l, lo, lo + HELD_LEN);
+            sum += lo / HELD_LEN;
+        }
+        assert_int_equal(n, HELD_N);
+        assert_int_equal(sum, (StgWord)HELD_N * (HELD_N - 1) / 2);
+        strata_perform_gc(1);   /* under -DS: no pointer to a freed slot */
+    }
+}
+
+/* An array of the generation whose even slots hold lists and odd slots
+ * mutable variables holding lists; with the mark held, each list is
+ * moved to a new Pair and its slot or variable overwritten. */
+static void test_nonmoving_barrier_logs_overwritten_values(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 3);
+    r[0] = strata_alloc_mut_array(HELD_N);
+    for (StgWord i = 0; i < HELD_N; i++) {
+        r[1] = mk_list(i * HELD_LEN, (i + 1) * HELD_LEN);
+        if (i % 2 == 1) {
+            r[2] = strata_alloc_mut_var();
+            strata_mut_var_write(r[2], r[1]);
+            r[1] = r[2];
+        }
+        strata_mut_array_write(r[0], i, r[1]);
+    }
+    strata_perform_gc(1);   /* all in the generation; the array clean */
+    start_held_cycle(&r[1]);
+    r[1] = &Nil_closure;
+    for (StgWord i = 0; i < HELD_N; i++) {
+        StgClosure *x = strata_mut_array_read(r[0], i);
+        if (i % 2 == 1) {
+            r[2] = x;
+            r[1] = mk_pair(STRATA_MUT_VAR_READ(x), &r[1]);
+            strata_mut_var_write(r[2], NULL);
+        } else {
+            r[1] = mk_pair(x, &r[1]);
+            strata_mut_array_write(r[0], i, NULL);
+        }
+    }
+    finish_held_cycle(&r[1]);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* A thunk whose value is Pair(its free variable, Nil). */
+static StgClosure *wrap_thunk_entry(StgClosure **self)
+{
+    StgClosure *nil = &Nil_closure;
+    return mk_pair(STRATA_THUNK_FIELD(*self, 0), &nil);
+}
+STRATA_THUNK_INFO(wrap_thunk_info, "wrap_thunk", 1, 0, wrap_thunk_entry);
+
+/* The function \x -> Pair(x, Nil). */
+static StgClosure *wrap_fun_entry(StgClosure **self, StgClosure **args)
+{
+    (void)self;
+    StgClosure *nil = &Nil_closure;
+    return mk_pair(args[0], &nil);
+}
+STRATA_FUN_INFO(wrap_fun_info, "wrap_fun", 0, 0, 1, wrap_fun_entry);
+
+/* An array of the generation holding, for each list, a thunk (ap: an AP
+ * of wrap_fun) that only it refers to; with the mark held, each is
+ * evaluated and its value hung on a root.  The update leaves an
+ * indirection to the new value, so the list is reached only through the
+ * log of the thunk's free variables (the AP's arguments) taken as it was
+ * entered. */
+static void evaluate_old_thunks_while_held(bool ap)
+{
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 3);
+    r[0] = strata_alloc_mut_array(HELD_N);
+    r[2] = strata_alloc_fun(&wrap_fun_info);
+    for (StgWord i = 0; i < HELD_N; i++) {
+        r[1] = mk_list(i * HELD_LEN, (i + 1) * HELD_LEN);
+        if (ap) {
+            r[1] = strata_make_ap(r[2], &r[1], 1);
+        } else {
+            StgClosure *t = strata_alloc_thunk(&wrap_thunk_info);
+            STRATA_THUNK_FIELD(t, 0) = r[1];
+            r[1] = t;
+        }
+        strata_mut_array_write(r[0], i, r[1]);
+    }
+    r[2] = NULL;
+    strata_perform_gc(1);
+    start_held_cycle(&r[1]);
+    r[1] = &Nil_closure;
+    for (StgWord i = 0; i < HELD_N; i++) {
+        StgClosure *v = strata_eval(strata_mut_array_read(r[0], i));
+        assert_ptr_equal(v->info, &Pair_info);
+        r[1] = mk_pair(v, &r[1]);
+    }
+    finish_held_cycle(&r[1]);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+static void test_nonmoving_barrier_logs_a_thunks_free_variables(void **state)
+{
+    (void)state;
+    evaluate_old_thunks_while_held(false);
+}
+
+static void test_nonmoving_barrier_logs_an_aps_arguments(void **state)
+{
+    (void)state;
+    evaluate_old_thunks_while_held(true);
+}
+
+/* Weak pointers of the generation whose keys are unreachable when the
+ * cycle starts: the cycle will find them dead, and their values die with
+ * them.  With the mark held the program reads each value and keeps it:
+ * only the read barrier of strata_deref_weak keeps it marked. */
+static void test_nonmoving_barrier_logs_what_a_weak_gives(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 3);
+    r[0] = strata_alloc_mut_array(HELD_N);   /* the weaks */
+    r[2] = strata_alloc_mut_array(HELD_N);   /* their keys */
+    for (StgWord i = 0; i < HELD_N; i++) {
+        r[1] = mk_int(i);
+        strata_mut_array_write(r[2], i, r[1]);
+        r[1] = mk_list(i * HELD_LEN, (i + 1) * HELD_LEN);
+        r[1] = strata_mk_weak(strata_mut_array_read(r[2], i), r[1], NULL, NULL);
+        strata_mut_array_write(r[0], i, r[1]);
+    }
+    strata_perform_gc(1);
+    r[2] = NULL;   /* the keys: reachable no more */
+    start_held_cycle(&r[1]);
+    r[1] = &Nil_closure;
+    for (StgWord i = 0; i < HELD_N; i++) {
+        StgClosure *v = strata_deref_weak(strata_mut_array_read(r[0], i));
+        assert_non_null(v);   /* the cycle has not decided yet */
+        r[1] = mk_pair(v, &r[1]);
+    }
+    finish_held_cycle(&r[1]);
+    for (StgWord i = 0; i < HELD_N; i++)
+        assert_null(strata_deref_weak(strata_mut_array_read(r[0], i)));
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 /* A cheap generator, so that the moves differ from slot to slot. */
 static StgWord next_random(StgWord *s)
 {
@@ -261,12 +476,10 @@ static StgWord next_random(StgWord *s)
 }
 
 /* Lists in an array of the generation, moved from slot to slot while
- * cycles mark beside the program: a list the mark has not reached yet is
- * taken out of a slot it has not traced and put into one it has, so that
- * only the write barrier's log of the overwritten value keeps it marked
- * (Note [The update remembered set] in UpdRemSet.c).  Every collection's
- * sanity check fails on a pointer to a slot the cycle found dead or
- * swept; at the end every list is whole. */
+ * cycles mark beside the program, the mark running free: the
+ * interleavings the held tests above do not reach (the mark thread
+ * tracing the array while the program writes into it), under -DS and
+ * ThreadSanitizer.  At the end every list is whole. */
 static void test_nonmoving_concurrent_mark_keeps_what_the_program_moves(void **state)
 {
     (void)state;
@@ -324,6 +537,10 @@ int main(void)
         cmocka_unit_test(test_nonmoving_hundred_thousand_eras_keep_their_eras),
         cmocka_unit_test(test_nonmoving_weak_dies_with_its_key_in_a_cycle),
         cmocka_unit_test(test_nonmoving_large_and_pinned_groups_are_swept),
+        cmocka_unit_test(test_nonmoving_barrier_logs_overwritten_values),
+        cmocka_unit_test(test_nonmoving_barrier_logs_a_thunks_free_variables),
+        cmocka_unit_test(test_nonmoving_barrier_logs_an_aps_arguments),
+        cmocka_unit_test(test_nonmoving_barrier_logs_what_a_weak_gives),
         cmocka_unit_test(test_nonmoving_concurrent_mark_keeps_what_the_program_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
