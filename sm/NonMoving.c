@@ -191,6 +191,7 @@ void nonmoving_exit(void)
         gc_threads[i]->nm = NULL;
     }
     mark_queue_free(&nonmoving_queue);
+    nonmoving_sweep_exit();
     /* Segments' era runs live in the C heap; their blocks go back with
      * the reservation. */
     for (BlockDesc *bd = oldest_gen->segments; bd != NULL; bd = bd->link)
@@ -381,6 +382,7 @@ static void finish_cycle_stw(void)
 
 bool nonmoving_gc_begin(bool exact)
 {
+    nonmoving_settle_swept();   /* before this collection allocates */
     if (nonmoving_sync_wanted())
         sync_stw(NULL);   /* the world is stopped already */
     if (exact || nonmoving_thread_stopped())

@@ -92,23 +92,20 @@ void nonmoving_segment_put_locked(Segment *seg)
         push(&nonmoving_active[c], seg, SEGMENT_ON_ACTIVE);
 }
 
-StgWord nonmoving_segment_release_locked(Segment *seg)
+BlockDesc *nonmoving_segment_release_locked(Segment *seg)
 {
     ASSERT(seg->n_used == 0);
     if (nonmoving_n_free_pool < NONMOVING_POOL_MIN + n_segments / NONMOVING_POOL_SHARE) {
         segment_release(seg);
         push(&nonmoving_free_pool, seg, SEGMENT_ON_FREE);
         nonmoving_n_free_pool++;
-        return 0;
+        return NULL;
     }
     segment_release(seg);
     BlockDesc *head = Bdescr(seg);
     dbl_link_remove(head, &oldest_gen->segments);
     n_segments--;
-    sm_lock();
-    block_free_group(head);
-    sm_unlock();
-    return SEGMENT_BLOCKS;
+    return head;
 }
 
 /* A segment of class c with a free slot, for a GC thread's copies. */

@@ -48,9 +48,10 @@ extern Segment *nonmoving_sweep_list;
  * pool when empty).  Caller holds the lock or runs alone. */
 void nonmoving_segment_put_locked(Segment *seg);
 
-/* Gives an empty segment back: to the pool, or to the block allocator
- * when the pool is full; returns the blocks given to the allocator. */
-StgWord nonmoving_segment_release_locked(Segment *seg);
+/* Gives an empty segment back: to the pool (NULL), or, when the pool is
+ * full, out of the generation: returns its group, for the caller to give
+ * to the block allocator. */
+BlockDesc *nonmoving_segment_release_locked(Segment *seg);
 
 /* The mark queue of the running cycle. */
 extern MarkQueue nonmoving_queue;
@@ -77,8 +78,14 @@ void nonmoving_sweep_prepare(void);
 /* Whether the sweep has yet to reach the large or pinned group bd. */
 bool nonmoving_sweep_pending_group(const BlockDesc *bd);
 
-/* Sweeps until done, or until stop(arg) says so between segments; true
- * when done.  Adds what it freed to *out. */
+/* Sweeps until done, or until stop(arg) says so between segments (stop
+ * set: beside the program); true when done.  Adds what it freed to *out. */
 bool nonmoving_sweep_until(NonMovingSwept *out, bool (*stop)(void *), void *arg);
+
+/* Rewrites the era runs and frees the groups a sweep beside the program
+ * left (Note [The sweep beside the program] in NonMovingSweep.c), the
+ * world stopped; forgets them (nonmoving_exit). */
+void nonmoving_settle_swept(void);
+void nonmoving_sweep_exit(void);
 
 #endif /* STRATA_NONMOVINGPRIVATE_H */

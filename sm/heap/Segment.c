@@ -143,7 +143,9 @@ void segment_release(Segment *seg)
  * run, however the slots they fill are scattered among live ones.  The
  * sweep rewrites the runs from the slots still allocated
  * (segment_compact_eras), merging runs that only freed slots separated,
- * and drops them when one era is left.
+ * and drops them when one era is left (a sweep beside the program leaves
+ * that to the next collection: Note [The sweep beside the program] in
+ * sm/NonMovingSweep.c).
  *
  * Rejected: an era per slot (eight bytes a slot in every segment of
  * several eras: +50% on two-word objects once a program changes era
