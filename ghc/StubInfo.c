@@ -276,18 +276,17 @@ static void put_info(DebugBuf *out, uint64_t info_ptr, const StgInfoTable *info)
     free(m);
 }
 
+/* The INFO record of the info table at addr (a DebugInfoPut). */
+static bool put_info_at(uint64_t addr, DebugBuf *out)
+{
+    StgInfoTable info;
+    if (!stub_info_read(addr, &info))
+        return false;
+    put_info(out, addr, &info);
+    return true;
+}
+
 int stub_info(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len)
 {
-    debug_buf_put_u32(out, req->n_addrs);
-    for (uint32_t i = 0; i < req->n_addrs; i++) {
-        uint64_t addr = debug_request_addr(req, i);
-        StgInfoTable info;
-        if (!stub_info_read(addr, &info)) {
-            snprintf(err, err_len, "info table address 0x%llx is not a readable info table",
-                     (unsigned long long)addr);
-            return DEBUG_STATUS_BAD_ADDRESS;
-        }
-        put_info(out, addr, &info);
-    }
-    return DEBUG_STATUS_OK;
+    return debug_answer_info(req, out, err, err_len, put_info_at);
 }

@@ -47,6 +47,21 @@ bool debug_serve_request(const DebugConn *c, DebugBuf *frame, DebugBuf *out,
     return debug_reply(c, st, req.cmd, err, out);
 }
 
+int debug_answer_info(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len,
+                      DebugInfoPut put)
+{
+    debug_buf_put_u32(out, req->n_addrs);
+    for (uint32_t i = 0; i < req->n_addrs; i++) {
+        uint64_t addr = debug_request_addr(req, i);
+        if (!put(addr, out)) {
+            snprintf(err, err_len, "info table address 0x%llx is not a readable info table",
+                     (unsigned long long)addr);
+            return DEBUG_STATUS_BAD_ADDRESS;
+        }
+    }
+    return DEBUG_STATUS_OK;
+}
+
 int debug_not_paused(uint16_t cmd, char *err, size_t err_len)
 {
     if (cmd == DEBUG_CMD_RESUME)

@@ -57,6 +57,16 @@ int debug_read_request(const DebugConn *c, DebugBuf *frame, DebugRequest *req, i
 bool debug_reply(const DebugConn *c, int status, uint16_t cmd, const char *err,
                  const DebugBuf *out);
 
+/* Writes the INFO record of the info table at addr (debug_put_info_record
+ * below, and what the stub's protocol version adds); false, writing
+ * nothing, if addr is not a readable info table. */
+typedef bool (*DebugInfoPut)(uint64_t addr, DebugBuf *out);
+
+/* INFO's answer into out: the count, then put's record of each requested
+ * address; BAD_ADDRESS, err naming the first address put cannot read. */
+int debug_answer_info(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len,
+                      DebugInfoPut put);
+
 /* A stub's answer to one decoded request: it fills out and returns a
  * status (err[err_len] saying what went wrong), or DEBUG_REPLIED /
  * DEBUG_REPLY_FAILED when it sent the reply itself (the SNAPSHOT stream). */

@@ -414,28 +414,21 @@ static void put_cstr(DebugBuf *out, const char *s)
     debug_buf_put_str(out, s, strlen(s));
 }
 
-static int handle_info(const DebugRequest *req, DebugBuf *out, char *err, size_t err_len)
+/* The INFO record of the info table at addr (a DebugInfoPut). */
+static bool put_info_at(uint64_t addr, DebugBuf *out)
 {
-    debug_buf_put_u32(out, req->n_addrs);
-    for (uint32_t i = 0; i < req->n_addrs; i++) {
-        uint64_t addr = debug_request_addr(req, i);
-        StgInfoTable info;
-        if (!info_read(addr, &info)) {
-            snprintf(err, err_len, "info table address 0x%llx is not a readable info table",
-                     (unsigned long long)addr);
-            return DEBUG_STATUS_BAD_ADDRESS;
-        }
-        char name[256];
-        safe_read_string((uint64_t)(uintptr_t)info.name, name, sizeof name);
-        DebugProvenance prov;
-        debug_info_provenance(addr, &info, &prov);
-        DebugInfoRecord rec = {addr, info.type, info.ptrs, info.nptrs, info.arity,
-                               (uint8_t)prov.source, name, prov.table_name, prov.closure_desc,
-                               prov.ty_desc, prov.label, prov.module, prov.src_file,
-                               prov.src_span};
-        debug_put_info_record(out, &rec);
-    }
-    return DEBUG_STATUS_OK;
+    StgInfoTable info;
+    if (!info_read(addr, &info))
+        return false;
+    char name[256];
+    safe_read_string((uint64_t)(uintptr_t)info.name, name, sizeof name);
+    DebugProvenance prov;
+    debug_info_provenance(addr, &info, &prov);
+    DebugInfoRecord rec = {addr, info.type, info.ptrs, info.nptrs, info.arity,
+                           (uint8_t)prov.source, name, prov.table_name, prov.closure_desc,
+                           prov.ty_desc, prov.label, prov.module, prov.src_file, prov.src_span};
+    debug_put_info_record(out, &rec);
+    return true;
 }
 
 /* ----------------------------------------------------------------------
@@ -697,7 +690,7 @@ int debug_heap_handle(const DebugRequest *req, DebugBuf *out, char *err, size_t 
     case DEBUG_CMD_CLOSURES:
         return handle_closures(req, out, err, err_len);
     case DEBUG_CMD_INFO:
-        return handle_info(req, out, err, err_len);
+        return debug_answer_info(req, out, err, err_len, put_info_at);
     case DEBUG_CMD_BLOCKS:
         put_blocks(out);
         return DEBUG_STATUS_OK;
