@@ -57,8 +57,11 @@ static int gzip_bytes(const uint8_t *in, size_t in_bytes, uint8_t **out, size_t 
 {
     z_stream z;
     memset(&z, 0, sizeof z);
-    /* windowBits 15 + 16: a gzip wrapper, as pprof expects. */
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+    /* windowBits 15 + 16: a gzip wrapper, as pprof expects.  The fastest
+     * level, as Go's runtime writes its profiles: at the default level
+     * deflate was most of the time strata-live took to serve a profile of
+     * many stacks (bench/alloc-sample/RESULTS.md). */
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
                      Z_DEFAULT_STRATEGY) != Z_OK)
         return 0;
     uLong cap = deflateBound(&z, (uLong)in_bytes);
