@@ -1,9 +1,9 @@
 /*
  * profiling/CallStacks.c -- taking, naming and interning the call stacks
  * of sampled allocations (CallStacks.h).  Relies on the OS layer's
- * unwinder (os_process_call_stack), on provenance_code_frames for names,
- * on base/StrIndex for the three tables and on the eventlog for the
- * definitions.  See Note [Three tables of stacks] and
+ * unwinder (os_call_stack: cached CFI rules, Note [Cached unwind rules]),
+ * on provenance_code_frames for names, on base/StrIndex for the three
+ * tables and on the eventlog for the definitions.  See Note [Three tables of stacks] and
  * docs/design/alloc-sampling.md.
  */
 #include "CallStacks.h"
@@ -21,6 +21,7 @@
 #include "os/Clock.h"
 #include "os/Process.h"
 #include "os/Thread.h"
+#include "os/Unwind.h"
 
 /* Note [Three tables of stacks]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -206,7 +207,7 @@ static uint32_t intern_pcs_locked(void *const *pcs, size_t n)
 uint32_t call_stack_here(void)
 {
     void *pcs[CALL_STACK_MAX_PCS];
-    size_t n = os_process_call_stack(pcs, CALL_STACK_MAX_PCS);
+    size_t n = os_call_stack(pcs, CALL_STACK_MAX_PCS);
     os_mutex_lock(&stacks_lock);
     stats.unwinds++;
     uint32_t id = intern_pcs_locked(pcs, n);
