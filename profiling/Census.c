@@ -205,7 +205,7 @@ typedef struct {
  * major GC finds none, one requested at exit may). */
 /* The allocated slots of a segment of the non-moving generation, each
  * object by its slot's era (Note [The eras of a segment] in
- * sm/heap/Segment.c); a census runs after the cycle's sweep, so every
+ * sm/heap/Segment.c); a census finishes a running sweep first, so every
  * allocated slot holds a live object. */
 static void take_segment(const Segment *seg, TakeCtx *t)
 {
@@ -252,6 +252,7 @@ void census_take(Census *c, HeapBreakdown by, EraRange eras)
     Walk w = {.census = c, .by = by};
     live_tally_init(&w.tally, ERA_RANGE_ALL);   /* blocks are chosen here */
     TakeCtx t = {&w, eras};
+    storage_finish_sweep();
     heap_for_each_block(take_block, &t);
     live_tally_flush(&w.tally);
     add_tally(&w, &w.tally);

@@ -370,14 +370,19 @@ static void apply_swept(void)
     memset(s, 0, sizeof *s);
 }
 
+void nonmoving_finish_sweep(void)
+{
+    if (nonmoving_phase_now() == NONMOVING_SWEEPING)
+        nonmoving_sweep_step(NULL);
+}
+
 /* Runs what is left of the cycle now, the world stopped. */
 static void finish_cycle_stw(void)
 {
     NonMovingPhase p = nonmoving_phase_now();
     if (p == NONMOVING_MARKING || p == NONMOVING_SYNC_WANTED)
         sync_stw(NULL);
-    if (nonmoving_phase_now() == NONMOVING_SWEEPING)
-        nonmoving_sweep_step(NULL);
+    nonmoving_finish_sweep();
 }
 
 bool nonmoving_gc_begin(bool exact)

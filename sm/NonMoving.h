@@ -107,13 +107,20 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact);
  * in its collection's pause. */
 void nonmoving_thread_stop(void);
 
-/* For tests: while held, the mark thread marks nothing (it waits as an
- * idle thread, so syncs do not wait for it); the snapshot, the barrier's
+/* For tests: the mark thread does no work in phase (NONMOVING_MARKING or
+ * NONMOVING_SWEEPING; NONMOVING_IDLE holds nothing): it waits as an idle
+ * thread, so syncs do not wait for it, and the snapshot, the barrier's
  * log, the collections and an exact collection's cycle go on as ever.  A
- * test that holds it before a cycle starts changes the heap after the
- * snapshot and before the mark has traced anything, then lets go: what
- * the snapshot reached stays marked only if the barrier logged it. */
-void nonmoving_hold_mark(bool hold);
+ * test that holds the mark before a cycle starts changes the heap after
+ * the snapshot and before the mark has traced anything, then lets go:
+ * what the snapshot reached stays marked only if the barrier logged it.
+ * One that holds the sweep walks the heap while the dead are unswept. */
+void nonmoving_hold(NonMovingPhase phase);
+
+/* Finishes the running cycle's sweep now, the world stopped (or the mark
+ * thread held): a walk of the heap's blocks then meets no object the
+ * cycle found dead, whose fields may point at slots the sweep freed. */
+void nonmoving_finish_sweep(void);
 
 /* Whether the mark thread waits for the sync pause; the mutators' slow
  * path then runs it (nonmoving_sync stops the world itself). */

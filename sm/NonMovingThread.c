@@ -34,8 +34,8 @@ static bool exit_wanted;         /* under nonmoving_lock; read atomically */
 static bool mark_thread_done;    /* under nonmoving_lock: it has returned */
 static bool stopped_for_good;    /* under nonmoving_lock: no thread until
                                     nonmoving_thread_reset */
-static bool mark_held;           /* under nonmoving_lock; read atomically:
-                                    nonmoving_hold_mark */
+static int held_phase;           /* NonMovingPhase, under nonmoving_lock;
+                                    read atomically: nonmoving_hold */
 
 /* A stop between two objects or segments: the world is stopping, or the
  * runtime is. */
@@ -48,7 +48,7 @@ static bool should_stop(void *arg)
 static bool still(NonMovingPhase phase, uint64_t cycle)
 {
     return nonmoving_phase_now() == phase &&
-           (phase != NONMOVING_MARKING || !__atomic_load_n(&mark_held, __ATOMIC_RELAXED)) &&
+           (int)phase != __atomic_load_n(&held_phase, __ATOMIC_RELAXED) &&
            __atomic_load_n(&nonmoving_cycle, __ATOMIC_ACQUIRE) == cycle &&
            !__atomic_load_n(&exit_wanted, __ATOMIC_RELAXED);
 }
@@ -101,7 +101,8 @@ static void *mark_thread_main(void *arg)
     while (!exit_wanted) {
         NonMovingPhase phase = nonmoving_phase_now();
         uint64_t cycle = nonmoving_cycle;
-        if (phase == NONMOVING_MARKING && mark_held) {
+        if ((phase == NONMOVING_MARKING || phase == NONMOVING_SWEEPING) &&
+            (int)phase == held_phase) {
             os_cond_wait(&nonmoving_changed, &nonmoving_lock);   /* idle: no sync waits */
         } else if (phase == NONMOVING_MARKING || phase == NONMOVING_SWEEPING) {
             os_mutex_unlock(&nonmoving_lock);
@@ -168,10 +169,10 @@ void nonmoving_thread_stop(void)
         os_thread_join(mark_thread);
 }
 
-void nonmoving_hold_mark(bool hold)
+void nonmoving_hold(NonMovingPhase phase)
 {
     os_mutex_lock(&nonmoving_lock);
-    __atomic_store_n(&mark_held, hold, __ATOMIC_RELAXED);
+    __atomic_store_n(&held_phase, (int)phase, __ATOMIC_RELAXED);
     os_cond_broadcast(&nonmoving_changed);
     os_mutex_unlock(&nonmoving_lock);
 }
@@ -187,6 +188,6 @@ bool nonmoving_thread_stopped(void)
 void nonmoving_thread_reset(void)
 {
     mark_thread_started = mark_thread_done = stopped_for_good = false;
-    __atomic_store_n(&mark_held, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&held_phase, NONMOVING_IDLE, __ATOMIC_RELAXED);
     __atomic_store_n(&exit_wanted, false, __ATOMIC_RELAXED);
 }

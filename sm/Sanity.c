@@ -402,11 +402,9 @@ static void check_thunk_header(const StgClosure *c)
              (void *)c, describe_type(c), (unsigned long)reserved);
 }
 
-/* Checks every pointer field of c (owner: its block, NULL if static). */
-static void check_fields(const StgClosure *c, const BlockDesc *owner)
+void sanity_pointer_fields(const StgClosure *c, StgWord *first_out, StgWord *n_out)
 {
     const StgInfoTable *info = c->info;
-    const StgWord *w = (const StgWord *)c;
     StgWord first = 0, n = 0;
     switch (info->type) {
     case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
@@ -416,7 +414,6 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
         first = 1; n = info->ptrs; break;
     case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
     case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC:
-        check_thunk_header(c);
         first = THUNK_HEADER_WORDS; n = info->ptrs; break;
     case BLACKHOLE:
         if (!sanity_info_is_valid(((const StgBlackhole *)c)->thunk_info))
@@ -429,7 +426,6 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
     case PAP:
         first = 2; n = 1 + ((const StgPAP *)c)->n_args; break;
     case AP:
-        check_thunk_header(c);
         first = 3; n = 1 + ((const StgAP *)c)->n_args; break;
     case WEAK:
         first = 1; n = 2; break;   /* key, value; the list is weak_check's */
@@ -443,6 +439,24 @@ static void check_fields(const StgClosure *c, const BlockDesc *owner)
         fail("object of a closure type strata never creates (object=%p, type=%u %s)",
              (void *)c, (unsigned)info->type, describe_type(c));
     }
+    *first_out = first;
+    *n_out = n;
+}
+
+/* Checks every pointer field of c (owner: its block, NULL if static). */
+static void check_fields(const StgClosure *c, const BlockDesc *owner)
+{
+    const StgWord *w = (const StgWord *)c;
+    switch (c->info->type) {
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC: case AP:
+        check_thunk_header(c);
+        break;
+    default:
+        break;
+    }
+    StgWord first, n;
+    sanity_pointer_fields(c, &first, &n);
     for (StgWord i = first; i < first + n; i++)
         sanity_check_pointer(c, owner, i, (const StgClosure *)w[i]);
 }
@@ -554,6 +568,8 @@ void sanity_check_heap(const char *when)
     roots_checked = 0;
     gc_visit_roots(check_root, NULL);
     weak_for_each(check_weak, NULL);
+    if (storage_config.nonmoving)
+        sanity_check_snapshot();   /* after every object's own check */
 
     /* Clean up the marks. */
     heap_for_each_block(unmark_heap_block, NULL);

@@ -27,6 +27,16 @@ StgWord sanity_check_object(const StgClosure *c, const BlockDesc *bd, StgPtr end
 void sanity_check_pointer(const StgClosure *c, const BlockDesc *owner, StgWord field,
                           const StgClosure *p);
 
+/* The words of c that hold pointers: [*first, *first + *n) (a static
+ * closure's, a stack's frames excepted: those are roots). */
+void sanity_pointer_fields(const StgClosure *c, StgWord *first, StgWord *n);
+
+/* SanitySnapshot.c: while a cycle of the non-moving generation marks
+ * beside the program, every object of it the program can reach is marked
+ * or reachable from the mark's queue and the barrier's log (Note
+ * [Checking the snapshot invariant]); nothing in other phases. */
+void sanity_check_snapshot(void);
+
 /* SanityNonMoving.c: p, in a segment, must be an allocated object that
  * the running cycle has not found dead. */
 void sanity_check_segment_pointer(const StgClosure *c, StgWord field, const StgClosure *p);

@@ -116,6 +116,7 @@ void debug_server_serve_attention(void)
     os_mutex_lock(&pause_lock);
     if (pause_state == PAUSE_REQUESTED) {
         storage_sync_nursery();
+        storage_finish_sweep();
         mut_list_gather();
         roots_sync_stack();
         pause_state = PAUSED;

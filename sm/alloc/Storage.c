@@ -85,6 +85,12 @@ void storage_stop_background_gc(void)
         nonmoving_thread_stop();
 }
 
+void storage_finish_sweep(void)
+{
+    if (storage_config.nonmoving)
+        nonmoving_finish_sweep();
+}
+
 void storage_exit(void)
 {
     /* All memory goes back with the reservation (heap_exit). */

@@ -32,6 +32,12 @@ void storage_exit(void);
  * runs beside the shutdown. */
 void storage_stop_background_gc(void);
 
+/* Before a walk of the heap's blocks, the world stopped (a census, the
+ * heap debugger's pause): finishes the non-moving generation's running
+ * sweep, so that no block holds an object its cycle found dead, whose
+ * fields may point at slots the sweep has freed already. */
+void storage_finish_sweep(void);
+
 /* Hook run by an allocation's slow path when attention was asked for
  * (storage_request_attention, the ticker's flag); NULL when nobody asks
  * for attention. */

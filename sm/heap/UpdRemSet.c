@@ -133,6 +133,23 @@ UrsChunk *upd_rem_set_take_all_stw(void)
     return all;
 }
 
+static void chain_for_each(const UrsChunk *c, void (*fn)(StgClosure *v, void *ctx), void *ctx)
+{
+    for (; c != NULL; c = c->next)
+        for (StgWord i = 0; i < c->n; i++)
+            fn(c->e[i], ctx);
+}
+
+void upd_rem_set_for_each_stw(void (*fn)(StgClosure *v, void *ctx), void *ctx)
+{
+    os_mutex_lock(&chunks_lock);
+    const UrsChunk *f = full;
+    os_mutex_unlock(&chunks_lock);
+    chain_for_each(f, fn, ctx);
+    for (unsigned i = 0; i < capabilities_n; i++)
+        chain_for_each(capabilities[i].urs, fn, ctx);
+}
+
 void upd_rem_set_release(UrsChunk *c)
 {
     os_mutex_lock(&chunks_lock);

@@ -44,6 +44,10 @@ UrsChunk *upd_rem_set_take_full(void);
 /* Every chunk, each capability's partly filled one too (world stopped). */
 UrsChunk *upd_rem_set_take_all_stw(void);
 
+/* Calls fn on every value logged and not yet taken by the mark: the full
+ * chunks and each capability's own (the world stopped; -DS). */
+void upd_rem_set_for_each_stw(void (*fn)(StgClosure *v, void *ctx), void *ctx);
+
 /* Gives a chunk back once its entries are queued. */
 void upd_rem_set_release(UrsChunk *c);
 

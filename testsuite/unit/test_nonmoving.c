@@ -16,9 +16,12 @@
 #include "harness.h"
 #include "lists.h"
 
+#include "Capability.h"
+#include "Census.h"
 #include "ClosureSize.h"
 #include "GC.h"
 #include "NonMoving.h"
+#include "Sanity.h"
 #include "Segment.h"
 #include "Storage.h"
 
@@ -286,18 +289,26 @@ static StgClosure *mk_pair(StgClosure *x, StgClosure **rest_slot)
 
 enum { HELD_N = 64, HELD_LEN = 5 };
 
-/* Holds the mark, then grows the generation with new lists hung on
- * *ballast (a rooted slot: no write into an older object) until a
- * collection has taken a snapshot and started a concurrent cycle. */
+static void start_cycle(StgClosure **ballast);
+
+/* Holds the mark, then starts a concurrent cycle (start_cycle). */
 static void start_held_cycle(StgClosure **ballast)
 {
-    nonmoving_hold_mark(true);
+    nonmoving_hold(NONMOVING_MARKING);
+    start_cycle(ballast);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+}
+
+/* Grows the generation with new lists hung on *ballast (a rooted slot:
+ * no write into an older object) until a collection has taken a snapshot
+ * and started a concurrent cycle. */
+static void start_cycle(StgClosure **ballast)
+{
     *ballast = &Nil_closure;
     for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE; i++) {
         assert_true(i < 1000000);
         *ballast = mk_pair(mk_list(0, 20), ballast);
     }
-    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
     *ballast = NULL;
 }
 
@@ -307,9 +318,14 @@ static void start_held_cycle(StgClosure **ballast)
  * collection. */
 static void finish_held_cycle(StgClosure **moved)
 {
+    /* A minor collection while the mark is held: under -DS it checks the
+     * snapshot invariant (Note [Checking the snapshot invariant] in
+     * sm/SanitySnapshot.c) with the moves made. */
+    strata_perform_gc(0);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
     const NonMovingStats *st = nonmoving_stats();
     uint64_t cycles = st->cycles, stw = st->stw_cycles;
-    nonmoving_hold_mark(false);
+    nonmoving_hold(NONMOVING_IDLE);
     for (long i = 0; st->cycles == cycles; i++) {
         assert_true(i < 100000000);
         (void)mk_list(0, 10);
@@ -468,6 +484,113 @@ static void test_nonmoving_barrier_logs_what_a_weak_gives(void **state)
     hs_exit();
 }
 
+/* r[0] := an array of HELD_N lists of HELD_LEN (r[1] is scratch). */
+static void array_of_lists(StgClosure **r)
+{
+    r[0] = strata_alloc_mut_array(HELD_N);
+    for (StgWord i = 0; i < HELD_N; i++) {
+        r[1] = mk_list(i * HELD_LEN, (i + 1) * HELD_LEN);
+        strata_mut_array_write(r[0], i, r[1]);
+    }
+}
+
+/* A write into the generation that skips the barrier while a cycle marks
+ * (a raw store into an old array's slot), its list kept on a root: the
+ * sanity checker's snapshot check names it (Note [Checking the snapshot
+ * invariant] in sm/SanitySnapshot.c) before any sweep has freed it. */
+static void skip_the_barrier_while_the_mark_is_held(void)
+{
+    harness_start("--nonmoving-gc", "-A256k", NULL);
+    STRATA_ROOTS(r, 2);
+    array_of_lists(r);
+    strata_perform_gc(1);
+    start_held_cycle(&r[1]);
+    sanity_check_heap("before the write");   /* passes: nothing moved yet */
+    r[1] = strata_mut_array_read(r[0], 0);
+    ((StgMutArrPtrs *)r[0])->payload[0] = NULL;
+    sanity_check_heap("after the write");
+}
+
+static void test_nonmoving_sanity_catches_a_write_that_skips_the_barrier(void **state)
+{
+    (void)state;
+    harness_expect_failure(skip_the_barrier_while_the_mark_is_held, 0, SIGABRT,
+                           "sanity check failed (after the write): object of the non-moving generation "
+                           "reachable from the roots is neither marked nor reachable from the "
+                           "mark's queue or the barrier's log (object=");
+}
+
+/* The bytes of a census's bucket label (0 if none). */
+static uint64_t bucket_bytes(const Census *c, const char *label)
+{
+    for (size_t i = 0; i < c->n_buckets; i++)
+        if (strcmp(c->buckets[i].label, label) == 0)
+            return c->buckets[i].bytes;
+    return 0;
+}
+
+/* Until the running cycle is in phase, allocating only garbage Pairs. */
+static void run_until_phase(NonMovingPhase phase)
+{
+    StgClosure *nil = &Nil_closure;
+    for (long i = 0; nonmoving_phase_now() != phase; i++) {
+        assert_true(i < 100000000);
+        (void)mk_pair(NULL, &nil);
+    }
+}
+
+/* A census by type, the world stopped as for every census (the mark
+ * thread parks: a cycle the last collection started marks no object
+ * while the census reads the marks). */
+static void census_in_a_pause(Census *c)
+{
+    census_init(c);
+    while (!capability_stop_world())
+        ;
+    census_take(c, HEAP_BY_CLOSURE_TYPE, ERA_RANGE_ALL);
+    capability_resume_world();
+}
+
+/* A census while a cycle's sweep is held, half the lists and a large
+ * byte array found dead and not yet freed: it counts what the sweep will
+ * leave (census_take finishes the sweep first), the same as a census
+ * once the cycle has ended. */
+static void test_nonmoving_census_during_a_sweep_counts_what_lives(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 3);
+    array_of_lists(r);
+    r[2] = strata_alloc_bytes(16384);
+    strata_perform_gc(1);
+    for (StgWord i = 0; i < HELD_N; i += 2)
+        strata_mut_array_write(r[0], i, NULL);
+    r[2] = NULL;
+    nonmoving_hold(NONMOVING_SWEEPING);
+    start_cycle(&r[1]);
+    run_until_phase(NONMOVING_SWEEPING);
+    Census during, after;
+    census_in_a_pause(&during);
+    /* Until this cycle has ended (the collection that ends it may start
+     * the next, which frees nothing before its own sweep). */
+    uint64_t cycles = nonmoving_stats()->cycles;
+    nonmoving_hold(NONMOVING_IDLE);
+    StgClosure *nil = &Nil_closure;
+    for (long i = 0; nonmoving_stats()->cycles == cycles; i++) {
+        assert_true(i < 100000000);
+        (void)mk_pair(NULL, &nil);
+    }
+    census_in_a_pause(&after);
+    const char *labels[] = {"Cons", "Int", "ARR_WORDS"};
+    for (size_t k = 0; k < 3; k++)
+        assert_int_equal(bucket_bytes(&during, labels[k]), bucket_bytes(&after, labels[k]));
+    assert_true(bucket_bytes(&after, "Cons") > 0);
+    census_free(&during);
+    census_free(&after);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 /* A cheap generator, so that the moves differ from slot to slot. */
 static StgWord next_random(StgWord *s)
 {
@@ -541,6 +664,8 @@ int main(void)
         cmocka_unit_test(test_nonmoving_barrier_logs_a_thunks_free_variables),
         cmocka_unit_test(test_nonmoving_barrier_logs_an_aps_arguments),
         cmocka_unit_test(test_nonmoving_barrier_logs_what_a_weak_gives),
+        cmocka_unit_test(test_nonmoving_sanity_catches_a_write_that_skips_the_barrier),
+        cmocka_unit_test(test_nonmoving_census_during_a_sweep_counts_what_lives),
         cmocka_unit_test(test_nonmoving_concurrent_mark_keeps_what_the_program_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
