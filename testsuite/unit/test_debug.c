@@ -31,6 +31,7 @@
 #include "DebugClient.h"
 #include "DebugDiff.h"
 #include "DebugRequest.h"
+#include "NonMoving.h"
 #include "RtsFlags.h"
 #include "os/Socket.h"
 #include "os/Thread.h"
@@ -117,11 +118,18 @@ static Child child_start(void (*body)(void), const char *flags)
         child_out = up[1];
         child_in = down[0];
         setenv("STRATA_DEBUG_SOCKET", c.socket, 1);
-        char *argv[] = {"test_debug", "+RTS", (char *)flags, "-RTS", NULL};
-        int argc = flags != NULL ? 4 : 1;
+        /* flags: RTS options, separated by spaces */
+        char words[256], *argv[16] = {"test_debug"};
+        int argc = 1;
+        if (flags != NULL) {
+            snprintf(words, sizeof words, "%s", flags);
+            argv[argc++] = "+RTS";
+            for (char *w = strtok(words, " "); w != NULL && argc < 14; w = strtok(NULL, " "))
+                argv[argc++] = w;
+            argv[argc++] = "-RTS";
+        }
+        argv[argc] = NULL;
         char **av = argv;
-        if (flags == NULL)
-            argv[1] = NULL;
         hs_init(&argc, &av);
         if (rts_debug_start() != 0)
             _exit(4);
@@ -2059,6 +2067,93 @@ static void test_debug_listener_never_replaces_a_file(void **state)
     unlink(path);
 }
 
+/* ----------------------------------------------------------------------
+ * The non-moving generation: a pause while a cycle's sweep is held
+ * ---------------------------------------------------------------------- */
+
+enum { SWEPT_LISTS = 64, SWEPT_LEN = 50, LEAKY_WORDS = 4 /* header, 2 pointers, a word */ };
+
+/* Lists of Leaky nodes in the non-moving generation, half of them
+ * forgotten; a concurrent cycle (started by growing the generation with a
+ * rooted chain of Pairs) finds them dead and is held before its sweep
+ * frees them.  The parent pauses it there; then, told to go on, the
+ * cycle ends and the parent pauses it again. */
+static void held_sweep_body(void)
+{
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_array(SWEPT_LISTS);
+    for (StgWord i = 0; i < SWEPT_LISTS; i++) {
+        StgClosure *l = make_leaky_list(SWEPT_LEN);
+        strata_mut_array_write(r[0], i, l);
+    }
+    strata_perform_gc(1);   /* all in the generation: an exact cycle */
+    for (StgWord i = 0; i < SWEPT_LISTS; i += 2)
+        strata_mut_array_write(r[0], i, NULL);
+    nonmoving_hold(NONMOVING_SWEEPING);
+    r[1] = NULL;
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE; i++) {
+        if (i > 10000000)
+            _exit(6);
+        StgClosure *p = strata_alloc_constr(&Pair_info);
+        STRATA_FIELD(p, 0) = NULL;
+        STRATA_FIELD(p, 1) = r[1];
+        r[1] = p;
+    }
+    r[1] = NULL;
+    while (nonmoving_phase_now() != NONMOVING_SWEEPING)
+        (void)strata_alloc_constr(&Pair_info);
+    uint64_t cycles = nonmoving_stats()->cycles;
+    child_report("HELD\n");
+    churn_until_told();
+    char go;
+    if (read(child_in, &go, 1) != 1)
+        _exit(5);
+    nonmoving_hold(NONMOVING_IDLE);
+    while (nonmoving_stats()->cycles == cycles)
+        (void)strata_alloc_constr(&Pair_info);
+    child_report("ENDED\n");
+    churn_until_told();
+    STRATA_ROOTS_POP(r);
+}
+
+/* Slots in use in the segments of slot_words words, as the debugger's
+ * fragmentation view counts them (a segment at its first entry). */
+static uint64_t segment_slots_in_use(DbgClient *c, uint16_t slot_words)
+{
+    const DbgBlock *b;
+    size_t n;
+    assert_int_equal(dbg_blocks(c, &b, &n), 0);
+    uint64_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (b[i].kind == DEBUG_BLOCK_SEGMENT && b[i].n_blocks > 0 && b[i].slot_words == slot_words)
+            used += b[i].n_used;
+    return used;
+}
+
+/* The debugger's pause finishes a running sweep (storage_finish_sweep):
+ * paused while the sweep is held, it lists the segments as they are once
+ * the cycle has ended, never the dead the sweep has not freed yet. */
+static void test_debug_pause_during_a_sweep_lists_what_lives(void **state)
+{
+    (void)state;
+    Child ch = child_start(held_sweep_body, "--nonmoving-gc -DS -A64k");
+    char line[64];
+    child_read_line(&ch, line, sizeof line);
+    assert_string_equal(line, "HELD");
+    DbgClient *c = connect_paused(&ch);
+    uint64_t during = segment_slots_in_use(c, LEAKY_WORDS);
+    dbg_close(c);
+    assert_int_equal(write(ch.to_child, "g", 1), 1);
+    child_read_line(&ch, line, sizeof line);
+    assert_string_equal(line, "ENDED");
+    c = connect_paused(&ch);
+    uint64_t after = segment_slots_in_use(c, LEAKY_WORDS);
+    dbg_close(c);
+    assert_int_equal(child_finish(&ch), 0);
+    assert_int_equal(during, after);
+    assert_true(after >= SWEPT_LISTS / 2 * SWEPT_LEN && after < SWEPT_LISTS * SWEPT_LEN);
+}
+
 int main(void)
 {
     srandom((unsigned)getpid());
@@ -2083,6 +2178,7 @@ int main(void)
         cmocka_unit_test(test_debug_pause_times_out_without_allocation),
         cmocka_unit_test(test_debug_weaks_with_key_liveness),
         cmocka_unit_test(test_debug_diff_finds_a_deep_new_object),
+        cmocka_unit_test(test_debug_pause_during_a_sweep_lists_what_lives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
