@@ -247,8 +247,10 @@ void nonmoving_ask_for_sync(uint64_t cycle)
     os_mutex_lock(&nonmoving_lock);
     bool asked = nonmoving_phase_now() == NONMOVING_MARKING && nonmoving_cycle == cycle;
     if (asked) {
-        __atomic_store_n(&phase, NONMOVING_SYNC_WANTED, __ATOMIC_RELEASE);
+        /* Before the phase: a collection that sees SYNC_WANTED runs the
+         * sync, which resets phase_start_ns, without this lock. */
         stats.mark_ns += clock_elapsed_ns() - stats.phase_start_ns;
+        __atomic_store_n(&phase, NONMOVING_SYNC_WANTED, __ATOMIC_RELEASE);
     }
     os_mutex_unlock(&nonmoving_lock);
     if (asked) {
