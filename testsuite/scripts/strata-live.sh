@@ -282,10 +282,14 @@ stop_live
 
 # The same with a real program: after each run's normal exit strata-live
 # reports the end of the stream and nothing else, however its reconnect
-# meets the exiting program, and waits for the next run.
+# meets the exiting program, and waits for the next run. Each run waits
+# for its client (--eventlog-socket-wait): a run of 0.3 s could otherwise
+# start and end between two of strata-live's reconnect tries, which back
+# off to seconds, and the stream count would wait for a run it never saw.
 start_live exits --socket "$test_tmp/exits.sock"
 for run in 1 2 3; do
-    expect_status 0 "$ex/leak" 20 100000 +RTS -hT -l --eventlog-socket="$test_tmp/exits.sock" -RTS
+    expect_status 0 "$ex/leak" 20 100000 +RTS -hT -l --eventlog-socket="$test_tmp/exits.sock" \
+        --eventlog-socket-wait -RTS
     wait_metric 'strata_live_streams_total{' "$run"
     sleep 0.5   # let a reconnect meet the exit
 done
