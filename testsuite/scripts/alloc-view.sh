@@ -14,18 +14,12 @@ set -u
 html=$top_builddir/utils/strata-html/strata-html
 live=$top_builddir/utils/strata-live/strata-live
 [ -x "$html" ] || skip node "strata-html was not built (node and npm were missing at configure time)"
-chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip chromium "chromium ($chromium) is not installed (apt-get install chromium; scripts/test.sh installs it)"
-export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
-[ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
-    skip puppeteer-core "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
 driver=$top_srcdir/testsuite/scripts/alloc-view-browser.js
 ex=$top_builddir/examples
 shots=$top_builddir/testsuite/artefacts/alloc
 mkdir -p "$shots"
 cd "$test_tmp" || exit 1
-node "$top_srcdir/testsuite/scripts/html-browser.js" --probe >probe.out 2>&1 ||
-    setup_fail "chromium ($chromium) does not start: $(grep -v '^ *at ' probe.out | head -n 1)"
+need_browser
 
 # ---- 1. strata-html's report of an eventlog ------------------------------------
 expect_status 0 "$ex/leak" 12 100000 +RTS --alloc-sample=16k -l -olleak.eventlog -RTS

@@ -16,20 +16,12 @@ set -u
 
 html=$top_builddir/utils/strata-html/strata-html
 [ -x "$html" ] || skip node "strata-html was not built (node and npm were missing at configure time)"
-chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip chromium "chromium ($chromium) is not installed (apt-get install chromium; scripts/test.sh installs it)"
-export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
-[ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
-    skip puppeteer-core "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
 driver=$top_srcdir/testsuite/scripts/html-browser.js
 ex=$top_builddir/examples
 shots=$top_builddir/testsuite/artefacts/html
 mkdir -p "$shots"
 cd "$test_tmp" || exit 1
-# A browser that cannot start would fail every check below, one time-out
-# each: say so once and stop.
-node "$driver" --probe >probe.out 2>&1 ||
-    setup_fail "chromium ($chromium) does not start: $(grep -v '^ *at ' probe.out | head -n 1)"
+need_browser
 
 # expectations NAME REPORT-JSON [EXTRA-JSON]: writes NAME.expect.json from
 # the report's data: the views, per input the chart bands (OTHER last) and

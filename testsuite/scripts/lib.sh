@@ -77,6 +77,21 @@ setup_fail() {
     exit 1
 }
 
+# need_browser: skips the script unless chromium and puppeteer-core are
+# there (it sets $chromium and exports STRATA_NODE_MODULES), then fails once,
+# at setup, if the browser cannot start: every check would otherwise time
+# out on its own. Run it in $test_tmp (it writes probe.out there).
+need_browser() {
+    chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
+    [ -x "$chromium" ] ||
+        skip chromium "chromium ($chromium) is not installed (apt-get install chromium; scripts/test.sh installs it)"
+    export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
+    [ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
+        skip puppeteer-core "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
+    node "$top_srcdir/testsuite/scripts/html-browser.js" --probe >probe.out 2>&1 ||
+        setup_fail "chromium ($chromium) does not start: $(grep -v '^ *at ' probe.out | head -n 1)"
+}
+
 # True if STRATA_REQUIRE asks for the dependency $1.
 required() {
     case ",${STRATA_REQUIRE:-}," in
