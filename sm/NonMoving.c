@@ -99,6 +99,7 @@
 #include "Messages.h"
 #include "MutList.h"
 #include "NonMovingPrivate.h"
+#include "Nursery.h"
 #include "UpdRemSet.h"
 #include "Weak.h"
 #include "os/Clock.h"
@@ -387,9 +388,22 @@ static void finish_cycle_stw(void)
     nonmoving_finish_sweep();
 }
 
+/* Twice the blocks the program can take between two collections: its
+ * nurseries, and the large and pinned allocation that asks for a
+ * collection (Note [Freeing the sweep's groups a budget at a time] in
+ * NonMovingSweep.c). */
+#define SETTLE_BLOCKS_PER_BLOCK_TAKEN 2
+
+StgWord nonmoving_settle_budget_blocks(void)
+{
+    StgWord taken = storage_nursery_blocks() + storage_config.nursery_bytes / BLOCK_SIZE;
+    return SETTLE_BLOCKS_PER_BLOCK_TAKEN * taken;
+}
+
 bool nonmoving_gc_begin(bool exact)
 {
-    nonmoving_settle_swept();   /* before this collection allocates */
+    /* Before this collection allocates; an exact one frees all. */
+    nonmoving_settle_swept(exact ? ~(StgWord)0 : nonmoving_settle_budget_blocks());
     if (nonmoving_sync_wanted())
         sync_stw(NULL);   /* the world is stopped already */
     if (exact || nonmoving_thread_stopped())

@@ -138,6 +138,20 @@ typedef struct {
 } NonMovingStats;
 const NonMovingStats *nonmoving_stats(void);
 
+/* The groups a sweep beside the program freed that the collections have
+ * not yet given back to the block allocator, a budget per collection
+ * (Note [Freeing the sweep's groups a budget at a time] in
+ * NonMovingSweep.c): their blocks, the budget, and what the collections
+ * gave back (for tests and the sanity checker's block inventory). */
+StgWord nonmoving_unfreed_blocks(void);
+StgWord nonmoving_settle_budget_blocks(void);
+typedef struct {
+    StgWord blocks;              /* given back since start-up */
+    StgWord max_blocks;          /* the most one collection gave back */
+} NonMovingSettled;
+const NonMovingSettled *nonmoving_settled(void);
+void nonmoving_for_each_unfreed_group(void (*fn)(BlockDesc *bd, void *ctx), void *ctx);
+
 /* The budget of the generation after a cycle: its live words. */
 StgWord nonmoving_live_words(void);
 

@@ -82,10 +82,12 @@ bool nonmoving_sweep_pending_group(const BlockDesc *bd);
  * set: beside the program); true when done.  Adds what it freed to *out. */
 bool nonmoving_sweep_until(NonMovingSwept *out, bool (*stop)(void *), void *arg);
 
-/* Rewrites the era runs and frees the groups a sweep beside the program
- * left (Note [The sweep beside the program] in NonMovingSweep.c), the
- * world stopped; forgets them (nonmoving_exit). */
-void nonmoving_settle_swept(void);
+/* Rewrites the era runs a sweep beside the program left, and frees the
+ * groups it left until budget_blocks blocks are freed or none is left
+ * (Note [The sweep beside the program], Note [Freeing the sweep's groups
+ * a budget at a time] in NonMovingSweep.c), the world stopped;
+ * nonmoving_sweep_exit forgets them. */
+void nonmoving_settle_swept(StgWord budget_blocks);
 void nonmoving_sweep_exit(void);
 
 #endif /* STRATA_NONMOVINGPRIVATE_H */

@@ -36,13 +36,37 @@
  *     its descriptor without a lock.  The freed segments and large and
  *     pinned groups are listed instead; what they held comes off the
  *     generation's counts as before.
- * The next collection, the world stopped, rewrites the listed runs and
- * frees the listed groups first, before it allocates anything
- * (nonmoving_settle_swept).  ThreadSanitizer found both, in par-gc.sh's
- * programs under GHCRTS='--nonmoving-gc -N2 -qn2'. */
+ * The next collection, the world stopped, rewrites the listed runs
+ * first, before it allocates anything, and frees listed groups up to its
+ * budget (nonmoving_settle_swept, Note [Freeing the sweep's groups a
+ * budget at a time]).  ThreadSanitizer found both, in par-gc.sh's
+ * programs under GHCRTS='--nonmoving-gc -N2 -qn2'.
+ *
+ * Note [Freeing the sweep's groups a budget at a time]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A sweep beside the program lists every group it frees: all the dead
+ * large and pinned objects of the cycle, and the segments it emptied.
+ * Their number grows with the old generation -- msgbuf's 200 MB window
+ * of pinned 1 KiB messages leaves 30,000-70,000 dead pinned blocks per
+ * cycle -- so the collection that freed them all in its pause took 1-4
+ * ms of CPU, the longest of its pauses, and more at 1 GB.  So each
+ * collection frees a budget of them (the first that reaches or passes
+ * it ends the turn), and the rest wait for the next ones.  The budget is
+ * twice the blocks the program can take between two collections (its
+ * nurseries, and the large and pinned allocation that asks for a
+ * collection: policy_large_alloc_wants_gc), so the list shrinks faster
+ * than the heap grows, and a cycle's groups are back well before the
+ * next cycle's sweep: the pause costs what the nursery costs.  A
+ * collection that must be exact (nonmoving_gc_begin's exact) frees
+ * them all.  Until then the listed groups are garbage that belongs to no
+ * list or generation: the sanity checker counts them in the block
+ * inventory (nonmoving_for_each_unfreed_group), and storage_heap_blocks
+ * leaves them out, as it leaves out free blocks. */
 static Segment **eras_to_compact;   /* changed by the sweep, or the world stopped */
 static size_t n_eras_to_compact, cap_eras_to_compact;
 static BlockDesc *groups_to_free;   /* the same; linked by ->link */
+static StgWord blocks_to_free;      /* their blocks */
+static NonMovingSettled settled;    /* changed with the world stopped */
 
 /* Gives bd back to the block allocator, or beside the program lists it. */
 static void free_group(BlockDesc *bd, bool concurrent)
@@ -50,6 +74,7 @@ static void free_group(BlockDesc *bd, bool concurrent)
     if (concurrent) {
         bd->link = groups_to_free;
         groups_to_free = bd;
+        blocks_to_free += bd->blocks;
         return;
     }
     sm_lock();
@@ -57,18 +82,44 @@ static void free_group(BlockDesc *bd, bool concurrent)
     sm_unlock();
 }
 
-void nonmoving_settle_swept(void)
+void nonmoving_settle_swept(StgWord budget_blocks)
 {
     for (size_t i = 0; i < n_eras_to_compact; i++)
         if (!segment_compact_eras(eras_to_compact[i]))
             rts_panic("out of C heap compacting a segment's era runs (segment=%p)",
                       (void *)eras_to_compact[i]);
     n_eras_to_compact = 0;
-    for (BlockDesc *bd = groups_to_free, *next; bd != NULL; bd = next) {
-        next = bd->link;
-        free_group(bd, false);
+    StgWord freed = 0;
+    if (groups_to_free != NULL) {
+        sm_lock();
+        while (groups_to_free != NULL && freed < budget_blocks) {
+            BlockDesc *bd = groups_to_free;
+            groups_to_free = bd->link;
+            freed += bd->blocks;
+            block_free_group(bd);
+        }
+        sm_unlock();
     }
-    groups_to_free = NULL;
+    blocks_to_free -= freed;
+    settled.blocks += freed;
+    if (freed > settled.max_blocks)
+        settled.max_blocks = freed;
+}
+
+StgWord nonmoving_unfreed_blocks(void)
+{
+    return blocks_to_free;
+}
+
+const NonMovingSettled *nonmoving_settled(void)
+{
+    return &settled;
+}
+
+void nonmoving_for_each_unfreed_group(void (*fn)(BlockDesc *bd, void *ctx), void *ctx)
+{
+    for (BlockDesc *bd = groups_to_free; bd != NULL; bd = bd->link)
+        fn(bd, ctx);
 }
 
 void nonmoving_sweep_exit(void)
@@ -77,6 +128,8 @@ void nonmoving_sweep_exit(void)
     eras_to_compact = NULL;
     n_eras_to_compact = cap_eras_to_compact = 0;
     groups_to_free = NULL;   /* their blocks go back with the reservation */
+    blocks_to_free = 0;
+    memset(&settled, 0, sizeof settled);
 }
 
 /* The next large or pinned group to sweep, on the generation's list: the

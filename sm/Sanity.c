@@ -29,6 +29,7 @@
 #include "MBlock.h"
 #include "Messages.h"
 #include "MutList.h"
+#include "NonMoving.h"
 #include "Era.h"
 #include "Heap.h"
 #include "SanityPrivate.h"
@@ -189,6 +190,20 @@ static void unmark_heap_block(BlockDesc *bd, HeapBlockKind kind, Generation *gen
 {
     (void)kind;
     (void)gen;
+    (void)ctx;
+    bd->flags &= (uint16_t)~BF_KNOWN;
+}
+
+/* The groups a sweep beside the program freed and no collection has yet
+ * given back (Note [Freeing the sweep's groups a budget at a time] in
+ * NonMovingSweep.c): on no heap list, still allocated. */
+static void mark_unfreed_group(BlockDesc *bd, void *ctx)
+{
+    *(StgWord *)ctx += mark_block(bd, NULL, 0, "non-moving sweep's unfreed");
+}
+
+static void unmark_group(BlockDesc *bd, void *ctx)
+{
     (void)ctx;
     bd->flags &= (uint16_t)~BF_KNOWN;
 }
@@ -553,6 +568,8 @@ void sanity_check_heap(const char *when)
         blocks += mark_list(storage_gens[i].mut_list, NULL, "mutable");
         check_large_links(&storage_gens[i]);
     }
+    if (storage_config.nonmoving)
+        nonmoving_for_each_unfreed_group(mark_unfreed_group, &blocks);
     if (blocks != block_n_allocated())
         fail("block inventory does not balance: %lu blocks on heap lists, %lu allocated",
              (unsigned long)blocks, (unsigned long)block_n_allocated());
@@ -573,6 +590,8 @@ void sanity_check_heap(const char *when)
 
     /* Clean up the marks. */
     heap_for_each_block(unmark_heap_block, NULL);
+    if (storage_config.nonmoving)
+        nonmoving_for_each_unfreed_group(unmark_group, NULL);
     for (unsigned i = 0; i < storage_n_gens; i++)
         unmark_list(storage_gens[i].mut_list);
 }

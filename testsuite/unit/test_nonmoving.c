@@ -8,12 +8,17 @@
  * a cycle die with them; the snapshot barrier keeps what the program
  * moves while a held mark has traced nothing (overwritten values, a
  * thunk's free variables, an AP's arguments, what a weak pointer gives);
- * a cycle marks beside a program that moves objects about while it runs.
+ * a cycle marks beside a program that moves objects about while it runs;
+ * the groups a sweep beside the program freed go back a budget per
+ * collection.
  * Every test runs under -DS: the sanity checker checks the segments
  * (header, marks, zeroed free slots, era runs) before and after each
  * collection.
  */
 #include "harness.h"
+
+#include <time.h>
+
 #include "lists.h"
 
 #include "Capability.h"
@@ -591,6 +596,59 @@ static void test_nonmoving_census_during_a_sweep_counts_what_lives(void **state)
     hs_exit();
 }
 
+/* A sweep beside the program that frees more groups than one collection's
+ * budget: a thousand dead large byte arrays (2,000 blocks), swept while
+ * the program waits without allocating, so that no collection frees any
+ * before the sweep has listed them all.  Each minor collection then gives
+ * back at most its budget (and the one group that passes it), the list
+ * shrinks at every one, and its blocks are all back before long.  Before
+ * the budget, the first collection freed all 2,000 blocks in its pause
+ * (Note [Freeing the sweep's groups a budget at a time] in
+ * NonMovingSweep.c); -DS counts the listed groups in the block inventory
+ * before and after each collection. */
+static void test_nonmoving_sweep_gives_groups_back_a_budget_per_collection(void **state)
+{
+    (void)state;
+    enum { N = 1000, BYTES = BLOCK_SIZE + 8 };   /* a large group of 2 blocks each */
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = strata_alloc_mut_array(N);
+    for (StgWord i = 0; i < N; i++) {
+        StgClosure *b = strata_alloc_bytes(BYTES);
+        strata_mut_array_write(r[0], i, b);
+    }
+    strata_perform_gc(1);
+    assert_true(Bdescr(strata_mut_array_read(r[0], 0))->flags & BF_NONMOVING);
+    assert_int_equal(Bdescr(strata_mut_array_read(r[0], 0))->blocks, 2);
+    r[0] = NULL;
+    nonmoving_hold(NONMOVING_SWEEPING);
+    start_cycle(&r[1]);
+    run_until_phase(NONMOVING_SWEEPING);
+    StgWord before = nonmoving_unfreed_blocks();
+    nonmoving_hold(NONMOVING_IDLE);
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_SWEEPING; i++) {
+        assert_true(i < 60000);   /* a minute */
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    StgWord listed = nonmoving_unfreed_blocks() - before;
+    StgWord budget = nonmoving_settle_budget_blocks();
+    assert_true(listed >= 2 * N);
+    assert_true(listed > 4 * budget);   /* -A64k: 16 nursery blocks, budget 64 */
+    StgWord given = nonmoving_settled()->blocks;
+    for (long i = 0; nonmoving_unfreed_blocks() > 0; i++) {
+        assert_true(i < 1000);
+        StgWord left = nonmoving_unfreed_blocks(), had = nonmoving_settled()->blocks;
+        strata_perform_gc(0);
+        /* At most the budget, and what the group that passes it holds. */
+        assert_true(nonmoving_settled()->blocks - had < budget + SEGMENT_BLOCKS);
+        assert_true(nonmoving_unfreed_blocks() < left);
+    }
+    assert_true(nonmoving_settled()->blocks - given >= listed);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 /* A cheap generator, so that the moves differ from slot to slot. */
 static StgWord next_random(StgWord *s)
 {
@@ -666,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_barrier_logs_what_a_weak_gives),
         cmocka_unit_test(test_nonmoving_sanity_catches_a_write_that_skips_the_barrier),
         cmocka_unit_test(test_nonmoving_census_during_a_sweep_counts_what_lives),
+        cmocka_unit_test(test_nonmoving_sweep_gives_groups_back_a_budget_per_collection),
         cmocka_unit_test(test_nonmoving_concurrent_mark_keeps_what_the_program_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
