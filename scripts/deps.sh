@@ -159,7 +159,7 @@ strata_build() {
     strata_autoreconf
     strata_configure "$dir" "$@"
     say "building ($dir/)"
-    if ! make -s -C "$dir" -j"$STRATA_MAKE_JOBS"; then
+    if ! make -s -C "$dir" ${STRATA_MAKE_JOBS:+-j"$STRATA_MAKE_JOBS"}; then
         printf '%s: the build in %s/ failed (errors above)\n' "${0##*/}" "$dir" >&2
         return 1
     fi

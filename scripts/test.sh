@@ -5,8 +5,11 @@
 # (build-debug2/: the debug fill, which ASan's poisoning replaces in
 # build-san/), these two without RELEASE_ONLY_TESTS, each built
 # incrementally, and the threaded tests in a
-# ThreadSanitizer build (build-tsan/).  Ends with one line,
+# ThreadSanitizer build (build-tsan/).  The four builds run side by side,
+# sharing STRATA_TEST_JOBS (3) jobs at a time (run_lanes); each build's
+# output is printed whole when it ends.  Ends with one line,
 # "N passed, N failed", totalled over every build, for CI to read.
+# docs/HACKING.md says what runs in which build.
 #
 # STRATA_TEST_QUICK=1 skips the sanitizer and debug builds (for local
 # iteration).  STRATA_REQUIRE=all (set by .ci/run) makes every test that
@@ -64,6 +67,15 @@ RELEASE_ONLY_TESTS+=" testsuite/scripts/include-circles.sh testsuite/scripts/ben
 SLOW_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/live-page.sh"
 SLOW_TESTS+=" testsuite/scripts/programs.sh testsuite/scripts/threads.sh"
 SLOW_TESTS+=" testsuite/scripts/doc-examples.sh testsuite/scripts/msgbuf.sh"
+
+# Each build is a lane (lane_NAME below): its build, then its tests and
+# reruns.  The lanes run side by side (run_lanes), the longest first.
+LANES=(tsan san release debug2)
+# How many compilers or tests run at once, over all lanes: one more than
+# the two cores, because the tests spend much of their time waiting (for
+# a socket, a browser, a program's exit): two at a time left the cores
+# idle for about 40% of the release build's tests.
+STRATA_TEST_JOBS=${STRATA_TEST_JOBS:-3}
 
 LOG_TAIL_LINES=150
 
@@ -152,7 +164,7 @@ check_build() {
     rm -f "$dir/test-suite.log"
     local tests
     tests=$(tests_in_order "$dir")
-    if make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check TESTS="$tests"; then
+    if make -s -C "$dir" check TESTS="$tests"; then
         count_results "$dir"
         say_skipped "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
@@ -172,7 +184,7 @@ check_rerun() {
     local dir=$1 rts=$2 tests=$3 start=$SECONDS
     say "testing the collector with GHCRTS='$rts' ($dir/)"
     rm -f "$dir/test-suite.log"
-    if GHCRTS=$rts make -s -C "$dir" -j"$STRATA_MAKE_JOBS" check TESTS="$tests"; then
+    if GHCRTS=$rts make -s -C "$dir" check TESTS="$tests"; then
         count_results "$dir"
     elif [ -f "$dir/test-suite.log" ]; then
         count_results "$dir"
@@ -209,28 +221,86 @@ check_every_test_ran() {
             END { for (t in skipped) if (!(t in ran)) print t }' | sort)
 }
 
+# The builds' lanes: each configures and builds its tree, then runs its
+# tests and reruns there, in order (a rerun reuses the tree's logs).
+lane_release() {
+    check_build build "${STRATA_RELEASE_CONFIG[@]}"
+    [ -d build ] && check_rerun build "$PAR_GC_RTS" "$PAR_GC_TESTS"
+    [ -d build ] && check_rerun build "$NONMOVING_RTS" "$NONMOVING_TESTS"
+}
+lane_san() {
+    CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-san "${SAN_CONFIG[@]}"
+    [ -d build-san ] && check_rerun build-san "$NONMOVING_RTS" "$NONMOVING_TESTS"
+}
+lane_debug2() {
+    CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-debug2 "${DEBUG2_CONFIG[@]}"
+}
+lane_tsan() {
+    CHECK_TESTS=$TSAN_TESTS check_build build-tsan "${TSAN_CONFIG[@]}"
+    [ -d build-tsan ] && check_rerun build-tsan "$PAR_GC_RTS" "$PAR_GC_UNIT_TESTS"
+}
+
+# scripts/test.sh --lane NAME DIR (run by run_lanes' makefile): lane NAME,
+# its counts written to DIR/NAME.counts.
+run_one_lane() {
+    local name=$1 dir=$2
+    "lane_$name"
+    echo "$total_passed $total_failed" >"$dir/$name.counts"
+}
+
+# Runs the lanes "$@" side by side under one make jobserver of
+# STRATA_TEST_JOBS slots: a lane's makes (run without -j) take their jobs
+# (a compiler, a test) from it, so that at most that many run at any time
+# in all, and a slot one lane leaves (its configure, the last test of its
+# tree) goes to another lane's build or tests.  As many lanes as slots
+# start at once, the others as those end (the order of "$@": the longest
+# first); the last one alone gets every slot.  Each lane's output is
+# printed whole when it ends, and its counts are added to the totals.  A
+# lane that leaves no counts (it died) counts as one failure.
+run_lanes() {
+    local dir lane passed failed
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-lanes.XXXXXX")
+    {
+        printf 'all: %s\n' "$*"
+        printf '%s:\n' "$*"
+        # The + gives the recipe make's jobserver, which the lane's own
+        # makes (run without -j) share.
+        printf '\t+@%q %q --lane $@ %q >%q/$@.out 2>&1; cat %q/$@.out\n' \
+            "$BASH" "$STRATA_ROOT/scripts/test.sh" "$dir" "$dir" "$dir"
+    } >"$dir/lanes.mk"
+    say "running the lanes $* side by side ($STRATA_TEST_JOBS jobs at a time in all)"
+    make -s -j"$STRATA_TEST_JOBS" -f "$dir/lanes.mk" || true
+    for lane in "$@"; do
+        if [ -f "$dir/$lane.counts" ] && read -r passed failed <"$dir/$lane.counts"; then
+            total_passed=$((total_passed + passed))
+            total_failed=$((total_failed + failed))
+        else
+            echo "(the $lane lane did not finish; counting that as one failed test)"
+            total_failed=$((total_failed + 1))
+        fi
+    done
+    rm -rf "$dir"
+}
+
 main() {
+    if [ "${1:-}" = --lane ]; then
+        STRATA_MAKE_JOBS=   # strata_build's make: the lanes' jobserver decides
+        run_one_lane "$2" "$3"
+        return
+    fi
     deps_ensure_required
     deps_ensure_html
     deps_ensure_live
-    # Once for both builds, so that a broken configure.ac fails only once.
+    # Once for all builds, so that a broken configure.ac fails only once.
     if ! (strata_autoreconf); then
         echo "(counting the failed autoreconf as one failed test)"
         total_failed=1
+    elif [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
+        run_lanes release
+        say "skipped the sanitizer and debug builds (STRATA_TEST_QUICK=1)"
     else
-        check_build build "${STRATA_RELEASE_CONFIG[@]}"
-        [ -d build ] && check_rerun build "$PAR_GC_RTS" "$PAR_GC_TESTS"
-        [ -d build ] && check_rerun build "$NONMOVING_RTS" "$NONMOVING_TESTS"
-        if [ "${STRATA_TEST_QUICK:-0}" = 1 ]; then
-            say "skipping the sanitizer and debug builds (STRATA_TEST_QUICK=1)"
-        else
-            CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-san "${SAN_CONFIG[@]}"
-            [ -d build-san ] && check_rerun build-san "$NONMOVING_RTS" "$NONMOVING_TESTS"
-            CHECK_EXCLUDE=$RELEASE_ONLY_TESTS check_build build-debug2 "${DEBUG2_CONFIG[@]}"
-            CHECK_TESTS=$TSAN_TESTS check_build build-tsan "${TSAN_CONFIG[@]}"
-            [ -d build-tsan ] && check_rerun build-tsan "$PAR_GC_RTS" "$PAR_GC_UNIT_TESTS"
-            check_every_test_ran build build-san build-debug2
-        fi
+        run_lanes "${LANES[@]}"
+        check_every_test_ran build build-san build-debug2
     fi
     printf '%d passed, %d failed\n' "$total_passed" "$total_failed"
     [ "$total_failed" -eq 0 ]
