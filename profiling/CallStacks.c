@@ -44,6 +44,26 @@
  * is posted to the eventlog before the sample that names it, under the
  * same lock. */
 
+/* Note [Naming from the caller]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The innermost addresses of every sample's stack are the sampler's own
+ * (the unwinder, call_stack_here, the hook, the slow path).  Naming them
+ * only to cut them off read the DWARF of five of the runtime's units --
+ * all their functions and line tables, and libdwarf's walk over every
+ * unit header before the furthest of them -- about 25M instructions once
+ * a run, more than the user's own frames cost.  So the slow path passes
+ * its return address (AllocSampleInfo.caller), and naming starts at its
+ * first occurrence in the list: the addresses inside it are kept in the
+ * list's key but never named.  From there frames are named and cut by
+ * their files as before (a runtime entry point that called the slow path,
+ * such as strata_alloc_mut_array; the inline allocators of strata/Alloc.h
+ * inlined into the caller).  A list without the caller (an unwinder that
+ * stopped early) is named whole.  Naming also stops after the frame of
+ * `main`: below it lies only the C library's start-up
+ * (__libc_start_call_main, __libc_start_main_impl, _start), which gdb's
+ * backtrace leaves out too and which cost a read of the C library's
+ * symbols.  A thread's stack, which has no `main`, is named to its end. */
+
 /* One address list seen: its addresses (in `addresses`) and its stack. */
 typedef struct {
     uint32_t first, n;            /* addresses[first .. first + n) */
@@ -60,14 +80,20 @@ static WordMap frames_of_pc;      /* return address -> (first << 8 | n) into pc_
 static uint32_t *pc_frame_ids;
 static size_t n_pc_frame_ids, cap_pc_frame_ids;
 static StrIndex frames;           /* key: function NUL file NUL line (4 bytes) */
-static bool *frame_is_allocator;  /* [frames.n] */
-static size_t cap_frame_is_allocator;
+static uint8_t *frame_kind;       /* [frames.n]: FRAME_* bits */
+static size_t cap_frame_kind;
+static bool name_from_caller = true;   /* Note [Naming from the caller] */
 static StrIndex stacks;           /* key: the frame numbers, innermost first */
 static CallStackStats stats;
 
 /* Frames one address may stand for (inlined calls), and of a stack. */
 #define FRAMES_PER_PC 16
 #define STACK_MAX_FRAMES 128
+
+/* What a frame is, for the cuts of Note [Three tables of stacks] and
+ * Note [Naming from the caller]. */
+#define FRAME_ALLOCATOR 1u        /* the runtime's allocation code */
+#define FRAME_MAIN 2u             /* the program's main: the outermost named */
 
 /* Whether a frame is the runtime's allocation code (Note [Three tables
  * of stacks]): files as provenance shows them, relative to the runtime's
@@ -101,9 +127,10 @@ static uint32_t intern_frame(const CodeFrame *f)
         return (uint32_t)id;
     id = str_index_add(&frames, key, len);
     if (id == STR_INDEX_NONE ||
-        GROW_ARRAY_RESERVE_MIN(frame_is_allocator, cap_frame_is_allocator, id + 1, 256) != 0)
+        GROW_ARRAY_RESERVE_MIN(frame_kind, cap_frame_kind, id + 1, 256) != 0)
         rts_panic("alloc-sample: out of C heap (%zu frames)", frames.n);
-    frame_is_allocator[id] = is_allocator_frame(f);
+    frame_kind[id] = (uint8_t)((is_allocator_frame(f) ? FRAME_ALLOCATOR : 0) |
+                               (strcmp(f->function, "main") == 0 ? FRAME_MAIN : 0));
     const char *copy = frames.strs[id].ptr;
     eventlog_post_alloc_frame((uint32_t)id, copy, copy + fn + 1, f->line);
     return (uint32_t)id;
@@ -135,17 +162,30 @@ static const uint32_t *frames_at(void *pc, size_t *n)
     return &pc_frame_ids[*slot >> 8];
 }
 
+/* Where naming starts: the caller's first place in the list (Note
+ * [Naming from the caller]), or the top. */
+static size_t first_named(void *const *pcs, size_t n_pcs, const void *caller)
+{
+    if (caller != NULL && name_from_caller)
+        for (size_t i = 0; i < n_pcs; i++)
+            if (pcs[i] == caller)
+                return i;
+    return 0;
+}
+
 /* Names a new list of return addresses and interns its stack. */
-static uint32_t name_stack(void *const *pcs, size_t n_pcs)
+static uint32_t name_stack(void *const *pcs, size_t n_pcs, const void *caller)
 {
     uint32_t ids[STACK_MAX_FRAMES];
     size_t n = 0;
-    bool top = true;
-    for (size_t i = 0; i < n_pcs && n < STACK_MAX_FRAMES; i++) {
+    bool top = true, past_main = false;
+    for (size_t i = first_named(pcs, n_pcs, caller);
+         i < n_pcs && n < STACK_MAX_FRAMES && !past_main; i++) {
         size_t k;
         const uint32_t *fr = frames_at(pcs[i], &k);
         for (size_t j = 0; j < k && n < STACK_MAX_FRAMES; j++) {
-            if (top && frame_is_allocator[fr[j]])
+            past_main = past_main || (frame_kind[fr[j]] & FRAME_MAIN) != 0;
+            if (top && (frame_kind[fr[j]] & FRAME_ALLOCATOR) != 0)
                 continue;
             top = false;
             ids[n++] = fr[j];
@@ -178,7 +218,7 @@ static uint64_t hash_pcs(void *const *pcs, size_t n)
 
 /* The stack of a list of return addresses, named if it is new.  Lists
  * whose hashes collide take the next key (hash + 1, + 2, ...). */
-static uint32_t intern_pcs_locked(void *const *pcs, size_t n)
+static uint32_t intern_pcs_locked(void *const *pcs, size_t n, const void *caller)
 {
     for (uint64_t key = hash_pcs(pcs, n);; key++) {
         bool found;
@@ -198,21 +238,26 @@ static uint32_t intern_pcs_locked(void *const *pcs, size_t n)
         *l = (PcList){.first = (uint32_t)n_addresses, .n = (uint32_t)n};
         memcpy(&addresses[n_addresses], pcs, n * sizeof *pcs);
         n_addresses += n;
-        l->stack = name_stack(pcs, n);
+        l->stack = name_stack(pcs, n, caller);
         stats.naming_ns += clock_elapsed_ns() - t0;
         return l->stack;
     }
 }
 
-uint32_t call_stack_here(void)
+uint32_t call_stack_here(const void *caller)
 {
     void *pcs[CALL_STACK_MAX_PCS];
     size_t n = os_call_stack(pcs, CALL_STACK_MAX_PCS);
     os_mutex_lock(&stacks_lock);
     stats.unwinds++;
-    uint32_t id = intern_pcs_locked(pcs, n);
+    uint32_t id = intern_pcs_locked(pcs, n, caller);
     os_mutex_unlock(&stacks_lock);
     return id;
+}
+
+void call_stacks_name_from_caller(bool on)
+{
+    name_from_caller = on;
 }
 
 bool call_stack_frames(uint32_t stack, const uint32_t **frame_ids, size_t *n_frames)
@@ -254,7 +299,7 @@ void call_stacks_stats(CallStackStats *out)
     out->bytes_held = index_bytes(&stacks) + index_bytes(&frames) +
                       word_map_bytes(&pc_list_of) + word_map_bytes(&frames_of_pc) +
                       cap_pc_lists * sizeof *pc_lists + cap_addresses * sizeof *addresses +
-                      cap_pc_frame_ids * sizeof *pc_frame_ids + cap_frame_is_allocator;
+                      cap_pc_frame_ids * sizeof *pc_frame_ids + cap_frame_kind;
     os_mutex_unlock(&stacks_lock);
 }
 
@@ -265,13 +310,13 @@ void call_stacks_exit(void)
     free(pc_lists);
     free(addresses);
     free(pc_frame_ids);
-    free(frame_is_allocator);
+    free(frame_kind);
     pc_lists = NULL;
     addresses = NULL;
     pc_frame_ids = NULL;
-    frame_is_allocator = NULL;
+    frame_kind = NULL;
     n_pc_lists = cap_pc_lists = n_addresses = cap_addresses = 0;
-    n_pc_frame_ids = cap_pc_frame_ids = cap_frame_is_allocator = 0;
+    n_pc_frame_ids = cap_pc_frame_ids = cap_frame_kind = 0;
     str_index_free(&frames);
     str_index_free(&stacks);
     memset(&stats, 0, sizeof stats);

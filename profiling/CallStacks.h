@@ -20,9 +20,17 @@
 #define CALL_STACK_MAX_PCS 32
 
 /* The stack of whoever called the allocation slow path on this thread,
- * interned: its number.  Stacks are numbered from 0 in the order first
- * seen; a stack the unwinder could not take is the empty stack. */
-uint32_t call_stack_here(void);
+ * interned: its number.  caller, if not NULL, is the slow path's return
+ * address: the frames inside it (the sampler's own) are not named (Note
+ * [Naming from the caller] in CallStacks.c).  Stacks are numbered from 0
+ * in the order first seen; a stack the unwinder could not take is the
+ * empty stack. */
+uint32_t call_stack_here(const void *caller);
+
+/* For tests: false names every frame, the sampler's own too, and cuts
+ * them by their files alone (as before callers were passed); true (the
+ * default) starts at the caller. */
+void call_stacks_name_from_caller(bool on);
 
 /* The frames of stack: *n_frames frame numbers, innermost first, into
  * the table (valid until the next stack is interned: call with the world

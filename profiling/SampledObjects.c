@@ -55,7 +55,7 @@ static bool on;
 /* The allocation slow path's hook: on the allocating thread. */
 static void on_sample(const AllocSampleInfo *s)
 {
-    uint32_t stack = call_stack_here();
+    uint32_t stack = call_stack_here(s->caller);
     os_mutex_lock(&table_lock);
     if (GROW_ARRAY_RESERVE_MIN(entries, cap_entries, n_entries + 1, 256) != 0)
         rts_panic("alloc-sample: out of C heap (%zu sampled objects)", n_entries);

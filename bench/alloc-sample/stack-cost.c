@@ -55,7 +55,7 @@ static size_t intern_once(void)
 {
     const uint32_t *frames;
     size_t n = 0;
-    (void)call_stack_frames(call_stack_here(), &frames, &n);
+    (void)call_stack_frames(call_stack_here(NULL), &frames, &n);
     return n;   /* frames kept, the runtime's own cut off */
 }
 

@@ -105,7 +105,8 @@ StgWord storage_alloc_sample_rate(void)
     return rate_bytes;
 }
 
-static void take(Capability *cap, StgPtr p, StgWord n_words, uint64_t era, AllocSampleKind kind)
+static void take(Capability *cap, StgPtr p, StgWord n_words, uint64_t era, AllocSampleKind kind,
+                 const void *caller)
 {
     AllocSampleInfo s = {
         .obj = p,
@@ -113,6 +114,7 @@ static void take(Capability *cap, StgPtr p, StgWord n_words, uint64_t era, Alloc
         .era = era,
         .cap = cap->no,
         .kind = kind,
+        .caller = caller,
     };
     if (sample_hook != NULL)
         sample_hook(&s);
@@ -127,18 +129,18 @@ static void limit_follows_point(Capability *cap)
         (void)storage_era_catch_up(cap);
 }
 
-void alloc_sample_nursery(Capability *cap, StgPtr p, StgWord n_words)
+void alloc_sample_nursery(Capability *cap, StgPtr p, StgWord n_words, const void *caller)
 {
     StgWord pos = stream_words_at(cap, p);
     if (STRATA_LIKELY(cap->sample_at_words >= pos + n_words))
         return;
-    take(cap, p, n_words, block_last_era(cap->nursery.current), ALLOC_SAMPLE_NURSERY);
+    take(cap, p, n_words, block_last_era(cap->nursery.current), ALLOC_SAMPLE_NURSERY, caller);
     cap->sample_at_words = pos + n_words + alloc_sample_gap_words(&cap->sample_rng, rate_bytes);
     limit_follows_point(cap);
 }
 
 void alloc_sample_outside(Capability *cap, StgPtr p, StgWord n_words, uint64_t era,
-                          AllocSampleKind kind)
+                          AllocSampleKind kind, const void *caller)
 {
     if (STRATA_LIKELY(cap->sample_at_words == STGWORD_MAX))
         return;
@@ -146,7 +148,7 @@ void alloc_sample_outside(Capability *cap, StgPtr p, StgWord n_words, uint64_t e
     if (cap->sample_at_words >= pos + n_words) {
         cap->sample_at_words -= n_words;
     } else {
-        take(cap, p, n_words, era, kind);
+        take(cap, p, n_words, era, kind, caller);
         cap->sample_at_words = pos + alloc_sample_gap_words(&cap->sample_rng, rate_bytes);
     }
     limit_follows_point(cap);

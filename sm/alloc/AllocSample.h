@@ -34,6 +34,9 @@ typedef struct {
     uint64_t era;                /* the era it was allocated in */
     uint32_t cap;                /* the capability that allocated it */
     AllocSampleKind kind;
+    const void *caller;          /* the return address into the code that
+                                    called the allocation slow path (its
+                                    stack starts there), or NULL */
 } AllocSampleInfo;
 
 /* Called on the allocating thread, holding its capability, inside the
@@ -57,15 +60,16 @@ StgWord storage_alloc_sample_rate(void);
 
 /* The slow path placed n_words at p in cap's current nursery block: if
  * the object covers cap's next sample point (or passed it), it is
- * sampled, and the next point drawn. */
-void alloc_sample_nursery(Capability *cap, StgPtr p, StgWord n_words);
+ * sampled, and the next point drawn.  caller: the slow path's return
+ * address (AllocSampleInfo.caller). */
+void alloc_sample_nursery(Capability *cap, StgPtr p, StgWord n_words, const void *caller);
 
 /* cap allocated n_words at p outside its nursery (a large object, a
  * pinned byte array) in era: the object is sampled as if it had been
  * allocated at hp, without moving the nursery's stream.  May change the
  * limit of the current nursery block (the next point moved). */
 void alloc_sample_outside(Capability *cap, StgPtr p, StgWord n_words, uint64_t era,
-                          AllocSampleKind kind);
+                          AllocSampleKind kind, const void *caller);
 
 /* A random gap of an exponential distribution with mean rate_bytes, in
  * whole words, from state (xorshift64*): exposed for the unit tests. */

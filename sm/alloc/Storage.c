@@ -160,10 +160,13 @@ void storage_request_attention(void)
 static StgPtr alloc_large_group(StgWord n_words, bool may_collect);
 _Noreturn static void no_capability(StgWord n_words);
 
-static StgPtr alloc_large(StgWord n_words)
+/* caller: the return address of the entry point that asked (the code
+ * whose stack a sample of the object starts at). */
+static StgPtr alloc_large(StgWord n_words, const void *caller)
 {
     StgPtr p = alloc_large_group(n_words, true);
-    alloc_sample_outside(capability_mine(), p, n_words, Bdescr(p)->era, ALLOC_SAMPLE_LARGE);
+    alloc_sample_outside(capability_mine(), p, n_words, Bdescr(p)->era, ALLOC_SAMPLE_LARGE,
+                         caller);
     return p;
 }
 
@@ -281,7 +284,7 @@ StgPtr strata_alloc_slow(StgWord n_words)
     if (capability_safepoint())
         restore_hp_lim(cap);
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
-        return alloc_large(n_words);
+        return alloc_large(n_words, __builtin_return_address(0));
 
     /* Here for an interrupt (the limit restored) or a sample point: the
      * object fits below the block's own limit (Note [Sampling through the
@@ -305,7 +308,7 @@ StgPtr strata_alloc_slow(StgWord n_words)
     ASSERT_INTERNAL(p + n_words <= block_alloc_limit(cap->nursery.current));
     strata_regs.hp = p + n_words;
     if (STRATA_UNLIKELY(cap->sample_at_words != STGWORD_MAX))   /* sampling */
-        alloc_sample_nursery(cap, p, n_words);
+        alloc_sample_nursery(cap, p, n_words, __builtin_return_address(0));
     return p;
 }
 
@@ -317,10 +320,10 @@ StgPtr strata_alloc_slow(StgWord n_words)
  * being filled per capability); a pinned block stays allocated while any
  * object in it is alive, which is the fragmentation strata-debug and the
  * profiler make visible. */
-static StgPtr alloc_pinned(StgWord n_words)
+static StgPtr alloc_pinned(StgWord n_words, const void *caller)
 {
     if (n_words >= STRATA_LARGE_OBJECT_WORDS)
-        return alloc_large(n_words);   /* large objects never move anyway */
+        return alloc_large(n_words, caller);   /* large objects never move anyway */
     Capability *cap = capability_mine();
     if (STRATA_UNLIKELY(cap == NULL))
         no_capability(n_words);
@@ -365,7 +368,7 @@ static StgPtr alloc_pinned(StgWord n_words)
     }
     StgPtr p = cap->pinned_block->free;
     cap->pinned_block->free += n_words;
-    alloc_sample_outside(cap, p, n_words, cap->pinned_block->era, ALLOC_SAMPLE_PINNED);
+    alloc_sample_outside(cap, p, n_words, cap->pinned_block->era, ALLOC_SAMPLE_PINNED, caller);
     return p;
 }
 
@@ -397,7 +400,9 @@ StgClosure *strata_alloc_bytes(StgWord n_bytes)
 
 StgClosure *strata_alloc_pinned_bytes(StgWord n_bytes)
 {
-    return init_arr_words(alloc_pinned(arr_words_size("a pinned byte array", n_bytes)), n_bytes);
+    return init_arr_words(alloc_pinned(arr_words_size("a pinned byte array", n_bytes),
+                                       __builtin_return_address(0)),
+                          n_bytes);
 }
 
 StgClosure *strata_alloc_mut_var(void)
