@@ -4,8 +4,9 @@
  * which unit covers an address, and a unit is read the first time one of
  * its addresses is asked for: the address ranges of its functions and of
  * the calls inlined into them (DW_AT_low_pc/high_pc, or DW_AT_ranges from
- * .debug_ranges or DWARF 5's .debug_rnglists), and its line table.  See
- * Note [Frames from nested ranges].
+ * .debug_ranges or DWARF 5's .debug_rnglists), and its line table; the
+ * inside of a function when one of its addresses is.  See Note [Frames
+ * from nested ranges] and Note [Reading a function when asked].
  */
 #include "DwarfCode.h"
 
@@ -35,6 +36,23 @@
  * function at a's line-table row, and for each range going out, the
  * enclosing function at the line its inner range was called from. */
 
+/* Note [Reading a function when asked]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A sample's stack passes through a few functions of a unit, yet reading
+ * the unit's DIEs whole (every function's parameters, variables, blocks
+ * and inlined calls) cost more than its line table.  So a unit is read
+ * shallow: its line table, and the ranges of its top-level functions
+ * only, each marked unread with its DIE's offset.  When the innermost
+ * scope found for an address lies in an unread function, that function's
+ * DIE is read (its inlined calls added, the unit's scopes sorted and
+ * linked again) and the address looked up again: a function's inside is
+ * all inside its ranges, so no other function's answer changes.  A
+ * function split in several ranges (a .cold part) has several scopes of
+ * one DIE: all are marked read together.  Without .debug_aranges the
+ * walk reads every unit at once and closes the file behind it, so then
+ * units are read whole, as they are with whole_units (set by tests, to
+ * compare the two). */
+
 typedef struct {
     DwarfUnitWalk *u;
     DwarfCode *dc;
@@ -43,6 +61,8 @@ typedef struct {
     uint64_t (*ranges)[2];      /* the ranges of the DIE being read */
     size_t n_ranges, cap_ranges;
     uint32_t next_ordinal;      /* of line rows, to keep one address's in order */
+    bool shallow;               /* top-level functions' ranges only */
+    uint64_t die;               /* the DIE being read (add_scopes) */
 } Walk;
 
 /* ----------------------------------------------------------------------
@@ -179,6 +199,7 @@ static void add_scopes(Walk *w, Dwarf_Die die, bool inlined)
             .call_line = call_line <= UINT32_MAX ? (uint32_t)call_line : 0,
             .name = copy,
             .call_file = file,
+            .unread = w->shallow ? w->die : 0,
         };
     }
 }
@@ -192,8 +213,16 @@ static void walk_die(Dwarf_Die die, Dwarf_Half tag, int depth, void *ctx)
         die_ranges(w, die);
         if (w->n_ranges == 0)
             return;   /* no code: nothing inside has any either */
+        Dwarf_Off off = 0;
+        Dwarf_Error err = NULL;
+        if (w->shallow && dwarf_dieoffset(die, &off, &err) != DW_DLV_OK) {
+            dwarf_unit_fail(w->u, "reading a function's offset", err);
+            return;
+        }
+        w->die = off;
         add_scopes(w, die, tag == DW_TAG_inlined_subroutine);
-        walk_children(w, die, depth + 1);
+        if (!w->shallow)
+            walk_children(w, die, depth + 1);
     } else if (tag == DW_TAG_lexical_block) {
         walk_children(w, die, depth + 1);
     }
@@ -284,12 +313,27 @@ static void link_parents(CodeUnit *cu)
     free(stack);
 }
 
-static void unit_sort(CodeUnit *cu)
+static void scopes_sort(CodeUnit *cu)
 {
     if (cu->n_scopes > 1)
         qsort(cu->scopes, cu->n_scopes, sizeof *cu->scopes, scope_order);
     link_parents(cu);
-    if (cu->n_lines > 1)
+}
+
+/* Whether the rows are in line_order already (a unit of one sequence,
+ * or of sequences in address order): then the sort is skipped. */
+static bool lines_sorted(const CodeUnit *cu)
+{
+    for (size_t i = 1; i < cu->n_lines; i++)
+        if (line_order(&cu->lines[i - 1], &cu->lines[i]) > 0)
+            return false;
+    return true;
+}
+
+static void unit_sort(CodeUnit *cu)
+{
+    scopes_sort(cu);
+    if (cu->n_lines > 1 && !lines_sorted(cu))
         qsort(cu->lines, cu->n_lines, sizeof *cu->lines, line_order);
 }
 
@@ -303,6 +347,41 @@ static void count_bytes(DwarfCode *dc)
     dc->bytes = bytes;
 }
 
+/* Leaves the unit the walk is in, if any. */
+static void unit_leave(DwarfCode *dc)
+{
+    if (dc->entered == 0)
+        return;
+    dwarf_unit_leave(&dc->walk);
+    dwarf_dealloc_die(dc->entered_die);
+    dc->entered = 0;
+    dc->entered_die = NULL;
+}
+
+/* Makes unit i the walk's current one (it stays so until another is
+ * entered: reading a function of the unit just loaded, the usual next
+ * step, does not enter it again); its DIE, or NULL after an error. */
+static Dwarf_Die unit_enter(DwarfCode *dc, size_t i)
+{
+    if (dc->entered == i + 1)
+        return dc->entered_die;
+    unit_leave(dc);
+    Dwarf_Die die = NULL;
+    Dwarf_Error err = NULL;
+    int res = dwarf_offdie_b(dc->walk.dbg, dc->units[i].die_offset, true, &die, &err);
+    if (res == DW_DLV_ERROR)
+        dwarf_unit_fail(&dc->walk, "reading a unit's DIE", err);
+    if (res != DW_DLV_OK)
+        return NULL;
+    dc->entered = i + 1;
+    dc->entered_die = die;
+    if (!dwarf_unit_enter(&dc->walk, die)) {
+        unit_leave(dc);
+        return NULL;
+    }
+    return die;
+}
+
 /* Reads unit i (once): its DIE, ranges and lines. */
 static void unit_load(DwarfCode *dc, size_t i)
 {
@@ -310,20 +389,44 @@ static void unit_load(DwarfCode *dc, size_t i)
     cu->loaded = true;
     if (dc->walk.failed)
         return;   /* one error per file: what was read stays */
-    Walk w = {.u = &dc->walk, .dc = dc, .unit = cu};
-    Dwarf_Die die = NULL;
-    Dwarf_Error err = NULL;
-    int res = dwarf_offdie_b(dc->walk.dbg, cu->die_offset, true, &die, &err);
-    if (res == DW_DLV_ERROR)
-        dwarf_unit_fail(&dc->walk, "reading a unit's DIE", err);
-    if (res == DW_DLV_OK) {
-        if (dwarf_unit_enter(&dc->walk, die))
-            read_unit(&w, die);
-        dwarf_unit_leave(&dc->walk);
-        dwarf_dealloc_die(die);
-    }
+    Walk w = {.u = &dc->walk, .dc = dc, .unit = cu, .shallow = !dc->whole_units};
+    Dwarf_Die die = unit_enter(dc, i);
+    if (die != NULL)
+        read_unit(&w, die);
     free(w.ranges);
     unit_sort(cu);
+    count_bytes(dc);
+}
+
+/* Reads the inside of the unread function whose DIE is at fn_die, in
+ * unit i (Note [Reading a function when asked]). */
+static void function_read(DwarfCode *dc, size_t i, uint64_t fn_die)
+{
+    CodeUnit *cu = &dc->units[i];
+    for (size_t j = 0; j < cu->n_scopes; j++)
+        if (cu->scopes[j].unread == fn_die)
+            cu->scopes[j].unread = 0;
+    if (dc->walk.failed)
+        return;   /* one error per file: what was read stays */
+    Walk w = {.u = &dc->walk, .dc = dc, .unit = cu};
+    Dwarf_Die unit_die = unit_enter(dc, i), fn = NULL;
+    Dwarf_Error err = NULL;
+    int res = DW_DLV_NO_ENTRY;
+    if (unit_die != NULL) {
+        Dwarf_Addr base = 0;
+        res = dwarf_lowpc(unit_die, &base, &err);
+        w.cu_base = res == DW_DLV_OK ? base : 0;
+        if (res != DW_DLV_ERROR)
+            res = dwarf_offdie_b(dc->walk.dbg, fn_die, true, &fn, &err);
+        if (res == DW_DLV_OK)
+            walk_children(&w, fn, 1);
+    }
+    if (res == DW_DLV_ERROR)
+        dwarf_unit_fail(&dc->walk, "reading a function's DIE", err);
+    if (fn != NULL)
+        dwarf_dealloc_die(fn);
+    free(w.ranges);
+    scopes_sort(cu);
     count_bytes(dc);
 }
 
@@ -413,6 +516,7 @@ bool dwarf_code_open(const char *path, DwarfCode *dc)
 
 void dwarf_code_free(DwarfCode *dc)
 {
+    unit_leave(dc);
     if (dc->open)
         dwarf_unit_close(&dc->walk);
     for (size_t i = 0; i < dc->n_units; i++) {
@@ -479,28 +583,44 @@ static const CodeLine *line_at(const CodeUnit *cu, uint64_t vaddr)
     return lo == 0 || cu->lines[lo - 1].end ? NULL : &cu->lines[lo - 1];
 }
 
+/* The innermost scope of unit i holding vaddr, the function around it
+ * read first if it was not (Note [Reading a function when asked]); NULL
+ * if none holds vaddr. */
+static const CodeScope *innermost_read(DwarfCode *dc, size_t i, uint64_t vaddr)
+{
+    const CodeUnit *cu = &dc->units[i];
+    const CodeScope *s = innermost(cu, vaddr);
+    const CodeScope *outer = s;
+    while (outer != NULL && outer->parent != 0)
+        outer = &cu->scopes[outer->parent - 1];
+    if (outer == NULL || outer->unread == 0)
+        return s;
+    function_read(dc, i, outer->unread);
+    return innermost(&dc->units[i], vaddr);
+}
+
 /* The unit that says something about vaddr (read now if it must be),
  * with its innermost scope and line row there (either may be NULL); NULL
  * if none does. */
 static const CodeUnit *unit_at(DwarfCode *dc, uint64_t vaddr, const CodeScope **s,
                                const CodeLine **row)
 {
+    size_t u = 0;
     if (dc->aranges == NULL) {
-        for (size_t i = 0; i < dc->n_units; i++) {
-            *s = innermost(&dc->units[i], vaddr);
-            *row = line_at(&dc->units[i], vaddr);
-            if (*s != NULL || *row != NULL)
-                return &dc->units[i];
-        }
-        return NULL;
+        while (u < dc->n_units && innermost(&dc->units[u], vaddr) == NULL &&
+               line_at(&dc->units[u], vaddr) == NULL)
+            u++;
+        if (u == dc->n_units)
+            return NULL;
+    } else {
+        size_t lo = SORTED_COUNT_AT_OR_BELOW(dc->aranges, dc->n_aranges, CodeArange, lo, vaddr);
+        if (lo == 0 || vaddr >= dc->aranges[lo - 1].hi)
+            return NULL;
+        u = dc->aranges[lo - 1].unit;
+        if (!dc->units[u].loaded)
+            unit_load(dc, u);
     }
-    size_t lo = SORTED_COUNT_AT_OR_BELOW(dc->aranges, dc->n_aranges, CodeArange, lo, vaddr);
-    if (lo == 0 || vaddr >= dc->aranges[lo - 1].hi)
-        return NULL;
-    size_t u = dc->aranges[lo - 1].unit;
-    if (!dc->units[u].loaded)
-        unit_load(dc, u);
-    *s = innermost(&dc->units[u], vaddr);
+    *s = innermost_read(dc, u, vaddr);
     *row = line_at(&dc->units[u], vaddr);
     return *s != NULL || *row != NULL ? &dc->units[u] : NULL;
 }

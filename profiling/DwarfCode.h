@@ -28,6 +28,9 @@ typedef struct {
                                   function; 0 for an outermost function */
     const char *name;          /* the function (the callee, if inlined), or "" */
     const char *call_file;     /* inlined: the calling line's file, or "" */
+    uint64_t unread;           /* an outermost function whose inside (the
+                                  calls inlined into it) is not read yet:
+                                  its DIE's offset; else 0 */
 } CodeScope;
 
 /* One line-table row: the code from addr up to the next row's address is
@@ -42,7 +45,10 @@ typedef struct {
 } CodeLine;
 
 /* One compilation unit's part of the index, read when an address in it
- * is first asked for. */
+ * is first asked for: its line table and its functions' ranges, and the
+ * inside of a function (its inlined calls) when an address in that
+ * function is first asked for (Note [Reading a function when asked] in
+ * DwarfCode.c). */
 typedef struct {
     uint64_t die_offset;       /* the unit's DIE in .debug_info */
     bool loaded;               /* scopes and lines below are read */
@@ -61,12 +67,16 @@ typedef struct {
 typedef struct {
     DwarfUnitWalk walk;        /* the file, open while the index lives */
     bool open;
+    size_t entered;            /* the unit the walk is in: index + 1; 0 none */
+    Dwarf_Die entered_die;     /* its DIE, while entered */
     CodeUnit *units;
     size_t n_units, cap_units;
     WordMap unit_of;           /* a unit's DIE offset -> its index */
     CodeArange *aranges;       /* sorted by lo; NULL: every unit is loaded */
     size_t n_aranges;
     StrArena strings;
+    bool whole_units;          /* read each unit's functions' insides with
+                                  the unit (set before opening: tests) */
     char why[256];             /* the first error, for walk.why */
     bool error_reported;       /* the owner has reported it */
     size_t bytes;              /* C heap held */
@@ -79,7 +89,8 @@ typedef struct {
     uint32_t line;             /* 0 if unknown */
 } CodeFrame;
 
-/* Opens the ELF file at path for the index dc (zeroed) and reads which
+/* Opens the ELF file at path for the index dc (zeroed but for
+ * whole_units) and reads which
  * address ranges each of its compilation units covers (.debug_aranges;
  * without them, every unit is read now).  A unit's functions, inlined
  * calls and lines are read when an address in it is first asked for.

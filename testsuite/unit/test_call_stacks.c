@@ -6,11 +6,14 @@
  * calls the slow path itself), goes on to its caller's line, holds none
  * of the runtime's own frames and ends at main.  And naming only from the
  * slow path's caller (Note [Naming from the caller]) gives the very frames
- * that naming every address and cutting by files gives.
+ * that naming every address and cutting by files gives; and a code index
+ * that reads a function only when asked (Note [Reading a function when
+ * asked]) names every address of this program as one read whole does.
  */
 #include "harness.h"
 
 #include "CallStacks.h"
+#include "DwarfCode.h"
 #include "SampledObjects.h"
 #include "Storage.h"
 
@@ -177,6 +180,67 @@ static void test_call_stacks_start_at_a_runtime_entry_point(void **state)
     check_site(array_site, "array_site");
 }
 
+static void check_same_frames(DwarfCode *lazy, DwarfCode *whole, uint64_t vaddr)
+{
+    CodeFrame a[16], b[16];
+    size_t na = dwarf_code_frames(lazy, vaddr, a, 16);
+    size_t nb = dwarf_code_frames(whole, vaddr, b, 16);
+    if (na != nb)
+        printf("at 0x%llx: %zu frames, read whole %zu\n", (unsigned long long)vaddr, na, nb);
+    assert_int_equal(na, nb);
+    for (size_t i = 0; i < na; i++) {
+        if (strcmp(a[i].function, b[i].function) != 0 || strcmp(a[i].file, b[i].file) != 0 ||
+            a[i].line != b[i].line)
+            printf("at 0x%llx frame %zu: %s (%s:%u), read whole %s (%s:%u)\n",
+                   (unsigned long long)vaddr, i, a[i].function, a[i].file, (unsigned)a[i].line,
+                   b[i].function, b[i].file, (unsigned)b[i].line);
+        assert_string_equal(a[i].function, b[i].function);
+        assert_string_equal(a[i].file, b[i].file);
+        assert_int_equal(a[i].line, b[i].line);
+    }
+}
+
+/* Every line row's address of this program, and the one after it, in a
+ * scrambled order (functions read in any order, a few at a time). */
+static void test_call_stacks_functions_read_when_asked_name_as_read_whole(void **state)
+{
+    (void)state;
+    DwarfCode lazy = {0}, whole = {.whole_units = true};
+    assert_true(dwarf_code_open("/proc/self/exe", &lazy));
+    assert_true(dwarf_code_open("/proc/self/exe", &whole));
+    assert_non_null(whole.aranges);   /* else both read every unit whole */
+    CodeFrame f[16];
+    for (size_t i = 0; i < whole.n_aranges; i++)
+        (void)dwarf_code_frames(&whole, whole.aranges[i].lo, f, 16);   /* every unit */
+    size_t n = 0;
+    for (size_t u = 0; u < whole.n_units; u++)
+        n += whole.units[u].n_lines;
+    uint64_t *addrs = malloc(2 * n * sizeof *addrs);
+    assert_non_null(addrs);
+    size_t k = 0;
+    for (size_t u = 0; u < whole.n_units; u++)
+        for (size_t j = 0; j < whole.units[u].n_lines; j++) {
+            addrs[k++] = whole.units[u].lines[j].addr;
+            addrs[k++] = whole.units[u].lines[j].addr + 1;
+        }
+    assert_true(k > 1000);
+    const size_t step = 7919;   /* a prime: i * step mod k visits every index once */
+    while (k % step == 0)
+        k--;
+    for (size_t i = 0; i < k; i++)
+        check_same_frames(&lazy, &whole, addrs[i * step % k]);
+    size_t unread = 0;
+    for (size_t u = 0; u < lazy.n_units; u++)
+        for (size_t j = 0; j < lazy.units[u].n_scopes; j++)
+            unread += lazy.units[u].scopes[j].unread != 0;
+    printf("%zu addresses; %zu function ranges never asked for stay unread\n", k, unread);
+    dwarf_code_check(&lazy);
+    dwarf_code_check(&whole);
+    free(addrs);
+    dwarf_code_free(&lazy);
+    dwarf_code_free(&whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_call_stacks_start_at_a_large_allocation),
         cmocka_unit_test(test_call_stacks_start_at_a_pinned_allocation),
         cmocka_unit_test(test_call_stacks_start_at_a_runtime_entry_point),
+        cmocka_unit_test(test_call_stacks_functions_read_when_asked_name_as_read_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
