@@ -192,6 +192,7 @@ void nonmoving_exit(void)
         gc_threads[i]->nm = NULL;
     }
     mark_queue_free(&nonmoving_queue);
+    mark_chunk_pool_exit();
     nonmoving_sweep_exit();
     /* Segments' era runs live in the C heap; their blocks go back with
      * the reservation. */
@@ -220,15 +221,19 @@ void nonmoving_snapshot_begin(unsigned n_threads)
  * The mark and the sync
  * ---------------------------------------------------------------------- */
 
-/* Queues the entries of the barrier's chunks and gives the chunks back. */
-static void queue_chunks(UrsChunk *c)
+/* Queues the entries of the barrier's chunks and gives the chunks back;
+ * returns how many entries they held. */
+static StgWord queue_chunks(UrsChunk *c)
 {
+    StgWord n = 0;
     for (UrsChunk *next; c != NULL; c = next) {
         next = c->next;
         for (StgWord i = 0; i < c->n; i++)
             mark_queue_push_unmarked(&nonmoving_queue, c->e[i]);
+        n += c->n;
         upd_rem_set_release(c);
     }
+    return n;
 }
 
 bool nonmoving_mark_step(bool (*stop)(void *))
@@ -284,6 +289,7 @@ static void forget_dead_remembered(void)
     mut_list_gather();
     BlockDesc *kept = NULL;
     MUT_LIST_FOR_EACH(oldest_gen->mut_list, c, {
+        stats.last_sync_steps++;
         if (nonmoving_is_marked(c))
             mut_chain_append(&kept, c, mut_block);
     });
@@ -296,12 +302,14 @@ static void forget_dead_remembered(void)
  * weak roots and the remembered set.  The log goes off after it. */
 static void finish_mark_stw(LiveTally *tally)
 {
-    queue_chunks(upd_rem_set_take_all_stw());
+    StgWord marked_before = nonmoving_marked_objects;
+    stats.last_sync_steps += queue_chunks(upd_rem_set_take_all_stw());
     nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
     weak_nonmoving_begin();
     while (weak_nonmoving_traverse(&nonmoving_queue))
         nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
     weak_nonmoving_end();
+    stats.last_sync_steps += nonmoving_marked_objects - marked_before;
     gc_visit_weak_roots(update_weak_root, NULL);
     forget_dead_remembered();
     barrier_set_logging(false);
@@ -315,8 +323,9 @@ static void sync_stw(LiveTally *tally)
     if (nonmoving_phase_now() == NONMOVING_MARKING)   /* the mark had not asked */
         gc_observe_nonmoving(NONMOVING_EVENT_MARK_END, nonmoving_marked_objects);
     gc_observe_nonmoving(NONMOVING_EVENT_SYNC_BEGIN, 0);
+    stats.last_sync_steps = 0;
     finish_mark_stw(tally);
-    nonmoving_sweep_prepare();
+    stats.last_sync_steps += nonmoving_sweep_prepare();
     stats.phase_start_ns = clock_elapsed_ns();
     gc_observe_nonmoving(NONMOVING_EVENT_SYNC_END, 0);
     gc_observe_nonmoving(NONMOVING_EVENT_SWEEP_BEGIN, 0);

@@ -135,6 +135,9 @@ typedef struct {
     uint64_t sync_ns, max_sync_ns;   /* their length, elapsed */
     uint64_t mark_ns, sweep_ns;  /* the concurrent phases, elapsed */
     uint64_t phase_start_ns;     /* when the running phase began */
+    uint64_t last_sync_steps;    /* the last sync's work: entries of the lists
+                                    it walks and objects it marks (Note
+                                    [Handing the segments to the sweep]) */
 } NonMovingStats;
 const NonMovingStats *nonmoving_stats(void);
 

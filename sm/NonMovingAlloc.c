@@ -47,7 +47,8 @@ Segment *nonmoving_active[SEGMENT_CLASSES];
 Segment *nonmoving_filled[SEGMENT_CLASSES];
 Segment *nonmoving_free_pool;
 StgWord nonmoving_n_free_pool;
-Segment *nonmoving_sweep_list;
+Segment *nonmoving_sweep_active[SEGMENT_CLASSES];
+Segment *nonmoving_sweep_filled[SEGMENT_CLASSES];
 
 /* Segments in use (on the generation's list, the pool included), and
  * blocks of them added since the generation was last counted. */
@@ -359,7 +360,8 @@ void nonmoving_alloc_init(void)
     memset(nonmoving_filled, 0, sizeof nonmoving_filled);
     nonmoving_free_pool = NULL;
     nonmoving_n_free_pool = 0;
-    nonmoving_sweep_list = NULL;
+    memset(nonmoving_sweep_active, 0, sizeof nonmoving_sweep_active);
+    memset(nonmoving_sweep_filled, 0, sizeof nonmoving_sweep_filled);
     n_segments = 0;
     new_segment_blocks = 0;
 }

@@ -42,6 +42,7 @@
 #include "Heap.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "os/Thread.h"
 
 uint8_t nonmoving_epoch = 1;
 StgWord nonmoving_marked_words = 0;
@@ -57,16 +58,77 @@ StgWord nonmoving_marked_objects = 0;
  * The queue
  * ---------------------------------------------------------------------- */
 
+/* Note [The mark queue's chunks]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The snapshot's collection fills the GC threads' queues, which the mark
+ * thread then empties: chunks taken from the C heap on one thread were
+ * freed on another, at every cycle.  Each free that left much of an arena
+ * unused gave it back to the kernel, and each malloc that outgrew one
+ * asked for it again; both take the process's memory-map lock for
+ * writing, which waits for every page fault and populate call in
+ * flight.  msgbuf 200000 1000000 movable under perf's sched_switch: the
+ * mark thread blocked 5 ms in such a malloc while the program waited to
+ * stop the world for a minor collection (stop_world), a stall in no
+ * pause.  So an emptied chunk goes to a pool shared by every queue, up
+ * to MARK_CHUNK_POOL_MAX chunks (4 MiB), and a queue takes chunks from
+ * it first: the next cycles reuse the chunks of the first. */
+#define MARK_CHUNK_POOL_MAX 1024
+
+static OsMutex chunk_pool_lock = OS_MUTEX_INIT;
+static MarkChunk *chunk_pool;          /* under chunk_pool_lock */
+static unsigned chunk_pool_n;          /* under chunk_pool_lock */
+StgWord nonmoving_mark_chunks_allocated;   /* under chunk_pool_lock */
+
+static MarkChunk *chunk_get(void)
+{
+    os_mutex_lock(&chunk_pool_lock);
+    MarkChunk *c = chunk_pool;
+    if (c != NULL) {
+        chunk_pool = c->next;
+        chunk_pool_n--;
+    } else {
+        nonmoving_mark_chunks_allocated++;
+    }
+    os_mutex_unlock(&chunk_pool_lock);
+    if (c == NULL && (c = malloc(sizeof *c)) == NULL)
+        rts_panic("out of C heap for the non-moving mark queue");
+    return c;
+}
+
+static void chunk_put(MarkChunk *c)
+{
+    os_mutex_lock(&chunk_pool_lock);
+    bool keep = chunk_pool_n < MARK_CHUNK_POOL_MAX;
+    if (keep) {
+        c->next = chunk_pool;
+        chunk_pool = c;
+        chunk_pool_n++;
+    }
+    os_mutex_unlock(&chunk_pool_lock);
+    if (!keep)
+        free(c);
+}
+
+void mark_chunk_pool_exit(void)
+{
+    os_mutex_lock(&chunk_pool_lock);
+    for (MarkChunk *c = chunk_pool, *next; c != NULL; c = next) {
+        next = c->next;
+        free(c);
+    }
+    chunk_pool = NULL;
+    chunk_pool_n = 0;
+    nonmoving_mark_chunks_allocated = 0;
+    os_mutex_unlock(&chunk_pool_lock);
+}
+
 void mark_queue_push_slow(MarkQueue *q, StgClosure *p, StgWord from)
 {
     MarkChunk *c = q->spare;
-    if (c != NULL) {
+    if (c != NULL)
         q->spare = NULL;
-    } else {
-        c = malloc(sizeof *c);
-        if (c == NULL)
-            rts_panic("out of C heap for the non-moving mark queue");
-    }
+    else
+        c = chunk_get();
     c->n = 0;
     c->next = q->top;
     q->top = c;
@@ -87,7 +149,7 @@ bool mark_queue_pop(MarkQueue *q, MarkEntry *out)
         if (q->spare == NULL)
             q->spare = c;
         else
-            free(c);
+            chunk_put(c);
     }
 }
 
@@ -108,9 +170,10 @@ void mark_queue_free(MarkQueue *q)
 {
     for (MarkChunk *c = q->top, *next; c != NULL; c = next) {
         next = c->next;
-        free(c);
+        chunk_put(c);
     }
-    free(q->spare);
+    if (q->spare != NULL)
+        chunk_put(q->spare);
     q->top = q->spare = NULL;
 }
 

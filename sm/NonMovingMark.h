@@ -59,8 +59,14 @@ bool mark_queue_pop(MarkQueue *q, MarkEntry *out);
 /* Moves every entry of from onto into (from ends empty). */
 void mark_queue_append(MarkQueue *into, MarkQueue *from);
 
-/* Frees the chunks. */
+/* Gives the chunks back to the pool (Note [The mark queue's chunks] in
+ * NonMovingMark.c). */
 void mark_queue_free(MarkQueue *q);
+
+/* Frees the pool's chunks (nonmoving_exit); chunks taken from the C heap
+ * since the start, for tests. */
+void mark_chunk_pool_exit(void);
+extern StgWord nonmoving_mark_chunks_allocated;
 
 /* The epoch of the cycle being marked, or last marked (Note [Mark epochs]
  * in NonMoving.c): an object of the generation whose mark is this epoch

@@ -42,7 +42,11 @@ extern Segment *nonmoving_active[SEGMENT_CLASSES];
 extern Segment *nonmoving_filled[SEGMENT_CLASSES];
 extern Segment *nonmoving_free_pool;
 extern StgWord nonmoving_n_free_pool;
-extern Segment *nonmoving_sweep_list;
+/* The sweep's lists: at the sync the class lists become these whole,
+ * so a segment keeps its list tag until it is swept (Note [Handing the
+ * segments to the sweep] in NonMovingSweep.c). */
+extern Segment *nonmoving_sweep_active[SEGMENT_CLASSES];
+extern Segment *nonmoving_sweep_filled[SEGMENT_CLASSES];
 
 /* Puts seg on the list its occupancy calls for (active, filled, or the
  * pool when empty).  Caller holds the lock or runs alone. */
@@ -72,11 +76,14 @@ typedef struct {
 extern NonMovingSwept nonmoving_swept_pending;
 
 /* Moves every segment and large group of the generation to the sweep
- * (the world stopped, the mark done). */
-void nonmoving_sweep_prepare(void);
+ * (the world stopped, the mark done); returns the list heads it moved. */
+StgWord nonmoving_sweep_prepare(void);
 
-/* Whether the sweep has yet to reach the large or pinned group bd. */
+/* Whether the sweep has yet to reach the large or pinned group bd; and
+ * whether slot i of seg holds an object the running cycle's mark found
+ * dead, which the sweep has yet to free. */
 bool nonmoving_sweep_pending_group(const BlockDesc *bd);
+bool nonmoving_sweep_pending_slot(const Segment *seg, unsigned i);
 
 /* Sweeps until done, or until stop(arg) says so between segments (stop
  * set: beside the program); true when done.  Adds what it freed to *out. */

@@ -23,8 +23,7 @@ static const char *type_of(const StgClosure *c)
  * the sweep freed already. */
 static bool found_dead(const Segment *seg, unsigned i)
 {
-    return seg->list == SEGMENT_ON_SWEEP && seg->marks[i] != 0 &&
-           seg->marks[i] != nonmoving_epoch;
+    return nonmoving_sweep_pending_slot(seg, i);
 }
 
 bool sanity_skips_group(const BlockDesc *bd)
@@ -176,8 +175,9 @@ void sanity_check_nonmoving_lists(void)
     if (on_lists != nonmoving_n_free_pool)
         fail("the pool of free segments counts %lu, holds %lu",
              (unsigned long)nonmoving_n_free_pool, (unsigned long)on_lists);
-    on_lists += check_list(nonmoving_sweep_list, SEGMENT_ON_SWEEP, -1);
     for (int c = 0; c < SEGMENT_CLASSES; c++) {
+        on_lists += check_list(nonmoving_sweep_active[c], SEGMENT_ON_ACTIVE, c);
+        on_lists += check_list(nonmoving_sweep_filled[c], SEGMENT_ON_FILLED, c);
         on_lists += check_list(nonmoving_active[c], SEGMENT_ON_ACTIVE, c);
         on_lists += check_list(nonmoving_filled[c], SEGMENT_ON_FILLED, c);
     }

@@ -57,9 +57,10 @@ typedef struct {
 /* Which list holds a segment (sm/NonMovingAlloc.c). */
 typedef enum {
     SEGMENT_ON_NONE = 0,         /* being set up, or a GC thread's current one */
-    SEGMENT_ON_ACTIVE,           /* its class's list of segments with free slots */
-    SEGMENT_ON_FILLED,           /* its class's list of full segments */
-    SEGMENT_ON_SWEEP,            /* waiting for this cycle's sweep */
+    SEGMENT_ON_ACTIVE,           /* its class's list of segments with free slots
+                                    (or, until swept, the sweep's copy of it) */
+    SEGMENT_ON_FILLED,           /* its class's list of full segments, or the
+                                    sweep's copy of either list */
     SEGMENT_ON_FREE,             /* the pool of empty segments */
 } SegmentList;
 
