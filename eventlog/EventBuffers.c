@@ -161,10 +161,16 @@ void evbuf_global_give(EventBuf *g)
     os_mutex_unlock(&global_lock);
 }
 
+/* The time of an event posted into b now. */
+static uint64_t buf_now(const EventBuf *b)
+{
+    return b->stamp_ns != 0 ? b->stamp_ns : clock_elapsed_ns();
+}
+
 static void buf_begin_block(EventBuf *b)
 {
     /* Size and end time: patched at flush. */
-    b->pos = evbuf_put_marker(b->begin, clock_elapsed_ns(), 0, 0, b->cap);
+    b->pos = evbuf_put_marker(b->begin, buf_now(b), 0, 0, b->cap);
     b->n_events = 0;
 }
 
@@ -280,7 +286,7 @@ uint8_t *evbuf_event_begin(EventBuf *b, uint16_t type, size_t payload_bytes)
         buf_flush(b);
     uint8_t *p = b->pos;
     p = evbuf_put16(p, type);
-    p = evbuf_put64(p, clock_elapsed_ns());
+    p = evbuf_put64(p, buf_now(b));
     b->n_events++;
     return p;
 }
@@ -357,6 +363,16 @@ void evbufs_flush_global(void)
 {
     os_mutex_lock(&global_lock);
     buf_flush(&global_buf);
+    os_mutex_unlock(&global_lock);
+}
+
+void evbufs_stamp_global(uint64_t at_ns)
+{
+    os_mutex_lock(&global_lock);
+    if (at_ns == 0)
+        buf_flush(&global_buf);   /* the stamped block goes out, ended now */
+    global_buf.stamp_ns = at_ns;
+    buf_flush(&global_buf);       /* the next block begins at at_ns, or now */
     os_mutex_unlock(&global_lock);
 }
 

@@ -28,6 +28,8 @@ typedef struct {
     uint8_t *pos;        /* next free byte; begin + EVBUF_MARKER_BYTES after reset */
     uint16_t cap;        /* block marker cap: the capability, or EVENT_CAP_GLOBAL */
     uint32_t n_events;   /* events after the marker; 0 after reset */
+    uint64_t stamp_ns;   /* nonzero: the time of its events and block
+                            (evbufs_stamp_global) */
 } EventBuf;
 
 /* ----- Encoding: big-endian, each put returning the byte after what it wrote ----- */
@@ -109,6 +111,11 @@ void evbufs_write_header(const void *bytes, size_t n);
 void evbufs_flush_all(void);
 /* Writes the global buffer out (a thread that holds no capability). */
 void evbufs_flush_global(void);
+/* Writes the global buffer out and stamps the block it starts, and the
+ * events posted into it, at_ns (0: the clock again, after writing the
+ * stamped block out).  For events about an earlier moment, in a block of
+ * their own, so that no event of a block is earlier than the one before. */
+void evbufs_stamp_global(uint64_t at_ns);
 /* After the last flush: the data end marker, then the writer is stopped;
  * after a write error, the one message about what was lost. */
 void evbufs_finish(void);

@@ -450,6 +450,12 @@ void eventlog_post_heap_prof_sample_end(uint64_t census_counter)
     post_sample_bracket(EVENT_HEAP_PROF_SAMPLE_END, census_counter);
 }
 
+void eventlog_stamp_global(uint64_t at_ns)
+{
+    if (enabled)
+        evbufs_stamp_global(at_ns);
+}
+
 void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char *label)
 {
     if (!enabled)

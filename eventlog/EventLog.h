@@ -126,6 +126,11 @@ void eventlog_post_heap_prof_begin(uint64_t sampling_period_ns, uint32_t breakdo
 void eventlog_post_heap_prof_sample_begin(uint64_t census_counter);
 void eventlog_post_heap_prof_sample_string(uint64_t residency_bytes, const char *label);
 void eventlog_post_heap_prof_sample_end(uint64_t census_counter);
+/* Until eventlog_stamp_global(0), the global buffer's events carry the
+ * time at_ns, in a block of their own that starts then: a census of the
+ * heap as it was at an earlier moment (a non-moving cycle's snapshot),
+ * posted when it is complete.  The world is stopped. */
+void eventlog_stamp_global(uint64_t at_ns);
 void eventlog_post_ipe(uint64_t info_addr, const char *table_name, const char *closure_desc,
                        const char *ty_desc, const char *label, const char *module,
                        const char *srcloc);

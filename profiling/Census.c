@@ -158,21 +158,8 @@ static size_t bucket_for_info(Walk *w, const StgInfoTable *info)
     return *slot;
 }
 
-/* Adds a tally's per-table totals to the census's buckets. */
-static void add_tally(Walk *w, const LiveTally *t)
-{
-    Census *c = w->census;
-    for (size_t i = 0; i < t->n_entries; i++) {
-        const LiveTallyEntry *e = &t->entries[i];
-        size_t b = bucket_for_info(w, e->info);
-        c->buckets[b].bytes += e->bytes;
-        c->total_bytes += e->bytes;
-        c->objects += e->objects;
-    }
-}
-
-/* -he sums a segment's words into its era's bucket: no object is read. */
-static void count_era_segment(Walk *w, uint64_t era, StgPtr from, StgPtr to)
+/* -he: bytes of era era into its bucket. */
+static void count_era_bytes(Walk *w, uint64_t era, uint64_t bytes)
 {
     char label[24];
     bool found;
@@ -181,9 +168,32 @@ static void count_era_segment(Walk *w, uint64_t era, StgPtr from, StgPtr to)
         snprintf(label, sizeof label, "%lu", (unsigned long)era);
         *slot = bucket_new(w->census, label, NULL);
     }
-    uint64_t bytes = (uint64_t)(to - from) * WORD_SIZE;
     w->census->buckets[*slot].bytes += bytes;
     w->census->total_bytes += bytes;
+}
+
+/* -he sums a segment's words into its era's bucket: no object is read. */
+static void count_era_segment(Walk *w, uint64_t era, StgPtr from, StgPtr to)
+{
+    count_era_bytes(w, era, (uint64_t)(to - from) * WORD_SIZE);
+}
+
+/* Adds a tally's per-table totals to the census's buckets; a tally by
+ * era adds each era's bytes, and no objects, as the era walk does. */
+static void add_tally(Walk *w, const LiveTally *t)
+{
+    Census *c = w->census;
+    for (size_t i = 0; i < t->n_entries; i++) {
+        const LiveTallyEntry *e = &t->entries[i];
+        if (t->by_era) {
+            count_era_bytes(w, e->era, e->bytes);
+            continue;
+        }
+        size_t b = bucket_for_info(w, e->info);
+        c->buckets[b].bytes += e->bytes;
+        c->total_bytes += e->bytes;
+        c->objects += e->objects;
+    }
 }
 
 /* A selection never holds era 0 (-he<n> needs n >= 1). */
@@ -263,8 +273,9 @@ void census_take(Census *c, HeapBreakdown by, EraRange eras)
 
 void census_from_tally(Census *c, HeapBreakdown by, const LiveTally *t)
 {
-    if (by == HEAP_BY_ERA)
-        rts_panic("census: the era breakdown sums blocks, not a tally");
+    if ((by == HEAP_BY_ERA) != t->by_era)
+        rts_panic("census: a tally by %s for breakdown %d", t->by_era ? "era" : "table",
+                  (int)by);
     Walk w = {.census = c, .by = by};
     add_tally(&w, t);
     word_map_free(&w.by_info);

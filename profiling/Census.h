@@ -19,7 +19,7 @@ typedef struct {
     const StgInfoTable *info;     /* -hi: the table (for its IPE event) */
 } CensusBucket;
 
-typedef struct {
+typedef struct Census_ {
     CensusBucket *buckets;        /* [0 .. n_buckets), in first-seen order */
     size_t n_buckets, cap_buckets;
     uint64_t total_bytes;         /* sum over the buckets */
@@ -32,9 +32,10 @@ typedef struct {
  * the era breakdown and whenever an era range is selected. */
 void census_take(Census *c, HeapBreakdown by, EraRange eras);
 
-/* Fills c from the per-table totals a major GC counted (any breakdown but
- * HEAP_BY_ERA); the same figures census_take would find right after that
- * GC, without reading the heap again. */
+/* Fills c from the per-table totals a major GC counted (any breakdown;
+ * HEAP_BY_ERA from a tally by era, which only the non-moving collector
+ * counts); the same figures census_take would find right after that GC,
+ * without reading the heap again. */
 void census_from_tally(Census *c, HeapBreakdown by, const LiveTally *t);
 
 /* Where two censuses of the same heap disagree: "(the totals)", the first

@@ -20,11 +20,13 @@
 #include "HpFile.h"
 #include "Ipe.h"
 #include "Messages.h"
+#include "NonMoving.h"
 #include "os/Ticker.h"
 #include "os/Clock.h"
 
 ProfConfig prof_config;
 static const ProfReporter *reporter = NULL;
+static ProfCensusObserver observer = NULL;
 
 static bool profiling = false;
 static bool sampling = false;            /* automatic censuses are on */
@@ -37,9 +39,13 @@ static uint64_t censuses_asked = 0;       /* see prof_heap_censuses_asked */
 static uint64_t last_total = 0;
 
 /* Filled by the major GC a census follows, for the per-object breakdowns
- * (Note [Counting during the GC] in sm/LiveTally.c). */
+ * (Note [Counting during the GC] in sm/LiveTally.c), or by era as well
+ * by a non-moving cycle's mark (Note [A census from the snapshot] in
+ * sm/NonMoving.c).  in_cycle: a cycle's mark counts into it, and the
+ * census is taken when that mark ends (census_counted). */
 static LiveTally tally;
 static bool use_tally = false;
+static bool in_cycle = false;
 
 /* A census is due: have the major GC that precedes it count. */
 static void want_census(void)
@@ -87,7 +93,9 @@ static void check_tally_census(const Census *counted)
     census_free(&walked);
 }
 
-static void take_census(void)
+/* Takes the census: from the tally a collection or cycle filled, else by
+ * walking the heap.  at_ns: the moment it is of (0: now). */
+static void take_census(uint64_t at_ns)
 {
     uint64_t cpu0 = clock_cpu_ns(), wall0 = clock_elapsed_ns();
     Census c;
@@ -95,15 +103,23 @@ static void take_census(void)
     if (use_tally && tally.filled) {
         census_from_tally(&c, prof_config.breakdown, &tally);
         tally.filled = false;
-        if (debug_enabled(DEBUG_SANITY))
+        /* A snapshot's census is of a heap that has changed since. */
+        if (debug_enabled(DEBUG_SANITY) && at_ns == 0)
             check_tally_census(&c);
     } else {
         census_take(&c, prof_config.breakdown, prof_config.eras);
     }
-    if (eventlog_enabled())
+    if (eventlog_enabled() && at_ns != 0) {
+        eventlog_stamp_global(at_ns);   /* Note [A census from the snapshot] */
         emit_to_eventlog(&c);
-    else
-        hp_file_write_sample(secs_since_start(), &c);
+        eventlog_stamp_global(0);
+    } else if (eventlog_enabled()) {
+        emit_to_eventlog(&c);
+    } else {
+        hp_file_write_sample(at_ns != 0 ? (double)at_ns / 1e9 : secs_since_start(), &c);
+    }
+    if (observer != NULL)
+        observer(&c, at_ns != 0 ? at_ns : wall0);
     last_total = c.total_bytes;
     censuses++;
     if (reporter != NULL && reporter->census != NULL)
@@ -120,10 +136,23 @@ void prof_heap_after_gc(unsigned collected_gen, bool major)
     last_major_pause_ns = gc_last_details()->elapsed_ns;
     if (census_due || (prof_config.interval_secs == 0 && sampling)) {
         census_due = false;
-        take_census();
+        if (use_tally && tally.counting)
+            in_cycle = true;   /* census_counted takes it */
+        else
+            take_census(0);
         if (prof_config.interval_secs == 0 && sampling)
             want_census();
     }
+}
+
+/* The census hook (NonMoving.h): a non-moving cycle's mark has counted the
+ * census of its snapshot into the tally; the world is stopped. */
+static void census_counted(LiveTally *t)
+{
+    if (!profiling || t != &tally || !in_cycle)
+        return;
+    in_cycle = false;
+    take_census(t->at_ns);
 }
 
 /* Note [When a census runs]
@@ -162,6 +191,11 @@ void prof_heap_set_reporter(const ProfReporter *r)
     reporter = r;
 }
 
+void prof_heap_set_census_observer(ProfCensusObserver fn)
+{
+    observer = fn;
+}
+
 static void report_asked(void)
 {
     if (reporter != NULL && reporter->asked != NULL)
@@ -180,9 +214,14 @@ bool prof_heap_init(const ProfConfig *config, const char *job)
     last_major_end_ns = last_major_pause_ns = 0;
     censuses = 0;
     censuses_asked = 0;
-    use_tally = prof_config.breakdown != HEAP_BY_ERA;
-    if (use_tally)
+    /* The non-moving collector counts -he too (by era). */
+    use_tally = prof_config.breakdown != HEAP_BY_ERA || nonmoving_on();
+    in_cycle = false;
+    if (use_tally) {
         live_tally_init(&tally, prof_config.eras);
+        tally.by_era = prof_config.breakdown == HEAP_BY_ERA;
+        nonmoving_set_census_hook(census_counted);
+    }
     if (eventlog_enabled()) {
         eventlog_post_heap_prof_begin((uint64_t)(prof_config.interval_secs * 1e9),
                                       (uint32_t)prof_config.breakdown);
@@ -244,7 +283,9 @@ bool prof_heap_request_census(void)
 static void stop_counting(void)
 {
     gc_request_tally(NULL);
-    if (use_tally)
+    nonmoving_set_census_hook(NULL);
+    /* A cycle still counting (prof_heap_abandon) keeps the tally. */
+    if (use_tally && !tally.counting)
         live_tally_free(&tally);
     use_tally = false;
     ipe_exit();

@@ -77,6 +77,12 @@ uint64_t prof_heap_census_count(void);
 uint64_t prof_heap_censuses_asked(void);
 uint64_t prof_heap_last_total_bytes(void);
 
+/* For tests: fn sees each census as it is posted, with the moment it is
+ * of (a non-moving snapshot's, else when it was taken); NULL: none. */
+struct Census_;
+typedef void (*ProfCensusObserver)(const struct Census_ *c, uint64_t at_ns);
+void prof_heap_set_census_observer(ProfCensusObserver fn);
+
 /* A GC post-hook: takes a census after a major GC when one is due. */
 void prof_heap_after_gc(unsigned collected_gen, bool major);
 

@@ -36,7 +36,7 @@ TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/blackhole-cycle.sh te
 # as well (testsuite/unit/in_place_rerun.h), so weak pointers, finalizers,
 # stable names and promotion in place are raced here too.
 PAR_GC_RTS="-N2 -qn2"
-PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_minor_gc testsuite/unit/test_eras testsuite/unit/test_roots testsuite/unit/test_sanity testsuite/unit/test_census testsuite/unit/test_weak testsuite/unit/test_apply testsuite/unit/test_stable_name testsuite/unit/test_promote_in_place testsuite/unit/test_nonmoving"
+PAR_GC_UNIT_TESTS="testsuite/unit/test_gc testsuite/unit/test_minor_gc testsuite/unit/test_eras testsuite/unit/test_roots testsuite/unit/test_sanity testsuite/unit/test_census testsuite/unit/test_weak testsuite/unit/test_apply testsuite/unit/test_stable_name testsuite/unit/test_promote_in_place testsuite/unit/test_nonmoving testsuite/unit/test_nonmoving_census"
 # The scripts add gc_stress and era_stress (random mutators) and the
 # profiler's runs: under ThreadSanitizer they would take 2.5 minutes more,
 # and par-gc.sh already runs its own stress program there.

@@ -431,6 +431,7 @@ static void begin_collection(unsigned N, bool is_major, bool snapshot, unsigned 
                 t->tally = wanted;
             } else {
                 t->own_tally.eras = wanted->eras;
+                t->own_tally.by_era = wanted->by_era;
                 live_tally_reset(&t->own_tally);
                 t->tally = &t->own_tally;
             }
@@ -695,7 +696,7 @@ static void collect_with_world_stopped(bool major)
     /* The non-moving generation's cycle first: a sync it waits for, a
      * sweep it finished, or all of it when this collection must be exact
      * (Note [The non-moving collector] in NonMoving.c). */
-    bool exact = major || policy_major_wanted();
+    bool exact = major || policy_exact_wanted();
     bool cycle_done = nonmoving_on() && nonmoving_gc_begin(exact);
     unsigned N = policy_collected_gen(major);
     bool is_major = N == storage_n_gens - 1;
@@ -706,6 +707,8 @@ static void collect_with_world_stopped(bool major)
     if (snapshot && !nonmoving_can_start_cycle()) {
         N--;
         is_major = snapshot = false;
+        if (tally_wanted != NULL)
+            gc_request_major();   /* a census: the snapshot after this cycle */
     }
     unsigned copied_gen = snapshot ? N - 1 : N;
     bool in_place = !snapshot && promote_in_place_wanted(N);

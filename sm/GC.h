@@ -32,7 +32,13 @@ void gc_collect_forced(bool major);
 
 /* Makes the next major collection count its survivors by info table into
  * t (blocks of t's eras only), set t->filled, and forget the request;
- * t must stay valid until then.  NULL withdraws a request. */
+ * t must stay valid until then.  NULL withdraws a request.  With the
+ * non-moving generation, a major collection that leaves its cycle's mark
+ * to the mark thread sets t->counting instead: the mark goes on counting
+ * into t, and when the cycle's mark ends (its sync) t is filled with the
+ * snapshot's census and the census hook is called (nonmoving_set_census_hook,
+ * Note [A census from the snapshot] in NonMoving.c); t must stay valid
+ * until then. */
 void gc_request_tally(LiveTally *t);
 
 /* ----------------------------------------------------------------------

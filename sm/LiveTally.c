@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ClosureSize.h"
+#include "EraRuns.h"
 #include "WordMapOrPanic.h"
 #include "GrowArray.h"
 #include "HeapIter.h"
@@ -46,7 +47,8 @@ void live_tally_reset(LiveTally *t)
     memset(t->cache, 0, sizeof t->cache);
     word_map_clear(&t->index);
     t->n_entries = 0;
-    t->filled = false;
+    t->filled = t->counting = false;
+    t->at_ns = 0;
 }
 
 static void flush_slot(LiveTally *t, LiveTallySlot *s)
@@ -59,7 +61,7 @@ static void flush_slot(LiveTally *t, LiveTallySlot *s)
         if (GROW_ARRAY_RESERVE_MIN(t->entries, t->cap_entries, t->n_entries + 1, 64) != 0)
             rts_panic("live tally: out of C heap (entries=%zu)", t->n_entries);
         *ix = t->n_entries;
-        t->entries[t->n_entries++] = (LiveTallyEntry){s->info, 0, 0};
+        t->entries[t->n_entries++] = (LiveTallyEntry){.info = s->info};
     }
     t->entries[*ix].bytes += s->bytes;
     t->entries[*ix].objects += s->objects;
@@ -71,6 +73,31 @@ void live_tally_miss(LiveTally *t, LiveTallySlot *s, const StgInfoTable *info)
 {
     flush_slot(t, s);
     s->info = info;
+}
+
+void live_tally_miss_era(LiveTally *t, LiveTallySlot *s, uint64_t era)
+{
+    flush_slot(t, s);
+    s->era = era;
+}
+
+void live_tally_add_group(LiveTally *t, const BlockDesc *bd)
+{
+    if (!t->by_era) {
+        if (live_tally_counts_era(t, bd->era))
+            live_tally_add_range(t, bd->start, bd->free);
+        return;
+    }
+    /* As the census's walk sums them: each era run's words, slop too. */
+    for (uint32_t i = 0; i <= bd->n_era_runs; i++) {
+        StgPtr from, to;
+        uint64_t era;
+        block_era_segment(bd, i, &from, &to, &era);
+        if (to > from && era != 0 && live_tally_counts_era(t, era)) {
+            LiveTallySlot s = {.era = era, .bytes = (uint64_t)(to - from) * WORD_SIZE};
+            flush_slot(t, &s);
+        }
+    }
 }
 
 void live_tally_add_range(LiveTally *t, StgPtr p, StgPtr end)
@@ -97,7 +124,7 @@ void live_tally_merge(LiveTally *into, const LiveTally *from)
 {
     for (size_t i = 0; i < from->n_entries; i++) {
         const LiveTallyEntry *e = &from->entries[i];
-        LiveTallySlot s = {e->info, e->bytes, e->objects};
+        LiveTallySlot s = {.info = e->info, .bytes = e->bytes, .objects = e->objects};
         flush_slot(into, &s);
     }
 }

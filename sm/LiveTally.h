@@ -13,24 +13,40 @@
 
 #include "Era.h"
 #include "WordMap.h"
+#include "strata/Block.h"
 #include "strata/InfoTables.h"
 
 /* Direct-mapped cache in front of the per-table totals. */
 #define LIVE_TALLY_SLOTS 64
 
+/* An entry counts an info table's objects, or in a tally by_era an
+ * era's (era 0, never counted by -he, marks an empty slot). */
 typedef struct {
-    const StgInfoTable *info;
+    union {
+        const StgInfoTable *info;
+        uint64_t era;
+    };
     uint64_t bytes, objects;
 } LiveTallyEntry;
 
 typedef struct {
-    const StgInfoTable *info;   /* NULL: empty */
+    union {
+        const StgInfoTable *info;   /* NULL (era 0): empty */
+        uint64_t era;
+    };
     uint64_t bytes, objects;    /* not yet added to the entry */
 } LiveTallySlot;
 
 typedef struct {
     EraRange eras;              /* which blocks count: those of these eras */
-    bool filled;                /* set by the GC that counted */
+    bool by_era;                /* entries are eras, not info tables (-he;
+                                   counted only by the non-moving collector) */
+    bool filled;                /* set by the GC (or cycle) that counted */
+    bool counting;              /* a non-moving cycle's mark counts into it
+                                   (Note [A census from the snapshot] in
+                                   NonMoving.c); filled when its mark ends */
+    uint64_t at_ns;             /* with counting: the snapshot's moment
+                                   (clock_elapsed_ns) */
     LiveTallySlot cache[LIVE_TALLY_SLOTS];
     WordMap index;              /* info pointer -> entry index */
     LiveTallyEntry *entries;    /* in first-seen order; valid once flushed */
@@ -50,6 +66,7 @@ static inline bool live_tally_counts_era(const LiveTally *t, uint64_t era)
 }
 
 void live_tally_miss(LiveTally *t, LiveTallySlot *s, const StgInfoTable *info);
+void live_tally_miss_era(LiveTally *t, LiveTallySlot *s, uint64_t era);
 
 /* One object of sizeW words with table info: two loads and two adds when
  * the table was seen recently. */
@@ -61,6 +78,27 @@ static inline void live_tally_add(LiveTally *t, const StgInfoTable *info, StgWor
     s->bytes += sizeW * WORD_SIZE;
     s->objects++;
 }
+
+/* One object of sizeW words, table info and era era, counted by its era
+ * in a tally by_era, else by its table (era 0 is never counted by era). */
+static inline void live_tally_count(LiveTally *t, const StgInfoTable *info, uint64_t era,
+                                    StgWord sizeW)
+{
+    if (!t->by_era) {
+        live_tally_add(t, info, sizeW);
+    } else if (era != 0) {
+        LiveTallySlot *s = &t->cache[era % LIVE_TALLY_SLOTS];
+        if (STRATA_UNLIKELY(s->era != era))
+            live_tally_miss_era(t, s, era);
+        s->bytes += sizeW * WORD_SIZE;
+        s->objects++;
+    }
+}
+
+/* A large or pinned group of the heap: its objects (a pinned block's
+ * used words), each era run by its era in a tally by_era, else by table
+ * if the group's era is counted. */
+void live_tally_add_group(LiveTally *t, const BlockDesc *bd);
 
 /* Walks the objects of [p, end) (a pinned block: byte arrays and zeroed
  * slop) into t. */

@@ -54,7 +54,8 @@
  *      which also sets the generation's new budget.
  *
  * A collection that must have the cycle's results at once -- the
- * program's strata_perform_gc, a heap above -M, a census -- finishes a
+ * program's strata_perform_gc, a heap above -M (not a census: Note [A
+ * census from the snapshot]) -- finishes a
  * running cycle in its own pause and runs its own cycle there from start
  * to end (exact: nonmoving_gc_begin and nonmoving_snapshot_end).
  *
@@ -87,6 +88,39 @@
  * NonMovingMark.c), and every BLACKHOLE is held by its evaluator's frame,
  * a root.  The mark then follows the generation's own pointers from the
  * queue.
+ *
+ * Note [A census from the snapshot]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A heap census (-hT, -hi, -he, ...) under --nonmoving-gc is taken from a
+ * cycle, without a pause of its own: the profiler asks for a tally
+ * (gc_request_tally) and a major collection -- which is a snapshot's --
+ * counts the young generations' survivors into it as it promotes them
+ * (their copies, and the large and pinned groups it adopts; the
+ * BLACKHOLEs of the generation it marks itself), then hands the tally to
+ * the cycle (LiveTally.counting).  The mark counts each object of the
+ * generation as it marks it, on the mark thread and in the sync, by
+ * table or by era (a tally by_era), into the same buckets.  What the
+ * mark marks is what the snapshot reached; objects the program allocates
+ * later are allocated marked and never counted.  When the sync ends the
+ * mark, the tally is whole: the census hook (nonmoving_set_census_hook) posts
+ * it, stamped with the snapshot's moment (at_ns): in the eventlog in a
+ * block of its own that begins then (eventlog_stamp_global), in the .hp
+ * file as the sample's time.  So a census costs the snapshot's pause,
+ * which the cycle needed anyway, and no mark or walk with the world
+ * stopped; a census request no longer makes a collection exact
+ * (policy_exact_wanted), and one that comes while a cycle runs waits for
+ * the next snapshot.  Exact for the snapshot's moment, with these
+ * readings: a mutable array or variable counts as clean, which every one
+ * of the generation is at a snapshot (nothing young is left for it to
+ * point at) whatever the program wrote since; an object the program
+ * changes in place before the mark reaches it -- a thunk it evaluates
+ * (BLACKHOLE, then IND: not counted, as the copying collector never
+ * counts an indirection), an AP it enters -- counts as what the mark
+ * finds, and a weak pointer's value that the program read after its key
+ * died is counted (the barrier kept it).  A collection that must be
+ * exact (strata_perform_gc, -M, a census on request or at exit,
+ * --census-gc=every-tick) still runs its cycle in its pause, and its
+ * census is of that moment.
  */
 #include "NonMoving.h"
 
@@ -105,6 +139,17 @@
 #include "os/Clock.h"
 
 MarkQueue nonmoving_queue;
+
+/* The census the running cycle counts (Note [A census from the
+ * snapshot]), or NULL: set in the snapshot's pause, read by the mark
+ * thread between its parks, filled and dropped in the sync. */
+static LiveTally *cycle_tally;
+static NonMovingCensusHook census_hook;
+
+void nonmoving_set_census_hook(NonMovingCensusHook hook)
+{
+    census_hook = hook;
+}
 
 /* ----------------------------------------------------------------------
  * The phases
@@ -239,7 +284,7 @@ static StgWord queue_chunks(UrsChunk *c)
 bool nonmoving_mark_step(bool (*stop)(void *))
 {
     queue_chunks(upd_rem_set_take_full());
-    if (!nonmoving_mark_until(&nonmoving_queue, true, NULL, stop, NULL))
+    if (!nonmoving_mark_until(&nonmoving_queue, true, cycle_tally, stop, NULL))
         return false;
     UrsChunk *more = upd_rem_set_take_full();
     if (more == NULL)
@@ -300,8 +345,9 @@ static void forget_dead_remembered(void)
 /* The sync's marking, with the world stopped: the chunks the capabilities
  * were filling, then weak pointers to a fixed point with the mark, the
  * weak roots and the remembered set.  The log goes off after it. */
-static void finish_mark_stw(LiveTally *tally)
+static void finish_mark_stw(void)
 {
+    LiveTally *tally = cycle_tally;
     StgWord marked_before = nonmoving_marked_objects;
     stats.last_sync_steps += queue_chunks(upd_rem_set_take_all_stw());
     nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
@@ -313,18 +359,35 @@ static void finish_mark_stw(LiveTally *tally)
     gc_visit_weak_roots(update_weak_root, NULL);
     forget_dead_remembered();
     barrier_set_logging(false);
-    if (tally != NULL)
-        live_tally_flush(tally);
+}
+
+/* The cycle's census is whole: filled, and handed over if it was counted
+ * beside the program (one counted in a single pause is the collection's,
+ * which hands it over itself). */
+static void census_counted(void)
+{
+    LiveTally *t = cycle_tally;
+    if (t == NULL)
+        return;
+    cycle_tally = NULL;
+    live_tally_flush(t);
+    bool beside = t->counting;
+    t->counting = false;
+    t->filled = true;
+    if (beside && census_hook != NULL)
+        census_hook(t);
 }
 
 /* Phase 3 (Note [The non-moving collector]), the world stopped. */
-static void sync_stw(LiveTally *tally)
+static void sync_stw(void)
 {
+
     if (nonmoving_phase_now() == NONMOVING_MARKING)   /* the mark had not asked */
         gc_observe_nonmoving(NONMOVING_EVENT_MARK_END, nonmoving_marked_objects);
     gc_observe_nonmoving(NONMOVING_EVENT_SYNC_BEGIN, 0);
     stats.last_sync_steps = 0;
-    finish_mark_stw(tally);
+    finish_mark_stw();
+    census_counted();
     stats.last_sync_steps += nonmoving_sweep_prepare();
     stats.phase_start_ns = clock_elapsed_ns();
     gc_observe_nonmoving(NONMOVING_EVENT_SYNC_END, 0);
@@ -338,7 +401,7 @@ void nonmoving_sync(void)
     if (!capability_stop_world())
         return;   /* another sync came first; the next slow path looks again */
     if (nonmoving_sync_wanted()) {
-        sync_stw(NULL);
+        sync_stw();
         /* From the request to the world running again, as a GC's pause. */
         uint64_t ns = clock_elapsed_ns() - start;
         stats.syncs++;
@@ -393,7 +456,7 @@ static void finish_cycle_stw(void)
 {
     NonMovingPhase p = nonmoving_phase_now();
     if (p == NONMOVING_MARKING || p == NONMOVING_SYNC_WANTED)
-        sync_stw(NULL);
+        sync_stw();
     nonmoving_finish_sweep();
 }
 
@@ -414,7 +477,7 @@ bool nonmoving_gc_begin(bool exact)
     /* Before this collection allocates; an exact one frees all. */
     nonmoving_settle_swept(exact ? ~(StgWord)0 : nonmoving_settle_budget_blocks());
     if (nonmoving_sync_wanted())
-        sync_stw(NULL);   /* the world is stopped already */
+        sync_stw();   /* the world is stopped already */
     if (exact || nonmoving_thread_stopped())
         finish_cycle_stw();
     apply_swept();
@@ -431,17 +494,24 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
         gc_threads[i]->nm_push = false;
     stats.phase_start_ns = clock_elapsed_ns();
     gc_observe_nonmoving(NONMOVING_EVENT_MARK_BEGIN, 0);
-    if (exact || tally != NULL || nonmoving_thread_stopped()) {
+    cycle_tally = tally;   /* the snapshot's copies are counted in it */
+    if (exact || nonmoving_thread_stopped()) {
         /* The whole cycle in this pause: its census is of this moment. */
         set_phase(NONMOVING_MARKING);
         nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
-        sync_stw(tally);
+        sync_stw();
         nonmoving_sweep_step(NULL);
         apply_swept();
         stats.cycles++;
         stats.stw_cycles++;
         set_phase(NONMOVING_IDLE);
         return true;
+    }
+    if (tally != NULL) {
+        /* The mark thread counts on (Note [A census from the snapshot]). */
+        tally->filled = false;
+        tally->counting = true;
+        tally->at_ns = clock_elapsed_ns();
     }
     barrier_set_logging(true);
     set_phase(NONMOVING_MARKING);

@@ -97,8 +97,10 @@ bool nonmoving_can_start_cycle(void);
 void nonmoving_snapshot_begin(unsigned n_threads);
 
 /* After the snapshot's copying: starts the concurrent mark, or with exact
- * (or a census due: tally, which the snapshot's collection counted its
- * copies into) runs the whole cycle in this pause and returns true. */
+ * runs the whole cycle in this pause and returns true.  tally (NULL:
+ * none), into which the snapshot's collection counted its copies, is the
+ * cycle's census: its mark counts on into it (Note [A census from the
+ * snapshot] in NonMoving.c). */
 bool nonmoving_snapshot_end(LiveTally *tally, bool exact);
 
 /* Stops the mark thread for good (hs_exit, before it stops the world: the
@@ -121,6 +123,12 @@ void nonmoving_hold(NonMovingPhase phase);
  * thread held): a walk of the heap's blocks then meets no object the
  * cycle found dead, whose fields may point at slots the sweep freed. */
 void nonmoving_finish_sweep(void);
+
+/* Called with the world stopped when a cycle has finished counting the
+ * census t (t->filled; t->at_ns is the snapshot's moment) beside the
+ * program (gc_request_tally); NULL: none. */
+typedef void (*NonMovingCensusHook)(LiveTally *t);
+void nonmoving_set_census_hook(NonMovingCensusHook hook);
 
 /* Whether the mark thread waits for the sync pause; the mutators' slow
  * path then runs it (nonmoving_sync stops the world itself). */

@@ -188,8 +188,11 @@ static void scan_copy(GCThread *t, StgClosure *c)
         gc_remember(oldest_gen->no, c);
     /* Counted after the scan, which may clean a dirty object's header
      * (Note [Counting during the GC] in LiveTally.c). */
-    if (t->tally != NULL && live_tally_counts_era(t->tally, heap_object_era(c)))
-        live_tally_add(t->tally, c->info, closure_sizeW(c));
+    if (t->tally != NULL) {
+        uint64_t era = heap_object_era(c);
+        if (live_tally_counts_era(t->tally, era))
+            live_tally_count(t->tally, c->info, era, closure_sizeW(c));
+    }
 }
 
 static void scan_todo_block(GCThread *t, BlockDesc *bd)
@@ -288,7 +291,7 @@ void nonmoving_gc_reached(StgClosure *q)
     if (!t->nm_push || nonmoving_is_marked(q))
         return;
     if (__atomic_load_n(&q->info, __ATOMIC_ACQUIRE)->type == BLACKHOLE)
-        nonmoving_mark_blackhole_stw(&t->nm->reached, q);   /* Note [The snapshot] */
+        nonmoving_mark_blackhole_stw(&t->nm->reached, q, t->tally);   /* Note [The snapshot] */
     else
         mark_queue_push(&t->nm->reached, q, 0);
 }

@@ -368,27 +368,40 @@ static StgWord trace(MarkQueue *q, StgClosure *c, const StgInfoTable *info, bool
     }
 }
 
-void nonmoving_mark_blackhole_stw(MarkQueue *q, StgClosure *bh)
+/* Counts c (size words and table info, read once by the trace) into
+ * tally if its era is one it counts.  A pinned block counts its group,
+ * once, as the copying collector's census does, and so does a large
+ * object by era (its descriptor's words); a large object by table is
+ * counted from what the trace read, as the program may be writing its
+ * header.  A mutable object counts as clean: that is what it was at the
+ * snapshot, and the program may have dirtied it since (Note [A census
+ * from the snapshot] in NonMoving.c). */
+static void count(LiveTally *tally, StgClosure *c, const StgInfoTable *info, StgWord size)
+{
+    BlockDesc *bd = Bdescr(c);
+    if ((bd->flags & BF_PINNED) || ((bd->flags & BF_LARGE) && tally->by_era)) {
+        live_tally_add_group(tally, bd);
+        return;
+    }
+    if (size == 0)
+        return;
+    if (info == &stg_MUT_ARR_PTRS_DIRTY_info)
+        info = &stg_MUT_ARR_PTRS_CLEAN_info;
+    else if (info == &stg_MUT_VAR_DIRTY_info)
+        info = &stg_MUT_VAR_CLEAN_info;
+    uint64_t era = heap_object_era(c);
+    if (live_tally_counts_era(tally, era))
+        live_tally_count(tally, info, era, size);
+}
+
+void nonmoving_mark_blackhole_stw(MarkQueue *q, StgClosure *bh, LiveTally *tally)
 {
     if (!nonmoving_mark_atomic(bh))
         return;
     const StgInfoTable *t = ((StgBlackhole *)bh)->thunk_info;
     push_fields(q, ((StgBlackhole *)bh)->payload, t->ptrs, true);
-}
-
-/* Counts c (size words, traced just now) into tally if its era is one it
- * counts.  A pinned byte array counts its whole block, once, as the
- * copying collector's census does. */
-static void count(LiveTally *tally, StgClosure *c, const StgInfoTable *info, StgWord size)
-{
-    BlockDesc *bd = Bdescr(c);
-    if (bd->flags & (BF_LARGE | BF_PINNED)) {
-        if (live_tally_counts_era(tally, bd->era))
-            live_tally_add_range(tally, bd->start, bd->free);
-        return;
-    }
-    if (size != 0 && live_tally_counts_era(tally, heap_object_era(c)))
-        live_tally_add(tally, info, size);
+    if (tally != NULL)
+        count(tally, bh, bh->info, THUNK_HEADER_WORDS + (StgWord)t->ptrs + t->nptrs);
 }
 
 /* Marks and traces one entry. */

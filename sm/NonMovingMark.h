@@ -121,8 +121,9 @@ bool nonmoving_mark_until(MarkQueue *q, bool concurrent, LiveTally *tally,
 
 /* Marks bh, a BLACKHOLE of the generation the snapshot's collection met,
  * and queues its free variables, with the world stopped (Note [The
- * snapshot] in NonMoving.c). */
-void nonmoving_mark_blackhole_stw(MarkQueue *q, StgClosure *bh);
+ * snapshot] in NonMoving.c); counts it into tally (the GC thread's
+ * census count, NULL: none). */
+void nonmoving_mark_blackhole_stw(MarkQueue *q, StgClosure *bh, LiveTally *tally);
 
 /* Words this cycle's marking found live in the generation so far. */
 extern StgWord nonmoving_marked_words;

@@ -14,8 +14,10 @@
 #include "Messages.h"
 
 /* Set when a minor GC leaves the heap above -M, or when a heap census is
- * due: the next GC is major. */
+ * due: the next GC is major; with exact_gc_wanted (-M only), it has the
+ * non-moving cycle's results at once. */
 static bool major_gc_wanted = false;
+static bool exact_gc_wanted = false;
 
 void gc_request_major(void)
 {
@@ -25,9 +27,9 @@ void gc_request_major(void)
 /* What a generation holds, in blocks.  The non-moving generation reuses
  * the slots its sweeps free, so what it holds is the words of its
  * allocated slots and groups, not its blocks (Note [Generation budgets]). */
-bool policy_major_wanted(void)
+bool policy_exact_wanted(void)
 {
-    return major_gc_wanted;
+    return exact_gc_wanted;
 }
 
 static StgWord gen_blocks(const Generation *g)
@@ -48,7 +50,7 @@ unsigned policy_collected_gen(bool major)
                 N = g;
     }
     if (N == storage_n_gens - 1)
-        major_gc_wanted = false;
+        major_gc_wanted = exact_gc_wanted = false;
     return N;
 }
 
@@ -111,7 +113,7 @@ void policy_check_heap_limit(unsigned N)
         return;
     if (N == storage_n_gens - 1)
         storage_heap_overflow(heap_bytes);
-    major_gc_wanted = true;
+    major_gc_wanted = exact_gc_wanted = true;
 }
 
 bool policy_large_alloc_wants_gc(void)
@@ -189,7 +191,7 @@ void policy_prefault_after_gc(void)
 
 void policy_reset(void)
 {
-    major_gc_wanted = false;
+    major_gc_wanted = exact_gc_wanted = false;
     memset(recent_peaks, 0, sizeof recent_peaks);
     recent_peak_next = 0;
 }

@@ -16,9 +16,11 @@
 /* Makes the next collection a major one (a heap census is due). */
 void gc_request_major(void);
 
-/* Whether a major collection was asked for (a census due, a heap over
- * -M): the non-moving generation then finishes its cycle at once. */
-bool policy_major_wanted(void);
+/* Whether the heap was left above -M: the non-moving generation then
+ * finishes its cycle at once.  A census's request (gc_request_major) is
+ * not: its census comes from the next cycle's snapshot (Note [A census
+ * from the snapshot] in NonMoving.c). */
+bool policy_exact_wanted(void);
 
 /* The oldest generation this collection takes: all of them when major is
  * true or a major GC was asked for (gc_request_major, or a minor GC that

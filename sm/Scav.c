@@ -324,8 +324,8 @@ scavenge_block_counting(BlockDesc *bd, LiveTally *tally)
 }
 
 /* A census's count in a block of several eras (a shared to-space block,
- * which may gain era runs while it is scanned): each object's era is
- * looked up.  Only census GCs come here. */
+ * which may gain era runs while it is scanned), or by era: each object's
+ * era is looked up.  Only census GCs come here. */
 static void scavenge_block_counting_by_object(BlockDesc *bd, LiveTally *tally)
 {
     Generation *g = &storage_gens[bd->gen_no];
@@ -334,8 +334,9 @@ static void scavenge_block_counting_by_object(BlockDesc *bd, LiveTally *tally)
         StgClosure *c = (StgClosure *)bd->u.scan;
         gct->failed_to_evac = false;
         StgWord size = scavenge_fields(c);
-        if (live_tally_counts_era(tally, block_era_at(bd, c)))
-            live_tally_add(tally, c->info, size);
+        uint64_t era = block_era_at(bd, c);
+        if (live_tally_counts_era(tally, era))
+            live_tally_count(tally, c->info, era, size);
         bd->u.scan += size;
         if (gct->failed_to_evac)
             gc_remember(g->no, c);
@@ -361,7 +362,7 @@ static void scavenge_block(BlockDesc *bd)
     t->scanning = bd;
     if (STRATA_LIKELY(tally == NULL))
         scavenge_block_counting(bd, NULL);
-    else if (bd->n_era_runs != 0 || bd == t->ws[bd->gen_no].shared_dest)
+    else if (bd->n_era_runs != 0 || bd == t->ws[bd->gen_no].shared_dest || tally->by_era)
         scavenge_block_counting_by_object(bd, tally);
     else if (live_tally_counts_era(tally, bd->era))
         scavenge_block_counting(bd, tally);
@@ -382,8 +383,8 @@ static void scavenge_large(BlockDesc *bd)
             gc_remember(bd->gen_no, c);
     }
     /* Counted after scavenging, which may clean a dirty array's header. */
-    if (gct->tally != NULL && live_tally_counts_era(gct->tally, bd->era))
-        live_tally_add_range(gct->tally, bd->start, bd->free);
+    if (gct->tally != NULL)
+        live_tally_add_group(gct->tally, bd);
     dbl_link_onto(bd, &ws->large_objects);
     ws->n_large_blocks += bd->blocks;
     ws->n_large_words += (StgWord)(bd->free - bd->start);

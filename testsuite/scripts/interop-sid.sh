@@ -4,7 +4,9 @@
 # makes; .ci/run makes it) against strata:
 #   - ghc-events 0.20 parses strata's logs of every heap profile mode,
 #     -he included (0.17 cannot read it), and one with sampled
-#     allocations, with the checks of GhcEventsCheck.hs, and reads the
+#     allocations and --nonmoving-gc -hT/-hi/-he logs (censuses in
+#     blocks stamped with their snapshots), with the checks of
+#     GhcEventsCheck.hs, and reads the
 #     same censuses and band peaks as strata-events summary (HeapBands.hs);
 #   - it still reads the committed GHC 9.10 goldens as their
 #     .bands.reference and .last.reference files say (scripts/ghc-goldens.sh
@@ -59,6 +61,12 @@ agree() {
 for mode in hT hi he hd hy hm; do
     expect_status 0 "$ex/leak" 4 100000 +RTS -$mode -l -i0.02 -ollog-$mode.eventlog -RTS
     agree "log-$mode" "log-$mode.eventlog"
+done
+# --nonmoving-gc: censuses from the cycles' snapshots, in stamped blocks.
+for mode in hT hi he; do
+    expect_status 0 "$ex/leak" 4 100000 +RTS --nonmoving-gc -$mode -l -i0.02 \
+        -ollog-nm-$mode.eventlog -RTS
+    agree "log-nm-$mode" "log-nm-$mode.eventlog"
 done
 # Sampled allocations (strata's own events, skipped by their sizes) beside
 # a census: ghc-events 0.20, which eventlog2html reads logs with, still

@@ -45,6 +45,15 @@ grep -q ' 4 markers' "$out" || fail "-hT log lost markers: $(cat "$out")"
 expect_status 0 "$ex/leak" 4 100000 +RTS -hi -l -i0.02 -ollog-hi.eventlog -RTS
 expect_status 0 "$checker" log-hi.eventlog
 grep -q 'HeapProfBreakdownInfoTable' "$out" || fail "-hi log: $(cat "$out")"
+# --nonmoving-gc: censuses counted by the cycles' marks, each posted in a
+# block of its own stamped with its snapshot's moment.
+for mode in hT hi; do
+    expect_status 0 "$ex/leak" 4 100000 +RTS --nonmoving-gc -$mode -l -i0.02 \
+        -ollog-nm-$mode.eventlog -RTS
+    expect_status 0 "$checker" log-nm-$mode.eventlog
+    grep -Eq 'ghc-events OK: .* [1-9][0-9]* samples' "$out" && pass ||
+        fail "--nonmoving-gc -$mode log: $(cat "$out")"
+done
 expect_status 0 "$ex/thunk-leak" 2 +RTS -hi -l -i0.02 -ollog-thunk.eventlog -RTS
 expect_status 0 "$checker" log-thunk.eventlog
 for mode in hd hy hm; do

@@ -56,7 +56,7 @@ expect_status 0 "$events" summary hi3.eventlog
 grep -q 'profile: -hi' "$out" || fail "-hi -he3 is not an info-table profile"
 # --automatic-era-increment makes eras without any setUserEra call.
 expect_status 0 "$ex/thunk-leak" 2 +RTS -he --automatic-era-increment -i0.005 -l -olauto.eventlog -RTS
-expect_status 0 "$events" summary --json auto.eventlog
+expect_status 0 "$events" summary --json --top 0 auto.eventlog
 grep -q '"label": "2"' "$out" || fail "--automatic-era-increment made no era 2"
 
 # --- the examples' leaks are visible ---------------------------------------------
