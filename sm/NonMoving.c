@@ -134,6 +134,7 @@
 #include "MutList.h"
 #include "NonMovingPrivate.h"
 #include "Nursery.h"
+#include "Sanity.h"
 #include "UpdRemSet.h"
 #include "Weak.h"
 #include "os/Clock.h"
@@ -378,6 +379,19 @@ static void census_counted(void)
         census_hook(t);
 }
 
+/* -DS: the heap, the old space and the snapshot invariant (Note
+ * [Checking the snapshot invariant] in SanitySnapshot.c) as the sync
+ * begins, in a sync pause of its own or at a collection's start; not in
+ * a cycle a collection runs whole, whose nursery still holds forwarding
+ * pointers (its heap is checked before and after it). */
+static void check_at_sync(void)
+{
+    if (!debug_enabled(DEBUG_SANITY))
+        return;
+    mut_list_gather();   /* the inventory counts the generations' lists */
+    sanity_check_heap("at the sync");
+}
+
 /* Phase 3 (Note [The non-moving collector]), the world stopped. */
 static void sync_stw(void)
 {
@@ -401,6 +415,7 @@ void nonmoving_sync(void)
     if (!capability_stop_world())
         return;   /* another sync came first; the next slow path looks again */
     if (nonmoving_sync_wanted()) {
+        check_at_sync();
         sync_stw();
         /* From the request to the world running again, as a GC's pause. */
         uint64_t ns = clock_elapsed_ns() - start;
@@ -476,8 +491,10 @@ bool nonmoving_gc_begin(bool exact)
 {
     /* Before this collection allocates; an exact one frees all. */
     nonmoving_settle_swept(exact ? ~(StgWord)0 : nonmoving_settle_budget_blocks());
-    if (nonmoving_sync_wanted())
+    if (nonmoving_sync_wanted()) {
+        check_at_sync();
         sync_stw();   /* the world is stopped already */
+    }
     if (exact || nonmoving_thread_stopped())
         finish_cycle_stw();
     apply_swept();

@@ -15,7 +15,8 @@
  * are not marked yet: then the mark, which follows exactly those
  * pointers, reaches it (Note [The update remembered set] in
  * sm/heap/UpdRemSet.c).  With -DS the checker tests that before and
- * after each collection in phases MARKING and SYNC_WANTED.  It walks the grey set first, through unmarked objects of
+ * after each collection in phases MARKING and SYNC_WANTED, and as the
+ * sync begins (check_at_sync in NonMoving.c).  It walks the grey set first, through unmarked objects of
  * the generation and along the pointers the concurrent mark reads (not a
  * BLACKHOLE's, TSO's or STACK's, nor a weak pointer's key or value:
  * Note [Tracing beside the mutators] in NonMovingMark.c); then it walks

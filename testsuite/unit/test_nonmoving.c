@@ -10,7 +10,7 @@
  * thunk's free variables, an AP's arguments, what a weak pointer gives);
  * a cycle marks beside a program that moves objects about while it runs;
  * the groups a sweep beside the program freed go back a budget per
- * collection.
+ * collection; -DS checks the old space at the sync.
  * Every test runs under -DS: the sanity checker checks the segments
  * (header, marks, zeroed free slots, era runs) before and after each
  * collection.
@@ -20,6 +20,8 @@
 #include <time.h>
 
 #include "lists.h"
+
+#include <unistd.h>
 
 #include "Capability.h"
 #include "Census.h"
@@ -586,6 +588,55 @@ static void test_nonmoving_sanity_catches_a_write_that_skips_the_barrier(void **
                            "mark's queue or the barrier's log (object=");
 }
 
+/* Until the phase is no longer phase, the program idle (no collection). */
+static void idle_while_phase(NonMovingPhase phase)
+{
+    for (long i = 0; nonmoving_phase_now() == phase; i++) {
+        assert_true(i < 120000);   /* two minutes */
+        usleep(1000);
+    }
+}
+
+/* Runs the sync the mark thread asked for: small allocations, a
+ * millisecond apart, until one takes the slow path (the thread
+ * interrupts the capabilities just after it sets the phase). */
+static void run_the_sync(void)
+{
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_SYNC_WANTED);
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_SYNC_WANTED; i++) {
+        assert_true(i < 1000);
+        usleep(1000);
+        (void)mk_int(1);
+    }
+}
+
+/* The same write, with -DS, and the mark let go: it ends with the program
+ * idle and asks for the sync, which the next allocation runs in a pause
+ * of its own (no collection), and -DS checks the heap, the old space and
+ * the snapshot invariant as the sync begins. */
+static void skip_the_barrier_before_the_sync(void)
+{
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    array_of_lists(r);
+    strata_perform_gc(1);
+    start_held_cycle(&r[1]);
+    r[1] = strata_mut_array_read(r[0], 0);
+    ((StgMutArrPtrs *)r[0])->payload[0] = NULL;
+    nonmoving_hold(NONMOVING_IDLE);
+    idle_while_phase(NONMOVING_MARKING);
+    run_the_sync();
+}
+
+static void test_nonmoving_sanity_checks_the_old_space_at_the_sync(void **state)
+{
+    (void)state;
+    harness_expect_failure(skip_the_barrier_before_the_sync, 0, SIGABRT,
+                           "sanity check failed (at the sync): object of the non-moving "
+                           "generation reachable from the roots is neither marked nor reachable "
+                           "from the mark's queue or the barrier's log (object=");
+}
+
 /* The bytes of a census's bucket label (0 if none). */
 static uint64_t bucket_bytes(const Census *c, const char *label)
 {
@@ -792,6 +843,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_barrier_logs_an_aps_arguments),
         cmocka_unit_test(test_nonmoving_barrier_logs_what_a_weak_gives),
         cmocka_unit_test(test_nonmoving_sanity_catches_a_write_that_skips_the_barrier),
+        cmocka_unit_test(test_nonmoving_sanity_checks_the_old_space_at_the_sync),
         cmocka_unit_test(test_nonmoving_census_during_a_sweep_counts_what_lives),
         cmocka_unit_test(test_nonmoving_sweep_gives_groups_back_a_budget_per_collection),
         cmocka_unit_test(test_nonmoving_concurrent_mark_keeps_what_the_program_moves),
