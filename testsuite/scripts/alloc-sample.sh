@@ -78,6 +78,14 @@ expect_status 0 "$events" summary nonmoving.eventlog --top 1
 read -r samples alive < <(sed -n 's/^allocation sampling: .*, \([0-9]*\) samples, \([0-9]*\) alive.*/\1 \2/p' "$out")
 [ "${samples:-0}" -gt 1000 ] && [ "$((alive * 10))" -lt "$samples" ] && pass ||
     fail "--nonmoving-gc: ${alive:-?} of ${samples:-?} samples alive at the end (most die)"
+# A log without GC events (-l-g) cannot say when a collection ended, so
+# its samples count in use at once (Note [In use as of the last
+# collection]): alloc_shares keeps everything, so every sample is alive.
+expect_status 0 "$shares" 1 8 +RTS -A256k --alloc-sample=16k -l-g -olnogc.eventlog -RTS
+expect_status 0 "$events" summary nogc.eventlog --top 1
+read -r samples alive < <(sed -n 's/^allocation sampling: .*, \([0-9]*\) samples, \([0-9]*\) alive.*/\1 \2/p' "$out")
+[ "${samples:-0}" -gt 100 ] && [ "$alive" = "$samples" ] && pass ||
+    fail "-l-g: ${alive:-?} of ${samples:-?} samples alive (all should count without GC events)"
 
 # --- strata-events summary ----------------------------------------------------
 expect_status 0 "$events" summary leak.eventlog --top 3
@@ -141,10 +149,10 @@ grep -Eq 'grow_pages testsuite/programs/alloc_shares.c:[0-9]+' raw && pass ||
 # before then is still in inuse (Note [Samples sampled before strata-live
 # connected] in utils/strata-live/main.c).  It stays blocked at its end
 # (--eventlog-socket-wait is for the start) only as long as its work takes.
-# Objects sampled since the last minor GC count as alive until the next
-# one finds them dead: a small nursery (-A256k) keeps those few, and the
-# heap is read until the leak outgrows them (a loaded machine may have run
-# only a few phases by then).
+# The samples sent again count in use from the next collection (Note [In
+# use as of the last collection] in utils/heapprof/AllocModel.c): a small
+# nursery (-A256k) makes that soon, and the heap is read until remember
+# tops it (a loaded machine may have run only a few phases by then).
 "$ex/leak" 400 100000 +RTS --alloc-sample=64k -A256k --eventlog-socket=$test_tmp/leak.sock \
     --eventlog-flush-interval=0.05 -RTS >/dev/null 2>&1 &
 leak_pid=$!

@@ -1,7 +1,8 @@
 /*
  * utils/heapprof/AllocModel.c -- the sampled allocations of a log
  * (AllocModel.h): frames and stacks by number, buckets by (stack, era),
- * the samples still alive.  See Note [Scaling a sample].
+ * the samples still alive and those pending.  See Note [Scaling a
+ * sample] and Note [In use as of the last collection].
  */
 #include "AllocModel.h"
 
@@ -23,9 +24,36 @@
  * sizes.  (Go scales each bucket by its mean size instead, which is the
  * same when a bucket's objects are of one size.)  An object much larger
  * than the rate is always sampled and stands for itself; a small one
- * stands for rate/s of its kind.  Alive means no ALLOC_DEATH was read for
- * it: as of the last collection that could have found it dead, and at the
- * end of a log, after the exit's major GC, exactly. */
+ * stands for rate/s of its kind.  In use: Note [In use as of the last
+ * collection]. */
+
+/* Note [In use as of the last collection]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A sample is known dead only when a collection finds it so (its
+ * ALLOC_DEATH), so a sample allocated since the last collection is alive
+ * or garbage, no one knows yet.  As Go's heap profile does, the model
+ * counts a sample in use from the first collection that ends after it
+ * was allocated: until then it is pending, counted in alloc_objects and
+ * alloc_space but not in inuse_objects and inuse_space, and a pending
+ * sample that dies is just forgotten.  At the end of a log the samples
+ * allocated after its last collection are never counted in use (the
+ * runtime does not collect at exit for them: Note [The samples alive at
+ * exit] in profiling/SampledObjects.c).
+ *
+ * The end of a collection is GC_END: the runtime posts one per
+ * collection, whatever the number of capabilities, and for the
+ * non-moving collector's minor collections and syncs too (the concurrent
+ * mark's CONC_* events end nothing: what it finds dead is old, counted
+ * already).  GC_END is in capability 0's buffer and the samples are in
+ * the global one, and buffers reach the log whole, so the order of the
+ * file is not the order of time: a sample counts when a GC_END later
+ * than it in time has been read, whichever comes first in the file.
+ *
+ * A log with samples but no GC events at all (`-l` with classes that
+ * leave out 'g') cannot say when a collection ended, so until the first
+ * GC_END is read a sample counts in use as soon as it is read, as if
+ * every sample had lived through a collection; the first GC_END then
+ * takes back those later than itself, which wait as the others do. */
 
 void alloc_model_init(AllocModel *m)
 {
@@ -46,6 +74,7 @@ void alloc_model_free(AllocModel *m)
     free(m->buckets);
     word_map_free(&m->live);
     free(m->live_samples);
+    free(m->pending);
     memset(m, 0, sizeof *m);
 }
 
@@ -139,6 +168,72 @@ static AmBucket *bucket_of(AllocModel *m, uint32_t stack, uint64_t era, uint32_t
     return &m->buckets[b];
 }
 
+/* Counts a sample of size bytes in bucket b in use (sign 1) or no longer
+ * (sign -1). */
+static void count_in_use(AllocModel *m, uint32_t b, uint64_t size, int sign)
+{
+    AmBucket *bk = &m->buckets[b];
+    double w = alloc_model_scale(m, size);
+    if (sign > 0) {
+        bk->live_samples++;
+        bk->inuse_objects += w;
+        bk->inuse_bytes += w * (double)size;
+        m->n_live++;
+        return;
+    }
+    bk->live_samples--;
+    bk->inuse_objects -= w;
+    bk->inuse_bytes -= w * (double)size;
+    if (bk->live_samples == 0)
+        bk->inuse_objects = bk->inuse_bytes = 0;   /* no rounding left behind */
+    m->n_live--;
+}
+
+/* Keeps a sample as counted in use: a record, found by its number. */
+static int keep_record(AllocModel *m, uint64_t sample, uint32_t b, uint64_t size)
+{
+    if (GROW_ARRAY_RESERVE_MIN(m->live_samples, m->cap_live, m->n_records + 1, 64) != 0 ||
+        word_map_put(&m->live, sample, m->n_records + 1) != 0) {
+        m->out_of_memory = 1;
+        return 0;
+    }
+    m->live_samples[m->n_records++] = (struct AmLive){sample, b, size};
+    return 1;
+}
+
+/* Moves the pending samples still waiting to the front of the queue
+ * (dropping the dead and those already counted), renumbering them. */
+static void compact_pending(AllocModel *m)
+{
+    size_t kept = 0;
+    for (size_t i = m->pending_head; i < m->n_pending_slots; i++) {
+        if (m->pending[i].state == AM_DEAD)
+            continue;
+        m->pending[kept] = m->pending[i];
+        (void)word_map_put(&m->live, m->pending[kept].sample, AM_PENDING_TAG | kept);   /* no growth */
+        kept++;
+    }
+    m->pending_head = 0;
+    m->n_pending_slots = kept;
+    m->n_pending_dead = 0;
+}
+
+static int add_pending(AllocModel *m, uint64_t sample, uint32_t b, uint64_t size,
+                       uint64_t time_ns)
+{
+    if (GROW_ARRAY_RESERVE_MIN(m->pending, m->cap_pending, m->n_pending_slots + 1, 64) != 0 ||
+        word_map_put(&m->live, sample, AM_PENDING_TAG | m->n_pending_slots) != 0) {
+        m->out_of_memory = 1;
+        return 0;
+    }
+    uint32_t state = m->have_gc_end ? AM_WAITING : AM_COUNTED_EARLY;
+    m->pending[m->n_pending_slots++] = (struct AmPending){sample, size, time_ns, b, state};
+    m->n_pending++;
+    if (state == AM_COUNTED_EARLY)
+        count_in_use(m, b, size, 1);
+    return 1;
+}
+
 static void add_sample(AllocModel *m, const EvrEvent *ev)
 {
     uint64_t sample = ev->u.alloc_sample.sample;
@@ -146,22 +241,40 @@ static void add_sample(AllocModel *m, const EvrEvent *ev)
         return;   /* sent again to a late client: counted once */
     uint32_t b;
     AmBucket *bk = bucket_of(m, ev->u.alloc_sample.stack, ev->u.alloc_sample.era, &b);
-    if (bk == NULL ||
-        GROW_ARRAY_RESERVE_MIN(m->live_samples, m->cap_live, m->n_live + 1, 64) != 0 ||
-        word_map_put(&m->live, sample, m->n_live + 1) != 0) {
+    if (bk == NULL) {
         m->out_of_memory = 1;
         return;
     }
     uint64_t size = ev->u.alloc_sample.size_bytes;
+    if (m->have_gc_end && ev->time_ns < m->last_gc_end_ns) {
+        /* a collection later than it was read first (another buffer) */
+        if (!keep_record(m, sample, b, size))
+            return;
+        count_in_use(m, b, size, 1);
+    } else if (!add_pending(m, sample, b, size, ev->time_ns)) {
+        return;
+    }
     double w = alloc_model_scale(m, size);
+    bk = &m->buckets[b];
     bk->samples++;
-    bk->live_samples++;
     bk->alloc_objects += w;
     bk->alloc_bytes += w * (double)size;
-    bk->inuse_objects += w;
-    bk->inuse_bytes += w * (double)size;
-    m->live_samples[m->n_live++] = (struct AmLive){sample, b, size};
     m->n_samples++;
+}
+
+/* A pending sample died: forgotten (taken back if counted early). */
+static void pending_died(AllocModel *m, size_t i)
+{
+    struct AmPending *p = &m->pending[i];
+    if (p->state == AM_COUNTED_EARLY)
+        count_in_use(m, p->bucket, p->size_bytes, -1);
+    p->state = AM_DEAD;
+    m->n_pending--;
+    m->n_pending_dead++;
+    (void)word_map_remove(&m->live, p->sample);
+    size_t slots = m->n_pending_slots - m->pending_head;
+    if (slots >= 64 && m->n_pending_dead > slots / 2)
+        compact_pending(m);
 }
 
 static void add_death(AllocModel *m, const EvrEvent *ev)
@@ -169,22 +282,53 @@ static void add_death(AllocModel *m, const EvrEvent *ev)
     uint64_t *slot = word_map_get(&m->live, ev->u.alloc_death.sample);
     if (slot == NULL)
         return;
+    m->n_deaths++;
+    if (*slot & AM_PENDING_TAG) {
+        pending_died(m, (size_t)(*slot & ~AM_PENDING_TAG));
+        return;
+    }
     size_t i = (size_t)*slot - 1;
     struct AmLive dead = m->live_samples[i];
-    AmBucket *bk = &m->buckets[dead.bucket];
-    double w = alloc_model_scale(m, dead.size_bytes);
-    bk->live_samples--;
-    bk->inuse_objects -= w;
-    bk->inuse_bytes -= w * (double)dead.size_bytes;
-    if (bk->live_samples == 0)
-        bk->inuse_objects = bk->inuse_bytes = 0;   /* no rounding left behind */
+    count_in_use(m, dead.bucket, dead.size_bytes, -1);
     (void)word_map_remove(&m->live, dead.sample);
-    if (i + 1 != m->n_live) {
-        m->live_samples[i] = m->live_samples[m->n_live - 1];
+    if (i + 1 != m->n_records) {
+        m->live_samples[i] = m->live_samples[m->n_records - 1];
         (void)word_map_put(&m->live, m->live_samples[i].sample, i + 1);   /* no growth */
     }
-    m->n_live--;
-    m->n_deaths++;
+    m->n_records--;
+}
+
+/* A collection ended at time t: the pending samples allocated before it
+ * count in use from now on (Note [In use as of the last collection]). */
+static void add_gc_end(AllocModel *m, uint64_t t)
+{
+    int first = !m->have_gc_end;
+    m->have_gc_end = 1;
+    if (t > m->last_gc_end_ns)
+        m->last_gc_end_ns = t;
+    while (m->pending_head < m->n_pending_slots) {
+        struct AmPending p = m->pending[m->pending_head];
+        if (p.state != AM_DEAD && p.time_ns >= t)
+            break;
+        m->pending_head++;
+        if (p.state == AM_DEAD) {
+            m->n_pending_dead--;
+            continue;
+        }
+        m->n_pending--;
+        if (!keep_record(m, p.sample, p.bucket, p.size_bytes))
+            return;
+        if (p.state == AM_WAITING)
+            count_in_use(m, p.bucket, p.size_bytes, 1);
+    }
+    for (size_t i = m->pending_head; first && i < m->n_pending_slots; i++) {
+        if (m->pending[i].state != AM_COUNTED_EARLY)
+            continue;
+        count_in_use(m, m->pending[i].bucket, m->pending[i].size_bytes, -1);
+        m->pending[i].state = AM_WAITING;
+    }
+    if (m->pending_head == m->n_pending_slots || m->pending_head > m->n_pending_slots / 2)
+        compact_pending(m);
 }
 
 int alloc_model_add(AllocModel *m, const EvrEvent *ev)
@@ -210,6 +354,9 @@ int alloc_model_add(AllocModel *m, const EvrEvent *ev)
     case EVENT_ALLOC_DEATH:
         add_death(m, ev);
         break;
+    case EVENT_GC_END:
+        add_gc_end(m, ev->time_ns);
+        return 0;
     default:
         return 0;
     }
