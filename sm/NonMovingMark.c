@@ -275,7 +275,11 @@ static inline StgClosure *short_cut(StgClosure **field, StgClosure *v)
 
 static inline void push_field(MarkQueue *q, StgClosure **field, bool concurrent)
 {
-    StgClosure *v = __atomic_load_n(field, __ATOMIC_RELAXED);
+    /* Acquire: the program publishes an object it allocated straight into
+     * the generation (a large or pinned group) by a barriered write, a
+     * release store; the load pairs with it, so that the group's
+     * descriptor, written before, is what nonmoving_holds reads. */
+    StgClosure *v = __atomic_load_n(field, __ATOMIC_ACQUIRE);
     if (v == NULL || !nonmoving_holds(v))
         return;
     if (!concurrent)
