@@ -22,10 +22,19 @@
  * the mark thread holds a pointer to: the queue holds objects of the
  * generation only, which never move, and a young pointer read from a
  * field is tested (and dropped) before the thread can park.
+ *
+ * While it marks or sweeps, and is not parked, the thread wants a
+ * processor of its own; where the prefault helper would take the one it
+ * needs (fewer processors than the capabilities, the helper and this
+ * thread), the helper makes way (Note [The helper never holds up the
+ * program] in sm/block/Prefault.c): it takes no processor from the mark
+ * thread, so a stop of the world does not wait for the mark thread to be
+ * scheduled before it can park.
  */
 #include "NonMovingPrivate.h"
 
 #include "Capability.h"
+#include "MBlock.h"
 #include "Messages.h"
 
 static OsThread mark_thread;
@@ -36,6 +45,23 @@ static bool stopped_for_good;    /* under nonmoving_lock: no thread until
                                     nonmoving_thread_reset */
 static int held_phase;           /* NonMovingPhase, under nonmoving_lock;
                                     read atomically: nonmoving_hold */
+static bool helper_makes_way;    /* no processor spare for the prefault
+                                    helper and this thread: set at start */
+
+/* The thread starts or stops working beside the program (Note [The mark
+ * thread parks]). */
+static void working(bool on)
+{
+    if (helper_makes_way)
+        mblock_prefault_make_way(on);
+}
+
+static void park(void)
+{
+    working(false);
+    capability_worker_park();
+    working(true);
+}
 
 /* A stop between two objects or segments: the world is stopping, or the
  * runtime is. */
@@ -59,9 +85,10 @@ static void run_mark(uint64_t cycle)
 {
     bool done = false;
     capability_worker_begin();
+    working(true);
     while (still(NONMOVING_MARKING, cycle)) {
         if (should_stop(NULL)) {
-            capability_worker_park();
+            park();
             continue;
         }
         if (nonmoving_mark_step(should_stop)) {
@@ -69,6 +96,7 @@ static void run_mark(uint64_t cycle)
             break;
         }
     }
+    working(false);
     capability_worker_end();
     if (done)
         nonmoving_ask_for_sync(cycle);
@@ -78,14 +106,16 @@ static void run_mark(uint64_t cycle)
 static void run_sweep(uint64_t cycle)
 {
     capability_worker_begin();
+    working(true);
     while (still(NONMOVING_SWEEPING, cycle)) {
         if (should_stop(NULL)) {
-            capability_worker_park();
+            park();
             continue;
         }
         if (nonmoving_sweep_step(should_stop))
             break;
     }
+    working(false);
     capability_worker_end();
 }
 
@@ -134,6 +164,7 @@ void nonmoving_thread_wake(void)
     os_mutex_lock(&nonmoving_lock);
     ASSERT(!stopped_for_good);
     if (!mark_thread_started) {
+        helper_makes_way = os_cpus_available() < capabilities_n + 2;
         int err = os_thread_start(&mark_thread, mark_thread_main, NULL);
         if (err != 0)
             rts_panic("cannot start the non-moving generation's mark thread (errno=%d)", err);

@@ -108,6 +108,7 @@ static StgWord n_returned_free; /* megablocks in state MB_RETURNED */
 static StgWord n_hw;           /* high-water mark of n_in_use + n_free */
 static StgWord n_returned_total; /* megablocks ever decommitted */
 static StgWord n_cycle_peak;   /* highest n_in_use since mblock_take_cycle_peak */
+static StgWord n_window_commits; /* commit calls made to grow the prefault window */
 
 static inline char *mb_addr(uint32_t i)
 {
@@ -206,6 +207,7 @@ void mblock_exit(void)
     n_total = bump = bump_hw = ahead_end = ahead_target = ahead_idle = 0;
     free_runs = NO_RUN;
     n_in_use = n_free = n_returned_free = n_hw = n_returned_total = n_cycle_peak = 0;
+    n_window_commits = 0;
 }
 
 /* --------------------------------------------------------------------------
@@ -306,7 +308,9 @@ static uint32_t window_end(void)
 
 /* Keeps the window [bump, window_end()) committed and handed to the
  * prefault helper (Note [Faulting in ahead of the heap] in Prefault.c).
- * A failed commit only makes the window shorter. */
+ * A failed commit only makes the window shorter; so does a populate call
+ * in flight, which the commit would wait for (Note [The helper never
+ * holds up the program]): a later allocation grows it. */
 static void keep_window(void)
 {
     if (!prefault_running())
@@ -314,8 +318,10 @@ static void keep_window(void)
     if (ahead_end < bump)
         ahead_end = bump;
     uint32_t want_end = window_end();
-    if (want_end > ahead_end) {
+    if (want_end > ahead_end && prefault_pause()) {
         int err = os_mem_commit(mb_addr(ahead_end), (StgWord)(want_end - ahead_end) << MBLOCK_SHIFT);
+        prefault_resume();
+        n_window_commits++;
         if (err != 0) {
             debug_trace(DEBUG_BLOCK, "mblock: commit ahead failed (first=%lu, count=%lu, "
                         "errno=%d)", (unsigned long)ahead_end,
@@ -589,6 +595,20 @@ StgWord mblock_prefault_bytes(void)
     return prefault_bytes();
 }
 
+static StgWord n_ways_made;     /* mblock_prefault_make_way(true) calls; atomic */
+
+void mblock_prefault_make_way(bool on)
+{
+    if (on)
+        __atomic_fetch_add(&n_ways_made, 1, __ATOMIC_RELAXED);
+    prefault_make_way(on);
+}
+
+StgWord mblock_prefault_ways_made(void)
+{
+    return __atomic_load_n(&n_ways_made, __ATOMIC_RELAXED);
+}
+
 /* --------------------------------------------------------------------------
  * Counters
  * ----------------------------------------------------------------------- */
@@ -611,6 +631,7 @@ StgWord mblock_take_cycle_peak(void)
     return peak;
 }
 StgWord mblock_n_returned(void) { return n_returned_total; }
+StgWord mblock_n_window_commits(void) { return n_window_commits; }
 
 /* --------------------------------------------------------------------------
  * Debugging

@@ -66,12 +66,20 @@ bool mblock_holds(const void *p);
  * one handed out committed and faulted in ahead of use: grow of them from
  * where that is now, and always at least idle of them however far the
  * heap grows.  A smaller window than before keeps what is committed;
- * mblock_return_free decommits the whole window.  mblock_prefault_bytes: bytes the helper has
- * faulted in so far. */
+ * mblock_return_free decommits the whole window.  Growing the window
+ * never waits for a populate call in flight: it grows at a later call
+ * instead (Note [The helper never holds up the program] in Prefault.c).
+ * mblock_prefault_bytes: bytes the helper has faulted in so
+ * far; mblock_n_window_commits: commit calls made to grow the window. */
 int mblock_prefault_start(void);
 void mblock_prefault_stop(void);   /* joins the helper; mblock_exit does too */
 void mblock_prefault_window(StgWord grow, StgWord idle);
 StgWord mblock_prefault_bytes(void);
+StgWord mblock_n_window_commits(void);
+/* prefault_make_way (Prefault.h), for the storage manager's threads (any
+ * thread); mblock_prefault_ways_made counts the calls with true. */
+void mblock_prefault_make_way(bool on);
+StgWord mblock_prefault_ways_made(void);
 
 StgWord mblock_n_in_use(void);       /* held by the block allocator */
 StgWord mblock_n_free(void);         /* committed but free */

@@ -40,11 +40,37 @@
  *     memory the heap has just given to the OS;
  *   - the helper's CPU time is the process's, so `+RTS -s` charges it to
  *     the mutator or the GC, whichever ran beside it.
+ *
+ * Note [The helper never holds up the program]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The helper is work ahead of need; two ways it held the program up
+ * under --nonmoving-gc at -N1 on two cores (bench/optimisations.md):
+ *
+ *   - With the mark thread busy it was a third busy thread on two
+ *     cores, so the kernel often ran it where the mark thread or the
+ *     program wanted to run: a collection waited for the mark thread to be
+ *     scheduled and park, or the program, woken at a collection's end,
+ *     waited a scheduler slice (about 3.6 ms).  So a thread that wants a
+ *     processor the helper would take says so (prefault_make_way, from
+ *     the mark thread where no processor is spare for both), and the
+ *     helper starts no populate call meanwhile.  A lower scheduling
+ *     priority (SCHED_IDLE) was tried instead and was worse: the next
+ *     point bites harder when the helper waits long for a processor.
+ *   - A populate call holds the process's memory-map lock for reading,
+ *     and the program's mprotect, which commits memory, takes it for
+ *     writing: it waits for the call in flight, and for as long as the
+ *     kernel leaves the helper off a processor in it.  So the megablock
+ *     layer grows the window only through prefault_pause, which gives up
+ *     at once when a call is in flight: the window then grows at a later
+ *     allocation.  Only what cannot wait does wait: a commit the heap
+ *     needs now (the bump index past the window) and a return of memory
+ *     to the OS (at most once a major collection).  Calls are a quarter
+ *     of a megablock (about 100 us at full speed), so such a wait is
+ *     short.
  */
 
-/* One populate call: a megablock, so prefault_cancel waits at most for
- * that (well under a millisecond: bench/optimisations.md, row be05244). */
-#define PREFAULT_CHUNK MBLOCK_SIZE
+/* One populate call (Note [The helper never holds up the program]). */
+#define PREFAULT_CHUNK (MBLOCK_SIZE / 4)
 
 static OsMutex pf_lock = OS_MUTEX_INIT;
 static OsCond pf_work = OS_COND_INIT;   /* helper: something to do, or stop */
@@ -54,6 +80,10 @@ static bool pf_started;                 /* a thread to join */
 static bool pf_live;                    /* requests are taken */
 static bool pf_stop;
 static bool pf_busy;                    /* a populate call in flight */
+static bool pf_paused;                  /* prefault_pause: start no call */
+static unsigned pf_way_made;            /* prefault_make_way(true) calls not
+                                           yet ended: start no call */
+static bool pf_stall;                   /* prefault_stall_for_test */
 static char *pf_next, *pf_end;          /* [pf_next, pf_end): still to do */
 static StgWord pf_done_bytes;
 
@@ -62,7 +92,7 @@ static void *prefault_main(void *arg)
     (void)arg;
     os_mutex_lock(&pf_lock);
     while (!pf_stop) {
-        if (pf_next >= pf_end) {
+        if (pf_next >= pf_end || pf_paused || pf_way_made > 0) {
             os_cond_wait(&pf_work, &pf_lock);
             continue;
         }
@@ -70,6 +100,8 @@ static void *prefault_main(void *arg)
         char *hi = (StgWord)(pf_end - lo) > PREFAULT_CHUNK ? lo + PREFAULT_CHUNK : pf_end;
         pf_next = hi;
         pf_busy = true;
+        while (pf_stall && !pf_stop)
+            os_cond_wait(&pf_work, &pf_lock);
         os_mutex_unlock(&pf_lock);
         int err = os_mem_populate(lo, (size_t)(hi - lo));
         os_mutex_lock(&pf_lock);
@@ -99,7 +131,8 @@ static void prefault_forget_in_child(void)
     pf_lock = (OsMutex)OS_MUTEX_INIT;
     pf_work = (OsCond)OS_COND_INIT;
     pf_quiet = (OsCond)OS_COND_INIT;
-    pf_started = pf_live = pf_stop = pf_busy = false;
+    pf_started = pf_live = pf_stop = pf_busy = pf_paused = pf_stall = false;
+    pf_way_made = 0;
     pf_next = pf_end = NULL;
 }
 
@@ -114,7 +147,7 @@ int prefault_start(void)
         return 0;
     }
     pf_stop = false;
-    pf_busy = false;
+    pf_busy = pf_paused = false;
     pf_next = pf_end = NULL;
     pf_done_bytes = 0;
     int err = os_thread_start(&pf_thread, prefault_main, NULL);
@@ -139,7 +172,7 @@ void prefault_stop(void)
     if (err != 0)
         rts_panic("prefault: cannot join the helper thread (errno=%d)", err);
     os_mutex_lock(&pf_lock);
-    pf_started = false;
+    pf_started = pf_stall = false;
     pf_next = pf_end = NULL;
     os_mutex_unlock(&pf_lock);
 }
@@ -175,6 +208,53 @@ void prefault_cancel(void)
     while (pf_busy)
         os_cond_wait(&pf_quiet, &pf_lock);
     os_mutex_unlock(&pf_lock);
+}
+
+bool prefault_pause(void)
+{
+    os_mutex_lock(&pf_lock);
+    bool paused = !pf_busy;
+    if (paused)
+        pf_paused = true;
+    os_mutex_unlock(&pf_lock);
+    return paused;
+}
+
+void prefault_resume(void)
+{
+    os_mutex_lock(&pf_lock);
+    pf_paused = false;
+    os_cond_broadcast(&pf_work);
+    os_mutex_unlock(&pf_lock);
+}
+
+void prefault_make_way(bool on)
+{
+    os_mutex_lock(&pf_lock);
+    if (on) {
+        pf_way_made++;
+    } else {
+        ASSERT(pf_way_made > 0);
+        if (--pf_way_made == 0)
+            os_cond_broadcast(&pf_work);
+    }
+    os_mutex_unlock(&pf_lock);
+}
+
+void prefault_stall_for_test(bool stall)
+{
+    os_mutex_lock(&pf_lock);
+    pf_stall = stall;
+    os_cond_broadcast(&pf_work);
+    os_mutex_unlock(&pf_lock);
+}
+
+bool prefault_stalled_for_test(void)
+{
+    os_mutex_lock(&pf_lock);
+    bool stalled = pf_stall && pf_busy;
+    os_mutex_unlock(&pf_lock);
+    return stalled;
 }
 
 StgWord prefault_bytes(void)

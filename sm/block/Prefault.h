@@ -34,6 +34,27 @@ void prefault_extend(char *lo, char *hi);
  * nothing until the next prefault_extend, so the caller may decommit. */
 void prefault_cancel(void);
 
+/* Keeps the helper from starting another populate call and returns
+ * true, if none is in flight; returns false at once, pausing nothing, if
+ * one is (Note [The helper never holds up the program] in Prefault.c).
+ * While paused the caller may commit without waiting for the helper;
+ * prefault_resume ends the pause. */
+bool prefault_pause(void);
+void prefault_resume(void);
+
+/* A thread of the runtime that wants the processor the helper would
+ * take calls this with true while it works and with false when it stops
+ * (the calls nest, from any threads); meanwhile the helper starts no
+ * populate call. */
+void prefault_make_way(bool on);
+
+/* For tests: with stall set, the helper stops inside its next populate
+ * call (before the kernel call itself) until stall is cleared, so that a
+ * test can act while a call is in flight; prefault_stalled_for_test says
+ * whether it is stopped there now. */
+void prefault_stall_for_test(bool stall);
+bool prefault_stalled_for_test(void);
+
 /* Bytes faulted in by the helper since it started. */
 StgWord prefault_bytes(void);
 

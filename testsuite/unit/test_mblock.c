@@ -27,6 +27,7 @@
 
 #include "BlockAlloc.h"
 #include "MBlock.h"
+#include "Prefault.h"
 #include "os/OSMem.h"
 
 #define RESERVE_BYTES HARNESS_MBLOCK_RESERVE_BYTES
@@ -655,6 +656,99 @@ static void test_mblock_prefault_faults_in_the_window(void **state)
     assert_int_equal(resident_pages(base, 66), 0);
 }
 
+/* Calls f until the window's commit count passes n (the helper may still
+ * be in a call when it is let go); returns whether it did within 10 s. */
+static bool window_grows_past(StgWord n, void (*f)(void))
+{
+    for (int i = 0; i < 1000 && mblock_n_window_commits() <= n; i++) {
+        f();
+        if (mblock_n_window_commits() <= n)
+            nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    return mblock_n_window_commits() > n;
+}
+
+static void ask_for_the_window(void)
+{
+    mblock_prefault_window(0, 4);
+}
+
+static void wait_stalled(void)
+{
+    for (int i = 0; i < 1000 && !prefault_stalled_for_test(); i++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    assert_true(prefault_stalled_for_test());
+}
+
+/* Committing takes the memory-map lock that a populate call holds, so the
+ * window grows only between the helper's calls (Note [The helper never
+ * holds up the program] in Prefault.c), while the heap itself still
+ * grows into the window. */
+static void test_mblock_window_grows_between_populate_calls(void **state)
+{
+    (void)state;
+    heap_reset();
+    char *base = mblock_heap_base;
+    assert_int_equal(mblock_prefault_start(), 0);
+    prefault_stall_for_test(true);
+    StgWord commits = mblock_n_window_commits();
+    mblock_prefault_window(0, 4);
+    assert_int_equal(mblock_n_window_commits(), commits + 1);
+    wait_stalled();
+
+    /* A call is in flight: the heap takes two megablocks of the window,
+     * and the window, four above them, does not grow. */
+    char *p = mblock_alloc_group(2);
+    assert_ptr_equal(p, base);
+    p[0] = 1;
+    p[2 * MBLOCK_SIZE - 1] = 2;
+    mblock_prefault_window(0, 4);
+    StgWord during = mblock_n_window_commits();
+    mblock_check();
+
+    /* Let go, the helper ends its call and the window grows. */
+    prefault_stall_for_test(false);
+    bool grew = window_grows_past(during, ask_for_the_window);
+    bool resident = wait_resident(base + 2 * MBLOCK_SIZE, 4);
+    mblock_check();
+    mblock_free_group(p, 2);
+    mblock_prefault_stop();
+    mblock_prefault_window(0, 0);
+    heap_reset();
+    assert_int_equal(during, commits + 1);
+    assert_true(grew);
+    assert_true(resident);
+}
+
+/* While a thread of the runtime has asked the helper to make way, the
+ * helper starts no populate call; when every such thread is done, it
+ * takes up the window where it was. */
+static void test_mblock_prefault_makes_way(void **state)
+{
+    (void)state;
+    heap_reset();
+    char *base = mblock_heap_base;
+    assert_int_equal(mblock_prefault_start(), 0);
+    prefault_stall_for_test(true);
+    StgWord ways = mblock_prefault_ways_made();
+    mblock_prefault_make_way(true);
+    mblock_prefault_make_way(true);   /* two threads at once */
+    assert_int_equal(mblock_prefault_ways_made(), ways + 2);
+    mblock_prefault_window(0, 4);
+    nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    assert_false(prefault_stalled_for_test());   /* no call was started */
+    mblock_prefault_make_way(false);
+    nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    assert_false(prefault_stalled_for_test());   /* one still works */
+    mblock_prefault_make_way(false);
+    wait_stalled();
+    prefault_stall_for_test(false);
+    assert_true(wait_resident(base, 4));
+    mblock_prefault_stop();
+    mblock_prefault_window(0, 0);
+    heap_reset();
+}
+
 /* --------------------------------------------------------------------------
  * Driver
  * ----------------------------------------------------------------------- */
@@ -683,6 +777,8 @@ int main(void)
         cmocka_unit_test_teardown(test_mblock_random_against_model, after_test),
         cmocka_unit_test_teardown(test_mblock_prefault_window_needs_the_helper, after_test),
         cmocka_unit_test_teardown(test_mblock_prefault_faults_in_the_window, after_test),
+        cmocka_unit_test_teardown(test_mblock_window_grows_between_populate_calls, after_test),
+        cmocka_unit_test_teardown(test_mblock_prefault_makes_way, after_test),
     };
     return cmocka_run_group_tests(tests, harness_mblock_setup, harness_mblock_teardown);
 }

@@ -27,10 +27,12 @@
 #include "Census.h"
 #include "ClosureSize.h"
 #include "GC.h"
+#include "MBlock.h"
 #include "NonMoving.h"
 #include "Sanity.h"
 #include "Segment.h"
 #include "Storage.h"
+#include "os/Thread.h"
 
 static bool in_segment(const StgClosure *c)
 {
@@ -826,6 +828,32 @@ static void test_nonmoving_concurrent_mark_keeps_what_the_program_moves(void **s
     hs_exit();
 }
 
+/* Where no processor is spare for both the mark thread and the prefault
+ * helper, the helper makes way while the mark thread marks and sweeps
+ * (Note [The mark thread parks] in sm/NonMovingThread.c): counted, not
+ * timed. */
+static void test_nonmoving_prefault_helper_makes_way_for_the_mark(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A256k", NULL);
+    STRATA_ROOTS(r, 1);
+    StgWord ways = mblock_prefault_ways_made();
+    const NonMovingStats *st = nonmoving_stats();
+    uint64_t cycles = st->cycles, stw = st->stw_cycles;
+    start_cycle(&r[0]);
+    for (long i = 0; st->cycles == cycles; i++) {
+        assert_true(i < 100000000);
+        (void)mk_list(0, 10);
+    }
+    assert_int_equal(st->stw_cycles, stw);   /* it ran beside the program */
+    if (os_cpus_available() < capabilities_n + 2)
+        assert_true(mblock_prefault_ways_made() > ways);
+    else
+        assert_int_equal(mblock_prefault_ways_made(), ways);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_census_during_a_sweep_counts_what_lives),
         cmocka_unit_test(test_nonmoving_sweep_gives_groups_back_a_budget_per_collection),
         cmocka_unit_test(test_nonmoving_concurrent_mark_keeps_what_the_program_moves),
+        cmocka_unit_test(test_nonmoving_prefault_helper_makes_way_for_the_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
