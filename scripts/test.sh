@@ -25,8 +25,9 @@ cd "$STRATA_ROOT"
 SAN_CONFIG=(--enable-sanitizers --enable-debug=3 --enable-werror)
 DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
 # ThreadSanitizer runs the tests that start threads (capabilities, the
-# heap debugger's server, the ticker) at debug level 2.
-TSAN_CONFIG=(--enable-sanitizers=thread --enable-debug=2 --enable-werror)
+# heap debugger's server, the ticker) at debug level 2.  None of them uses
+# strata-html or strata-live's page: built without them (no `npm ci`).
+TSAN_CONFIG=(--enable-sanitizers=thread --enable-debug=2 --enable-werror --disable-html)
 TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/blackhole-cycle.sh testsuite/scripts/par-gc.sh testsuite/scripts/eventlog-socket.sh testsuite/scripts/debug.sh testsuite/unit/test_debug testsuite/unit/test_control"
 # The collector's tests run a second time with two capabilities and two GC
 # threads (GHCRTS, read by every strata program), so that each of them
@@ -54,12 +55,14 @@ NONMOVING_TESTS="${PAR_GC_TESTS/testsuite\/unit\/test_promote_in_place /}"
 # the report pages in chromium (about 90 s a build; strata-html itself
 # runs under the sanitizers in html.sh), and the checks that read the
 # sources and run nothing that was built (the layers, the sizes, the
-# Notes, citations, include circles, README's layout, bench/'s tables).
+# Notes, citations, include circles, README's layout, bench/'s tables,
+# configure's refusal of a bad option).
 RELEASE_ONLY_TESTS="testsuite/scripts/html-browser.sh testsuite/scripts/alloc-view.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/readme-layout.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/layering.sh testsuite/scripts/sizes.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/notes.sh testsuite/scripts/self-contained.sh"
 RELEASE_ONLY_TESTS+=" testsuite/scripts/include-circles.sh testsuite/scripts/bench-figures.sh"
+RELEASE_ONLY_TESTS+=" testsuite/scripts/configure-flags.sh"
 
 # make -j starts the tests in the order given: the longest first (longest
 # in the sanitizer build first), so that a build's tests do not end with
