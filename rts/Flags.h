@@ -69,6 +69,11 @@ typedef struct {
                                      (sm/NonMoving.h); needs -G2 or more */
     StgWord max_heap_bytes;       /* -M, 0 = unlimited */
 
+    /* Shutdown */
+    double exit_wait_secs;        /* --exit-wait=<secs>: how long hs_exit
+                                     waits for other attached threads
+                                     (default 10) */
+
     /* Statistics */
     bool stats_summary;           /* -s */
     bool stats_per_gc;            /* -S (implies the summary, as in GHC) */

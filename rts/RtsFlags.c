@@ -27,6 +27,7 @@
         .capabilities = 1,                                                   \
         .oldgen_factor = 2.0,                                                \
         .max_heap_bytes = 0,                                                 \
+        .exit_wait_secs = 10.0,                                              \
         .stats_summary = false,                                              \
         .stats_per_gc = false,                                               \
         .stats_file = NULL,                                                  \
@@ -271,7 +272,8 @@ bool rts_flags_check(const RtsFlags *f)
     }
     if (f->era_selected && (f->eras.lo < 1 || f->eras.hi < f->eras.lo))
         return false;
-    if (!interval_ok(f->census_interval_secs) || !interval_ok(f->eventlog_flush_secs))
+    if (!interval_ok(f->census_interval_secs) || !interval_ok(f->eventlog_flush_secs) ||
+        !interval_ok(f->exit_wait_secs))
         return false;
     if ((f->eventlog_classes & ~(unsigned)EVENTLOG_CLASS_ALL) != 0)
         return false;

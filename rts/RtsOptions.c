@@ -440,6 +440,10 @@ static const RtsOption rts_options[] = {
      .what = "GC threads", .example = "-qn2",
      .help = "  -qn<n>   Use <n> GC threads, at most one per capability (default: one\n"
              "           per capability)\n"},
+    {"--exit-wait", ARG_EQUALS, VAL_SECONDS, FIELD(exit_wait_secs), .expected = "=<secs>",
+     .help = "  --exit-wait=<secs>\n"
+             "           How long hs_exit waits for the program's other attached\n"
+             "           threads to let go before it stops them (default: 10)\n"},
     {"--prefault", ARG_EQUALS, VAL_WHEN, FIELD(prefault),
      .expected = "=auto, =always or =never",
      .help = "  --prefault=<when>\n"

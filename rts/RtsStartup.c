@@ -39,8 +39,7 @@
 
 static void shutdown_without_census(void);
 
-/* How long hs_exit waits for other attached threads to let go. */
-#define HS_EXIT_WAIT_MS 10000u
+/* How long hs_exit waits for a thread it gave up on to stop. */
 #define HS_EXIT_STOP_MS 1000u
 
 /* hs_init may be called more than once; hs_exit undoes the last call only
@@ -329,6 +328,13 @@ static void report_statistics(void)
     stats_close_output();
 }
 
+/* +RTS --exit-wait, in milliseconds (at most UINT32_MAX: 49 days). */
+static uint32_t exit_wait_ms(void)
+{
+    double ms = rts_flags.exit_wait_secs * 1000.0;
+    return ms >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
 void hs_exit(void)
 {
     if (init_count == 0) {
@@ -348,7 +354,7 @@ void hs_exit(void)
     (void)roots_report_pushed_frames();
     /* Others still attached would find the heap gone: wait for them, and
      * if they do not come, stop them where they are. */
-    bool others_gone = threads_wait_for_others(HS_EXIT_WAIT_MS, blackholes_describe_wait);
+    bool others_gone = threads_wait_for_others(exit_wait_ms(), blackholes_describe_wait);
     if (!others_gone && !capability_stop_world_within(HS_EXIT_STOP_MS)) {
         /* A thread holds a capability and never reaches a safe point (it
          * ended, or waits in C): no final census, as after a heap

@@ -29,6 +29,9 @@
 
 #include <strata.h>
 
+#include "Blackholes.h"
+#include "Threads.h"
+
 #define MAX_THREADS 8
 
 STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
@@ -97,12 +100,13 @@ static void *ring_worker(void *arg)
 }
 
 /* The stuck mode's thunk: claimed, then never returns (its thread waits
- * in a foreign call until the process ends). */
+ * in a foreign call until the process ends).  Counted once suspended, so
+ * that hs_exit is sure to find it so. */
 static StgClosure *stuck_entry(StgClosure **self)
 {
     (void)self;
-    atomic_fetch_add(&claimed, 1);
     rts_suspend();
+    atomic_fetch_add(&claimed, 1);
     for (;;)
         sleep_ms(1000);
     return NULL;
@@ -117,6 +121,30 @@ static void *stuck_worker(void *arg)
     return NULL;
 }
 
+static void count_waiting(StrataThread *t, void *env)
+{
+    char what[256];
+    if (blackholes_describe_wait(t, what, sizeof what))
+        ++*(int *)env;
+}
+
+/* Resumes once the second stuck thread waits for the thunk (what hs_exit
+ * must then name: a fixed sleep would be a guess), looked at holding the
+ * capability as blackholes_describe_wait asks, and given back between
+ * looks. */
+static void resume_when_one_waits(void)
+{
+    for (;;) {
+        int waiting = 0;
+        rts_resume();
+        threads_for_each(count_waiting, &waiting);
+        if (waiting > 0)
+            return;
+        rts_suspend();
+        sleep_ms(1);
+    }
+}
+
 static int run_threads(void *(*worker)(void *), long n, bool join)
 {
     pthread_t ts[MAX_THREADS];
@@ -126,14 +154,15 @@ static int run_threads(void *(*worker)(void *), long n, bool join)
             fprintf(stderr, "blackhole_cycle: pthread_create failed\n");
             return 1;
         }
-    if (join)
+    if (join) {
         for (long i = 0; i < n; i++)
             pthread_join(ts[i], NULL);
-    else
+        rts_resume();
+    } else {
         while (atomic_load(&claimed) < 1)
             sleep_ms(1);
-    sleep_ms(50);   /* the second stuck thread reaches the blackhole */
-    rts_resume();
+        resume_when_one_waits();
+    }
     return 0;
 }
 

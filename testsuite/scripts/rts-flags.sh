@@ -37,6 +37,9 @@ bad "-G: number of generations must be at least 1 (got 0)" +RTS -G0 -RTS
 bad "-F: factor must be greater than 0 (got -1)" +RTS -F-1 -RTS
 bad "-M: bad size 'foo'" +RTS -Mfoo -RTS
 bad "bad value for -i" +RTS -i-1 -RTS
+bad "bad value for --exit-wait" +RTS --exit-wait=-1 -RTS
+bad "bad value for --exit-wait" +RTS --exit-wait=soon -RTS
+bad "--exit-wait: expected =<secs> (got nothing)" +RTS --exit-wait -RTS
 bad "--census-gc: expected budget or every-tick (got 'sometimes')" +RTS -hT --census-gc=sometimes -RTS
 bad "--census-gc: expected =budget or =every-tick (got nothing)" +RTS --census-gc -RTS
 bad "--prefault: expected auto, always or never (got 'sometimes')" +RTS --prefault=sometimes -RTS
