@@ -156,7 +156,6 @@ grep -Eq 'grow_pages testsuite/programs/alloc_shares.c:[0-9]+' raw && pass ||
 "$ex/leak" 400 100000 +RTS --alloc-sample=64k -A256k --eventlog-socket=$test_tmp/leak.sock \
     --eventlog-flush-interval=0.05 -RTS >/dev/null 2>&1 &
 leak_pid=$!
-cleanup_live() { kill "$leak_pid" 2>/dev/null; }
 for i in $(seq 100); do [ -S leak.sock ] && break; sleep 0.05; done
 sleep 1
 start_live live-leak --socket "$test_tmp/leak.sock"

@@ -41,7 +41,10 @@
 # (testsuite/unit/require.h).  See docs/HACKING.md.
 #
 # $test_tmp is a scratch directory, removed when the script exits (so do
-# not set an EXIT trap of your own).
+# not set an EXIT trap of your own).  The script's background processes
+# still running then (a server, the program under test, a browser driver)
+# are ended too, whichever way it exits: finish, setup_fail, skip, or make
+# check's SIGTERM.
 
 : "${top_builddir:?is not set: run this test through make check}"
 : "${top_srcdir:?is not set: run this test through make check}"
@@ -50,7 +53,15 @@ test_name=${0##*/}
 tests_passed=0
 tests_failed=0
 test_tmp=$(mktemp -d "${TMPDIR:-/tmp}/strata-test.XXXXXX")
-trap 'rm -rf "$test_tmp"' EXIT
+# The background jobs bash still counts as running (`jobs -r`): its own
+# children, never a process it has already waited for.
+end_background_jobs() {
+    local pids
+    pids=$(jobs -rp)
+    # shellcheck disable=SC2086 # one PID per line, split on purpose
+    [ -z "$pids" ] || kill $pids 2>/dev/null || true
+}
+trap 'end_background_jobs; rm -rf "$test_tmp"' EXIT
 # make check ends a test that runs past STRATA_TEST_TIMEOUT with SIGTERM
 # (Makefile.am): say so, and what the script was waiting on.
 on_timeout() {

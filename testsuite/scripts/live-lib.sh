@@ -1,6 +1,7 @@
 # testsuite/scripts/live-lib.sh -- strata-live helpers shared by
 # strata-live.sh and live-e2e.sh (sourced after lib.sh; $live is the
-# binary).  A script may define cleanup_live, run before a failed start.
+# binary).  A failed start leaves nothing running: lib.sh ends a script's
+# background processes when it exits.
 
 # start_live NAME ARGS...: strata-live on any free port, stderr to NAME.err,
 # standard input from $live_stdin (default /dev/null); sets live_pid and url.
@@ -15,7 +16,6 @@ start_live() {
         sleep 0.05
     done
     if [ -z "$port" ]; then
-        if declare -F cleanup_live >/dev/null; then cleanup_live; fi
         setup_fail "strata-live did not start: $(cat "$name.err")"
     fi
     url=http://127.0.0.1:$port

@@ -35,7 +35,6 @@ mkdir -p "$shots"
 cd "$test_tmp" || exit 1
 live_pid=
 prog_pid=
-cleanup_live() { [ -n "$prog_pid" ] && kill "$prog_pid" 2>/dev/null; }
 . "$top_srcdir/testsuite/scripts/live-lib.sh"
 . "$top_srcdir/testsuite/scripts/sid-lib.sh"
 

@@ -20,12 +20,6 @@ serve_log=$top_builddir/testsuite/programs/serve_log
 cd "$test_tmp" || exit 1
 live_pid=
 
-# Stops a strata-live left running by a failed check.
-cleanup_live() {
-    [ -n "$live_pid" ] && kill "$live_pid" 2>/dev/null && wait "$live_pid" 2>/dev/null
-    live_pid=
-}
-
 . "$top_srcdir/testsuite/scripts/live-lib.sh"
 
 # wait_metric LINE-PREFIX VALUE: polls /metrics (up to 30 s) until the line
