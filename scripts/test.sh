@@ -259,10 +259,39 @@ run_one_lane() {
 # start at once, the others as those end (the order of "$@": the longest
 # first); the last one alone gets every slot.  Each lane's output is
 # printed whole when it ends, and its counts are added to the totals.  A
-# lane that leaves no counts (it died) counts as one failure.
+# lane that leaves no counts (it died) counts as one failure.  A test.sh
+# ended by a signal ends every lane's build and tests with it (end_lanes),
+# and removes the folder.
+lanes_dir=
+lanes_pid=
+# descendants PID: every process below PID, parents before children.
+descendants() {
+    local kid
+    for kid in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        echo "$kid"
+        descendants "$kid"
+    done
+}
+end_lanes() {
+    if [ -n "$lanes_pid" ]; then
+        # Every process below the lanes' make, not its process group: each
+        # test runs under timeout(1), in a group of its own (timeout passes
+        # the signal on to it).
+        # shellcheck disable=SC2046 # one PID per word
+        kill -TERM $(descendants "$lanes_pid") "$lanes_pid" 2>/dev/null || true
+        lanes_pid=
+    fi
+    [ -z "$lanes_dir" ] || rm -rf "$lanes_dir"
+    lanes_dir=
+}
 run_lanes() {
     local dir lane passed failed
     dir=$(mktemp -d "${TMPDIR:-/tmp}/strata-lanes.XXXXXX")
+    lanes_dir=$dir
+    trap end_lanes EXIT
+    trap 'exit 129' HUP
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
     {
         printf 'all: %s\n' "$*"
         printf '%s:\n' "$*"
@@ -272,7 +301,12 @@ run_lanes() {
             "$BASH" "$STRATA_ROOT/scripts/test.sh" "$dir" "$dir" "$dir"
     } >"$dir/lanes.mk"
     say "running the lanes $* side by side ($STRATA_TEST_JOBS jobs at a time in all)"
-    make -s -j"$STRATA_TEST_JOBS" -f "$dir/lanes.mk" || true
+    # In the background, so that a signal's trap runs at once (bash runs it
+    # only once a foreground command ends).
+    make -s -j"$STRATA_TEST_JOBS" -f "$dir/lanes.mk" &
+    lanes_pid=$!
+    wait "$lanes_pid" || true
+    lanes_pid=
     for lane in "$@"; do
         if [ -f "$dir/$lane.counts" ] && read -r passed failed <"$dir/$lane.counts"; then
             total_passed=$((total_passed + passed))
@@ -282,7 +316,7 @@ run_lanes() {
             total_failed=$((total_failed + 1))
         fi
     done
-    rm -rf "$dir"
+    end_lanes
 }
 
 main() {
