@@ -28,7 +28,8 @@
  *    (2.4 ms after, once): the leader's end is when the world restarts,
  *    and each other capability's next GC_END is its share of the same
  *    collection, not the end of a later one.  strata posts the request
- *    just before GC_START, from the one thread that collects.
+ *    just before GC_START, from the one thread that collects, before it
+ *    does anything with the world stopped (a sync it runs comes after).
  *  - The sync of a non-moving collector: from CONC_SYNC_BEGIN to
  *    CONC_SYNC_END, on any capability or the global buffer (GHC posts
  *    each twice; the first begin and the first end after it count).  The

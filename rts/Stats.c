@@ -506,13 +506,15 @@ static int compare_u64(const void *a, const void *b)
 
 /* strata's own lines for -N2 and up (GHC's TASKS/SPARKS lines would mean
  * nothing here): what each capability allocated, and how long the syncs
- * took from a request to every capability stopped. */
+ * took from a request to every capability stopped.  The sync line under
+ * --nonmoving-gc at -N1 too: the world's stop waits for the mark thread
+ * to park. */
 static void print_capability_lines(FILE *f)
 {
-    if (capabilities_n < 2)
+    if (capabilities_n < 2 && !rts_flags.nonmoving)
         return;
     char num[32];
-    for (unsigned i = 0; i < capabilities_n; i++) {
+    for (unsigned i = 0; capabilities_n > 1 && i < capabilities_n; i++) {
         const Capability *cap = &capabilities[i];
         format_commas(cap->allocated_words_total * WORD_SIZE + cap->large_bytes_total, num,
                       sizeof num);
@@ -542,13 +544,15 @@ static void print_time_lines(FILE *f, const PhaseTimes *t)
             ns_to_secs(t->gc_elapsed));
     if (rts_flags.nonmoving) {
         /* strata-specific: the non-moving cycles' phases (GHC prints its
-         * sync and concurrent times); the syncs are pauses outside GC. */
+         * sync and concurrent times); the sync pauses are those outside
+         * any collection: one a collection ran is in its GC time. */
         const NonMovingStats *nm = nonmoving_stats();
         fprintf(f, "  CONC    time            (%7.3fs elapsed marking, %.3fs sweeping; %" PRIu64
                 " cycles, %" PRIu64 " in a collection's pause)\n", ns_to_secs(nm->mark_ns),
                 ns_to_secs(nm->sweep_ns), nm->cycles, nm->stw_cycles);
-        fprintf(f, "  CONC    sync  %" PRIu64 " pauses, %.3fs in all, worst %.3f ms\n", nm->syncs,
-                ns_to_secs(nm->sync_ns), (double)nm->max_sync_ns / 1e6);
+        fprintf(f, "  CONC    sync  %" PRIu64 " pauses, %.3fs in all, worst %.3f ms; %" PRIu64
+                " more in a collection's pause (in GC time)\n", nm->syncs,
+                ns_to_secs(nm->sync_ns), (double)nm->max_sync_ns / 1e6, nm->syncs_in_gcs);
     }
     if (st.censuses > 0) {
         /* strata-specific: the heap profiler's share, which is counted in

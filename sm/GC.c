@@ -14,6 +14,7 @@
 #include "Capability.h"
 #include "Era.h"
 #include "Evac.h"
+#include "GCPlan.h"
 #include "GCPrivate.h"
 #include "GCThread.h"
 #include "GrowArray.h"
@@ -383,20 +384,6 @@ static StgWord live_words_total(void)
  * The driver
  * ---------------------------------------------------------------------- */
 
-/* How many GC threads collect generations 0..N: -qn's, from -qg's
- * generation up, at most one per capability. */
-static unsigned threads_for(unsigned N)
-{
-    if (N < storage_config.par_gc_from_gen)
-        return 1;
-    unsigned n = storage_config.gc_threads;
-    if (n == 0 || n > capabilities_n)
-        n = capabilities_n;
-    if (n > gc_threads_max)
-        n = gc_threads_max;
-    return gc_threads_available(n < 1 ? 1 : n);
-}
-
 /* Starts the collection's bookkeeping in every GC thread that will run:
  * the tally if one is due (thread 0 counts into the one asked for, the
  * others into their own, merged at the end). */
@@ -688,6 +675,11 @@ static void collect_with_world_stopped(bool major)
     gc_collecting = 1;
     gc_bookkeeping_steps = 0;
     uint64_t start_ns = clock_elapsed_ns();
+    /* The pause is the collection's from here: the non-moving cycle's
+     * step below is part of it (Note [Asking before the cycle's step] in
+     * GCPlan.c). */
+    if (observer != NULL && observer->start != NULL)
+        observer->start(gc_plan_threads_asked(major));
     /* The collecting thread's own state (its root stack pointer) becomes
      * visible as a parked thread's is: any GC thread may visit its roots. */
     if (capability_before_park_hook != NULL)
@@ -698,23 +690,11 @@ static void collect_with_world_stopped(bool major)
      * (Note [The non-moving collector] in NonMoving.c). */
     bool exact = major || policy_exact_wanted();
     bool cycle_done = nonmoving_on() && nonmoving_gc_begin(exact);
-    unsigned N = policy_collected_gen(major);
-    bool is_major = N == storage_n_gens - 1;
-    /* The non-moving generation is never copied: its collection is a
-     * snapshot's collection of the younger ones, then its cycle; while a
-     * cycle runs, only the younger ones are collected. */
-    bool snapshot = is_major && nonmoving_on();
-    if (snapshot && !nonmoving_can_start_cycle()) {
-        N--;
-        is_major = snapshot = false;
-        if (tally_wanted != NULL)
-            gc_request_major();   /* a census: the snapshot after this cycle */
-    }
-    unsigned copied_gen = snapshot ? N - 1 : N;
-    bool in_place = !snapshot && promote_in_place_wanted(N);
-    unsigned n_threads = in_place ? 1 : threads_for(N);
-    if (observer != NULL && observer->start != NULL)
-        observer->start(n_threads);
+    GCPlan plan = gc_plan(major);
+    if (plan.major_deferred && tally_wanted != NULL)
+        gc_request_major();   /* a census: the snapshot after this cycle */
+    unsigned N = plan.N, copied_gen = plan.copied_gen, n_threads = plan.n_threads;
+    bool is_major = plan.is_major, snapshot = plan.snapshot, in_place = plan.in_place;
     debug_trace(DEBUG_GC, "gc: collecting generations 0..%u%s with %u thread%s", N,
                 is_major ? " (major)" : "", n_threads, n_threads == 1 ? "" : "s");
     GCDetails details = {0};

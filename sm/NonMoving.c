@@ -392,13 +392,14 @@ static void check_at_sync(void)
     sanity_check_heap("at the sync");
 }
 
-/* Phase 3 (Note [The non-moving collector]), the world stopped. */
-static void sync_stw(void)
+/* Phase 3 (Note [The non-moving collector]), the world stopped: in a
+ * pause of its own, or in a collection's (whose time it is then). */
+static void sync_stw(bool in_collection)
 {
-
     if (nonmoving_phase_now() == NONMOVING_MARKING)   /* the mark had not asked */
         gc_observe_nonmoving(NONMOVING_EVENT_MARK_END, nonmoving_marked_objects);
     gc_observe_nonmoving(NONMOVING_EVENT_SYNC_BEGIN, 0);
+    stats.syncs_in_gcs += in_collection;
     stats.last_sync_steps = 0;
     finish_mark_stw();
     census_counted();
@@ -416,7 +417,7 @@ void nonmoving_sync(void)
         return;   /* another sync came first; the next slow path looks again */
     if (nonmoving_sync_wanted()) {
         check_at_sync();
-        sync_stw();
+        sync_stw(false);
         /* From the request to the world running again, as a GC's pause. */
         uint64_t ns = clock_elapsed_ns() - start;
         stats.syncs++;
@@ -471,7 +472,7 @@ static void finish_cycle_stw(void)
 {
     NonMovingPhase p = nonmoving_phase_now();
     if (p == NONMOVING_MARKING || p == NONMOVING_SYNC_WANTED)
-        sync_stw();
+        sync_stw(true);
     nonmoving_finish_sweep();
 }
 
@@ -493,7 +494,7 @@ bool nonmoving_gc_begin(bool exact)
     nonmoving_settle_swept(exact ? ~(StgWord)0 : nonmoving_settle_budget_blocks());
     if (nonmoving_sync_wanted()) {
         check_at_sync();
-        sync_stw();   /* the world is stopped already */
+        sync_stw(true);   /* the world is stopped already */
     }
     if (exact || nonmoving_thread_stopped())
         finish_cycle_stw();
@@ -516,7 +517,7 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
         /* The whole cycle in this pause: its census is of this moment. */
         set_phase(NONMOVING_MARKING);
         nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
-        sync_stw();
+        sync_stw(true);
         nonmoving_sweep_step(NULL);
         apply_swept();
         stats.cycles++;

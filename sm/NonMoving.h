@@ -141,6 +141,8 @@ typedef struct {
     uint64_t stw_cycles;         /* ... of which run in one pause (exact) */
     uint64_t syncs;              /* sync pauses of their own (not in a GC) */
     uint64_t sync_ns, max_sync_ns;   /* their length, elapsed */
+    uint64_t syncs_in_gcs;       /* syncs run inside a collection's pause
+                                    (its time is the collection's) */
     uint64_t mark_ns, sweep_ns;  /* the concurrent phases, elapsed */
     uint64_t phase_start_ns;     /* when the running phase began */
     uint64_t last_sync_steps;    /* the last sync's work: entries of the lists

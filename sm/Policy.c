@@ -39,7 +39,7 @@ static StgWord gen_blocks(const Generation *g)
     return g->n_blocks + g->n_large_blocks;
 }
 
-unsigned policy_collected_gen(bool major)
+unsigned policy_gen_due(bool major)
 {
     unsigned N = 0;
     if (major || major_gc_wanted) {
@@ -49,6 +49,12 @@ unsigned policy_collected_gen(bool major)
             if (gen_blocks(&storage_gens[g]) > storage_gens[g].max_blocks)
                 N = g;
     }
+    return N;
+}
+
+unsigned policy_collected_gen(bool major)
+{
+    unsigned N = policy_gen_due(major);
     if (N == storage_n_gens - 1)
         major_gc_wanted = exact_gc_wanted = false;
     return N;

@@ -27,6 +27,10 @@ bool policy_exact_wanted(void);
  * left the heap above -M), else the oldest that outgrew its budget. */
 unsigned policy_collected_gen(bool major);
 
+/* The generation policy_collected_gen would take now, taking no request:
+ * what a collection asks for as the world stops (sm/GCPlan.c). */
+unsigned policy_gen_due(bool major);
+
 /* After collecting generations 0..N: new budgets for them, and after a
  * major GC the megablocks the next cycle will not need go back to the OS:
  * it keeps at least as many as the busiest of the last

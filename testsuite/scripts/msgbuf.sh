@@ -6,7 +6,8 @@
 # messages the window must hold), the worst push is reported, bad
 # arguments get the usage line, and strata-events pauses reads its
 # eventlog with one pause per collection, and with --nonmoving-gc one
-# more per cycle's sync.
+# more per sync run in a pause of its own; -s's SYNC line is printed at
+# -N1 under --nonmoving-gc only.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -56,16 +57,23 @@ if [ -x "$events" ]; then
     pauses=$(sed -n 's/^pauses: \([0-9]*\) .*/\1/p' "$out")
     [ "$colls" -gt 10 ] && [ "$pauses" = "$colls" ] && pass ||
         fail "strata-events pauses found $pauses pauses in a run of $colls collections: $(cat "$out")"
+    grep -q 'stops of the world' "$err" && fail "-N1 -s printed the SYNC line: $(grep SYNC "$err")"
     # With --nonmoving-gc each cycle's sync is a pause of its own
-    # (CONC_SYNC_BEGIN to CONC_SYNC_END, or inside a collection's if one
-    # ran it), and -s counts the cycles.
+    # (CONC_SYNC_BEGIN to CONC_SYNC_END), or inside the pause of the
+    # collection that ran it: one pause per collection, and one per sync
+    # -s counts as a pause of its own, none counted twice.  -N1 prints the
+    # SYNC line (the stops wait for the mark thread).
     expect_status 0 "$prog" 20000 200000 +RTS --nonmoving-gc -l-ag -olnm.eventlog -s -RTS
     expect_stderr_contains "checksum=$(want_checksum 20000 200000)" "$out"
+    expect_stderr_contains 'stops of the world'
     cycles=$(sed -n 's/^  CONC    time .*; \([0-9]*\) cycles, .*/\1/p' "$err")
+    own=$(sed -n 's/^  CONC    sync  \([0-9]*\) pauses, .*/\1/p' "$err")
+    colls=$(awk '/^  Gen +[0-9]+ +[0-9]+ colls/ { n += $3 } END { print n + 0 }' "$err")
     expect_status 0 "$events" pauses nm.eventlog
-    read -r syncs both < <(sed -n 's/^pauses: [0-9]* ([0-9]* GC, \([0-9]*\) sync, \([0-9]*\) both).*/\1 \2/p' "$out")
-    [ "${cycles:-0}" -ge 1 ] && [ $((${syncs:-0} + ${both:-0})) -ge "$cycles" ] && pass ||
-        fail "strata-events pauses found ${syncs:-?} sync pauses (and ${both:-?} in collections) for ${cycles:-?} non-moving cycles: $(cat "$out")"
+    read -r gcs syncs both < <(sed -n 's/^pauses: [0-9]* (\([0-9]*\) GC, \([0-9]*\) sync, \([0-9]*\) both).*/\1 \2 \3/p' "$out")
+    [ "${cycles:-0}" -ge 1 ] && [ "${syncs:-x}" = "${own:-y}" ] &&
+        [ $((${gcs:-0} + ${both:-0})) = "$colls" ] && pass ||
+        fail "strata-events pauses found ${gcs:-?} GC, ${syncs:-?} sync and ${both:-?} both for $colls collections, ${own:-?} syncs of their own, ${cycles:-?} cycles: $(cat "$out")"
     expect_status 0 "$events" check nm.eventlog
 else
     setup_fail "$events has not been built"

@@ -17,9 +17,8 @@
  */
 #include "harness.h"
 
-#include <time.h>
-
 #include "lists.h"
+#include "nonmoving_phases.h"
 
 #include <unistd.h>
 
@@ -590,15 +589,6 @@ static void test_nonmoving_sanity_catches_a_write_that_skips_the_barrier(void **
                            "mark's queue or the barrier's log (object=");
 }
 
-/* Until the phase is no longer phase, the program idle (no collection). */
-static void idle_while_phase(NonMovingPhase phase)
-{
-    for (long i = 0; nonmoving_phase_now() == phase; i++) {
-        assert_true(i < 120000);   /* two minutes */
-        usleep(1000);
-    }
-}
-
 /* Runs the sync the mark thread asked for: small allocations, a
  * millisecond apart, until one takes the slow path (the thread
  * interrupts the capabilities just after it sets the phase). */
@@ -729,29 +719,10 @@ static void test_nonmoving_census_during_a_sweep_counts_what_lives(void **state)
 static void test_nonmoving_sweep_gives_groups_back_a_budget_per_collection(void **state)
 {
     (void)state;
-    enum { N = 1000, BYTES = BLOCK_SIZE + 8 };   /* a large group of 2 blocks each */
+    enum { N = 1000 };
     harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
     STRATA_ROOTS(r, 2);
-    r[0] = strata_alloc_mut_array(N);
-    for (StgWord i = 0; i < N; i++) {
-        StgClosure *b = strata_alloc_bytes(BYTES);
-        strata_mut_array_write(r[0], i, b);
-    }
-    strata_perform_gc(1);
-    assert_true(Bdescr(strata_mut_array_read(r[0], 0))->flags & BF_NONMOVING);
-    assert_int_equal(Bdescr(strata_mut_array_read(r[0], 0))->blocks, 2);
-    r[0] = NULL;
-    nonmoving_hold(NONMOVING_SWEEPING);
-    start_cycle(&r[1]);
-    run_until_phase(NONMOVING_SWEEPING);
-    StgWord before = nonmoving_unfreed_blocks();
-    nonmoving_hold(NONMOVING_IDLE);
-    for (long i = 0; nonmoving_phase_now() == NONMOVING_SWEEPING; i++) {
-        assert_true(i < 60000);   /* a minute */
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    StgWord listed = nonmoving_unfreed_blocks() - before;
+    StgWord listed = sweep_dead_large_groups(r, N, start_cycle, run_until_phase);
     StgWord budget = nonmoving_settle_budget_blocks();
     assert_true(listed >= 2 * N);
     assert_true(listed > 4 * budget);   /* -A64k: 16 nursery blocks, budget 64 */

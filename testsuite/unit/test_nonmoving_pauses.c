@@ -1,0 +1,152 @@
+/*
+ * testsuite/unit/test_nonmoving_pauses.c -- under --nonmoving-gc a
+ * collection's reported pause (its request and GC_START, +RTS -s's timer:
+ * the collector's observer, sm/GC.h) covers everything it does with the
+ * world stopped (Note [Asking before the cycle's step] in sm/GCPlan.c):
+ * the sync the mark thread asked for, when a minor collection runs it, is
+ * posted between the collection's start and end, and counted by -s as in
+ * a collection, not as a sync pause of its own; the groups a sweep beside
+ * the program freed, which the collection gives back, are given back
+ * after its start.  Counts of what happened between the observer's calls,
+ * never times.  Under -DS.
+ */
+#include "harness.h"
+#include "lists.h"
+#include "nonmoving_phases.h"
+
+#include <pthread.h>
+
+#include "GC.h"
+#include "GcReport.h"
+#include "NonMoving.h"
+
+/* What the collector told its observer on the test's thread (the mark
+ * thread's calls are left out), each with the sweep's groups not yet
+ * given back at that moment: 'S' a collection's start, 'E' its end,
+ * 'b' / 'e' a sync's begin and end. */
+enum { SEEN_MAX = 64 };
+static char seen[SEEN_MAX + 1];
+static StgWord seen_unfreed[SEEN_MAX];
+static unsigned n_seen;
+static pthread_t test_thread;
+
+static void see(char what)
+{
+    if (!pthread_equal(pthread_self(), test_thread) || n_seen == SEEN_MAX)
+        return;
+    seen_unfreed[n_seen] = nonmoving_unfreed_blocks();
+    seen[n_seen++] = what;
+    seen[n_seen] = '\0';
+}
+
+/* The runtime's own observer is told too, so that -s counts as ever. */
+static void seen_start(unsigned gc_threads)
+{
+    see('S');
+    gc_report_observer.start(gc_threads);
+}
+
+static void seen_end(const GCDetails *d)
+{
+    see('E');
+    gc_report_observer.end(d);
+}
+
+static void seen_nonmoving(NonMovingEvent event, uint64_t marked)
+{
+    if (event == NONMOVING_EVENT_SYNC_BEGIN)
+        see('b');
+    else if (event == NONMOVING_EVENT_SYNC_END)
+        see('e');
+    gc_report_observer.nonmoving(event, marked);
+}
+
+static const GCObserver recorder = {seen_start, NULL, seen_end, seen_nonmoving};
+
+static void start_recording(void)
+{
+    test_thread = pthread_self();
+    n_seen = 0;
+    seen[0] = '\0';
+    gc_set_observer(&recorder);
+}
+
+/* Grows the generation with lists hung on *ballast (a rooted slot) until
+ * a collection has taken a snapshot and started a concurrent cycle. */
+static void start_cycle(StgClosure **ballast)
+{
+    *ballast = &Nil_closure;
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE; i++) {
+        assert_true(i < 10000000);
+        *ballast = cons_int((StgWord)i, ballast);
+    }
+    *ballast = NULL;
+}
+
+/* Until the running cycle is in phase, allocating garbage. */
+static void run_until_phase(NonMovingPhase phase)
+{
+    for (long i = 0; nonmoving_phase_now() != phase; i++) {
+        assert_true(i < 100000000);
+        (void)mk_int((StgWord)i);
+    }
+}
+
+/* The mark ends while the program is idle and asks for the sync; a minor
+ * collection comes before any slow path runs it, and runs it in its own
+ * pause.  Before, the sync's events came before the collection's start
+ * ("beSE"), and strata-events pauses counted two pauses where the program
+ * stopped once. */
+static void test_a_sync_a_minor_collection_runs_is_inside_its_pause(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_list(0, 20000);
+    strata_perform_gc(1);
+    nonmoving_hold(NONMOVING_MARKING);
+    start_cycle(&r[1]);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+    nonmoving_hold(NONMOVING_IDLE);
+    idle_while_phase(NONMOVING_MARKING);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_SYNC_WANTED);
+    const NonMovingStats *st = nonmoving_stats();
+    uint64_t own = st->syncs, in_gcs = st->syncs_in_gcs;
+    start_recording();
+    strata_perform_gc(0);
+    assert_string_equal(seen, "SbeE");
+    assert_int_equal(st->syncs, own);
+    assert_int_equal(st->syncs_in_gcs, in_gcs + 1);
+    check_list(r[0], 0, 20000);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* A sweep beside the program frees 200 dead large byte arrays
+ * while the program waits; the next minor collection gives a budget of
+ * their groups back after its start.  Before, it gave them back before
+ * (the same count of groups listed at its start as at its end). */
+static void test_a_minor_collection_gives_the_sweeps_groups_back_inside_its_pause(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    assert_true(sweep_dead_large_groups(r, N, start_cycle, run_until_phase) >= 2 * N);
+    start_recording();
+    strata_perform_gc(0);
+    assert_string_equal(seen, "SE");
+    assert_true(seen_unfreed[0] >= 2 * N);
+    assert_true(seen_unfreed[1] < seen_unfreed[0]);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_sync_a_minor_collection_runs_is_inside_its_pause),
+        cmocka_unit_test(test_a_minor_collection_gives_the_sweeps_groups_back_inside_its_pause),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
