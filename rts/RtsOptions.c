@@ -426,7 +426,9 @@ static const RtsOption rts_options[] = {
     {"-F", ARG_GLUED, VAL_PARSER, .parse = opt_factor,
      .help = "  -F<n>    Sets the collecting threshold for old generations as a factor\n"
              "           of the live data in that generation the last time it was\n"
-             "           collected (default: 2.0, must be greater than 0)\n"},
+             "           collected (default: 2.0, must be greater than 0); with\n"
+             "           --nonmoving-gc, the size the oldest generation may reach\n"
+             "           while a cycle runs, as a factor of what the last one found live\n"},
     {"-M", ARG_GLUED, VAL_SIZE_OR_0, FIELD(max_heap_bytes), .min = MAX_HEAP_MIN_BYTES,
      .help = "  -M<size> Sets the maximum heap size (default unlimited; 0 = unlimited,\n"
              "           otherwise at least 1m)  Egs: -M256m -M1G\n"},

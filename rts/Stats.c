@@ -547,9 +547,10 @@ static void print_time_lines(FILE *f, const PhaseTimes *t)
          * sync and concurrent times); the sync pauses are those outside
          * any collection: one a collection ran is in its GC time. */
         const NonMovingStats *nm = nonmoving_stats();
-        fprintf(f, "  CONC    time            (%7.3fs elapsed marking, %.3fs sweeping; %" PRIu64
-                " cycles, %" PRIu64 " in a collection's pause)\n", ns_to_secs(nm->mark_ns),
-                ns_to_secs(nm->sweep_ns), nm->cycles, nm->stw_cycles);
+        fprintf(f, "  CONC    time  %7.3fs  (%7.3fs elapsed marking, %.3fs sweeping; %" PRIu64
+                " cycles, %" PRIu64 " in a collection's pause)\n",
+                ns_to_secs(__atomic_load_n(&nm->thread_cpu_ns, __ATOMIC_RELAXED)),
+                ns_to_secs(nm->mark_ns), ns_to_secs(nm->sweep_ns), nm->cycles, nm->stw_cycles);
         fprintf(f, "  CONC    sync  %" PRIu64 " pauses, %.3fs in all, worst %.3f ms; %" PRIu64
                 " more in a collection's pause (in GC time)\n", nm->syncs,
                 ns_to_secs(nm->sync_ns), (double)nm->max_sync_ns / 1e6, nm->syncs_in_gcs);

@@ -168,6 +168,12 @@ NonMovingSwept nonmoving_swept_pending;
 
 static NonMovingStats stats;
 
+/* The running cycle's measure of what its mark finds live (Note [A
+ * cycle's budget from what its mark found live] in Policy.c): the
+ * generation's words once the snapshot promoted into it, less what its
+ * sweep frees. */
+static StgWord snapshot_words, cycle_swept_words;
+
 NonMovingPhase nonmoving_phase_now(void)
 {
     return (NonMovingPhase)__atomic_load_n(&phase, __ATOMIC_ACQUIRE);
@@ -196,6 +202,11 @@ const NonMovingStats *nonmoving_stats(void)
     return &stats;
 }
 
+void nonmoving_note_thread_cpu(uint64_t ns)
+{
+    __atomic_store_n(&stats.thread_cpu_ns, ns, __ATOMIC_RELAXED);
+}
+
 /* ----------------------------------------------------------------------
  * Start-up and shutdown
  * ---------------------------------------------------------------------- */
@@ -211,6 +222,7 @@ bool nonmoving_init(unsigned n_threads)
     __atomic_store_n(&phase, NONMOVING_IDLE, __ATOMIC_RELAXED);
     memset(&nonmoving_swept_pending, 0, sizeof nonmoving_swept_pending);
     memset(&stats, 0, sizeof stats);
+    snapshot_words = cycle_swept_words = 0;
     memset(&nonmoving_queue, 0, sizeof nonmoving_queue);
     for (unsigned i = 0; i < n_threads; i++) {
         NonMovingThread *nm = calloc(1, sizeof *nm);
@@ -253,6 +265,7 @@ void nonmoving_exit(void)
 void nonmoving_snapshot_begin(unsigned n_threads)
 {
     ASSERT(nonmoving_phase_now() == NONMOVING_IDLE);
+    stats.last_start_words = nonmoving_generation_words();
     nonmoving_epoch = (uint8_t)(3 - nonmoving_epoch);   /* Note [Mark epochs] */
     nonmoving_marked_words = 0;
     nonmoving_marked_objects = 0;
@@ -458,7 +471,23 @@ static void apply_swept(void)
     g->n_words -= s->words;
     g->n_large_blocks -= s->large_blocks;
     g->n_large_words -= s->large_words;
+    cycle_swept_words += s->words + s->large_words;
     memset(s, 0, sizeof *s);
+}
+
+/* A cycle ended (its sweep applied): what its mark found live. */
+static void cycle_ended(void)
+{
+    stats.cycles++;
+    StgWord now = nonmoving_generation_words();
+    stats.last_live_words =
+        snapshot_words > cycle_swept_words ? snapshot_words - cycle_swept_words : 0;
+    stats.last_allocated_words = now > stats.last_live_words ? now - stats.last_live_words : 0;
+    debug_trace(DEBUG_GC, "gc: non-moving cycle %lu: started at %lu words, %lu after the "
+                "snapshot, %lu found live; the generation holds %lu",
+                (unsigned long)nonmoving_cycle, (unsigned long)stats.last_start_words,
+                (unsigned long)snapshot_words, (unsigned long)stats.last_live_words,
+                (unsigned long)now);
 }
 
 void nonmoving_finish_sweep(void)
@@ -501,7 +530,7 @@ bool nonmoving_gc_begin(bool exact)
     apply_swept();
     if (nonmoving_phase_now() != NONMOVING_SWEPT)
         return false;
-    stats.cycles++;
+    cycle_ended();
     set_phase(NONMOVING_IDLE);
     return true;
 }
@@ -511,6 +540,8 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
     for (unsigned i = 0; i < gc_threads_max; i++)
         gc_threads[i]->nm_push = false;
     stats.phase_start_ns = clock_elapsed_ns();
+    snapshot_words = nonmoving_generation_words();
+    cycle_swept_words = 0;
     gc_observe_nonmoving(NONMOVING_EVENT_MARK_BEGIN, 0);
     cycle_tally = tally;   /* the snapshot's copies are counted in it */
     if (exact || nonmoving_thread_stopped()) {
@@ -520,7 +551,7 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
         sync_stw(true);
         nonmoving_sweep_step(NULL);
         apply_swept();
-        stats.cycles++;
+        cycle_ended();
         stats.stw_cycles++;
         set_phase(NONMOVING_IDLE);
         return true;
@@ -537,7 +568,7 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
     return false;
 }
 
-StgWord nonmoving_live_words(void)
+StgWord nonmoving_generation_words(void)
 {
     return oldest_gen->n_words + oldest_gen->n_large_words;
 }

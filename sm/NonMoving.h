@@ -144,10 +144,21 @@ typedef struct {
     uint64_t syncs_in_gcs;       /* syncs run inside a collection's pause
                                     (its time is the collection's) */
     uint64_t mark_ns, sweep_ns;  /* the concurrent phases, elapsed */
+    uint64_t thread_cpu_ns;      /* the mark thread's CPU time (marking and
+                                    sweeping), as of its last phase's end;
+                                    written by that thread (relaxed) */
     uint64_t phase_start_ns;     /* when the running phase began */
     uint64_t last_sync_steps;    /* the last sync's work: entries of the lists
                                     it walks and objects it marks (Note
                                     [Handing the segments to the sweep]) */
+    StgWord last_start_words;    /* the generation's words when the last
+                                    cycle started (before its snapshot) */
+    StgWord last_live_words;     /* what the last ended cycle's mark found
+                                    live: the generation's words after its
+                                    snapshot less what its sweep freed */
+    StgWord last_allocated_words; /* the rest of the generation when that
+                                    cycle ended: what the program promoted
+                                    while it ran (allocated marked) */
 } NonMovingStats;
 const NonMovingStats *nonmoving_stats(void);
 
@@ -165,8 +176,9 @@ typedef struct {
 const NonMovingSettled *nonmoving_settled(void);
 void nonmoving_for_each_unfreed_group(void (*fn)(BlockDesc *bd, void *ctx), void *ctx);
 
-/* The budget of the generation after a cycle: its live words. */
-StgWord nonmoving_live_words(void);
+/* The words of the generation's objects now (its slots and groups in
+ * use, the dead ones not yet swept included). */
+StgWord nonmoving_generation_words(void);
 
 /* Blocks of segments in use (every list) and the fragmentation figures
  * (+RTS -s). */

@@ -97,4 +97,8 @@ bool nonmoving_sweep_until(NonMovingSwept *out, bool (*stop)(void *), void *arg)
 void nonmoving_settle_swept(StgWord budget_blocks);
 void nonmoving_sweep_exit(void);
 
+/* The mark thread, after each phase's work: its CPU time so far
+ * (NonMovingStats.thread_cpu_ns). */
+void nonmoving_note_thread_cpu(uint64_t ns);
+
 #endif /* STRATA_NONMOVINGPRIVATE_H */

@@ -36,6 +36,7 @@
 #include "Capability.h"
 #include "MBlock.h"
 #include "Messages.h"
+#include "os/Clock.h"
 
 static OsThread mark_thread;
 static bool mark_thread_started;
@@ -140,6 +141,7 @@ static void *mark_thread_main(void *arg)
                 run_mark(cycle);
             else
                 run_sweep(cycle);
+            nonmoving_note_thread_cpu(clock_thread_cpu_ns());   /* +RTS -s */
             os_mutex_lock(&nonmoving_lock);
         } else if (phase == NONMOVING_SYNC_WANTED) {
             OsDeadline d = os_deadline_after_ms(SYNC_RETRY_MS);

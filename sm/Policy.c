@@ -12,6 +12,7 @@
 #include "MBlock.h"
 #include "Heap.h"
 #include "Messages.h"
+#include "NonMoving.h"
 
 /* Set when a minor GC leaves the heap above -M, or when a heap census is
  * due: the next GC is major; with exact_gc_wanted (-M only), it has the
@@ -24,19 +25,56 @@ void gc_request_major(void)
     major_gc_wanted = true;
 }
 
-/* What a generation holds, in blocks.  The non-moving generation reuses
- * the slots its sweeps free, so what it holds is the words of its
- * allocated slots and groups, not its blocks (Note [Generation budgets]). */
 bool policy_exact_wanted(void)
 {
     return exact_gc_wanted;
 }
 
+static StgWord words_to_blocks(StgWord words)
+{
+    return (words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W;
+}
+
+/* What a generation holds, in blocks.  The non-moving generation reuses
+ * the slots its sweeps free, so what it holds is the words of its
+ * allocated slots and groups, not its blocks (Note [Generation budgets]). */
 static StgWord gen_blocks(const Generation *g)
 {
     if (storage_config.nonmoving && g == oldest_gen)
-        return (g->n_words + g->n_large_words + BLOCK_SIZE_W - 1) / BLOCK_SIZE_W;
+        return words_to_blocks(nonmoving_generation_words());
     return g->n_blocks + g->n_large_blocks;
+}
+
+/* Note [A cycle's budget from what its mark found live]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * With --nonmoving-gc the oldest generation is never copied, so it needs
+ * no room for a copy, and what a cycle leaves in it is not what is live:
+ * every object promoted while the cycle ran was allocated marked
+ * (Note [Mark epochs] in NonMoving.c) and survives it, dead or not.  A
+ * budget of -F times what the cycle left (as after a copy) counted that
+ * allocation as live, and the next cycle began only after the generation
+ * had grown -F times past it: msgbuf at 200 MB live held 650-880 MiB
+ * (bench/optimisations.md).
+ * So the budget is reckoned from what the mark found live, L: the
+ * generation's words once the snapshot promoted into it, less what the
+ * sweep freed (NonMovingStats.last_live_words); and -F bounds the
+ * generation's peak, not its size when a cycle starts: the program goes
+ * on promoting while the next cycle runs, about as much as it promoted
+ * while the last one ran, A (last_allocated_words), so the cycle starts
+ * at F x L - A, at least L.  When A > (F - 1) x L the cycles run back to
+ * back and the peak is L + A: only making the program wait for the mark
+ * would bound it further (not done).  GHC sizes its non-moving generation
+ * from the mark's live estimate too, but starts at -F times it. */
+static StgWord oldest_budget_blocks(void)
+{
+    double factor = storage_config.oldgen_factor;
+    if (!storage_config.nonmoving)
+        return (StgWord)((double)gen_blocks(oldest_gen) * factor);
+    const NonMovingStats *st = nonmoving_stats();
+    StgWord live = words_to_blocks(st->last_live_words);
+    StgWord during = words_to_blocks(st->last_allocated_words);
+    StgWord goal = (StgWord)((double)live * factor);
+    return goal > live + during ? goal - during : live;
 }
 
 unsigned policy_gen_due(bool major)
@@ -71,7 +109,23 @@ unsigned policy_collected_gen(bool major)
  * own collection: a middle generation that kept little (its survivors move
  * on to the next) got a budget near 1 MiB, so binary-trees 20 at -G3
  * collected generation 1 ten times as often as with the oldest's budget,
- * and GHC 9.10.3 (bench/optimisations.md, row 381324f). */
+ * and GHC 9.10.3 (bench/optimisations.md, row 381324f).  The non-moving
+ * generation's budget is reckoned from what its last cycle's mark found
+ * live instead (Note [A cycle's budget from what its mark found live]). */
+
+/* How far the heap may grow before the next major collection ends: the
+ * oldest generation to its budget, and a copy of it; or, non-moving, to
+ * its budget and what the program promotes while the cycle runs (Note [A
+ * cycle's budget from what its mark found live]). */
+static StgWord oldest_growth_blocks(void)
+{
+    if (!storage_config.nonmoving)
+        return oldest_gen->max_blocks;
+    StgWord peak = oldest_gen->max_blocks +
+                   words_to_blocks(nonmoving_stats()->last_allocated_words);
+    StgWord now = gen_blocks(oldest_gen);
+    return peak > now ? peak - now : 0;
+}
 
 static StgWord recent_peaks[RETURN_DECAY_CYCLES];
 static unsigned recent_peak_next = 0;
@@ -83,7 +137,7 @@ StgWord policy_resize_after_gc(unsigned N)
     /* Note [Generation budgets]: every generation above the nursery gets
      * the oldest's budget, -F times what the major GC found live. */
     StgWord min_blocks = (1u << 20) / BLOCK_SIZE;   /* GHC's -O: 1 MiB */
-    StgWord budget = (StgWord)((double)gen_blocks(oldest_gen) * storage_config.oldgen_factor);
+    StgWord budget = oldest_budget_blocks();
     if (budget < min_blocks)
         budget = min_blocks;
     for (unsigned i = 1; i < storage_n_gens; i++)
@@ -99,7 +153,7 @@ StgWord policy_resize_after_gc(unsigned N)
      * shrinks for good still gives its memory back within eight major
      * GCs, which a small heap makes often. */
     StgWord heap = storage_heap_blocks();
-    StgWord needed_blocks = heap + oldest_gen->max_blocks;
+    StgWord needed_blocks = heap + oldest_growth_blocks();
     StgWord needed_mblocks = (needed_blocks + BLOCKS_PER_MBLOCK - 1) / BLOCKS_PER_MBLOCK;
     recent_peaks[recent_peak_next++ % RETURN_DECAY_CYCLES] = mblock_take_cycle_peak();
     for (unsigned i = 0; i < RETURN_DECAY_CYCLES; i++)
@@ -107,6 +161,14 @@ StgWord policy_resize_after_gc(unsigned N)
             needed_mblocks = recent_peaks[i];
     StgWord in_use = mblock_n_in_use();
     StgWord keep = needed_mblocks > in_use ? needed_mblocks - in_use : 0;
+    debug_trace(DEBUG_GC, "gc: budget %lu blocks; heap %lu blocks (oldest: %lu + %lu large, "
+                "%lu words, %lu unfreed); megablocks %lu in use, %lu free, keep %lu; peak %lu",
+                (unsigned long)budget, (unsigned long)heap,
+                (unsigned long)oldest_gen->n_blocks, (unsigned long)oldest_gen->n_large_blocks,
+                (unsigned long)gen_blocks(oldest_gen) * BLOCK_SIZE_W,
+                (unsigned long)(storage_config.nonmoving ? nonmoving_unfreed_blocks() : 0),
+                (unsigned long)in_use,
+                (unsigned long)mblock_n_free(), (unsigned long)keep, (unsigned long)mblock_n_hw());
     return mblock_return_free(keep);
 }
 

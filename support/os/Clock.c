@@ -46,6 +46,12 @@ uint64_t clock_cpu_ns(void)
     return read_clock_ns(CLOCK_PROCESS_CPUTIME_ID, &now) ? now : 0;
 }
 
+uint64_t clock_thread_cpu_ns(void)
+{
+    uint64_t now;
+    return read_clock_ns(CLOCK_THREAD_CPUTIME_ID, &now) ? now : 0;
+}
+
 int os_page_faults(uint64_t *minor, uint64_t *major)
 {
     struct rusage ru;

@@ -24,6 +24,10 @@ uint64_t clock_elapsed_ns(void);
  * CLOCK_PROCESS_CPUTIME_ID; 0 if the clock cannot be read. */
 uint64_t clock_cpu_ns(void);
 
+/* CPU time used by the calling thread (user + system), from
+ * CLOCK_THREAD_CPUTIME_ID; 0 if the clock cannot be read. */
+uint64_t clock_thread_cpu_ns(void);
+
 /* Page faults of the process so far: minor (no I/O) and major (needed
  * I/O).  Either pointer may be NULL.  Returns 0, or the errno of
  * getrusage (and leaves the outputs untouched). */

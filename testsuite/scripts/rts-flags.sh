@@ -51,6 +51,7 @@ bad "flag -xn given an argument when none was expected: -xn2" +RTS -xn2 -RTS
 bad "unknown RTS option: -xq" +RTS -xq -RTS
 # Flags the non-moving generation cannot honour are named, in either order.
 bad "--nonmoving-gc cannot be used with -G1" +RTS --nonmoving-gc -G1 -RTS
+bad "-F: factor must be greater than 0 (got 0)" +RTS --nonmoving-gc -F0 -RTS
 bad "--nonmoving-gc cannot be used with -G1" +RTS -G1 -xn -RTS
 bad "--nonmoving-gc cannot be used with --promote-in-place=always at -G2" \
     +RTS --promote-in-place=always --nonmoving-gc -RTS
@@ -128,6 +129,14 @@ for nm in --nonmoving-gc -xn; do
     expect_stderr_contains "long lived tree of depth 6" "$out"
 done
 run 0 +RTS --nonmoving-gc -G3 --promote-in-place=always -A64k -DS -RTS
+# -F is the generation's peak over what the last mark found live (Note [A
+# cycle's budget from what its mark found live]); -s gives the mark
+# thread's CPU time.
+run 0 +RTS --nonmoving-gc -F1.2 -A64k -DS -s -RTS
+expect_stderr_contains "long lived tree of depth 6" "$out"
+if ! grep -Eq '^  CONC    time +[0-9]+\.[0-9]{3}s  \( *[0-9.]+s elapsed marking' "$err"; then
+    fail "--nonmoving-gc -s: no mark thread CPU time on the CONC time line"
+fi
 
 run 0 +RTS --info -RTS
 cat "$out" "$err" >"$all"

@@ -1,0 +1,143 @@
+/*
+ * testsuite/unit/test_nonmoving_budget.c -- when the non-moving
+ * generation's cycles start (+RTS --nonmoving-gc -F, sm/Policy.c, Note
+ * [A cycle's budget from what its mark found live]): a cycle's budget is
+ * -F times what the last mark found live, less what the program promoted
+ * while that cycle ran, so the generation peaks near -F times its live
+ * data instead of growing -F times past everything the cycle left.
+ *
+ * The program is msgbuf's in small: a window of byte arrays in an old
+ * array, each push replacing the oldest.  A cycle starts with its mark
+ * held, the program promotes a quarter of the window meanwhile
+ * (allocated marked: it survives the cycle), then the cycle runs out with
+ * the program idle, so that its figures are counts, not timings.  Every
+ * test runs under -DS.
+ */
+#include "harness.h"
+
+#include <unistd.h>
+
+#include "NonMoving.h"
+#include "Storage.h"
+
+enum {
+    WINDOW = 16384,        /* messages live */
+    MESSAGE_BYTES = 256,   /* 34 words each */
+    DURING = WINDOW / 4,   /* messages promoted while a cycle marks */
+    NURSERY_WORDS = 64 * 1024 / 8,
+    /* Budgets are in blocks: a few blocks of rounding. */
+    SLACK_WORDS = 4 * BLOCK_SIZE_W,
+};
+
+static StgWord pushes;
+
+static void push(StgClosure **window)
+{
+    StgClosure *m = strata_alloc_bytes(MESSAGE_BYTES);
+    strata_mut_array_write(*window, pushes++ % WINDOW, m);
+}
+
+/* Until the phase is no longer phase, the program idle (no collection). */
+static void idle_while_phase(NonMovingPhase phase)
+{
+    for (long i = 0; nonmoving_phase_now() == phase; i++) {
+        assert_true(i < 120000);   /* two minutes */
+        usleep(1000);
+    }
+}
+
+/* Lets the held mark go and the cycle run out with the program idle but
+ * for the sync, run by small allocations, and the collection that ends
+ * the cycle. */
+static void finish_cycle_idle(void)
+{
+    uint64_t cycles = nonmoving_stats()->cycles;
+    nonmoving_hold(NONMOVING_IDLE);
+    idle_while_phase(NONMOVING_MARKING);
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_SYNC_WANTED; i++) {
+        assert_true(i < 1000);
+        usleep(1000);
+        (void)strata_alloc_bytes(8);   /* the slow path runs the sync */
+    }
+    idle_while_phase(NONMOVING_SWEEPING);
+    strata_perform_gc(0);   /* a minor collection: it ends the cycle */
+    assert_int_equal(nonmoving_stats()->cycles, cycles + 1);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_IDLE);
+}
+
+/* With -F<factor>: a cycle marks while the program promotes a quarter of
+ * the window; the next cycle must start once the generation holds factor
+ * x what that mark found live, less what was promoted meanwhile (plus
+ * what one collection promotes).  Before, the budget was factor x
+ * everything the cycle left (its live data and the quarter window), so
+ * the next cycle started at about factor x 1.25 x live. */
+static void next_cycle_starts_by_the_live_data(const char *factor_flag, double factor)
+{
+    pushes = 0;
+    harness_start("--nonmoving-gc", "-A64k", factor_flag, "-DS", NULL);
+    const NonMovingStats *st = nonmoving_stats();
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(WINDOW);
+    for (long i = 0; i < WINDOW; i++)
+        push(&r[0]);
+    strata_perform_gc(1);   /* an exact cycle: the window, live */
+    StgWord live0 = st->last_live_words;
+    assert_true(live0 >= (StgWord)WINDOW * (2 + MESSAGE_BYTES / 8));
+    assert_int_equal(st->last_allocated_words, 0);
+
+    /* The next cycle, its mark held, then a quarter of a window pushed. */
+    nonmoving_hold(NONMOVING_MARKING);
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE; i++) {
+        assert_true(i < 100L * WINDOW);
+        push(&r[0]);
+    }
+    /* It started by factor x live0 (nothing was promoted during the
+     * exact cycle) and one collection's promotion. */
+    assert_true(st->last_start_words <=
+                (StgWord)(factor * (double)live0) + SLACK_WORDS + NURSERY_WORDS);
+    StgWord before = nonmoving_generation_words();
+    for (long i = 0; i < DURING; i++)
+        push(&r[0]);
+    strata_perform_gc(0);   /* the last of them promoted, the mark still held */
+    StgWord promoted = nonmoving_generation_words() - before;
+    assert_true(promoted >= (StgWord)DURING * (2 + MESSAGE_BYTES / 8));
+    finish_cycle_idle();
+
+    /* The mark found the window live (the messages overwritten after the
+     * snapshot were live at it), and the quarter window allocated marked. */
+    StgWord live = st->last_live_words, during = st->last_allocated_words;
+    assert_true(live >= live0 && live <= live0 + 2 * NURSERY_WORDS);
+    assert_true(during >= promoted);
+    StgWord goal = (StgWord)(factor * (double)live);
+    assert_true(goal > live + during);   /* the cycle need not start at once */
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE; i++) {
+        assert_true(i < 100L * WINDOW);
+        push(&r[0]);
+    }
+    /* One collection promotes at most a nursery. */
+    assert_true(st->last_start_words <= goal - during + SLACK_WORDS + NURSERY_WORDS);
+    assert_true(st->last_start_words + SLACK_WORDS >= goal - during);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+static void test_nonmoving_cycle_starts_by_what_the_mark_found_live(void **state)
+{
+    (void)state;
+    next_cycle_starts_by_the_live_data("-F2", 2.0);
+}
+
+static void test_nonmoving_cycle_budget_follows_the_factor(void **state)
+{
+    (void)state;
+    next_cycle_starts_by_the_live_data("-F3", 3.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nonmoving_cycle_starts_by_what_the_mark_found_live),
+        cmocka_unit_test(test_nonmoving_cycle_budget_follows_the_factor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
