@@ -309,8 +309,9 @@ static uint32_t window_end(void)
 /* Keeps the window [bump, window_end()) committed and handed to the
  * prefault helper (Note [Faulting in ahead of the heap] in Prefault.c).
  * A failed commit only makes the window shorter; so does a populate call
- * in flight, which the commit would wait for (Note [The helper never
- * holds up the program]): a later allocation grows it. */
+ * in flight, which the commit would wait for, while half the window is
+ * still ahead (Note [The helper never holds up the program]): a later
+ * allocation grows it. */
 static void keep_window(void)
 {
     if (!prefault_running())
@@ -318,9 +319,11 @@ static void keep_window(void)
     if (ahead_end < bump)
         ahead_end = bump;
     uint32_t want_end = window_end();
-    if (want_end > ahead_end && prefault_pause()) {
+    bool paused = want_end > ahead_end && prefault_pause();
+    if (want_end > ahead_end && (paused || ahead_end - bump < (want_end - bump) / 2)) {
         int err = os_mem_commit(mb_addr(ahead_end), (StgWord)(want_end - ahead_end) << MBLOCK_SHIFT);
-        prefault_resume();
+        if (paused)
+            prefault_resume();
         n_window_commits++;
         if (err != 0) {
             debug_trace(DEBUG_BLOCK, "mblock: commit ahead failed (first=%lu, count=%lu, "

@@ -67,8 +67,9 @@ bool mblock_holds(const void *p);
  * where that is now, and always at least idle of them however far the
  * heap grows.  A smaller window than before keeps what is committed;
  * mblock_return_free decommits the whole window.  Growing the window
- * never waits for a populate call in flight: it grows at a later call
- * instead (Note [The helper never holds up the program] in Prefault.c).
+ * waits for a populate call in flight only when less than half of it is
+ * left: otherwise it grows at a later call (Note [The helper never holds
+ * up the program] in Prefault.c).
  * mblock_prefault_bytes: bytes the helper has faulted in so
  * far; mblock_n_window_commits: commit calls made to grow the window. */
 int mblock_prefault_start(void);

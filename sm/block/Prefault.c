@@ -60,11 +60,15 @@
  *     and the program's mprotect, which commits memory, takes it for
  *     writing: it waits for the call in flight, and for as long as the
  *     kernel leaves the helper off a processor in it.  So the megablock
- *     layer grows the window only through prefault_pause, which gives up
- *     at once when a call is in flight: the window then grows at a later
- *     allocation.  Only what cannot wait does wait: a commit the heap
- *     needs now (the bump index past the window) and a return of memory
- *     to the OS (at most once a major collection).  Calls are a quarter
+ *     layer grows the window through prefault_pause, which gives up at
+ *     once when a call is in flight: the window then grows at a later
+ *     allocation.  It waits only where waiting is cheaper than the page
+ *     faults it saves: when less than half the window is left ahead of
+ *     the bump index (a window asked for whole before or after a
+ *     collection; skipping it doubled the page faults binary-trees 20
+ *     takes itself in some runs), for a commit the heap needs now (the
+ *     bump index past the window), and to return memory to the OS (at
+ *     most once a major collection).  Calls are a quarter
  *     of a megablock (about 100 us at full speed), so such a wait is
  *     short.
  */

@@ -670,7 +670,7 @@ static bool window_grows_past(StgWord n, void (*f)(void))
 
 static void ask_for_the_window(void)
 {
-    mblock_prefault_window(0, 4);
+    mblock_prefault_window(0, 12);
 }
 
 static void wait_stalled(void)
@@ -681,9 +681,9 @@ static void wait_stalled(void)
 }
 
 /* Committing takes the memory-map lock that a populate call holds, so the
- * window grows only between the helper's calls (Note [The helper never
- * holds up the program] in Prefault.c), while the heap itself still
- * grows into the window. */
+ * window grows between the helper's calls, unless less than half of it is
+ * left ahead (Note [The helper never holds up the program] in
+ * Prefault.c), while the heap itself still grows into the window. */
 static void test_mblock_window_grows_between_populate_calls(void **state)
 {
     (void)state;
@@ -704,11 +704,16 @@ static void test_mblock_window_grows_between_populate_calls(void **state)
     p[2 * MBLOCK_SIZE - 1] = 2;
     mblock_prefault_window(0, 4);
     StgWord during = mblock_n_window_commits();
+    /* A window asked for whole (a collection's growth), with less than
+     * half of it ahead, is committed even during a call. */
+    mblock_prefault_window(8, 4);
+    StgWord whole = mblock_n_window_commits();
+    p[10 * MBLOCK_SIZE - 1] = 3;   /* the tenth megablock, committed */
     mblock_check();
 
     /* Let go, the helper ends its call and the window grows. */
     prefault_stall_for_test(false);
-    bool grew = window_grows_past(during, ask_for_the_window);
+    bool grew = window_grows_past(whole, ask_for_the_window);
     bool resident = wait_resident(base + 2 * MBLOCK_SIZE, 4);
     mblock_check();
     mblock_free_group(p, 2);
@@ -716,6 +721,7 @@ static void test_mblock_window_grows_between_populate_calls(void **state)
     mblock_prefault_window(0, 0);
     heap_reset();
     assert_int_equal(during, commits + 1);
+    assert_int_equal(whole, commits + 2);
     assert_true(grew);
     assert_true(resident);
 }
