@@ -468,7 +468,8 @@ static const RtsOption rts_options[] = {
      .help = "  --nonmoving-gc, -xn\n"
              "           The oldest generation is marked and swept beside the program\n"
              "           instead of copied: pauses that do not grow with the heap (needs\n"
-             "           -G2 or more)\n"},
+             "           -G2 or more).  The nursery is -A's, 4m by default as without it;\n"
+             "           -A1m shortens minor GCs that copy much, at a cost in throughput\n"},
     {"-xn", ARG_NONE, VAL_TRUE, FIELD(nonmoving)},   /* GHC's alias */
     {"-qg", ARG_GLUED, VAL_PARSER, .parse = opt_par_gc_gen,
      .help = "  -qg[<n>] Collect in parallel only generations <n> and older (default 0);\n"
