@@ -77,6 +77,12 @@ uint64_t prof_heap_census_count(void);
 uint64_t prof_heap_censuses_asked(void);
 uint64_t prof_heap_last_total_bytes(void);
 
+/* How long after the last major GC's end an -i tick waits before it
+ * forces the major GC its census needs: CENSUS_GC_BUDGET times that GC's
+ * cost; UINT64_MAX while a non-moving cycle runs (Note [When a census
+ * runs] in ProfHeap.c). */
+uint64_t prof_heap_census_gc_wait_ns(void);
+
 /* For tests: fn sees each census as it is posted, with the moment it is
  * of (a non-moving snapshot's, else when it was taken); NULL: none. */
 struct Census_;

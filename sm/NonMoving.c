@@ -207,6 +207,25 @@ void nonmoving_note_thread_cpu(uint64_t ns)
     __atomic_store_n(&stats.thread_cpu_ns, ns, __ATOMIC_RELAXED);
 }
 
+/* The mark thread's CPU clock at the start of the cycle it works on (the
+ * mark thread's alone), and the last swept cycle's cost:
+ * last_cycle_cpu_ns is written by the mark thread as its sweep ends,
+ * before the phase says so, or in a pause, and read by the census's
+ * ticker action on a mutator: atomic. */
+static uint64_t cycle_cpu_of, cycle_cpu_start;
+static uint64_t last_cycle_cpu_ns;
+
+void nonmoving_note_cycle_cpu_start(uint64_t cycle, uint64_t at_ns)
+{
+    if (cycle != cycle_cpu_of)
+        cycle_cpu_of = cycle, cycle_cpu_start = at_ns;
+}
+
+uint64_t nonmoving_last_cycle_cpu_ns(void)
+{
+    return __atomic_load_n(&last_cycle_cpu_ns, __ATOMIC_RELAXED);
+}
+
 /* ----------------------------------------------------------------------
  * Start-up and shutdown
  * ---------------------------------------------------------------------- */
@@ -223,6 +242,8 @@ bool nonmoving_init(unsigned n_threads)
     memset(&nonmoving_swept_pending, 0, sizeof nonmoving_swept_pending);
     memset(&stats, 0, sizeof stats);
     snapshot_words = cycle_swept_words = 0;
+    __atomic_store_n(&last_cycle_cpu_ns, 0, __ATOMIC_RELAXED);
+    cycle_cpu_of = cycle_cpu_start = 0;
     memset(&nonmoving_queue, 0, sizeof nonmoving_queue);
     for (unsigned i = 0; i < n_threads; i++) {
         NonMovingThread *nm = calloc(1, sizeof *nm);
@@ -452,6 +473,9 @@ bool nonmoving_sweep_step(bool (*stop)(void *))
     if (!nonmoving_sweep_until(&nonmoving_swept_pending, stop, NULL))
         return false;
     gc_observe_nonmoving(NONMOVING_EVENT_SWEEP_END, 0);
+    if (stop != NULL)   /* on the mark thread: the cycle's work is done */
+        __atomic_store_n(&last_cycle_cpu_ns, clock_thread_cpu_ns() - cycle_cpu_start,
+                         __ATOMIC_RELAXED);
     os_mutex_lock(&nonmoving_lock);
     stats.sweep_ns += clock_elapsed_ns() - stats.phase_start_ns;
     __atomic_store_n(&phase, NONMOVING_SWEPT, __ATOMIC_RELEASE);
@@ -545,7 +569,9 @@ bool nonmoving_snapshot_end(LiveTally *tally, bool exact)
     gc_observe_nonmoving(NONMOVING_EVENT_MARK_BEGIN, 0);
     cycle_tally = tally;   /* the snapshot's copies are counted in it */
     if (exact || nonmoving_thread_stopped()) {
-        /* The whole cycle in this pause: its census is of this moment. */
+        /* The whole cycle in this pause: its census is of this moment,
+         * and its cost is the pause's. */
+        __atomic_store_n(&last_cycle_cpu_ns, 0, __ATOMIC_RELAXED);
         set_phase(NONMOVING_MARKING);
         nonmoving_mark_until(&nonmoving_queue, false, tally, NULL, NULL);
         sync_stw(true);

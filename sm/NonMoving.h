@@ -162,6 +162,12 @@ typedef struct {
 } NonMovingStats;
 const NonMovingStats *nonmoving_stats(void);
 
+/* The mark thread's CPU time (marking and sweeping) in the last cycle
+ * whose sweep ended (0 before the first, and after a cycle run whole in a
+ * pause): the census budget's cost of a cycle beside the program (Note
+ * [When a census runs] in profiling/ProfHeap.c).  Read from any thread. */
+uint64_t nonmoving_last_cycle_cpu_ns(void);
+
 /* The groups a sweep beside the program freed that the collections have
  * not yet given back to the block allocator, a budget per collection
  * (Note [Freeing the sweep's groups a budget at a time] in

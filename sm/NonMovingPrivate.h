@@ -25,6 +25,12 @@ bool nonmoving_sweep_step(bool (*stop)(void *));
 /* Called by the mark thread with an empty queue: the sync, please. */
 void nonmoving_ask_for_sync(uint64_t cycle);
 
+/* The mark thread starts work on a cycle with its CPU clock at at_ns: the
+ * first call for a cycle is where the cycle's cost begins
+ * (nonmoving_sweep_step, on the mark thread, takes it when the sweep
+ * ends: nonmoving_last_cycle_cpu_ns). */
+void nonmoving_note_cycle_cpu_start(uint64_t cycle, uint64_t at_ns);
+
 /* NonMovingThread.c: starts the mark thread (at the first cycle) or wakes
  * it; whether it was stopped (from then on every cycle runs in its
  * collection's pause); makes it startable again (nonmoving_init). */

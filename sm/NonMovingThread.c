@@ -137,6 +137,7 @@ static void *mark_thread_main(void *arg)
             os_cond_wait(&nonmoving_changed, &nonmoving_lock);   /* idle: no sync waits */
         } else if (phase == NONMOVING_MARKING || phase == NONMOVING_SWEEPING) {
             os_mutex_unlock(&nonmoving_lock);
+            nonmoving_note_cycle_cpu_start(cycle, clock_thread_cpu_ns());
             if (phase == NONMOVING_MARKING)
                 run_mark(cycle);
             else

@@ -8,7 +8,8 @@
  * before the snapshot, plus the young list made since -- although the program changed the heap between
  * the snapshot and the mark's end (lists dropped and made, variables and
  * array slots written, a large array replaced) -- and no cycle ran in a
- * pause for it.  Under -DS.
+ * pause for it.  Under -DS.  And the -i ticks' census budget charges a
+ * cycle its work beside the program (..._budget_counts_the_cycle).
  */
 #include "harness.h"
 #include "lists.h"
@@ -210,6 +211,59 @@ static void test_nonmoving_census_by_era_is_the_snapshots(void **state)
     census_from_the_snapshot_is_exact("-he");
 }
 
+/* Allocates garbage (the mutator serves -i ticks at its slow path) for
+ * ms milliseconds. */
+static void churn_for_ms(unsigned ms)
+{
+    uint64_t end = clock_elapsed_ns() + (uint64_t)ms * 1000000u;
+    while (clock_elapsed_ns() < end)
+        (void)mk_list(0, 100);
+}
+
+/* Note [When a census runs] in profiling/ProfHeap.c: the census budget
+ * charges a cycle's work beside the program, not only its snapshot's
+ * pause, and a tick that comes while a cycle runs forces no collection.
+ * With the mark held a second, -i0.005 ticks come 200 times; each makes
+ * a census due, but the budget must not ask for the major collection
+ * that would start the next cycle as soon as this one ends (when it
+ * counted the snapshot's short pause alone, it did: a cycle at nearly
+ * every tick). */
+static void test_nonmoving_census_budget_counts_the_cycle(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-hT", "-i0.005", "-A256k", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_list(0, 300000);   /* work for the mark */
+    strata_perform_gc(1);
+    const NonMovingStats *st = nonmoving_stats();
+    nonmoving_hold(NONMOVING_MARKING);
+    gc_request_major();
+    strata_perform_gc(0);   /* the snapshot */
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+    churn_for_ms(1000);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+    assert_true(prof_heap_census_gc_wait_ns() == UINT64_MAX);
+    prof_heap_set_sampling(false);   /* no tick acts from here on */
+
+    uint64_t cycles = st->cycles;
+    nonmoving_hold(NONMOVING_IDLE);
+    /* Until the sweep has ended (SWEPT), or a collection has ended the
+     * cycle already. */
+    for (long i = 0; st->cycles == cycles && nonmoving_phase_now() != NONMOVING_SWEPT; i++) {
+        assert_true(i < 100000000);
+        (void)mk_list(0, 10);   /* the sync runs at a slow path */
+    }
+    strata_perform_gc(0);   /* a minor collection: it ends the cycle if none did */
+    assert_int_equal(st->cycles, cycles + 1);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_IDLE);   /* none asked for */
+
+    uint64_t cycle_cpu = nonmoving_last_cycle_cpu_ns();
+    assert_true(cycle_cpu > 0);
+    assert_true(prof_heap_census_gc_wait_ns() >= 20 * cycle_cpu);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     char dir[] = "/tmp/strata-nonmoving-census-XXXXXX";   /* the .hp files go here */
@@ -219,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_census_by_closure_type_is_the_snapshots),
         cmocka_unit_test(test_nonmoving_census_by_info_table_is_the_snapshots),
         cmocka_unit_test(test_nonmoving_census_by_era_is_the_snapshots),
+        cmocka_unit_test(test_nonmoving_census_budget_counts_the_cycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
