@@ -149,13 +149,7 @@ static void close_block_early(GenWorkspace *ws, Generation *g, BlockDesc *bd, ui
 StgPtr gc_alloc_for_copy_slow(GenWorkspace *ws, uint16_t gen_no, StgWord n_words, uint64_t era)
 {
     ASSERT_INTERNAL(n_words > 0 && n_words <= BLOCK_SIZE_W);
-    /* The non-moving generation has no to-space blocks, so its cursor
-     * never serves a copy and every one comes here (Note [Promoting into
-     * segments] in NonMovingAlloc.c). */
-    if (STRATA_UNLIKELY(nonmoving_on()) && gen_no == storage_n_gens - 1) {
-        ws->n_words += n_words;
-        return nonmoving_alloc_copy(n_words, era);
-    }
+    ASSERT_INTERNAL(!nonmoving_on() || gen_no < storage_n_gens - 1);
     Generation *g = &storage_gens[gen_no];
     BlockDesc *bd = ws->last_dest;
     if (bd != NULL && ws->last_era == era && bd->free + n_words <= block_alloc_limit(bd)) {
@@ -429,7 +423,16 @@ evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgW
     const BlockDesc *bd = Bdescr(q);
     uint16_t to_gen = copy_dest_gen(t, bd);
     uint64_t era = era_of_from_space(t, bd, q);
-    StgPtr to = gc_alloc_for_copy(size, to_gen, era);
+    StgPtr to;
+    if (STRATA_UNLIKELY(nonmoving_on()) && to_gen == storage_n_gens - 1) {
+        /* The non-moving generation has no to-space blocks, so its cursor
+         * never serves a copy: a slot, straight away (Note [Promoting
+         * into segments] in NonMovingAlloc.c). */
+        t->ws[to_gen].n_words += size;
+        to = nonmoving_alloc_copy(size, era);
+    } else {
+        to = gc_alloc_for_copy(size, to_gen, era);
+    }
     /* The copy keeps its era and lands in to-space (.inv.block-era,
      * .inv.tospace in docs/design/gc.md). */
     ASSERT_INTERNAL(heap_object_era(to) == era && Bdescr(to)->gen_no == to_gen);

@@ -38,6 +38,9 @@ static inline void bd_flags_clear(BlockDesc *bd, uint16_t f)
 /* Scav.c */
 void scavenge_loop(void);                    /* until no thread has work */
 void scavenge_object(StgClosure *c);         /* fields of one object */
+/* The same for an object of the heap (not a static one), with the scan
+ * loop's fast path for fixed layouts; returns its size in words. */
+StgWord scavenge_heap_object(StgClosure *c);
 void scavenge_mut_list_block(unsigned gen, BlockDesc *mut_block);
 void gc_remember(unsigned gen, StgClosure *c);  /* onto this thread's list */
 

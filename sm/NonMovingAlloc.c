@@ -183,7 +183,7 @@ static void scan_copy(GCThread *t, StgClosure *c)
 {
     t->evac_gen = oldest_gen->no;
     t->failed_to_evac = false;
-    scavenge_object(c);
+    StgWord size = scavenge_heap_object(c);
     if (t->failed_to_evac)
         gc_remember(oldest_gen->no, c);
     /* Counted after the scan, which may clean a dirty object's header
@@ -191,7 +191,7 @@ static void scan_copy(GCThread *t, StgClosure *c)
     if (t->tally != NULL) {
         uint64_t era = heap_object_era(c);
         if (live_tally_counts_era(t->tally, era))
-            live_tally_count(t->tally, c->info, era, closure_sizeW(c));
+            live_tally_count(t->tally, c->info, era, size);
     }
 }
 

@@ -288,6 +288,11 @@ void scavenge_object(StgClosure *c)
     (void)scavenge_fields(c);
 }
 
+StgWord scavenge_heap_object(StgClosure *c)
+{
+    return scavenge_fixed_or_fields(heap_range(gct), c);
+}
+
 /* ----------------------------------------------------------------------
  * Blocks and large objects
  * ---------------------------------------------------------------------- */
