@@ -61,10 +61,18 @@ static StgWord gen_blocks(const Generation *g)
  * generation's peak, not its size when a cycle starts: the program goes
  * on promoting while the next cycle runs, about as much as it promoted
  * while the last one ran, A (last_allocated_words), so the cycle starts
- * at F x L - A, at least L.  When A > (F - 1) x L the cycles run back to
- * back and the peak is L + A: only making the program wait for the mark
- * would bound it further (not done).  GHC sizes its non-moving generation
- * from the mark's live estimate too, but starts at -F times it. */
+ * at F x L - A, at least L.  A cycle ends with the generation at L + A,
+ * so when 2A > (F - 1) x L the cycles run back to back and the peak is
+ * about L + 2A: only making the program wait for the mark would bound it
+ * further (not done).  A cycle ends in a collection's step
+ * (nonmoving_gc_begin), before that collection decides whether to start
+ * the next: the budget it decides on must be the ended cycle's
+ * (policy_set_budgets, called from sm/GC.c), not the one before.  While
+ * the live data grew, that older budget was below the generation, and a
+ * cycle started at once that found the same live data: 6 of msgbuf's 14
+ * cycles at 1 GB of pinned messages (bench/optimisations.md).  GHC sizes
+ * its non-moving generation from the mark's live estimate too, but
+ * starts at -F times it. */
 static StgWord oldest_budget_blocks(void)
 {
     double factor = storage_config.oldgen_factor;
@@ -127,13 +135,8 @@ static StgWord oldest_growth_blocks(void)
     return peak > now ? peak - now : 0;
 }
 
-static StgWord recent_peaks[RETURN_DECAY_CYCLES];
-static unsigned recent_peak_next = 0;
-
-StgWord policy_resize_after_gc(unsigned N)
+void policy_set_budgets(void)
 {
-    if (N != storage_n_gens - 1)
-        return 0;
     /* Note [Generation budgets]: every generation above the nursery gets
      * the oldest's budget, -F times what the major GC found live. */
     StgWord min_blocks = (1u << 20) / BLOCK_SIZE;   /* GHC's -O: 1 MiB */
@@ -142,6 +145,17 @@ StgWord policy_resize_after_gc(unsigned N)
         budget = min_blocks;
     for (unsigned i = 1; i < storage_n_gens; i++)
         storage_gens[i].max_blocks = budget;
+}
+
+static StgWord recent_peaks[RETURN_DECAY_CYCLES];
+static unsigned recent_peak_next = 0;
+
+StgWord policy_resize_after_gc(unsigned N)
+{
+    if (N != storage_n_gens - 1)
+        return 0;
+    policy_set_budgets();
+    StgWord budget = oldest_gen->max_blocks;
     /* Keep enough free megablocks for the oldest generation to grow to its
      * budget (and be copied once), and at least as many as the busiest of
      * the last RETURN_DECAY_CYCLES major cycles used: a heap that swings

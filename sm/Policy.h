@@ -39,6 +39,13 @@ unsigned policy_gen_due(bool major);
 StgWord policy_resize_after_gc(unsigned N);
 #define RETURN_DECAY_CYCLES 8
 
+/* The budgets of the generations above the nursery, from the oldest's
+ * last major collection or non-moving cycle: policy_resize_after_gc sets
+ * them after a major GC, and a collection whose step ended a non-moving
+ * cycle sets them before it decides what it collects (Note [A cycle's
+ * budget from what its mark found live]). */
+void policy_set_budgets(void);
+
 /* After collecting generations 0..N: a heap above -M after a major GC is
  * a heap overflow; after a minor one, the next GC is major. */
 void policy_check_heap_limit(unsigned N);
