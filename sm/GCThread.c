@@ -229,6 +229,13 @@ BlockDesc *gc_alloc_block(void)
     return bd;
 }
 
+BlockDesc *gc_alloc_pointer_block(void)
+{
+    BlockDesc *bd = gc_alloc_block();
+    block_set_gen_no(bd, BLOCK_GEN_NO_POINTERS);
+    return bd;
+}
+
 void gc_return_spare_blocks(void)
 {
     for (unsigned i = 0; i < gc_threads_max; i++) {

@@ -143,6 +143,11 @@ void gc_run_threads(unsigned n, void (*work)(void));
  * storage manager's lock when other GC threads run. */
 BlockDesc *gc_alloc_block(void);
 
+/* The same for a block of pointers (a remembered set's, a list of copies
+ * to scan), which does not count as young (BLOCK_GEN_NO_POINTERS, Note
+ * [The young-group map] in BlockAlloc.h). */
+BlockDesc *gc_alloc_pointer_block(void);
+
 /* Termination of a parallel scan (Note [Sharing work] in Evac.c). */
 void gc_work_begin(void);            /* a phase: thread 0 busy, others may join */
 void gc_set_n_threads(unsigned n);   /* GC threads in this collection */

@@ -358,6 +358,7 @@ static BlockDesc *mut_block(void)
     BlockDesc *bd = block_alloc_group(1);
     if (bd == NULL)
         storage_heap_overflow(BLOCK_SIZE);
+    block_set_gen_no(bd, BLOCK_GEN_NO_POINTERS);   /* Note [The young-group map] */
     return bd;
 }
 

@@ -169,7 +169,7 @@ static void todo_push(GCThread *t, NonMovingThread *nm, StgPtr copy)
     if (bd == NULL || bd->free >= bd->start + BLOCK_SIZE_W) {
         if (bd != NULL)
             give_up_todo(t, nm, bd);
-        bd = gc_alloc_block();
+        bd = gc_alloc_pointer_block();
         bd->flags = BF_NM_TODO;
         bd->link = NULL;
         nm->todo = bd;

@@ -28,7 +28,7 @@
 void gc_remember(unsigned gen, StgClosure *c)
 {
     ASSERT_INTERNAL(gen > 0 && heap_alloced(c) && Bdescr(c)->gen_no == gen);
-    mut_chain_append(&gct->ws[gen].mut_list, c, gc_alloc_block);
+    mut_chain_append(&gct->ws[gen].mut_list, c, gc_alloc_pointer_block);
 }
 
 /* ----------------------------------------------------------------------

@@ -68,8 +68,21 @@ void block_free_group(BlockDesc *bd);
  * docs/design/block-allocator.md).  Counts change by atomic increments: GC
  * threads set the generation of the blocks they fill without the
  * allocator's lock.  At most 252 groups fit in a megablock, so a byte
- * holds a count. */
+ * holds a count.
+ *
+ * A group that holds pointers rather than heap objects (a chunk of a
+ * mutable list, a GC thread's list of the copies it made into the
+ * non-moving generation) takes BLOCK_GEN_NO_POINTERS, so that it is not
+ * counted: nothing points into it, and counted it made its megablock read
+ * as young to every minor collection while it was allocated.  Under
+ * --nonmoving-gc a minor collection's lists of copies come from the free
+ * blocks among the generation's segments, so the card scan of an old
+ * array read a descriptor for 28% of its elements instead of 3%
+ * (mutarray 2000000; bench/optimisations.md, "issue 50, session 7"). */
 extern StgWord block_young_map_biased;
+
+/* The gen_no of a group of pointers (above): no generation's. */
+#define BLOCK_GEN_NO_POINTERS UINT16_MAX
 
 /* The count for p's megablock in a map biased as block_young_map_biased. */
 static inline uint8_t *block_young_count_at(StgWord biased_map, const void *p)

@@ -44,6 +44,7 @@ static BlockDesc *new_mut_block(void)
     sm_unlock();
     if (nb == NULL)
         storage_heap_overflow(BLOCK_SIZE);
+    block_set_gen_no(nb, BLOCK_GEN_NO_POINTERS);   /* Note [The young-group map] */
     return nb;
 }
 

@@ -14,7 +14,12 @@
  */
 #include "harness.h"
 
+#include "BlockAlloc.h"
+#include "Capability.h"
 #include "GC.h"
+#include "GCThread.h"
+#include "GcReport.h"
+#include "NonMoving.h"
 #include "Storage.h"
 
 STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
@@ -151,12 +156,95 @@ static void test_minor_gc_steps_grow_with_the_remembered_set(void **state)
     assert_true(dirty > clean);
 }
 
+/* Note [The young-group map] in sm/block/BlockAlloc.h: a block of
+ * pointers is not counted as young, so that an old object's megablock
+ * reads as old to a minor GC while such a block lies in it.  n is how
+ * many blocks of a chain were looked at; each must be of no generation. */
+static StgWord blocks_of_pointers(const BlockDesc *chain)
+{
+    StgWord n = 0;
+    for (const BlockDesc *bd = chain; bd != NULL; bd = bd->link, n++)
+        assert_int_equal(bd->gen_no, BLOCK_GEN_NO_POINTERS);
+    return n;
+}
+
+/* The write barrier's and the collector's remembered sets. */
+static void test_remembered_sets_are_not_young(void **state)
+{
+    (void)state;
+    harness_start("-A1m", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = strata_alloc_mut_array(2000);
+    for (StgWord i = 0; i < 2000; i++)
+        strata_mut_array_write(r[0], i, strata_alloc_mut_var());
+    strata_perform_gc(1);
+    StgWord seen = 0;
+    for (int round = 0; round < 3; round++) {
+        for (StgWord i = 0; i < 2000; i++)
+            strata_mut_var_write(strata_mut_array_read(r[0], i), mk_int(i));
+        for (unsigned g = 1; g < storage_n_gens; g++)
+            seen += blocks_of_pointers(capabilities[0].mut_lists[g]);
+        strata_perform_gc(0);
+        for (unsigned g = 0; g < storage_n_gens; g++)
+            seen += blocks_of_pointers(storage_gens[g].mut_list);
+    }
+    assert_true(seen > 0);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* Under --nonmoving-gc, each GC thread's lists of the copies it made into
+ * the generation, looked at as its scan ends (they are freed after). */
+static StgWord nm_lists_seen;
+
+static void look_at_copy_lists(unsigned cap, GCPhase phase)
+{
+    gc_report_observer.thread_phase(cap, phase);
+    if (phase != GC_PHASE_DONE)
+        return;
+    for (unsigned i = 0; i < gc_threads_max; i++) {
+        const NonMovingThread *nm = gc_threads[i]->nm;
+        if (nm != NULL)
+            nm_lists_seen += blocks_of_pointers(nm->todo) + blocks_of_pointers(nm->todo_full) +
+                             blocks_of_pointers(nm->spent);
+    }
+}
+
+static const GCObserver copy_list_observer = {
+    .start = NULL, .thread_phase = look_at_copy_lists, .end = NULL, .nonmoving = NULL,
+};
+
+static void test_nonmoving_copy_lists_are_not_young(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    nm_lists_seen = 0;
+    gc_set_observer(&copy_list_observer);
+    r[0] = NULL;
+    for (StgWord i = 0; i < 20000; i++) {
+        r[1] = mk_int(i);
+        StgClosure *cell = strata_alloc_constr(&Pair_info);
+        STRATA_FIELD(cell, 0) = r[1];
+        STRATA_FIELD(cell, 1) = r[0];
+        r[0] = cell;
+    }
+    strata_perform_gc(0);
+    strata_perform_gc(0);
+    gc_set_observer(&gc_report_observer);
+    assert_true(nm_lists_seen > 0);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_minor_gc_steps_stay_flat_as_the_old_generation_grows),
         cmocka_unit_test(test_parallel_minor_gc_steps_stay_flat_as_the_old_generation_grows),
         cmocka_unit_test(test_minor_gc_steps_grow_with_the_remembered_set),
+        cmocka_unit_test(test_remembered_sets_are_not_young),
+        cmocka_unit_test(test_nonmoving_copy_lists_are_not_young),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
