@@ -33,6 +33,7 @@
 
 #if defined(STRATA_ASAN)
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/lsan_interface.h>
 #endif
 
 /* --------------------------------------------------------------------------
@@ -160,6 +161,14 @@ int mblock_init(StgWord reserve_bytes)
 
     mblock_heap_base = base;
     mblock_heap_end = (char *)base + size;
+#if defined(STRATA_ASAN)
+    /* The heap holds pointers into the C heap (a segment's era runs):
+     * while the reservation is ours, LeakSanitizer reads its mapped
+     * parts for them, so that a process that ends without mblock_exit
+     * (a heap overflow's exit 251, hs_exit leaving the heap to threads
+     * still attached) holds what its heap holds, as it does. */
+    __lsan_register_root_region(base, size);
+#endif
     n_total = count;
     bump = bump_hw = ahead_end = ahead_target = ahead_idle = 0;
     free_runs = NO_RUN;
@@ -193,6 +202,9 @@ void mblock_exit(void)
         ASAN_UNPOISON_MEMORY_REGION(mblock_heap_base, (StgWord)bump_hw << MBLOCK_SHIFT);
 #endif
     size_t size = (size_t)(mblock_heap_end - mblock_heap_base);
+#if defined(STRATA_ASAN)
+    __lsan_unregister_root_region(mblock_heap_base, size);
+#endif
     int err = os_mem_release(mblock_heap_base, size);
     if (err != 0)
         rts_error("mblock: could not release the heap reservation "

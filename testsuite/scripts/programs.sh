@@ -104,5 +104,10 @@ expect_stderr_contains ": OK: " "$out"
 # The heap limit: exceeding -M exits 251 with "heap overflow".
 expect_status 251 "$ex/bintrees" 20 +RTS -M3m -RTS
 expect_stderr_contains 'heap overflow'
+# It exits where the heap stands: a non-moving segment of several eras
+# still holds its era runs in the C heap, held (not leaked: LeakSanitizer
+# reads the heap, docs/design/block-allocator.md's .inv.lsan-root).
+expect_status 251 "$prog/era_stress" 100 200000 +RTS --nonmoving-gc -A8k -M2m -RTS
+expect_stderr_contains 'heap overflow'
 
 finish
