@@ -33,6 +33,8 @@
 #                                       its end (stdout NAME.out, stderr
 #                                       NAME.prog.err), again if it hangs
 #                                       at exit; its status
+#   release_first_pass                  true in the release build without
+#                                       GHCRTS (the full-length cases)
 #   finish                              print "N passed, N failed (S s)",
 #                                       exit 0/1
 #
@@ -152,6 +154,15 @@ nonmoving_rerun() {
     *" --nonmoving-gc "* | *" -xn "*) return 0 ;;
     esac
     return 1
+}
+
+# True in the release build's first pass (no sanitizer, no assertions, no
+# GHCRTS), where a few scripts run their longest sanity-checked cases in
+# full; the other builds and the reruns run the same cases shorter
+# (docs/HACKING.md, "What scripts/test.sh runs where").
+release_first_pass() {
+    [ -z "${SAN_CFLAGS:-}" ] && [ -z "${GHCRTS:-}" ] &&
+        grep -q '^#define STRATA_DEBUG 0$' "$top_builddir/config.h"
 }
 
 expect_status() {
