@@ -28,6 +28,7 @@
 #include "GC.h"
 #include "MBlock.h"
 #include "NonMoving.h"
+#include "Policy.h"
 #include "Sanity.h"
 #include "Segment.h"
 #include "Storage.h"
@@ -825,6 +826,58 @@ static void test_nonmoving_prefault_helper_makes_way_for_the_mark(void **state)
     hs_exit();
 }
 
+/* A large array the snapshot's collection promotes is allocated black,
+ * so that collection must queue the generation's objects it holds, clean
+ * cards and all (Note [Scanning an array's cards] in sm/Scav.c): here
+ * the array alone keeps old cells, and the -DS check after the snapshot
+ * finds them neither marked nor queued if it does not; left so, the
+ * sweep would free them (msgbuf crashed in the mark). */
+static void test_nonmoving_snapshot_queues_what_a_young_array_holds(void **state)
+{
+    (void)state;
+    enum { N = 3000, LEN = 2048 };
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 3);
+    r[0] = mk_list(0, N);
+    strata_perform_gc(1);
+    assert_true(Bdescr(r[0])->flags & BF_NONMOVING);
+    nonmoving_hold(NONMOVING_MARKING);
+    /* Old ballast until the next collection is a snapshot's. */
+    r[1] = &Nil_closure;
+    for (long i = 0; policy_gen_due(false) != storage_n_gens - 1; i++) {
+        assert_true(i < 10000);
+        for (StgWord k = 0; k < 1000; k++)
+            r[1] = cons_int(k, &r[1]);
+        strata_perform_gc(0);
+        assert_int_equal(nonmoving_phase_now(), NONMOVING_IDLE);
+    }
+    r[2] = strata_alloc_mut_array(LEN);
+    assert_true(Bdescr(r[2])->flags & BF_LARGE);
+    assert_false(Bdescr(r[2])->flags & BF_NONMOVING);
+    StgClosure *cell = r[0];
+    for (StgWord i = 0; i < LEN; i++, cell = STRATA_FIELD(cell, 1))
+        strata_mut_array_write(r[2], i, cell);
+    r[0] = r[1] = NULL;
+    strata_perform_gc(0);   /* the snapshot's */
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+    assert_true(Bdescr(r[2])->flags & BF_NONMOVING);
+    nonmoving_hold(NONMOVING_IDLE);
+    const NonMovingStats *st = nonmoving_stats();
+    for (uint64_t cycles = st->cycles, i = 0; st->cycles == cycles; i++) {
+        assert_true(i < 100000000);
+        (void)mk_int(i);
+    }
+    strata_perform_gc(1);
+    for (StgWord i = 0; i < LEN; i++) {
+        StgClosure *c = strata_mut_array_read(r[2], i);
+        assert_ptr_equal(c->info, &Cons_info);
+        assert_int_equal(STRATA_WORD(c, 2), i);
+        assert_int_equal(STRATA_WORD(STRATA_FIELD(c, 0), 0), i);
+    }
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_sweep_gives_groups_back_a_budget_per_collection),
         cmocka_unit_test(test_nonmoving_concurrent_mark_keeps_what_the_program_moves),
         cmocka_unit_test(test_nonmoving_prefault_helper_makes_way_for_the_mark),
+        cmocka_unit_test(test_nonmoving_snapshot_queues_what_a_young_array_holds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
