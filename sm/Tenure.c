@@ -17,6 +17,7 @@
 #define TENURE_MIN_SAMPLE_SHARE 8
 
 static bool aging = true;
+static bool aging_chosen = false;   /* aging holds the first GC's choice */
 static unsigned gcs_since_probe = 0;
 
 /* Measured at tenure_before_gc for tenure_after_gc. */
@@ -24,14 +25,26 @@ static bool measuring = false;
 static StgWord aged_words_before = 0;
 static StgWord gen1_words_before = 0;
 
+/* Before the first GC: age under the copying collector, promote directly
+ * under the non-moving one (Note [Adaptive aging] in Tenure.h). */
+static void choose_first(void)
+{
+    if (aging_chosen)
+        return;
+    aging_chosen = true;
+    aging = !storage_config.nonmoving;
+}
+
 bool tenure_aging_enabled(void)
 {
+    choose_first();
     return aging;
 }
 
 void tenure_reset(void)
 {
     aging = true;
+    aging_chosen = false;
     gcs_since_probe = 0;
     measuring = false;
 }
@@ -50,6 +63,7 @@ void tenure_before_gc(unsigned N)
     aged_words_before = g0->n_words;
     gen1_words_before = g1->n_words + g1->n_large_words;
 
+    choose_first();
     if (!aging && ++gcs_since_probe >= TENURE_PROBE_INTERVAL)
         aging = true;   /* a probe: age this GC's survivors, measure next */
     storage_nursery_set_dest(aging ? 0 : g0->promote_to);

@@ -21,6 +21,7 @@
 #include "GcReport.h"
 #include "NonMoving.h"
 #include "Storage.h"
+#include "Tenure.h"
 
 STRATA_CONSTR_INFO(Int_info, "Int", 0, 1);
 STRATA_CONSTR_INFO(Pair_info, "Pair", 2, 0);
@@ -116,6 +117,11 @@ static StgWord minor_gc_steps(StgWord n_old, StgWord n_vars, StgWord n_dirty, bo
     for (StgWord i = 0; i < n_vars; i++)
         strata_mut_array_write(r[2], i, strata_alloc_mut_var());
     strata_perform_gc(1);
+    /* Adaptive aging afresh (Note [Adaptive aging] in sm/Tenure.h): whether
+     * the GC before the measured one aged its survivors, whose blocks the
+     * measured GC frees (young work), must not depend on how many GCs
+     * building the old generation took (a probe comes every few GCs). */
+    tenure_reset();
     (void)measured_minor_gc(r, 0);   /* the first after a major GC */
     StgWord steps = measured_minor_gc(r, n_dirty);
     if (par)

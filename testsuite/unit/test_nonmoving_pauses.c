@@ -7,8 +7,9 @@
  * posted between the collection's start and end, and counted by -s as in
  * a collection, not as a sync pause of its own; the groups a sweep beside
  * the program freed, which the collection gives back, are given back
- * after its start.  Counts of what happened between the observer's calls,
- * never times.  Under -DS.
+ * after its start; the first collections copy each survivor once.
+ * Counts of what happened between the observer's calls and of what a
+ * collection copied, never times.  Under -DS.
  */
 #include "harness.h"
 #include "lists.h"
@@ -142,9 +143,36 @@ static void test_a_minor_collection_gives_the_sweeps_groups_back_inside_its_paus
     hs_exit();
 }
 
+/* The first minor collections promote their survivors straight into the
+ * generation (Note [Adaptive aging] in sm/Tenure.h), so the second copies
+ * only its own survivors.  Before, the first aged its survivors in
+ * generation 0 and the second copied them into the generation beside its
+ * own: twice the copying, msgbuf's longest pause. */
+static void test_the_first_collections_copy_each_survivor_once(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    harness_start("--nonmoving-gc", "-A256k", "-DS", NULL);
+    STRATA_ROOTS(r, 2);
+    r[0] = mk_list(0, N);
+    strata_perform_gc(0);
+    assert_int_equal(Bdescr(r[0])->gen_no, storage_n_gens - 1);
+    StgWord list_bytes = gc_last_details()->copied_bytes;
+    assert_true(list_bytes >= N * 3 * sizeof(StgWord));
+    r[1] = mk_list(0, N);
+    strata_perform_gc(0);
+    assert_int_equal(Bdescr(r[1])->gen_no, storage_n_gens - 1);
+    assert_true(gc_last_details()->copied_bytes < list_bytes + list_bytes / 2);
+    check_list(r[0], 0, N);
+    check_list(r[1], 0, N);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_first_collections_copy_each_survivor_once),
         cmocka_unit_test(test_a_sync_a_minor_collection_runs_is_inside_its_pause),
         cmocka_unit_test(test_a_minor_collection_gives_the_sweeps_groups_back_inside_its_pause),
     };
