@@ -228,6 +228,12 @@ bool policy_heap_would_pass_limit(StgWord extra_blocks)
  * heap pays for it in proportion (none below 16 MiB: a program that
  * never grows its heap keeps its resident size; the eras bench's leak row
  * runs 100,000 major GCs of a 3 MB heap against a 22 MB limit).
+ * Under --nonmoving-gc the lead is at least what the next two minor GCs
+ * can promote, two nurseries' worth, whatever the heap's size: every
+ * survivor goes into the generation, which takes fresh memory until its
+ * first sweeps free some, so the first collections took a page fault
+ * for every page they promoted into (msgbuf, -A4m: 1,061 and 1,478 in
+ * the first two, about 3.5 ms of a 4-7 ms pause; bench/optimisations.md).
  * How much a major GC will copy is not sure: sizing the window for the
  * share the last major GCs kept measured well on binary-trees 20 but left
  * map-churn 4000000 with much memory faulted in and never used, its build
@@ -242,7 +248,17 @@ bool policy_heap_would_pass_limit(StgWord extra_blocks)
 static StgWord prefault_lead(StgWord most)
 {
     StgWord share = mblock_n_in_use() / 16;
-    return share < most ? share : most;
+    StgWord lead = share < most ? share : most;
+    if (storage_config.nonmoving) {
+        /* From the configuration: the first call comes before the
+         * capabilities exist. */
+        unsigned caps = storage_config.capabilities > 0 ? storage_config.capabilities : 1;
+        StgWord nurseries = (StgWord)caps * storage_config.nursery_bytes;
+        StgWord promoted = (2 * nurseries + MBLOCK_SIZE - 1) / MBLOCK_SIZE;
+        if (lead < promoted)
+            lead = promoted;
+    }
+    return lead;
 }
 
 void policy_prefault_start(void)

@@ -610,6 +610,11 @@ StgWord mblock_prefault_bytes(void)
     return prefault_bytes();
 }
 
+StgWord mblock_prefault_ahead(void)
+{
+    return ahead_end > bump ? ahead_end - bump : 0;
+}
+
 static StgWord n_ways_made;     /* mblock_prefault_make_way(true) calls; atomic */
 
 void mblock_prefault_make_way(bool on)

@@ -71,11 +71,13 @@ bool mblock_holds(const void *p);
  * left: otherwise it grows at a later call (Note [The helper never holds
  * up the program] in Prefault.c).
  * mblock_prefault_bytes: bytes the helper has faulted in so
- * far; mblock_n_window_commits: commit calls made to grow the window. */
+ * far; mblock_n_window_commits: commit calls made to grow the window;
+ * mblock_prefault_ahead: megablocks of the window above the bump index. */
 int mblock_prefault_start(void);
 void mblock_prefault_stop(void);   /* joins the helper; mblock_exit does too */
 void mblock_prefault_window(StgWord grow, StgWord idle);
 StgWord mblock_prefault_bytes(void);
+StgWord mblock_prefault_ahead(void);
 StgWord mblock_n_window_commits(void);
 /* prefault_make_way (Prefault.h), for the storage manager's threads (any
  * thread); mblock_prefault_ways_made counts the calls with true. */

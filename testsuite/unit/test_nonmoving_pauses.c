@@ -7,7 +7,8 @@
  * posted between the collection's start and end, and counted by -s as in
  * a collection, not as a sync pause of its own; the groups a sweep beside
  * the program freed, which the collection gives back, are given back
- * after its start; the first collections copy each survivor once.
+ * after its start; the first collections copy each survivor once, into
+ * memory the prefault helper has faulted in.
  * Counts of what happened between the observer's calls and of what a
  * collection copied, never times.  Under -DS.
  */
@@ -19,7 +20,9 @@
 
 #include "GC.h"
 #include "GcReport.h"
+#include "MBlock.h"
 #include "NonMoving.h"
+#include "Prefault.h"
 
 /* What the collector told its observer on the test's thread (the mark
  * thread's calls are left out), each with the sweep's groups not yet
@@ -169,9 +172,33 @@ static void test_the_first_collections_copy_each_survivor_once(void **state)
     hs_exit();
 }
 
+/* The prefault helper faults in what the first minor collections
+ * promote before they run (Note [Sizing the prefault window] in
+ * sm/Policy.c): two nurseries' worth ahead from the start, where the
+ * copying collector's lead is nothing below a 16 MiB heap.  Before, the
+ * first collections took a page fault for each page they promoted into. */
+static void test_the_generation_is_faulted_in_ahead_from_the_start(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "--prefault=always", "-A1m", "-DS", NULL);
+    if (!prefault_running()) {
+        hs_exit();
+        skip();   /* a kernel without MADV_POPULATE_WRITE */
+    }
+    assert_true(mblock_prefault_ahead() >= 2);
+    STRATA_ROOTS(r, 1);
+    r[0] = mk_list(0, 10000);   /* 480 KB to promote */
+    strata_perform_gc(0);
+    assert_true(mblock_prefault_ahead() >= 2);
+    check_list(r[0], 0, 10000);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_generation_is_faulted_in_ahead_from_the_start),
         cmocka_unit_test(test_the_first_collections_copy_each_survivor_once),
         cmocka_unit_test(test_a_sync_a_minor_collection_runs_is_inside_its_pause),
         cmocka_unit_test(test_a_minor_collection_gives_the_sweeps_groups_back_inside_its_pause),
