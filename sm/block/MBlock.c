@@ -615,6 +615,13 @@ StgWord mblock_prefault_ahead(void)
     return ahead_end > bump ? ahead_end - bump : 0;
 }
 
+StgWord mblock_prefault_wanted(void)
+{
+    if (mb_state == NULL || !prefault_running())
+        return 0;
+    return window_end() - bump;
+}
+
 static StgWord n_ways_made;     /* mblock_prefault_make_way(true) calls; atomic */
 
 void mblock_prefault_make_way(bool on)

@@ -72,12 +72,16 @@ bool mblock_holds(const void *p);
  * up the program] in Prefault.c).
  * mblock_prefault_bytes: bytes the helper has faulted in so
  * far; mblock_n_window_commits: commit calls made to grow the window;
- * mblock_prefault_ahead: megablocks of the window above the bump index. */
+ * mblock_prefault_ahead: megablocks of the window above the bump index,
+ * committed now; mblock_prefault_wanted: megablocks the window is asked
+ * to hold above it (what is committed is at least half of that: a
+ * populate call in flight may hold the rest back). */
 int mblock_prefault_start(void);
 void mblock_prefault_stop(void);   /* joins the helper; mblock_exit does too */
 void mblock_prefault_window(StgWord grow, StgWord idle);
 StgWord mblock_prefault_bytes(void);
 StgWord mblock_prefault_ahead(void);
+StgWord mblock_prefault_wanted(void);
 StgWord mblock_n_window_commits(void);
 /* prefault_make_way (Prefault.h), for the storage manager's threads (any
  * thread); mblock_prefault_ways_made counts the calls with true. */

@@ -172,6 +172,19 @@ static void test_the_first_collections_copy_each_survivor_once(void **state)
     hs_exit();
 }
 
+/* The window is asked for two -A1m nurseries above the bump index.  How
+ * much of it is committed at a given moment depends on the helper: a
+ * populate call in flight holds back all but half of the window
+ * (Note [The helper never holds up the program] in sm/block/Prefault.c),
+ * so only that half is certain; asking for the committed whole failed
+ * now and then in the debug build. */
+static void assert_window_leads_by_two_nurseries(void)
+{
+    StgWord wanted = mblock_prefault_wanted();
+    assert_true(wanted >= 2);
+    assert_true(mblock_prefault_ahead() >= wanted / 2);
+}
+
 /* The prefault helper faults in what the first minor collections
  * promote before they run (Note [Sizing the prefault window] in
  * sm/Policy.c): two nurseries' worth ahead from the start, where the
@@ -185,11 +198,11 @@ static void test_the_generation_is_faulted_in_ahead_from_the_start(void **state)
         hs_exit();
         skip();   /* a kernel without MADV_POPULATE_WRITE */
     }
-    assert_true(mblock_prefault_ahead() >= 2);
+    assert_window_leads_by_two_nurseries();
     STRATA_ROOTS(r, 1);
     r[0] = mk_list(0, 10000);   /* 480 KB to promote */
     strata_perform_gc(0);
-    assert_true(mblock_prefault_ahead() >= 2);
+    assert_window_leads_by_two_nurseries();
     check_list(r[0], 0, 10000);
     STRATA_ROOTS_POP(r);
     hs_exit();
