@@ -353,15 +353,6 @@ static void update_weak_root(StgClosure **slot, void *ctx)
     *slot = nonmoving_alive_or_null(*slot);
 }
 
-static BlockDesc *mut_block(void)
-{
-    BlockDesc *bd = block_alloc_group(1);
-    if (bd == NULL)
-        storage_heap_overflow(BLOCK_SIZE);
-    block_set_gen_no(bd, BLOCK_GEN_NO_POINTERS);   /* Note [The young-group map] */
-    return bd;
-}
-
 /* Drops the dead objects from the generation's remembered set: after the
  * sweep their slots may hold other objects, or nothing.  The
  * capabilities' own lists are gathered onto it first. */
@@ -372,7 +363,7 @@ static void forget_dead_remembered(void)
     MUT_LIST_FOR_EACH(oldest_gen->mut_list, c, {
         stats.last_sync_steps++;
         if (nonmoving_is_marked(c))
-            mut_chain_append(&kept, c, mut_block);
+            mut_chain_append(&kept, c, mut_list_new_block);
     });
     mut_list_free(oldest_gen->mut_list);
     oldest_gen->mut_list = kept;

@@ -35,9 +35,10 @@ static WordMap static_roots_set;
  * Mutable lists
  * ---------------------------------------------------------------------- */
 
-/* A block for a remembered set, under the storage manager's lock (other
- * capabilities may be allocating blocks). */
-static BlockDesc *new_mut_block(void)
+/* Under the storage manager's lock: other capabilities may be allocating
+ * blocks.  With the world stopped the lock is free, and taking it costs
+ * nothing beside a block's 512 entries. */
+BlockDesc *mut_list_new_block(void)
 {
     sm_lock();
     BlockDesc *nb = block_alloc_group(1);
@@ -53,7 +54,7 @@ void mut_list_record(Generation *g, StgClosure *p)
     /* Only old objects are remembered, on their own generation's list
      * (.inv.remembered). */
     ASSERT_INTERNAL(g->no > 0 && heap_alloced(p) && Bdescr(p)->gen_no == g->no);
-    mut_chain_append(&g->mut_list, p, new_mut_block);
+    mut_chain_append(&g->mut_list, p, mut_list_new_block);
 }
 
 /* The write barrier's record, on the calling thread's capability: each
@@ -61,7 +62,7 @@ void mut_list_record(Generation *g, StgClosure *p)
  * (gathered into the generations' lists at the next sync). */
 static void cap_mut_list_record(Capability *cap, Generation *g, StgClosure *p)
 {
-    mut_chain_append(&cap->mut_lists[g->no], p, new_mut_block);
+    mut_chain_append(&cap->mut_lists[g->no], p, mut_list_new_block);
 }
 
 void mut_list_gather(void)

@@ -43,6 +43,11 @@ static inline void mut_chain_append(BlockDesc **chain, StgClosure *p, BlockDesc 
     *bd->free++ = (StgWord)p;
 }
 
+/* A fresh block for a chain of remembered objects, from any thread: a
+ * block of pointers, outside the young-group map (Note [The young-group
+ * map]).  It never returns NULL: the heap's overflow ends the program. */
+BlockDesc *mut_list_new_block(void);
+
 /* Appends p to g's mutable list (the world stopped). */
 void mut_list_record(Generation *g, StgClosure *p);
 
