@@ -52,11 +52,14 @@ grep -q -- '--alloc-sample\[=<size>\]' "$err" && pass || fail "+RTS -? does not 
 # --- the log ------------------------------------------------------------------
 # Samples and deaths read back, under the sanity checker, with collections
 # in parallel and eras moving.
-expect_status 0 "$shares" 2 8 +RTS -N2 -qn2 -A8k -DS --alloc-sample=16k -l -olsanity.eventlog -RTS
+# 4 MB, all of it kept: the checker's work grows with the square of the
+# size (8 MB took four times the CPU); 363 checked collections, 3 of them
+# major, and about 256 samples, of which fewer than 100 fail the run.
+expect_status 0 "$shares" 2 4 +RTS -N2 -qn2 -A8k -DS --alloc-sample=16k -l -olsanity.eventlog -RTS
 expect_status 0 "$events" check sanity.eventlog
 expect_status 0 "$events" show sanity.eventlog
 n=$(grep -c 'strata: sampled allocation: sample' "$out")
-[ "$n" -gt 200 ] && pass || fail "sanity run: only $n samples of 8 MB at 16k"
+[ "$n" -gt 100 ] && pass || fail "sanity run: only $n samples of 4 MB at 16k"
 grep -q 'strata: allocation stack frame: frame [0-9]*, function "grow_nodes", file "testsuite/programs/alloc_shares.c"' "$out" &&
     pass || fail "sanity run: no frame names grow_nodes: $(grep 'stack frame' "$out" | head -n 5)"
 # The leak example keeps one session in 64; its garbage dies.
