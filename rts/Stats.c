@@ -554,6 +554,10 @@ static void print_time_lines(FILE *f, const PhaseTimes *t)
         fprintf(f, "  CONC    sync  %" PRIu64 " pauses, %.3fs in all, worst %.3f ms; %" PRIu64
                 " more in a collection's pause (in GC time)\n", nm->syncs,
                 ns_to_secs(nm->sync_ns), (double)nm->max_sync_ns / 1e6, nm->syncs_in_gcs);
+        /* Note [A collection helps a lagging cycle] in sm/NonMoving.c */
+        fprintf(f, "  CONC    help  %" PRIu64 " collections helped a lagging cycle: %" PRIu64
+                " objects marked and segments or groups swept, at most %" PRIu64 " by one\n", nm->helps,
+                nm->help_steps, nm->max_help_steps);
     }
     if (st.censuses > 0) {
         /* strata-specific: the heap profiler's share, which is counted in

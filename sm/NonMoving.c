@@ -36,9 +36,10 @@
  *      overwrites (Note [The update remembered set] in UpdRemSet.c);
  *      collections of the young generations go on, the mark thread
  *      parked (Note [The mark thread parks] in NonMovingThread.c), their
- *      copies into the generation allocated marked.  When its queue is
- *      empty the mark thread asks for the sync (SYNC_WANTED) and
- *      interrupts every capability.
+ *      copies into the generation allocated marked; one that finds the
+ *      cycle lagging marks a slice itself (Note [A collection helps a
+ *      lagging cycle]).  When its queue is empty the mark thread asks
+ *      for the sync (SYNC_WANTED) and interrupts every capability.
  *   3. The sync [world stopped; SYNC_WANTED -> SWEEPING].  Run by the
  *      first mutator that reaches its allocation slow path, or by the
  *      next collection: the capabilities' partly filled chunks are
@@ -49,7 +50,8 @@
  *      off.  Holds: every object reachable at the snapshot, and every one
  *      allocated since, is marked; an unmarked one is unreachable.
  *   4. The sweep [concurrent, on the mark thread; SWEEPING -> SWEPT].
- *      Unmarked slots and groups are freed; what it freed is taken off
+ *      Unmarked slots and groups are freed (a slice of them by a
+ *      collection, if the cycle lags); what it freed is taken off
  *      the generation's counts at the next collection (SWEPT -> IDLE),
  *      which also sets the generation's new budget.
  *
@@ -226,6 +228,8 @@ uint64_t nonmoving_last_cycle_cpu_ns(void)
     return __atomic_load_n(&last_cycle_cpu_ns, __ATOMIC_RELAXED);
 }
 
+static void help_reset(void);
+
 /* ----------------------------------------------------------------------
  * Start-up and shutdown
  * ---------------------------------------------------------------------- */
@@ -244,6 +248,7 @@ bool nonmoving_init(unsigned n_threads)
     snapshot_words = cycle_swept_words = 0;
     __atomic_store_n(&last_cycle_cpu_ns, 0, __ATOMIC_RELAXED);
     cycle_cpu_of = cycle_cpu_start = 0;
+    help_reset();
     memset(&nonmoving_queue, 0, sizeof nonmoving_queue);
     for (unsigned i = 0; i < n_threads; i++) {
         NonMovingThread *nm = calloc(1, sizeof *nm);
@@ -328,21 +333,29 @@ bool nonmoving_mark_step(bool (*stop)(void *))
     return false;
 }
 
-void nonmoving_ask_for_sync(uint64_t cycle)
+/* The cycle's mark found its queue empty: MARKING -> SYNC_WANTED, once,
+ * by the mark thread or by a collection that helped (Note [A collection
+ * helps a lagging cycle]), whichever comes first; true for that one. */
+static bool mark_done(uint64_t cycle)
 {
     os_mutex_lock(&nonmoving_lock);
-    bool asked = nonmoving_phase_now() == NONMOVING_MARKING && nonmoving_cycle == cycle;
-    if (asked) {
+    bool first = nonmoving_phase_now() == NONMOVING_MARKING && nonmoving_cycle == cycle;
+    if (first) {
         /* Before the phase: a collection that sees SYNC_WANTED runs the
          * sync, which resets phase_start_ns, without this lock. */
         stats.mark_ns += clock_elapsed_ns() - stats.phase_start_ns;
         __atomic_store_n(&phase, NONMOVING_SYNC_WANTED, __ATOMIC_RELEASE);
     }
     os_mutex_unlock(&nonmoving_lock);
-    if (asked) {
+    if (first)
         gc_observe_nonmoving(NONMOVING_EVENT_MARK_END, nonmoving_marked_objects);
+    return first;
+}
+
+void nonmoving_ask_for_sync(uint64_t cycle)
+{
+    if (mark_done(cycle))
         capabilities_interrupt_all();   /* someone's next slow path runs the sync */
-    }
 }
 
 /* A weak root source's slot: NULL if its object died in this cycle
@@ -460,12 +473,12 @@ void nonmoving_sync(void)
  * The sweep and the end of a cycle
  * ---------------------------------------------------------------------- */
 
-bool nonmoving_sweep_step(bool (*stop)(void *))
+/* The sweep is done; on_mark_thread: by the mark thread, whose CPU
+ * time is then the cycle's cost. */
+static void sweep_ended(bool on_mark_thread)
 {
-    if (!nonmoving_sweep_until(&nonmoving_swept_pending, stop, NULL))
-        return false;
     gc_observe_nonmoving(NONMOVING_EVENT_SWEEP_END, 0);
-    if (stop != NULL)   /* on the mark thread: the cycle's work is done */
+    if (on_mark_thread)
         __atomic_store_n(&last_cycle_cpu_ns, clock_thread_cpu_ns() - cycle_cpu_start,
                          __ATOMIC_RELAXED);
     os_mutex_lock(&nonmoving_lock);
@@ -473,6 +486,14 @@ bool nonmoving_sweep_step(bool (*stop)(void *))
     __atomic_store_n(&phase, NONMOVING_SWEPT, __ATOMIC_RELEASE);
     os_cond_broadcast(&nonmoving_changed);
     os_mutex_unlock(&nonmoving_lock);
+}
+
+bool nonmoving_sweep_step(bool (*stop)(void *))
+{
+    /* With stop: on the mark thread, beside the program. */
+    if (!nonmoving_sweep_until(&nonmoving_swept_pending, stop != NULL, stop, NULL))
+        return false;
+    sweep_ended(stop != NULL);
     return true;
 }
 
@@ -504,6 +525,18 @@ static void cycle_ended(void)
                 (unsigned long)nonmoving_cycle, (unsigned long)stats.last_start_words,
                 (unsigned long)snapshot_words, (unsigned long)stats.last_live_words,
                 (unsigned long)now);
+}
+
+/* Takes what the sweep freed off the generation's counts, and ends the
+ * cycle if its sweep is done. */
+static bool end_if_swept(void)
+{
+    apply_swept();
+    if (nonmoving_phase_now() != NONMOVING_SWEPT)
+        return false;
+    cycle_ended();
+    set_phase(NONMOVING_IDLE);
+    return true;
 }
 
 void nonmoving_finish_sweep(void)
@@ -543,12 +576,137 @@ bool nonmoving_gc_begin(bool exact)
     }
     if (exact || nonmoving_thread_stopped())
         finish_cycle_stw();
-    apply_swept();
-    if (nonmoving_phase_now() != NONMOVING_SWEPT)
+    return end_if_swept();
+}
+
+/* Note [A collection helps a lagging cycle]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The mark thread marks and sweeps only between collections (Note [The
+ * mark thread parks] in NonMovingThread.c), and only when the system
+ * gives it a processor there.  A program that collects back to back (a
+ * small nursery, -DS's check of the whole heap in every pause, a busy
+ * machine) starved it: a unit test's cycle under -A256k -DS took minutes
+ * (test_nonmoving's concurrent-mark test: 574 s), and msgbuf at 1 GB
+ * sometimes never ended a cycle and held everything it ever promoted
+ * (3,311 MiB against 2,000-2,400).  The cycle's memory is what the
+ * program promotes while it runs (Note [A cycle's budget from what its
+ * mark found live] in Policy.c), so it lags when the generation has
+ * grown past the peak its budget planned by an eighth of it and two
+ * nurseries (policy_cycle_lagging).  From then on until the phase ends, the
+ * phase is paced: each collection's interval must have seen a pace of
+ * work, counted in the mark thread's stop checks (one per 256 entries
+ * marked, or per segment or group swept: nonmoving_thread_progress),
+ * and the collection, the world stopped and the mark thread parked, does
+ * what the thread fell short of: it marks from the mark's queue and the
+ * barrier's full chunks (nonmoving_mark_step, as the mark thread does,
+ * stopped by a count), or sweeps segments and groups -- the world being
+ * stopped, freeing them at once.  The pace starts at HELP_FIRST_SLICE
+ * checks (2,048 entries, or 8 segments and groups) and doubles at each
+ * collection of the phase up to HELP_FIRST_SLICE << HELP_MAX_DOUBLINGS
+ * (65,536 entries, or 256 segments and groups, a few milliseconds).  So
+ * a phase with W checks of work left when it starts lagging ends within
+ * HELP_MAX_DOUBLINGS + 1 + W / 256 collections however seldom its thread
+ * runs (the mark's W grows only by the values the program's writes
+ * overwrite), a help costs at most the cap, and a thread that keeps the
+ * pace costs the pauses nothing.  A help that empties the queue runs the
+ * sync in its own pause, as the mark thread would have asked; one that
+ * ends the sweep ends the cycle.  The mark thread, when it wakes, works
+ * on from where the help left the queue and the sweep's lists (all
+ * global).  A cycle that keeps within its plan is never paced.  This is
+ * Go's mark assist (runtime/mgcmark.go's gcAssistAlloc) in spirit: there
+ * the allocating goroutine pays for its allocation in scan work; here
+ * the collecting thread pays for the interval in what the mark thread
+ * did not do.  Measured against a pace that doubled without a cap (lists
+ * 3000000: one help marked 4 million objects in a 450 ms pause) and
+ * against helping only a thread that made no progress at all (msgbuf
+ * at 1 GB still never ended a cycle once: its thread ran, slowly):
+ * bench/optimisations.md.
+ * A phase a test holds (nonmoving_hold) is not helped with. */
+#define HELP_FIRST_SLICE 8
+#define HELP_MAX_DOUBLINGS 5
+
+static uint64_t help_cycle;   /* 0: none yet (cycles count from 1) */
+static int help_phase = NONMOVING_IDLE;
+static unsigned help_round;
+static uint64_t help_left;   /* stop checks left in this help's slice */
+static uint64_t help_seen_progress;   /* the thread's, at the last collection */
+
+static void help_reset(void)
+{
+    help_cycle = 0;
+    help_phase = NONMOVING_IDLE;
+    help_round = 0;
+    help_seen_progress = nonmoving_thread_progress();
+}
+
+static bool help_stop(void *arg)
+{
+    (void)arg;
+    return --help_left == 0;
+}
+
+/* Whether a collection has helped with the running phase already. */
+static bool helping(NonMovingPhase p)
+{
+    return help_cycle == nonmoving_cycle && help_phase == (int)p;
+}
+
+/* The work this collection's interval must have seen, in stop checks:
+ * twice the last one's in the same phase of the same cycle, up to
+ * HELP_FIRST_SLICE << HELP_MAX_DOUBLINGS. */
+static uint64_t help_pace(NonMovingPhase p)
+{
+    if (!helping(p)) {
+        help_cycle = nonmoving_cycle;
+        help_phase = (int)p;
+        help_round = 0;
+    }
+    unsigned shift = help_round < HELP_MAX_DOUBLINGS ? help_round : HELP_MAX_DOUBLINGS;
+    help_round++;
+    return (uint64_t)HELP_FIRST_SLICE << shift;
+}
+
+bool nonmoving_help_cycle(bool lagging)
+{
+    uint64_t progress = nonmoving_thread_progress();
+    uint64_t by_thread = progress - help_seen_progress;
+    help_seen_progress = progress;
+    NonMovingPhase p = nonmoving_phase_now();
+    if ((p != NONMOVING_MARKING && p != NONMOVING_SWEEPING) || nonmoving_phase_held(p) ||
+        !(lagging || helping(p)))
         return false;
-    cycle_ended();
-    set_phase(NONMOVING_IDLE);
-    return true;
+    uint64_t pace = help_pace(p);
+    if (by_thread >= pace)
+        return false;   /* the thread kept the pace */
+    uint64_t slice = help_left = pace - by_thread;
+    uint64_t steps;
+    if (p == NONMOVING_MARKING) {
+        StgWord marked = nonmoving_marked_objects;
+        bool done = nonmoving_mark_step(help_stop);
+        steps = nonmoving_marked_objects - marked;
+        /* The sync the mark thread would ask for (it may have asked,
+         * its queue found empty as the world stopped). */
+        if (done)
+            (void)mark_done(nonmoving_cycle);
+        if (nonmoving_sync_wanted()) {
+            check_at_sync();
+            sync_stw(true);
+        }
+    } else {
+        bool done = nonmoving_sweep_until(&nonmoving_swept_pending, false, help_stop, NULL);
+        steps = slice - help_left;
+        if (done)
+            sweep_ended(false);
+    }
+    stats.helps++;
+    stats.help_steps += steps;
+    if (steps > stats.max_help_steps)
+        stats.max_help_steps = steps;
+    debug_trace(DEBUG_GC, "gc: non-moving cycle %lu lags: this collection %s %lu (slice %lu)",
+                (unsigned long)nonmoving_cycle,
+                p == NONMOVING_MARKING ? "marked" : "swept", (unsigned long)steps,
+                (unsigned long)slice);
+    return end_if_swept();
 }
 
 bool nonmoving_snapshot_end(LiveTally *tally, bool exact)

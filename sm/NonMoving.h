@@ -116,8 +116,23 @@ void nonmoving_thread_stop(void);
  * test that holds the mark before a cycle starts changes the heap after
  * the snapshot and before the mark has traced anything, then lets go:
  * what the snapshot reached stays marked only if the barrier logged it.
- * One that holds the sweep walks the heap while the dead are unswept. */
+ * One that holds the sweep walks the heap while the dead are unswept.
+ * A held phase is held for the collections' help too (Note [A collection
+ * helps a lagging cycle] in NonMoving.c). */
 void nonmoving_hold(NonMovingPhase phase);
+
+/* For tests: the mark thread does no work in any phase, as if it were
+ * never scheduled, but the collections help the cycle as ever: a cycle
+ * then ends only by their help. */
+void nonmoving_starve_mark_thread(bool on);
+
+/* Called by every collection under --nonmoving-gc, the world stopped,
+ * after nonmoving_gc_begin, with whether the policy finds the running
+ * cycle lagging (policy_cycle_lagging): if so, or if a collection helped
+ * with the running phase already, marks or sweeps a slice of what the
+ * mark thread has not done (Note [A collection helps a lagging cycle] in
+ * NonMoving.c); true when that ended the cycle. */
+bool nonmoving_help_cycle(bool lagging);
 
 /* Finishes the running cycle's sweep now, the world stopped (or the mark
  * thread held): a walk of the heap's blocks then meets no object the
@@ -159,6 +174,10 @@ typedef struct {
     StgWord last_allocated_words; /* the rest of the generation when that
                                     cycle ended: what the program promoted
                                     while it ran (allocated marked) */
+    uint64_t helps;              /* collections that helped a lagging cycle */
+    uint64_t help_steps;         /* what they did: objects marked, segments
+                                    and groups swept */
+    uint64_t max_help_steps;     /* ... the most by one collection */
 } NonMovingStats;
 const NonMovingStats *nonmoving_stats(void);
 

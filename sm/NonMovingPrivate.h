@@ -38,6 +38,15 @@ void nonmoving_thread_wake(void);
 bool nonmoving_thread_stopped(void);
 void nonmoving_thread_reset(void);
 
+/* Whether a test holds phase (nonmoving_hold): then the collections do
+ * not help with it either. */
+bool nonmoving_phase_held(NonMovingPhase phase);
+
+/* The mark thread's work so far, in stop checks passed (each after 256
+ * entries marked, or a segment or group swept); read by a collection
+ * with the thread parked or idle. */
+uint64_t nonmoving_thread_progress(void);
+
 /* Each segment in use is on exactly one list (its seg->list), or is a GC
  * thread's current one during a collection (SEGMENT_ON_NONE).  The lists
  * change during collections (the copying threads, under
@@ -91,9 +100,12 @@ StgWord nonmoving_sweep_prepare(void);
 bool nonmoving_sweep_pending_group(const BlockDesc *bd);
 bool nonmoving_sweep_pending_slot(const Segment *seg, unsigned i);
 
-/* Sweeps until done, or until stop(arg) says so between segments (stop
- * set: beside the program); true when done.  Adds what it freed to *out. */
-bool nonmoving_sweep_until(NonMovingSwept *out, bool (*stop)(void *), void *arg);
+/* Sweeps until done, or until stop(arg) (if set) says so between
+ * segments and groups; true when done.  Adds what it freed to *out.
+ * concurrent: beside the program (Note [The sweep beside the program]);
+ * else the world is stopped. */
+bool nonmoving_sweep_until(NonMovingSwept *out, bool concurrent, bool (*stop)(void *),
+                           void *arg);
 
 /* Rewrites the era runs a sweep beside the program left, and frees the
  * groups it left until budget_blocks blocks are freed or none is left

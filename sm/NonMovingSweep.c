@@ -257,21 +257,22 @@ static void sweep_group(BlockDesc *bd, NonMovingSwept *out, bool concurrent)
     free_group(bd, concurrent);
 }
 
-bool nonmoving_sweep_until(NonMovingSwept *out, bool (*stop)(void *), void *arg)
+bool nonmoving_sweep_until(NonMovingSwept *out, bool concurrent, bool (*stop)(void *),
+                           void *arg)
 {
     for (Segment *seg; sweeping_segments; ) {
         if ((seg = next_to_sweep()) == NULL) {
             sweeping_segments = false;
             break;
         }
-        sweep_segment(seg, out, stop != NULL);
+        sweep_segment(seg, out, concurrent);
         if (stop != NULL && stop(arg))
             return false;
     }
     while (sweep_large != NULL) {
         BlockDesc *bd = sweep_large;
         sweep_large = bd->link;
-        sweep_group(bd, out, stop != NULL);
+        sweep_group(bd, out, concurrent);
         if (stop != NULL && stop(arg))
             return false;
     }

@@ -18,7 +18,12 @@
  * queue, the sweep's lists -- is global, so a collection that must finish
  * the cycle at once (strata_perform_gc, a heap over -M) takes it over with
  * the world stopped, and the thread, when it wakes, sees another cycle or
- * phase and goes back to waiting.  So a collection never moves an object
+ * phase and goes back to waiting.  A collection that finds the cycle
+ * lagging behind the program takes a slice of it the same way, and the
+ * thread works on from where the slice left the queue or the sweep's
+ * lists (Note [A collection helps a lagging cycle] in NonMoving.c): so a
+ * cycle ends however seldom the thread is scheduled between
+ * collections.  So a collection never moves an object
  * the mark thread holds a pointer to: the queue holds objects of the
  * generation only, which never move, and a young pointer read from a
  * field is tested (and dropped) before the thread can park.
@@ -46,6 +51,7 @@ static bool stopped_for_good;    /* under nonmoving_lock: no thread until
                                     nonmoving_thread_reset */
 static int held_phase;           /* NonMovingPhase, under nonmoving_lock;
                                     read atomically: nonmoving_hold */
+static bool starved;             /* the same: nonmoving_starve_mark_thread */
 static bool helper_makes_way;    /* no processor spare for the prefault
                                     helper and this thread: set at start */
 
@@ -72,10 +78,33 @@ static bool should_stop(void *arg)
     return capability_worker_should_park() || __atomic_load_n(&exit_wanted, __ATOMIC_RELAXED);
 }
 
+/* Whether a test keeps the thread from working in phase. */
+static bool thread_held(NonMovingPhase phase)
+{
+    return (int)phase == __atomic_load_n(&held_phase, __ATOMIC_RELAXED) ||
+           __atomic_load_n(&starved, __ATOMIC_RELAXED);
+}
+
+/* Stop checks passed while marking or sweeping: a count of the thread's
+ * work (Note [A collection helps a lagging cycle] in NonMoving.c).
+ * Written by the thread alone. */
+static uint64_t progress;
+
+static bool working_stop(void *arg)
+{
+    __atomic_store_n(&progress, __atomic_load_n(&progress, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    return should_stop(arg);
+}
+
+uint64_t nonmoving_thread_progress(void)
+{
+    return __atomic_load_n(&progress, __ATOMIC_RELAXED);
+}
+
 static bool still(NonMovingPhase phase, uint64_t cycle)
 {
-    return nonmoving_phase_now() == phase &&
-           (int)phase != __atomic_load_n(&held_phase, __ATOMIC_RELAXED) &&
+    return nonmoving_phase_now() == phase && !thread_held(phase) &&
            __atomic_load_n(&nonmoving_cycle, __ATOMIC_ACQUIRE) == cycle &&
            !__atomic_load_n(&exit_wanted, __ATOMIC_RELAXED);
 }
@@ -92,7 +121,7 @@ static void run_mark(uint64_t cycle)
             park();
             continue;
         }
-        if (nonmoving_mark_step(should_stop)) {
+        if (nonmoving_mark_step(working_stop)) {
             done = true;
             break;
         }
@@ -113,7 +142,7 @@ static void run_sweep(uint64_t cycle)
             park();
             continue;
         }
-        if (nonmoving_sweep_step(should_stop))
+        if (nonmoving_sweep_step(working_stop))
             break;
     }
     working(false);
@@ -133,7 +162,7 @@ static void *mark_thread_main(void *arg)
         NonMovingPhase phase = nonmoving_phase_now();
         uint64_t cycle = nonmoving_cycle;
         if ((phase == NONMOVING_MARKING || phase == NONMOVING_SWEEPING) &&
-            (int)phase == held_phase) {
+            thread_held(phase)) {
             os_cond_wait(&nonmoving_changed, &nonmoving_lock);   /* idle: no sync waits */
         } else if (phase == NONMOVING_MARKING || phase == NONMOVING_SWEEPING) {
             os_mutex_unlock(&nonmoving_lock);
@@ -211,6 +240,19 @@ void nonmoving_hold(NonMovingPhase phase)
     os_mutex_unlock(&nonmoving_lock);
 }
 
+void nonmoving_starve_mark_thread(bool on)
+{
+    os_mutex_lock(&nonmoving_lock);
+    __atomic_store_n(&starved, on, __ATOMIC_RELAXED);
+    os_cond_broadcast(&nonmoving_changed);
+    os_mutex_unlock(&nonmoving_lock);
+}
+
+bool nonmoving_phase_held(NonMovingPhase phase)
+{
+    return (int)phase == __atomic_load_n(&held_phase, __ATOMIC_RELAXED);
+}
+
 bool nonmoving_thread_stopped(void)
 {
     os_mutex_lock(&nonmoving_lock);
@@ -223,5 +265,6 @@ void nonmoving_thread_reset(void)
 {
     mark_thread_started = mark_thread_done = stopped_for_good = false;
     __atomic_store_n(&held_phase, NONMOVING_IDLE, __ATOMIC_RELAXED);
+    __atomic_store_n(&starved, false, __ATOMIC_RELAXED);
     __atomic_store_n(&exit_wanted, false, __ATOMIC_RELAXED);
 }

@@ -13,6 +13,7 @@
 #include "Heap.h"
 #include "Messages.h"
 #include "NonMoving.h"
+#include "Nursery.h"
 
 /* Set when a minor GC leaves the heap above -M, or when a heap census is
  * due: the next GC is major; with exact_gc_wanted (-M only), it has the
@@ -125,14 +126,36 @@ unsigned policy_collected_gen(bool major)
  * oldest generation to its budget, and a copy of it; or, non-moving, to
  * its budget and what the program promotes while the cycle runs (Note [A
  * cycle's budget from what its mark found live]). */
+/* The non-moving generation's peak as the budget plans it: the budget,
+ * and what the program promoted while the last cycle ran. */
+static StgWord nonmoving_planned_peak_blocks(void)
+{
+    return oldest_gen->max_blocks + words_to_blocks(nonmoving_stats()->last_allocated_words);
+}
+
 static StgWord oldest_growth_blocks(void)
 {
     if (!storage_config.nonmoving)
         return oldest_gen->max_blocks;
-    StgWord peak = oldest_gen->max_blocks +
-                   words_to_blocks(nonmoving_stats()->last_allocated_words);
+    StgWord peak = nonmoving_planned_peak_blocks();
     StgWord now = gen_blocks(oldest_gen);
     return peak > now ? peak - now : 0;
+}
+
+/* How far past its planned peak the generation may grow while a cycle
+ * runs before the cycle counts as lagging: an eighth of the peak, and
+ * twice what a collection can promote (the nurseries), which the
+ * snapshot itself promotes past the budget. */
+#define LAG_SLACK_DIVISOR 8
+#define LAG_SLACK_NURSERIES 2
+
+bool policy_cycle_lagging(void)
+{
+    if (!storage_config.nonmoving || nonmoving_can_start_cycle())
+        return false;
+    StgWord peak = nonmoving_planned_peak_blocks();
+    StgWord slack = peak / LAG_SLACK_DIVISOR + LAG_SLACK_NURSERIES * storage_nursery_blocks();
+    return gen_blocks(oldest_gen) > peak + slack;
 }
 
 void policy_set_budgets(void)

@@ -46,6 +46,11 @@ StgWord policy_resize_after_gc(unsigned N);
  * budget from what its mark found live]). */
 void policy_set_budgets(void);
 
+/* Whether the running non-moving cycle lags behind the program: the
+ * generation has grown an eighth past the peak its budget planned (Note
+ * [A collection helps a lagging cycle] in NonMoving.c). */
+bool policy_cycle_lagging(void);
+
 /* After collecting generations 0..N: a heap above -M after a major GC is
  * a heap overflow; after a minor one, the next GC is major. */
 void policy_check_heap_limit(unsigned N);

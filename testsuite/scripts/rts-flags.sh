@@ -137,6 +137,11 @@ expect_stderr_contains "long lived tree of depth 6" "$out"
 if ! grep -Eq '^  CONC    time +[0-9]+\.[0-9]{3}s  \( *[0-9.]+s elapsed marking' "$err"; then
     fail "--nonmoving-gc -s: no mark thread CPU time on the CONC time line"
 fi
+# ... and what the collections did for a cycle that lagged (Note [A
+# collection helps a lagging cycle]).
+if ! grep -Eq '^  CONC    help  [0-9]+ collections helped a lagging cycle: [0-9]+ objects' "$err"; then
+    fail "--nonmoving-gc -s: no CONC help line"
+fi
 
 run 0 +RTS --info -RTS
 cat "$out" "$err" >"$all"
