@@ -243,6 +243,35 @@ static void test_nonmoving_a_starved_cycle_ends_by_the_collections_help(void **s
     hs_exit();
 }
 
+/* A cycle within its plan is never helped, however idle its mark thread:
+ * with the thread starved and the program promoting nothing, the
+ * collections leave the mark to it (Note [A collection helps a lagging
+ * cycle]); then the thread runs it out. */
+static void test_nonmoving_a_cycle_within_its_plan_is_not_helped(void **state)
+{
+    (void)state;
+    pushes = 0;
+    harness_start("--nonmoving-gc", "-A64k", "-F2", "-DS", NULL);
+    const NonMovingStats *st = nonmoving_stats();
+    STRATA_ROOTS(r, 1);
+    fill_window(&r[0]);
+    nonmoving_starve_mark_thread(true);
+    while (nonmoving_phase_now() == NONMOVING_IDLE)
+        push(&r[0]);
+    /* The window's growth may have been helped (the thread ran then). */
+    uint64_t cycles = st->cycles, helps = st->helps;
+    for (int i = 0; i < 20; i++)
+        strata_perform_gc(0);   /* minor: the nursery holds nothing live */
+    assert_int_equal(st->helps, helps);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);
+    nonmoving_starve_mark_thread(false);
+    finish_cycle_idle();
+    assert_int_equal(st->cycles, cycles + 1);
+    assert_int_equal(st->helps, helps);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_cycle_budget_follows_the_factor),
         cmocka_unit_test(test_nonmoving_cycle_end_sets_the_budget_first),
         cmocka_unit_test(test_nonmoving_a_starved_cycle_ends_by_the_collections_help),
+        cmocka_unit_test(test_nonmoving_a_cycle_within_its_plan_is_not_helped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
