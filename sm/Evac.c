@@ -214,6 +214,17 @@ bump:
  * as the referrer that points at it, so a later census counts what the
  * program still holds. */
 
+/* The words of a copy of size words out of from-space block bd that
+ * count as promoted out of the aging blocks: size unless bd is a nursery
+ * block.  Read only under --nonmoving-gc with two generations, where
+ * from-space is generation 0 alone.  A relaxed load, with no test of the
+ * generation, since it costs every copy into a segment: BF_NURSERY does
+ * not change during a collection. */
+static inline StgWord aged_words(const BlockDesc *bd, StgWord size)
+{
+    return __atomic_load_n(&bd->flags, __ATOMIC_RELAXED) & BF_NURSERY ? 0 : size;
+}
+
 /* Takes back this thread's copy of n_words at to, its latest allocation
  * in generation gen_no: another thread copied the object first. */
 static void retract_copy(uint16_t gen_no, StgPtr to, StgWord n_words)
@@ -249,6 +260,8 @@ void evacuate_claim(StgClosure **p, StgClosure *q, const StgInfoTable *info, Stg
     }
     /* info now holds the winner's forwarding pointer. */
     retract_copy(to_gen, to, size);
+    if (bd_is_segment(Bdescr(to)))
+        t->aged_promoted_words -= aged_words(Bdescr(q), size);
     StgClosure *winner = (StgClosure *)((StgWord)info & ~(StgWord)1);
     if (Bdescr(winner)->gen_no < t->evac_gen)
         t->failed_to_evac = true;
@@ -429,6 +442,7 @@ evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgW
          * never serves a copy: a slot, straight away (Note [Promoting
          * into segments] in NonMovingAlloc.c). */
         t->ws[to_gen].n_words += size;
+        t->aged_promoted_words += aged_words(bd, size);   /* Note [A probe that ages a sample] */
         to = nonmoving_alloc_copy(size, era);
     } else {
         to = gc_alloc_for_copy(size, to_gen, era);

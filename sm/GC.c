@@ -406,6 +406,7 @@ static void begin_collection(unsigned N, bool is_major, bool snapshot, unsigned 
         t->young_map = N == 0 && !snapshot ? block_young_map_biased : 0;
         t->era_finger.bd = NULL;
         t->copied_words = 0;
+        t->aged_promoted_words = 0;
         t->todo_large = NULL;
         t->scan_queue_len = 0;
         t->scanning = NULL;
@@ -607,6 +608,16 @@ static uint16_t send_young_to_oldest(unsigned N)
     return dest;
 }
 
+/* What the GC threads copied out of generation 0's aging blocks into the
+ * non-moving generation (Note [A probe that ages a sample] in Tenure.c). */
+static StgWord aged_promoted_words(void)
+{
+    StgWord words = 0;
+    for (unsigned i = 0; i < gc_threads_max; i++)
+        words += gc_threads[i]->aged_promoted_words;
+    return words;
+}
+
 /* The collection proper: from-space traced and copied.  snapshot: it
  * starts a cycle of the non-moving generation. */
 static LiveTally *collect_by_copying(unsigned N, bool is_major, bool snapshot,
@@ -633,7 +644,7 @@ static LiveTally *collect_by_copying(unsigned N, bool is_major, bool snapshot,
         storage_nursery_set_dest(nursery_dest);
         return tally;
     }
-    tenure_after_gc(N);
+    tenure_after_gc(N, aged_promoted_words());
     promote_in_place_measure(N, direct, details->allocated_bytes, details->copied_bytes);
     return tally;
 }

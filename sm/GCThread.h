@@ -88,6 +88,10 @@ typedef struct {
     EraFinger era_finger;        /* the era run the last lookup found */
     StgWord copied_words;        /* words this thread copied in this GC: its
                                     workspaces' n_words, summed at their merge */
+    StgWord aged_promoted_words; /* words it copied out of generation 0's
+                                    aging blocks into the non-moving
+                                    generation (Note [A probe that ages a
+                                    sample] in Tenure.c) */
     BlockDesc *todo_large;       /* large groups found live, not yet scanned
                                     (linked by ->link) */
     BlockDesc **scan_queue;      /* to-space blocks this thread is filling

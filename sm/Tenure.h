@@ -23,18 +23,28 @@
  * twice a nursery's worth (+RTS -S: 6.5 MB against 3.3 MB at every other
  * GC at -A4m), a one-off pause twice the others'.  There an object promoted too
  * early costs the concurrent mark and sweep a little, not a pause.
+ *
+ * Under --nonmoving-gc a probe ages a sample of the nursery, not the whole
+ * of it, and the GC after it measures the sample by what it copies out of
+ * the aging blocks (Note [A probe that ages a sample] in Tenure.c): a
+ * whole probe made two GCs in every 17 copy two nurseries' survivors into
+ * segments.
  */
 #ifndef STRATA_TENURE_H
 #define STRATA_TENURE_H
 
 #include <stdbool.h>
 
+#include "strata/Config.h"
+
 /* Before a GC collecting generations 0..N: picks the nursery's destination
  * and notes what the measurement needs. */
 void tenure_before_gc(unsigned N);
 
-/* After that GC: measures the aged survival and decides for the next. */
-void tenure_after_gc(unsigned N);
+/* After that GC: measures the aged survival and decides for the next.
+ * aged_promoted_words: what it copied out of the aging blocks into the
+ * non-moving generation (read under --nonmoving-gc only). */
+void tenure_after_gc(unsigned N, StgWord aged_promoted_words);
 
 /* Whether nursery survivors currently go to the aging blocks (tests). */
 bool tenure_aging_enabled(void);

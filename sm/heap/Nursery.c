@@ -27,13 +27,19 @@
  *     current block's words (.inv.nursery-count); allocation never goes
  *     back to a block it left, and the reset and the swap for promotion
  *     in place set the count to 0 with the blocks;
- *   - every nursery block's dest_no is nursery_dest (.inv.nursery-dest):
- *     a block takes it as it joins a nursery, storage_init sets it to 0,
- *     and tenure changes it with storage_nursery_set_dest, which writes
- *     the blocks only when the destination changes (twice in each probe
- *     of adaptive aging).
+ *   - every nursery block's dest_no is nursery_dest (.inv.nursery-dest),
+ *     but for at most nursery_sample_blocks() of each nursery, whose
+ *     dest_no is sample_dest while a probe of adaptive aging ages a sample
+ *     (Note [A probe that ages a sample] in Tenure.c): a block takes
+ *     nursery_dest as it joins a nursery, storage_init sets it to 0, and
+ *     tenure changes it with storage_nursery_set_dest (which ends a
+ *     sample) and storage_nursery_set_sample_dest, which write the blocks
+ *     only when a destination changes.
  * The debug level 3 builds recount by walking and compare. */
 static uint16_t nursery_dest = 0;
+/* 0, or n: 1/n of each nursery's blocks go to sample_dest. */
+static unsigned sample_share = 0;
+static uint16_t sample_dest = 0;
 
 static void nursery_block_init(BlockDesc *bd)
 {
@@ -153,19 +159,62 @@ uint16_t storage_nursery_dest(void)
     return nursery_dest;
 }
 
-void storage_nursery_set_dest(uint16_t dest)
+/* How many of cap's nursery blocks a sample takes. */
+static StgWord nursery_sample_blocks(const Capability *cap)
+{
+    return sample_share == 0 ? 0 : cap->nursery.n_blocks / sample_share;
+}
+
+/* Writes every nursery block's dest_no: nursery_dest, but sample_dest for
+ * the last nursery_sample_blocks() that allocation used in each (up to its
+ * current block: the youngest objects). */
+static void nursery_write_dests(void)
+{
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        Capability *cap = &capabilities[i];
+        StgWord used = 0, n = 0;
+        for (BlockDesc *bd = cap->nursery.blocks; bd != NULL; bd = bd->link, n++)
+            if (bd == cap->nursery.current)
+                used = n + 1;
+        StgWord k = nursery_sample_blocks(cap);
+        StgWord first = used > k ? used - k : 0;
+        n = 0;
+        for (BlockDesc *bd = cap->nursery.blocks; bd != NULL; bd = bd->link, n++)
+            bd->dest_no = n >= first && n < used ? sample_dest : nursery_dest;
+    }
+}
+
+static void nursery_check_dests(void)
 {
 #if STRATA_DEBUG >= 3
-    for (unsigned i = 0; i < capabilities_n; i++)
-        for (const BlockDesc *bd = capabilities[i].nursery.blocks; bd != NULL; bd = bd->link)
-            ASSERT_EXPENSIVE(bd->dest_no == nursery_dest);   /* .inv.nursery-dest */
+    for (unsigned i = 0; i < capabilities_n; i++) {
+        StgWord k = nursery_sample_blocks(&capabilities[i]);
+        for (const BlockDesc *bd = capabilities[i].nursery.blocks; bd != NULL; bd = bd->link) {
+            ASSERT_EXPENSIVE(bd->dest_no == nursery_dest || (k > 0 && bd->dest_no == sample_dest));
+            k -= bd->dest_no != nursery_dest;
+        }
+    }   /* .inv.nursery-dest */
 #endif
-    if (dest == nursery_dest)
+}
+
+void storage_nursery_set_dest(uint16_t dest)
+{
+    nursery_check_dests();
+    if (dest == nursery_dest && sample_share == 0)
         return;
-    for (unsigned i = 0; i < capabilities_n; i++)
-        for (BlockDesc *bd = capabilities[i].nursery.blocks; bd != NULL; bd = bd->link)
-            bd->dest_no = dest;
     nursery_dest = dest;
+    sample_share = 0;
+    nursery_write_dests();
+}
+
+void storage_nursery_set_sample_dest(unsigned share, uint16_t to_sample, uint16_t dest)
+{
+    ASSERT(share > 0);
+    nursery_check_dests();
+    nursery_dest = dest;
+    sample_share = share;
+    sample_dest = to_sample;
+    nursery_write_dests();
 }
 
 StgWord storage_nursery_allocated_bytes(void)

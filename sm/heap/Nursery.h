@@ -47,7 +47,14 @@ StgWord storage_nursery_allocated_bytes_of(Capability *cap);
  * is stopped. */
 void storage_nursery_set_dest(uint16_t dest);
 
-/* The destination last set. */
+/* Sends the survivors of the last 1/share of the blocks each nursery
+ * used (its youngest objects) to generation to_sample and the others' to
+ * dest, until the next storage_nursery_set_dest: a probe of adaptive
+ * aging that ages a sample (Note [A probe that ages a sample] in
+ * Tenure.c).  The world is stopped. */
+void storage_nursery_set_sample_dest(unsigned share, uint16_t to_sample, uint16_t dest);
+
+/* The destination last set (of the blocks outside a sample). */
 uint16_t storage_nursery_dest(void);
 
 /* Blocks in all the nurseries. */

@@ -9,8 +9,11 @@
  * the program freed, which the collection gives back, are given back
  * after its start; the first collections copy each survivor once, into
  * memory the prefault helper has faulted in.
+ * A probe of adaptive aging ages a sample of the nursery, not the whole
+ * of it, so that no collection promotes two nurseries' survivors, and a
+ * sample that dies young turns aging back on.
  * Counts of what happened between the observer's calls and of what a
- * collection copied, never times.  Under -DS.
+ * collection copied or left, never times.  Under -DS.
  */
 #include "harness.h"
 #include "lists.h"
@@ -22,7 +25,9 @@
 #include "GcReport.h"
 #include "MBlock.h"
 #include "NonMoving.h"
+#include "Nursery.h"
 #include "Prefault.h"
+#include "Tenure.h"
 
 /* What the collector told its observer on the test's thread (the mark
  * thread's calls are left out), each with the sweep's groups not yet
@@ -208,6 +213,98 @@ static void test_the_generation_is_faulted_in_ahead_from_the_start(void **state)
     hs_exit();
 }
 
+/* Note [A probe that ages a sample] (sm/Tenure.c): a list that grows
+ * through 60 collections, all of whose nursery survives, is promoted
+ * directly, and a probe of adaptive aging (every 16th collection) ages
+ * the survivors of a quarter of the nursery only: after no collection do
+ * generation 0's aging blocks hold more than that.  The collection after
+ * a probe measures the sample surviving, so aging stays off.  Before, a
+ * probe aged the whole nursery, and the collection after the next
+ * promoted a nursery's survivors twice over. */
+static void test_a_probe_of_aging_ages_a_sample_of_the_nursery(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    const StgWord sample_words = storage_nursery_largest_blocks() / 4 * BLOCK_SIZE_W;
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    StgWord gcs = storage_gens[0].collections, seen_gcs = 0, probes = 0, most_aged = 0;
+    for (StgWord i = 0; seen_gcs < 60; i++) {
+        r[0] = cons_int(i, &r[0]);
+        if (storage_gens[0].collections == gcs)
+            continue;
+        gcs = storage_gens[0].collections;
+        seen_gcs++;
+        StgWord aged = storage_gens[0].n_words;
+        probes += aged > 0;
+        if (aged > most_aged)
+            most_aged = aged;
+    }
+    assert_true(probes >= 2);
+    assert_true(most_aged <= sample_words);
+    assert_false(tenure_aging_enabled());
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* Note [A probe that ages a sample] (sm/Tenure.c): a program whose
+ * objects die young (lists of 100 dropped as soon as built) leaves a
+ * sample too small to measure, which turns aging back on, so that the
+ * 40 collections after the first probe promote less than one list into
+ * the generation.  Before, such a sample kept direct promotion for good:
+ * every collection promoted the list being built. */
+static void test_a_probe_of_aging_turns_aging_on_where_the_young_die(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    StgWord gcs = storage_gens[0].collections, seen_gcs = 0, words_at_probe = 0;
+    while (seen_gcs < 60) {
+        (void)mk_list(0, 100);
+        if (storage_gens[0].collections == gcs)
+            continue;
+        gcs = storage_gens[0].collections;
+        seen_gcs++;
+        if (seen_gcs == 20)   /* the first probe (16) measured */
+            words_at_probe = nonmoving_generation_words();
+    }
+    StgWord promoted = nonmoving_generation_words() - words_at_probe;
+    assert_true(tenure_aging_enabled());
+    assert_true(promoted < 100 * 6);   /* one list's words (13,648 before) */
+    hs_exit();
+}
+
+/* Note [A probe that ages a sample] (sm/Tenure.c): the collection right
+ * after a probe measures its sample.  When a snapshot's collection comes
+ * between (it promotes the sample and measures nothing), the next minor
+ * collection must not take the empty aging blocks for a sample that died
+ * and turn aging on.  Before, it did: a cycle starting just after a probe
+ * (which the mark thread's speed decides) made the next collection age a
+ * whole nursery. */
+static void test_a_snapshot_after_a_probe_ends_its_sample(void **state)
+{
+    (void)state;
+    harness_start("--nonmoving-gc", "-A64k", "-DS", NULL);
+    STRATA_ROOTS(r, 1);
+    r[0] = &Nil_closure;
+    for (long i = 0; storage_gens[0].n_words == 0; i++) {   /* until a probe */
+        assert_true(i < 64);
+        for (StgWord j = 0; j < 200; j++)
+            r[0] = cons_int(j, &r[0]);
+        strata_perform_gc(0);
+    }
+    assert_false(tenure_aging_enabled());
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_IDLE);   /* too little for a cycle */
+    const NonMovingStats *st = nonmoving_stats();
+    uint64_t cycles = st->cycles;
+    strata_perform_gc(1);   /* the snapshot */
+    assert_true(st->cycles > cycles || nonmoving_phase_now() != NONMOVING_IDLE);
+    assert_int_equal(storage_gens[0].n_words, 0);
+    strata_perform_gc(0);
+    assert_false(tenure_aging_enabled());
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +312,9 @@ int main(void)
         cmocka_unit_test(test_the_first_collections_copy_each_survivor_once),
         cmocka_unit_test(test_a_sync_a_minor_collection_runs_is_inside_its_pause),
         cmocka_unit_test(test_a_minor_collection_gives_the_sweeps_groups_back_inside_its_pause),
+        cmocka_unit_test(test_a_probe_of_aging_ages_a_sample_of_the_nursery),
+        cmocka_unit_test(test_a_probe_of_aging_turns_aging_on_where_the_young_die),
+        cmocka_unit_test(test_a_snapshot_after_a_probe_ends_its_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
