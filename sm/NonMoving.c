@@ -449,14 +449,23 @@ static void sync_stw(bool in_collection)
     set_phase(NONMOVING_SWEEPING);
 }
 
+/* Runs the sync if the mark has asked for it (the world stopped);
+ * in_collection: inside a collection's pause.  True if it ran. */
+static bool sync_if_wanted(bool in_collection)
+{
+    if (!nonmoving_sync_wanted())
+        return false;
+    check_at_sync();
+    sync_stw(in_collection);
+    return true;
+}
+
 void nonmoving_sync(void)
 {
     uint64_t start = clock_elapsed_ns();
     if (!capability_stop_world())
         return;   /* another sync came first; the next slow path looks again */
-    if (nonmoving_sync_wanted()) {
-        check_at_sync();
-        sync_stw(false);
+    if (sync_if_wanted(false)) {
         /* From the request to the world running again, as a GC's pause. */
         uint64_t ns = clock_elapsed_ns() - start;
         stats.syncs++;
@@ -570,10 +579,7 @@ bool nonmoving_gc_begin(bool exact)
 {
     /* Before this collection allocates; an exact one frees all. */
     nonmoving_settle_swept(exact ? ~(StgWord)0 : nonmoving_settle_budget_blocks());
-    if (nonmoving_sync_wanted()) {
-        check_at_sync();
-        sync_stw(true);   /* the world is stopped already */
-    }
+    (void)sync_if_wanted(true);   /* the world is stopped already */
     if (exact || nonmoving_thread_stopped())
         finish_cycle_stw();
     return end_if_swept();
@@ -688,10 +694,7 @@ bool nonmoving_help_cycle(bool lagging)
          * its queue found empty as the world stopped). */
         if (done)
             (void)mark_done(nonmoving_cycle);
-        if (nonmoving_sync_wanted()) {
-            check_at_sync();
-            sync_stw(true);
-        }
+        (void)sync_if_wanted(true);
     } else {
         bool done = nonmoving_sweep_until(&nonmoving_swept_pending, false, help_stop, NULL);
         steps = slice - help_left;

@@ -81,8 +81,7 @@ static bool should_stop(void *arg)
 /* Whether a test keeps the thread from working in phase. */
 static bool thread_held(NonMovingPhase phase)
 {
-    return (int)phase == __atomic_load_n(&held_phase, __ATOMIC_RELAXED) ||
-           __atomic_load_n(&starved, __ATOMIC_RELAXED);
+    return nonmoving_phase_held(phase) || __atomic_load_n(&starved, __ATOMIC_RELAXED);
 }
 
 /* Stop checks passed while marking or sweeping: a count of the thread's
