@@ -13,14 +13,11 @@
 //     node alloc-view-browser.js REPORT.html REPORT.json SHOT_PREFIX FUNCTION ERA
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 
 const [report, reportJson, shotPrefix, want, era] = process.argv.slice(2);
 const data = JSON.parse(fs.readFileSync(reportJson, 'utf8'));
-const puppeteer = require(require.resolve('puppeteer-core',
-    { paths: [process.env.STRATA_NODE_MODULES || ''] }));
-const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
+const browserSession = require('./browser-session.js');
 
 let failures = 0;
 function check(ok, what, detail) {
@@ -49,15 +46,9 @@ function expected(a, lo, hi) {
 (async () => {
     const a = data.profiles[0].alloc_sites;
     check(a && a.buckets.length > 0, 'the report has sampled allocations');
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
-    const browser = await puppeteer.launch({
-        executablePath: CHROMIUM, ignoreDefaultArgs: true, pipe: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-               '--disable-component-update', '--disable-sync', '--no-first-run',
-               '--user-data-dir=' + userDataDir, 'about:blank'],
-    });
+    const session = await browserSession.open();
     try {
-        const page = await browser.newPage();
+        const page = await session.browser.newPage();
         await page.setViewport({ width: 1500, height: 900 });
         const errors = [], requests = [];
         page.on('pageerror', e => errors.push(e.message));
@@ -113,8 +104,7 @@ function expected(a, lo, hi) {
         check(errors.length === 0, 'no script errors', errors);
         check(requests.length === 0, 'nothing loaded from outside the page', requests);
     } finally {
-        await browser.close();
-        fs.rmSync(userDataDir, { recursive: true, force: true });
+        await session.close();
     }
     process.exit(failures ? 1 : 0);
 })().catch(e => { console.log('FAIL: ' + (e.stack || e)); process.exit(1); });

@@ -5,22 +5,19 @@
 // "render_ms N" (load to every view drawn); exits 1 if a check failed.
 //
 //     node html-browser.js REPORT.html SHOT_PREFIX EXPECT.json
-//     node html-browser.js --probe      (does the browser start at all?)
 //
-// The browser runs with the flags of issue 5 and a fresh --user-data-dir;
-// any request other than file: or data: fails the run (the page must be
-// self-contained).  puppeteer-core is found in $STRATA_NODE_MODULES.
+// The page opens in the script's shared chromium, in a context of its own,
+// or in a chromium of its own (browser-session.js); any request other than
+// file: or data: fails the run (the page must be self-contained).
+// puppeteer-core is found in $STRATA_NODE_MODULES.
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 
 const [report, shotPrefix, expectFile] = process.argv.slice(2);
-const expect = report === '--probe' ? {} : JSON.parse(fs.readFileSync(expectFile, 'utf8'));
+const expect = JSON.parse(fs.readFileSync(expectFile, 'utf8'));
 const legendDom = require('./legend-dom.js');
-const puppeteer = require(require.resolve('puppeteer-core',
-    { paths: [process.env.STRATA_NODE_MODULES || ''] }));
-const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
+const browserSession = require('./browser-session.js');
 
 let failures = 0;
 function check(ok, what, detail) {
@@ -91,33 +88,10 @@ function legendNames(text, want) {
     return text === want;
 }
 
-function launch(userDataDir) {
-    return puppeteer.launch({
-        executablePath: CHROMIUM, ignoreDefaultArgs: true, pipe: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-               '--disable-component-update', '--disable-sync', '--no-first-run',
-               '--user-data-dir=' + userDataDir, 'about:blank'],
-    });
-}
-
-// `--probe`: starts the browser and closes it; the script's setup check.
-if (report === '--probe') {
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
-    launch(userDataDir).then(b => b.close()).then(() => {
-        fs.rmSync(userDataDir, { recursive: true, force: true });
-        console.log('ok: the browser starts');
-    }, e => {
-        fs.rmSync(userDataDir, { recursive: true, force: true });
-        console.log('the browser did not start: ' + String(e.message || e).split('\n')[0]);
-        process.exit(1);
-    });
-}
-
-if (report !== '--probe') (async () => {
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
-    const browser = await launch(userDataDir);
+(async () => {
+    const session = await browserSession.open();
     try {
-        const page = await browser.newPage();
+        const page = await session.browser.newPage();
         await page.setViewport({ width: 1500, height: 1000 });
         const errors = [], requests = [];
         page.on('pageerror', e => errors.push(e.message));
@@ -367,8 +341,7 @@ if (report !== '--probe') (async () => {
         check(errors.length === 0, 'no script errors', errors);
         check(requests.length === 0, 'no network requests', requests);   // .inv.self-contained
     } finally {
-        await browser.close();
-        fs.rmSync(userDataDir, { recursive: true, force: true });
+        await session.close();
     }
     process.exit(failures ? 1 : 0);
 })().catch(e => { console.log('FAIL: ' + (e && e.stack || e)); process.exit(1); });

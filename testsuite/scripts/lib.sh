@@ -91,9 +91,8 @@ setup_fail() {
 }
 
 # need_browser: skips the script unless chromium and puppeteer-core are
-# there (it sets $chromium and exports STRATA_NODE_MODULES), then fails once,
-# at setup, if the browser cannot start: every check would otherwise time
-# out on its own. Run it in $test_tmp (it writes probe.out there).
+# there (it sets $chromium and exports STRATA_NODE_MODULES), then starts
+# the script's browser (start_browser).
 need_browser() {
     chromium=${STRATA_CHROMIUM:-/usr/bin/chromium}
     [ -x "$chromium" ] ||
@@ -101,8 +100,27 @@ need_browser() {
     export STRATA_NODE_MODULES=$top_builddir/utils/node_modules
     [ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
         skip puppeteer-core "puppeteer-core is not installed in $STRATA_NODE_MODULES (make runs npm ci)"
-    node "$top_srcdir/testsuite/scripts/html-browser.js" --probe >probe.out 2>&1 ||
-        setup_fail "chromium ($chromium) does not start: $(grep -v '^ *at ' probe.out | head -n 1)"
+    start_browser
+}
+
+# start_browser: one headless chromium for the whole script, which the
+# drivers' runs connect to (STRATA_BROWSER_WS, exported;
+# browser-session.js) instead of each starting and closing one of their
+# own; it ends with the script (end_background_jobs).  Fails once, at
+# setup, if the browser cannot start: every check would otherwise time out
+# on its own.  Run it in $test_tmp (it writes browser.out there).
+start_browser() {
+    local pid _
+    node "$top_srcdir/testsuite/scripts/browser-session.js" --serve >browser.out 2>&1 &
+    pid=$!
+    for _ in $(seq 1200); do
+        grep -q '^ws://' browser.out && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    STRATA_BROWSER_WS=$(grep -m 1 '^ws://' browser.out) ||
+        setup_fail "chromium (${chromium:-${STRATA_CHROMIUM:-/usr/bin/chromium}}) does not start: $(grep -v '^ *at ' browser.out | head -n 1)"
+    export STRATA_BROWSER_WS
 }
 
 # True if STRATA_REQUIRE asks for the dependency $1.

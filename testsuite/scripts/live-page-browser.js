@@ -21,15 +21,14 @@
 //          (live-page-synth.js) one by one, each update timed
 //     node live-page-browser.js many URL SHOT_PREFIX N CENSUSES
 //          N pages open at once on one log: each draws its CENSUSES censuses
-//     node live-page-browser.js --probe
+//
+// The pages open in the script's shared chromium, in a context of their
+// own, or in a chromium of their own (browser-session.js).
 'use strict';
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 const legendDom = require('./legend-dom.js');
-const puppeteer = require(require.resolve('puppeteer-core',
-    { paths: [process.env.STRATA_NODE_MODULES || ''] }));
-const CHROMIUM = process.env.STRATA_CHROMIUM || '/usr/bin/chromium';
+const browserSession = require('./browser-session.js');
 const [mode, url, shots, ...rest] = process.argv.slice(2);
 
 let failures = 0;
@@ -38,15 +37,6 @@ function check(ok, what, detail) {
     else { failures++; console.log('FAIL: ' + what + (detail === undefined ? '' : ': ' + JSON.stringify(detail))); }
 }
 const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-function launch(userDataDir) {
-    return puppeteer.launch({
-        executablePath: CHROMIUM, ignoreDefaultArgs: true, pipe: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-               '--disable-component-update', '--disable-sync', '--no-first-run',
-               '--user-data-dir=' + userDataDir, 'about:blank'],
-    });
-}
 
 // What the page drew: its data's censuses, the eras its last census
 // holds, the header line, the buttons.
@@ -272,11 +262,10 @@ async function manyRun(browser, n, censuses) {
 }
 
 (async () => {
-    const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strata-chromium-'));
-    let browser;
+    let session;
     try {
-        browser = await launch(userDataDir);
-        if (mode === '--probe') { console.log('ok: the browser starts'); return; }
+        session = await browserSession.open();
+        const browser = session.browser;
         if (mode === 'many') { await manyRun(browser, +rest[0], +rest[1]); return; }
         const page = await open(browser);
         if (mode === 'socket') await socketRun(page, rest[0]);
@@ -287,8 +276,7 @@ async function manyRun(browser, n, censuses) {
     } catch (e) {
         check(false, 'the browser run', String(e.stack || e));
     } finally {
-        if (browser) await browser.close();
-        fs.rmSync(userDataDir, { recursive: true, force: true });
+        if (session) await session.close();
     }
     process.exit(failures ? 1 : 0);
 })();

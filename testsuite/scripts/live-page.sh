@@ -123,8 +123,7 @@ stop_live
 [ -x "$chromium" ] || { skip_part chromium "chromium ($chromium) is not installed: the page was not opened"; finish; }
 [ -d "$STRATA_NODE_MODULES/puppeteer-core" ] ||
     { skip_part puppeteer-core "puppeteer-core is not in $STRATA_NODE_MODULES: the page was not opened"; finish; }
-node "$driver" --probe >probe.out 2>&1 ||
-    setup_fail "chromium ($chromium) does not start: $(head -n 1 probe.out)"
+start_browser
 
 # browser_result NAME STATUS: the driver's run for NAME passed (STATUS 0),
 # or its failed checks (NAME.browser) are shown.
