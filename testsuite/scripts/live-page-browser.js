@@ -3,9 +3,10 @@
 // while a program runs, checks that new censuses are drawn, presses the
 // buttons, waits for the stream to end and writes the data the page drew
 // last (for live-page.sh to set against ghc-events' reading of the -ol
-// file).  Prints one line per check ("ok: ..." or "FAIL: ..."), and the
-// measured times ("first_paint_ms", "update_ms"); exits 1 if a check
-// failed.  Any request that is not the page's own server fails the run
+// file).  Prints one line per check ("ok: ..." or "FAIL: ..."), "opened"
+// once the page has painted, and the measured times ("first_paint_ms",
+// "update_ms"); exits 1 if a check failed.  (live-page-poller.js makes the
+// same requests and checks of the server without the browser.)  Any request that is not the page's own server fails the run
 // (the page fetches nothing from outside strata-live).
 //
 //     node live-page-browser.js socket URL SHOT_PREFIX OUT.json
@@ -268,6 +269,7 @@ async function manyRun(browser, n, censuses) {
         const browser = session.browser;
         if (mode === 'many') { await manyRun(browser, +rest[0], +rest[1]); return; }
         const page = await open(browser);
+        console.log('opened');
         if (mode === 'socket') await socketRun(page, rest[0]);
         else if (mode === 'buttons') await buttonsRun(page, rest[0]);
         else if (mode === 'file') await fileRun(page, rest[0]);
