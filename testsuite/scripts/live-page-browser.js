@@ -20,8 +20,6 @@
 //     node live-page-browser.js perf URL SHOT_PREFIX LOG FROM COUNT BANDS
 //          the scale check: first paint, then COUNT censuses appended to LOG
 //          (live-page-synth.js) one by one, each update timed
-//     node live-page-browser.js many URL SHOT_PREFIX N CENSUSES
-//          N pages open at once on one log: each draws its CENSUSES censuses
 //
 // The pages open in the script's shared chromium, in a context of their
 // own, or in a chromium of their own (browser-session.js).
@@ -249,26 +247,11 @@ async function perfRun(page, log, from, count, bands) {
     await page.screenshot({ path: `${shots}-detailed.png`, fullPage: true });
 }
 
-// N pages at once, each polling: every one draws the whole log, and
-// strata-live answers them all.
-async function manyRun(browser, n, censuses) {
-    const pages = [];
-    for (let i = 0; i < n; i++) pages.push(await open(browser));
-    await sleep(2000);   // all polling together for a while
-    for (const [i, page] of pages.entries()) {
-        const d = await waitFor(page, `page ${i + 1} of ${n} draws the log's ${censuses} censuses`,
-            d => d.censuses === censuses && d.state === 'stream ended' && d.status.data_version === d.version, 60000);
-        if (d && i === n - 1) await page.screenshot({ path: `${shots}-page${n}.png`, fullPage: true });
-    }
-}
-
 (async () => {
     let session;
     try {
         session = await browserSession.open();
-        const browser = session.browser;
-        if (mode === 'many') { await manyRun(browser, +rest[0], +rest[1]); return; }
-        const page = await open(browser);
+        const page = await open(session.browser);
         console.log('opened');
         if (mode === 'socket') await socketRun(page, rest[0]);
         else if (mode === 'buttons') await buttonsRun(page, rest[0]);

@@ -6,7 +6,8 @@
 // checks live-page-browser.js makes of what the server answered.  The
 // sanitizer build runs the page's runs with it (live-page.sh): there the
 // server is what is checked, and chromium, which draws the same answers
-// in build/, would cost most of the script's CPU.  Same arguments and
+// in build/, would cost most of the script's CPU.  Every build runs the
+// ten pages at once (many) with it: that run checks the server.  Same arguments and
 // output as live-page-browser.js ("ok: ..." / "FAIL: ..." lines, "opened"
 // once the page and its first status are in, "stop" in buttons mode, OUT
 // the report data of the last data.json); exits 1 if a check failed.
