@@ -618,7 +618,17 @@ bool nonmoving_gc_begin(bool exact)
  * sync in its own pause, as the mark thread would have asked; one that
  * ends the sweep ends the cycle.  The mark thread, when it wakes, works
  * on from where the help left the queue and the sweep's lists (all
- * global).  A cycle that keeps within its plan is never paced.  This is
+ * global).  A cycle can also be late without any memory lag: a program
+ * that collects back to back and promotes little (a unit test under
+ * -A64k -DS: test_nonmoving's sweep test took 26 s to 2 minutes alone)
+ * never grows its generation past the plan, so its starved cycle ran
+ * only when the thread got a processor.  So once a cycle has lasted
+ * HELP_LATE_COLLECTIONS collections its phases are paced too, lagging or
+ * not.  That is more than a cycle that keeps its plan takes in the
+ * bench's programs (binary-trees 21: 175 collections a cycle on average,
+ * one of 20 past 128, none past 256), so a thread that keeps up is seldom
+ * paced by it, and a cycle within its plan for fewer collections than
+ * that is never paced.  This is
  * Go's mark assist (runtime/mgcmark.go's gcAssistAlloc) in spirit: there
  * the allocating goroutine pays for its allocation in scan work; here
  * the collecting thread pays for the interval in what the mark thread
@@ -630,12 +640,15 @@ bool nonmoving_gc_begin(bool exact)
  * A phase a test holds (nonmoving_hold) is not helped with. */
 #define HELP_FIRST_SLICE 8
 #define HELP_MAX_DOUBLINGS 5
+#define HELP_LATE_COLLECTIONS 256
 
 static uint64_t help_cycle;   /* 0: none yet (cycles count from 1) */
 static int help_phase = NONMOVING_IDLE;
 static unsigned help_round;
 static uint64_t help_left;   /* stop checks left in this help's slice */
 static uint64_t help_seen_progress;   /* the thread's, at the last collection */
+static uint64_t age_cycle;   /* the cycle whose collections age_collections counts */
+static unsigned age_collections;
 
 static void help_reset(void)
 {
@@ -643,6 +656,22 @@ static void help_reset(void)
     help_phase = NONMOVING_IDLE;
     help_round = 0;
     help_seen_progress = nonmoving_thread_progress();
+    age_cycle = 0;
+    age_collections = 0;
+}
+
+/* Whether the running cycle has lasted HELP_LATE_COLLECTIONS collections
+ * (of those that could help it: not while a test holds its phase), this
+ * one included. */
+static bool cycle_late(void)
+{
+    if (age_cycle != nonmoving_cycle) {
+        age_cycle = nonmoving_cycle;
+        age_collections = 0;
+    }
+    if (age_collections < HELP_LATE_COLLECTIONS)
+        age_collections++;
+    return age_collections >= HELP_LATE_COLLECTIONS;
 }
 
 static bool help_stop(void *arg)
@@ -678,8 +707,10 @@ bool nonmoving_help_cycle(bool lagging)
     uint64_t by_thread = progress - help_seen_progress;
     help_seen_progress = progress;
     NonMovingPhase p = nonmoving_phase_now();
-    if ((p != NONMOVING_MARKING && p != NONMOVING_SWEEPING) || nonmoving_phase_held(p) ||
-        !(lagging || helping(p)))
+    if ((p != NONMOVING_MARKING && p != NONMOVING_SWEEPING) || nonmoving_phase_held(p))
+        return false;
+    bool late = cycle_late();
+    if (!(lagging || late || helping(p)))
         return false;
     uint64_t pace = help_pace(p);
     if (by_thread >= pace)

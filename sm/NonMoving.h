@@ -128,8 +128,9 @@ void nonmoving_starve_mark_thread(bool on);
 
 /* Called by every collection under --nonmoving-gc, the world stopped,
  * after nonmoving_gc_begin, with whether the policy finds the running
- * cycle lagging (policy_cycle_lagging): if so, or if a collection helped
- * with the running phase already, marks or sweeps a slice of what the
+ * cycle lagging (policy_cycle_lagging): if so, if the cycle has lasted
+ * many collections (late), or if a collection helped with the running
+ * phase already, marks or sweeps a slice of what the
  * mark thread has not done (Note [A collection helps a lagging cycle] in
  * NonMoving.c); true when that ended the cycle. */
 bool nonmoving_help_cycle(bool lagging);
