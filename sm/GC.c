@@ -702,7 +702,7 @@ static void collect_with_world_stopped(bool major)
     bool exact = major || policy_exact_wanted();
     bool cycle_done = nonmoving_on() && nonmoving_gc_begin(exact);
     if (nonmoving_on() && !cycle_done)   /* Note [A collection helps a lagging cycle] */
-        cycle_done = nonmoving_help_cycle(policy_cycle_lagging());
+        cycle_done = nonmoving_help_cycle(policy_cycle_lag());
     if (cycle_done)
         policy_set_budgets();   /* the ended cycle's, before the plan reads them */
     GCPlan plan = gc_plan(major);

@@ -126,14 +126,32 @@ void nonmoving_hold(NonMovingPhase phase);
  * then ends only by their help. */
 void nonmoving_starve_mark_thread(bool on);
 
+/* For tests: the mark thread does checks more stop checks of work (256
+ * entries marked, or a segment or group swept, each), then none, as if
+ * starved, until the next call or nonmoving_starve_mark_thread: a
+ * thread that works, slowly, a counted amount between two collections.
+ * nonmoving_mark_thread_has_ration: whether it has not yet used it up. */
+void nonmoving_ration_mark_thread(uint64_t checks);
+bool nonmoving_mark_thread_has_ration(void);
+
+/* How far the running cycle is behind the plan its budget made
+ * (policy_cycle_lag in Policy.c; Note [A collection helps a lagging
+ * cycle] in NonMoving.c). */
+typedef enum {
+    NONMOVING_ON_PLAN,           /* within the plan, or no cycle runs */
+    NONMOVING_BEHIND_PLAN,       /* past the planned peak by an eighth */
+    NONMOVING_FAR_BEHIND_PLAN,   /* ... by a half */
+} NonMovingLag;
+
 /* Called by every collection under --nonmoving-gc, the world stopped,
- * after nonmoving_gc_begin, with whether the policy finds the running
- * cycle lagging (policy_cycle_lagging): if so, if the cycle has lasted
- * many collections (late), or if a collection helped with the running
- * phase already, marks or sweeps a slice of what the
+ * after nonmoving_gc_begin, with how far the policy finds the running
+ * cycle behind its plan (policy_cycle_lag): if far behind, or behind with
+ * a mark thread that has stalled, if the cycle has lasted many
+ * collections (late), or if a collection helped with the running phase
+ * already, marks or sweeps a slice of what the
  * mark thread has not done (Note [A collection helps a lagging cycle] in
  * NonMoving.c); true when that ended the cycle. */
-bool nonmoving_help_cycle(bool lagging);
+bool nonmoving_help_cycle(NonMovingLag lag);
 
 /* Finishes the running cycle's sweep now, the world stopped (or the mark
  * thread held): a walk of the heap's blocks then meets no object the

@@ -52,6 +52,9 @@ static bool stopped_for_good;    /* under nonmoving_lock: no thread until
 static int held_phase;           /* NonMovingPhase, under nonmoving_lock;
                                     read atomically: nonmoving_hold */
 static bool starved;             /* the same: nonmoving_starve_mark_thread */
+static uint64_t ration_end;      /* progress at which a rationed thread
+                                    starves (0: none); atomic:
+                                    nonmoving_ration_mark_thread */
 static bool helper_makes_way;    /* no processor spare for the prefault
                                     helper and this thread: set at start */
 
@@ -91,8 +94,14 @@ static uint64_t progress;
 
 static bool working_stop(void *arg)
 {
-    __atomic_store_n(&progress, __atomic_load_n(&progress, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
+    uint64_t done = __atomic_load_n(&progress, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&progress, done, __ATOMIC_RELAXED);
+    uint64_t end = __atomic_load_n(&ration_end, __ATOMIC_RELAXED);
+    if (end != 0 && done >= end) {
+        __atomic_store_n(&ration_end, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&starved, true, __ATOMIC_RELAXED);
+        return true;
+    }
     return should_stop(arg);
 }
 
@@ -242,9 +251,24 @@ void nonmoving_hold(NonMovingPhase phase)
 void nonmoving_starve_mark_thread(bool on)
 {
     os_mutex_lock(&nonmoving_lock);
+    __atomic_store_n(&ration_end, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&starved, on, __ATOMIC_RELAXED);
     os_cond_broadcast(&nonmoving_changed);
     os_mutex_unlock(&nonmoving_lock);
+}
+
+void nonmoving_ration_mark_thread(uint64_t checks)
+{
+    os_mutex_lock(&nonmoving_lock);
+    __atomic_store_n(&ration_end, nonmoving_thread_progress() + checks, __ATOMIC_RELAXED);
+    __atomic_store_n(&starved, checks == 0, __ATOMIC_RELAXED);
+    os_cond_broadcast(&nonmoving_changed);
+    os_mutex_unlock(&nonmoving_lock);
+}
+
+bool nonmoving_mark_thread_has_ration(void)
+{
+    return __atomic_load_n(&ration_end, __ATOMIC_RELAXED) != 0;
 }
 
 bool nonmoving_phase_held(NonMovingPhase phase)
@@ -265,5 +289,6 @@ void nonmoving_thread_reset(void)
     mark_thread_started = mark_thread_done = stopped_for_good = false;
     __atomic_store_n(&held_phase, NONMOVING_IDLE, __ATOMIC_RELAXED);
     __atomic_store_n(&starved, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&ration_end, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&exit_wanted, false, __ATOMIC_RELAXED);
 }

@@ -143,19 +143,23 @@ static StgWord oldest_growth_blocks(void)
 }
 
 /* How far past its planned peak the generation may grow while a cycle
- * runs before the cycle counts as lagging: an eighth of the peak, and
- * twice what a collection can promote (the nurseries), which the
- * snapshot itself promotes past the budget. */
-#define LAG_SLACK_DIVISOR 8
+ * runs before the cycle counts as behind its plan: an eighth of the peak
+ * (far behind: a half), and twice what a collection can promote (the
+ * nurseries), which the snapshot itself promotes past the budget. */
+#define LAG_BEHIND_DIVISOR 8
+#define LAG_FAR_BEHIND_DIVISOR 2
 #define LAG_SLACK_NURSERIES 2
 
-bool policy_cycle_lagging(void)
+NonMovingLag policy_cycle_lag(void)
 {
     if (!storage_config.nonmoving || nonmoving_can_start_cycle())
-        return false;
+        return NONMOVING_ON_PLAN;
     StgWord peak = nonmoving_planned_peak_blocks();
-    StgWord slack = peak / LAG_SLACK_DIVISOR + LAG_SLACK_NURSERIES * storage_nursery_blocks();
-    return gen_blocks(oldest_gen) > peak + slack;
+    StgWord past = peak + LAG_SLACK_NURSERIES * storage_nursery_blocks();
+    StgWord now = gen_blocks(oldest_gen);
+    if (now > past + peak / LAG_FAR_BEHIND_DIVISOR)
+        return NONMOVING_FAR_BEHIND_PLAN;
+    return now > past + peak / LAG_BEHIND_DIVISOR ? NONMOVING_BEHIND_PLAN : NONMOVING_ON_PLAN;
 }
 
 void policy_set_budgets(void)

@@ -13,6 +13,8 @@
 
 #include "strata/Config.h"
 
+#include "NonMoving.h"
+
 /* Makes the next collection a major one (a heap census is due). */
 void gc_request_major(void);
 
@@ -46,10 +48,10 @@ StgWord policy_resize_after_gc(unsigned N);
  * budget from what its mark found live]). */
 void policy_set_budgets(void);
 
-/* Whether the running non-moving cycle lags behind the program: the
- * generation has grown an eighth past the peak its budget planned (Note
- * [A collection helps a lagging cycle] in NonMoving.c). */
-bool policy_cycle_lagging(void);
+/* How far the running non-moving cycle lags behind the program: whether
+ * the generation has grown an eighth, or a half, past the peak its budget
+ * planned (Note [A collection helps a lagging cycle] in NonMoving.c). */
+NonMovingLag policy_cycle_lag(void);
 
 /* After collecting generations 0..N: a heap above -M after a major GC is
  * a heap overflow; after a minor one, the next GC is major. */

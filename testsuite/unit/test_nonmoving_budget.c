@@ -309,11 +309,71 @@ static void test_nonmoving_a_late_cycle_ends_by_the_collections_help(void **stat
     uint64_t cycles = st->cycles, helps = st->helps, stw = st->stw_cycles;
     for (unsigned long n = 0; st->cycles == cycles; n++) {
         assert_true(n <= LATE_CYCLE_COLLECTIONS);
-        assert_false(policy_cycle_lagging());   /* late, never lagging */
+        assert_int_equal(policy_cycle_lag(), NONMOVING_ON_PLAN);   /* late, not behind */
         strata_perform_gc(0);   /* minor: the nursery holds nothing live */
     }
     assert_true(st->helps > helps);
     assert_int_equal(st->stw_cycles, stw);   /* paced, not finished whole */
+    nonmoving_starve_mark_thread(false);
+    STRATA_ROOTS_POP(r);
+    hs_exit();
+}
+
+/* Pushes while no cycle runs or the running one is lag behind its plan. */
+static void push_while_lag(StgClosure **window, NonMovingLag lag)
+{
+    for (long i = 0; nonmoving_phase_now() == NONMOVING_IDLE || policy_cycle_lag() == lag; i++) {
+        assert_true(i < 100L * WINDOW);
+        push(window);
+    }
+}
+
+/* One minor collection after the mark thread has done a first slice's
+ * work since the last (HELP_FIRST_SLICE in sm/NonMoving.c: 8 stop
+ * checks): a thread that works, short of a pace that doubles. */
+static void collect_after_a_slice(void)
+{
+    nonmoving_ration_mark_thread(8);
+    for (long i = 0; nonmoving_mark_thread_has_ration(); i++) {
+        assert_true(i < 120000);   /* two minutes */
+        usleep(1000);
+    }
+    strata_perform_gc(0);
+    assert_int_equal(nonmoving_phase_now(), NONMOVING_MARKING);   /* work left */
+}
+
+/* A cycle behind its plan whose mark thread works is left to the thread,
+ * and helped once far behind (Note [A collection helps a lagging cycle]
+ * in sm/NonMoving.c).  With the mark held, the program promotes until the
+ * generation is past its plan by an eighth; then the thread does a first
+ * slice's work before each of three collections and none helps (a pace
+ * doubling from that slice would have helped two); then, the mark held
+ * again, the program promotes past a half, and of the next two
+ * collections one helps (the first finds the first slice done).
+ * Counted. */
+static void test_nonmoving_a_lagging_cycle_whose_thread_works_is_left_to_it(void **state)
+{
+    (void)state;
+    start_msgbuf_runtime();
+    const NonMovingStats *st = nonmoving_stats();
+    STRATA_ROOTS(r, 1);
+    fill_window(&r[0]);
+    nonmoving_starve_mark_thread(true);
+    nonmoving_hold(NONMOVING_MARKING);
+    push_while_lag(&r[0], NONMOVING_ON_PLAN);
+    assert_int_equal(policy_cycle_lag(), NONMOVING_BEHIND_PLAN);
+    nonmoving_hold(NONMOVING_IDLE);
+    uint64_t helps = st->helps;
+    for (int i = 0; i < 3; i++)
+        collect_after_a_slice();
+    assert_int_equal(st->helps, helps);
+    nonmoving_hold(NONMOVING_MARKING);
+    push_while_lag(&r[0], NONMOVING_BEHIND_PLAN);
+    assert_int_equal(policy_cycle_lag(), NONMOVING_FAR_BEHIND_PLAN);
+    nonmoving_hold(NONMOVING_IDLE);
+    for (int i = 0; i < 2; i++)
+        collect_after_a_slice();
+    assert_int_equal(st->helps, helps + 1);
     nonmoving_starve_mark_thread(false);
     STRATA_ROOTS_POP(r);
     hs_exit();
@@ -328,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_nonmoving_a_starved_cycle_ends_by_the_collections_help),
         cmocka_unit_test(test_nonmoving_a_cycle_within_its_plan_is_not_helped),
         cmocka_unit_test(test_nonmoving_a_late_cycle_ends_by_the_collections_help),
+        cmocka_unit_test(test_nonmoving_a_lagging_cycle_whose_thread_works_is_left_to_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
