@@ -260,7 +260,8 @@ void nonmoving_starve_mark_thread(bool on)
 void nonmoving_ration_mark_thread(uint64_t checks)
 {
     os_mutex_lock(&nonmoving_lock);
-    __atomic_store_n(&ration_end, nonmoving_thread_progress() + checks, __ATOMIC_RELAXED);
+    __atomic_store_n(&ration_end, checks == 0 ? 0 : nonmoving_thread_progress() + checks,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&starved, checks == 0, __ATOMIC_RELAXED);
     os_cond_broadcast(&nonmoving_changed);
     os_mutex_unlock(&nonmoving_lock);
