@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "Heap.h"
+#include "Messages.h"
 #include "NonMovingMark.h"
 #include "Segment.h"
 
@@ -43,6 +44,34 @@ void nonmoving_exit(void);
 /* A slot of n_words for a copy of an object of era era, into which the
  * calling GC thread copies next; the copy is queued to be scanned. */
 StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era);
+
+/* nonmoving_alloc_copy for the GC thread whose state is nm, with its
+ * common case inline (Note [The common copy into a segment] in
+ * NonMovingAlloc.c): the class's current segment has a free slot of the
+ * copy's era, and the todo block has room for the copy. */
+static inline StgPtr nonmoving_alloc_copy_inline(NonMovingThread *nm, StgWord n_words,
+                                                 uint64_t era)
+{
+    Segment *seg = nm->current[segment_class_of(n_words)];
+    BlockDesc *todo = nm->todo;
+    if (STRATA_UNLIKELY(seg == NULL || seg->n_used == seg->n_slots || seg->runs != NULL ||
+                        todo == NULL || todo->free >= todo->start + BLOCK_SIZE_W))
+        return nonmoving_alloc_copy(n_words, era);
+    ASSERT(n_words <= SEGMENT_MAX_OBJECT_WORDS);
+    unsigned i = seg->next_free;
+    while (seg->marks[i] != 0)
+        i++;
+    ASSERT(i < seg->n_slots);
+    if (STRATA_UNLIKELY(seg->era != era))
+        return nonmoving_alloc_copy(n_words, era);
+    /* Read by other GC threads (nonmoving_gc_reached): atomic. */
+    __atomic_store_n(&seg->marks[i], nonmoving_epoch, __ATOMIC_RELAXED);
+    seg->n_used++;
+    seg->next_free = (uint16_t)(i + 1);
+    StgPtr to = segment_slot(seg, i);
+    *todo->free++ = (StgWord)to;
+    return to;
+}
 
 /* Takes back the calling thread's latest copy (another thread won the
  * object). */
