@@ -45,6 +45,27 @@ void nonmoving_exit(void);
  * calling GC thread copies next; the copy is queued to be scanned. */
 StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era);
 
+/* The first free slot of seg at or after its hint; seg has one. */
+static inline unsigned nonmoving_first_free_slot(const Segment *seg)
+{
+    unsigned i = seg->next_free;
+    while (seg->marks[i] != 0)
+        i++;
+    ASSERT(i < seg->n_slots);
+    return i;
+}
+
+/* Takes free slot i of seg for a copy, marked with the current epoch
+ * (Note [Promoting into segments] in NonMovingAlloc.c). */
+static inline StgPtr nonmoving_take_slot(Segment *seg, unsigned i)
+{
+    /* Read by other GC threads (nonmoving_gc_reached): atomic. */
+    __atomic_store_n(&seg->marks[i], nonmoving_epoch, __ATOMIC_RELAXED);
+    seg->n_used++;
+    seg->next_free = (uint16_t)(i + 1);
+    return segment_slot(seg, i);
+}
+
 /* nonmoving_alloc_copy for the GC thread whose state is nm, with its
  * common case inline (Note [The common copy into a segment] in
  * NonMovingAlloc.c): the class's current segment has a free slot of the
@@ -55,20 +76,11 @@ static inline StgPtr nonmoving_alloc_copy_inline(NonMovingThread *nm, StgWord n_
     Segment *seg = nm->current[segment_class_of(n_words)];
     BlockDesc *todo = nm->todo;
     if (STRATA_UNLIKELY(seg == NULL || seg->n_used == seg->n_slots || seg->runs != NULL ||
-                        todo == NULL || todo->free >= todo->start + BLOCK_SIZE_W))
+                        seg->era != era || todo == NULL ||
+                        todo->free >= todo->start + BLOCK_SIZE_W))
         return nonmoving_alloc_copy(n_words, era);
     ASSERT(n_words <= SEGMENT_MAX_OBJECT_WORDS);
-    unsigned i = seg->next_free;
-    while (seg->marks[i] != 0)
-        i++;
-    ASSERT(i < seg->n_slots);
-    if (STRATA_UNLIKELY(seg->era != era))
-        return nonmoving_alloc_copy(n_words, era);
-    /* Read by other GC threads (nonmoving_gc_reached): atomic. */
-    __atomic_store_n(&seg->marks[i], nonmoving_epoch, __ATOMIC_RELAXED);
-    seg->n_used++;
-    seg->next_free = (uint16_t)(i + 1);
-    StgPtr to = segment_slot(seg, i);
+    StgPtr to = nonmoving_take_slot(seg, nonmoving_first_free_slot(seg));
     *todo->free++ = (StgWord)to;
     return to;
 }

@@ -251,8 +251,9 @@ void nonmoving_scavenge_todo_block(BlockDesc *bd)
  * nonmoving_alloc_copy_inline (NonMoving.h), inlined into the copy's
  * slow path in Evac.c; nonmoving_alloc_copy below does the same with
  * every other case handled (a segment taken, an era run begun, a todo
- * block given up).  The two must take the same slot: the first free one
- * at or after the hint.  Out of line, the call, with the scan's below,
+ * block given up).  Both take the first free slot at or after the hint
+ * through nonmoving_first_free_slot and nonmoving_take_slot, so they fill
+ * a segment in the same order.  Out of line, the call, with the scan's below,
  * cost binary-trees 8% of its pause instructions
  * (bench/optimisations.md, "the common copy into a segment, inline"). */
 
@@ -271,10 +272,7 @@ StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era)
             put_segment(seg);
         seg = nm->current[c] = take_segment(c);
     }
-    unsigned i = seg->next_free;
-    while (seg->marks[i] != 0)
-        i++;
-    ASSERT(i < seg->n_slots);
+    unsigned i = nonmoving_first_free_slot(seg);
     if (STRATA_UNLIKELY(segment_era_at(seg, i) != era)) {
         /* Free slots after i that may take the era too: a few suffice (the
          * runs stay exact, at most one run more until the slots fill), and
@@ -285,11 +283,7 @@ StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era)
             end++;
         segment_set_era(seg, i, end, era);
     }
-    /* Read by other GC threads (nonmoving_gc_reached): atomic. */
-    __atomic_store_n(&seg->marks[i], nonmoving_epoch, __ATOMIC_RELAXED);
-    seg->n_used++;
-    seg->next_free = (uint16_t)(i + 1);
-    StgPtr to = segment_slot(seg, i);
+    StgPtr to = nonmoving_take_slot(seg, i);
     todo_push(t, nm, to);
     return to;
 }
