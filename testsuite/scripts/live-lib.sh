@@ -4,10 +4,12 @@
 # background processes when it exits.
 
 # start_live NAME ARGS...: strata-live on any free port, stderr to NAME.err,
-# standard input from $live_stdin (default /dev/null); sets live_pid and url.
+# standard input from $live_stdin (default /dev/null); sets live_pid, url
+# and live_name.
 start_live() {
     local name=$1 port= i
     shift
+    live_name=$name
     "$live" --listen 127.0.0.1:0 "$@" 2>"$name.err" >/dev/null <"${live_stdin:-/dev/null}" &
     live_pid=$!
     for i in $(seq 200); do
@@ -19,6 +21,13 @@ start_live() {
         setup_fail "strata-live did not start: $(cat "$name.err")"
     fi
     url=http://127.0.0.1:$port
+}
+
+# live_stderr: what the last strata-live started has written to stderr
+# (what it said of its streams), indented, to stderr: for a failure.
+live_stderr() {
+    echo "    strata-live's stderr ($live_name.err):" >&2
+    sed 's/^/      /' "$live_name.err" >&2
 }
 
 # stop_live: SIGTERM, which must end it with status 0.

@@ -120,6 +120,8 @@ async function legendWhole(page) {
 async function ended(page, shotName) {
     const d = await waitFor(page, 'the page shows the stream ended, with its last data',
         d => d.state === 'stream ended' && d.status && d.version === d.status.data_version, 300000);
+    check(d && d.censuses === d.status.censuses, 'the data drawn at the stream\'s end hold every census the status counts',
+          d && { drawn: d.censuses, status: d.status.censuses });
     await legendWhole(page);
     await page.screenshot({ path: `${shots}-${shotName}.png`, fullPage: true });
     await page.click('nav.tabs button[data-view="detailed"]');

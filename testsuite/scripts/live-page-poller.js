@@ -86,6 +86,8 @@ class Page {
     async ended(out) {
         const d = await this.waitFor('the stream ended, with its last data',
             d => d.state === 'stream ended' && d.version === d.status.data_version, 300000);
+        check(d && d.censuses === d.status.censuses, 'the data at the stream\'s end hold every census the status counts',
+              d && { data: d.censuses, status: d.status.censuses });
         if (out) fs.writeFileSync(out, JSON.stringify(this.report));
         return d;
     }

@@ -8,13 +8,15 @@
 # starts eras only when asked, runs over its socket ("Census now" gives one
 # census a press, one press of "New era" gives the next era, exactly); a
 # GHC 9.10.3 -he log followed with --file (no buttons, the file's
-# censuses), on ten pages at once; and a GHC 9.10.3 program's log followed
-# with --file as it grows.  The data each page drew last is checked
-# against ghc-events 0.20's reading of the same log (every band's peak
-# and last bytes: report-vs-ghc-events.js), from the golden's references
-# or from heap-bands, built in the sid chroot (sid-lib.sh; those parts
-# skip without it).  In a sanitizer build the same runs make the page's
-# requests without chromium (live-page-poller.js).
+# censuses), on ten pages at once; a followed file's end (the status that
+# first says the stream ended comes with its last census); and a GHC
+# 9.10.3 program's log followed with --file as it grows.  The data each
+# page drew last is checked against ghc-events 0.20's reading of the same
+# log (every band's peak and last bytes: report-vs-ghc-events.js), from
+# the golden's references or from heap-bands, built in the sid chroot
+# (sid-lib.sh; those parts skip without it).  In a sanitizer build the same
+# runs make the page's requests without chromium (live-page-poller.js).
+# A failed check shows what strata-live wrote to stderr.
 # STRATA_LIVE_PAGE_SCALE=1 (not in a sanitizer build) adds the scale measurement:
 # 5,000 censuses of 1,000 bands, first paint and update times printed, not
 # asserted.  Screenshots go to $top_builddir/testsuite/artefacts/live-page/.
@@ -146,6 +148,7 @@ browser_result() {
     else
         fail "$1: the page's checks failed:"
         grep -v '^ok:' "$1.browser" | head -n 20 | sed 's/^/    /' >&2
+        live_stderr
     fi
 }
 
@@ -169,6 +172,7 @@ same_as_ghc_events() {
     else
         fail "$1: the page's last data and ghc-events 0.20's reading of the log differ:"
         printf '%s\n' "$r" | sed 's/^/    /' >&2
+        live_stderr
     fi
 }
 
@@ -197,13 +201,13 @@ node "$driver" socket "$url/" "$shots/leak" leak.drawn.json >leak.browser 2>&1 &
 drv=$!
 for _ in $(seq 600); do grep -q '^opened' leak.browser && break; sleep 0.1; done
 "$ex/leak" 20 2000000 +RTS -he -l -i0.05 --eventlog-flush-interval=0.05 --eventlog-socket="$sock" \
-    --eventlog-socket-wait -olleak.eventlog -RTS >leak.out 2>leak.err &
+    --eventlog-socket-wait -olleak.eventlog -RTS >leak.out 2>leak.prog.err &
 prog_pid=$!
 st=0
 wait "$drv" || st=$?
 browser_result leak "$st"
 grep -E '^(first_paint_ms|census_seen)' leak.browser | sed "s/^/leak: /"
-wait "$prog_pid" || fail "leak failed: $(cat leak.err)"
+wait "$prog_pid" || fail "leak failed: $(cat leak.prog.err)"
 prog_pid=
 vs_ghc_events leak leak.drawn.json leak.eventlog
 stop_live
@@ -240,6 +244,41 @@ same_as_ghc_events ghc910-he ghc910.drawn.json "$golden/ghc910-he.bands.referenc
 # chromium in every build (the browser drew this log just above; ten of
 # them cost about 15 s of CPU).
 driver=$poller browse ghc910-he-ten many 10 14
+stop_live
+
+# ---- 3a. the stream's end: the status that says so comes with the last data -------
+# The data are rendered at most every 100 ms, and at most every four times
+# a rendering's cost, while a stream is read (Note [The live page's data]);
+# once it has ended there is nothing left to wait for, so a page told
+# "stream ended" must get the last census with it: a reader of the status
+# stops there.  100 censuses of 2,000 bands make a rendering costly (about
+# 0.1 s); one is made, and the last census and the end are appended at
+# once, while a rendering would still be held back.  /metrics, which
+# renders nothing, says when strata-live has read the end.
+node "$synth" header end.eventlog
+node "$synth" censuses end.eventlog 1 100 2000
+node "$synth" censuses end.rest 101 1 2000
+node "$synth" end end.rest
+start_live end --file end.eventlog
+wait_census 100
+curl -sf "$url/live/status" >end.status0 || fail "GET /live/status failed"
+cat end.rest >>end.eventlog
+for _ in $(seq 600); do [ "$(metric 'strata_live_connected{')" = 0 ] && break; sleep 0.02; done
+curl -sf "$url/live/status" >end.status && curl -sf "$url/live/data.json" >end.data.json ||
+    fail "GET /live/status or /live/data.json failed"
+if r=$(node -e '
+    const fs = require("fs");
+    const s = JSON.parse(fs.readFileSync("end.status")), d = JSON.parse(fs.readFileSync("end.data.json"));
+    const n = d.report.profiles[0].censuses;
+    const bad = s.connected || s.censuses !== 101 || d.data_version !== s.data_version || n !== 101;
+    console.log(`connected ${s.connected}, ${s.censuses} censuses read; data version ${s.data_version} ` +
+                `in the status, ${d.data_version} fetched, holding ${n} censuses`);
+    process.exit(bad ? 1 : 0);' 2>&1); then
+    pass
+else
+    fail "the status that says the stream ended and its data (expected all 101 censuses): $r"
+    live_stderr
+fi
 stop_live
 
 # ---- 3b. the leak example's -hi log, followed with --file: its long

@@ -38,10 +38,18 @@ int live_page_built(void)
  *     rendered, and the reader keeps its speed however fast censuses come;
  *   - at most once per change (`version`), kept (`json`) and copied to
  *     every browser, whatever their number;
- *   - at most once per RENDER_MIN_NS, and never more often than every
- *     RENDER_COST_FACTOR times its own last cost, so that the reader holds
- *     the lock most of the time even with thousands of bands; a page is
- *     then a census or two behind until the log's pace slows.
+ *   - while a stream is read, at most once per RENDER_MIN_NS, and never
+ *     more often than every RENDER_COST_FACTOR times its own last cost,
+ *     so that the reader holds the lock most of the time even with
+ *     thousands of bands; a page is then a census or two behind until the
+ *     log's pace slows;
+ *   - once the stream has ended, at the next request whatever the last
+ *     rendering cost: the reader no longer needs the lock, and the status
+ *     that first says "stream ended" must come with the stream's last
+ *     data, since a page (or a script) that reads it may stop polling
+ *     there.  Held back, the end of a log read within one wait (the last
+ *     pieces of a followed file, read in a second on a loaded machine)
+ *     was missing from the page until some later poll.
  * The status tells a page the version it would get (json_version), so it
  * fetches the data only when there is new data to draw. */
 #define RENDER_MIN_NS 100000000ull   /* 100 ms: the page's poll */
@@ -53,6 +61,7 @@ struct LivePage {
     Profile *shown;             /* the served stream's profile (never NULL) */
     Profile *next;              /* a new stream's, before it is promoted, or NULL */
     uint64_t version;
+    int reading;                /* a stream is being read: renderings are held back */
     char *json;                 /* the last rendering, of json_version */
     size_t json_len;
     uint64_t json_version;
@@ -115,6 +124,7 @@ void live_page_stream_begin(LivePage *lp)
 {
     profile_delete(lp->next);
     lp->next = profile_new(lp);   /* NULL when out of memory: the stream is not drawn */
+    lp->reading = 1;
 }
 
 static void render(LivePage *lp)
@@ -163,6 +173,7 @@ void live_page_stream_end(LivePage *lp)
 {
     profile_delete(lp->next);
     lp->next = NULL;
+    lp->reading = 0;
     if (profile_census_end(lp->shown))   /* cut short: the census read so far */
         lp->version++;
 }
@@ -170,7 +181,7 @@ void live_page_stream_end(LivePage *lp)
 uint64_t live_page_refresh(LivePage *lp)
 {
     /* Note [The live page's data] */
-    if (lp->json == NULL) {
+    if (lp->json == NULL || (lp->json_version != lp->version && !lp->reading)) {
         render(lp);
     } else if (lp->json_version != lp->version) {
         uint64_t wait = RENDER_COST_FACTOR * lp->render_cost_ns;
