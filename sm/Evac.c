@@ -443,7 +443,8 @@ evacuate_copy_slow(StgClosure **p, StgClosure *q, const StgInfoTable *info, StgW
          * into segments] in NonMovingAlloc.c). */
         t->ws[to_gen].n_words += size;
         t->aged_promoted_words += aged_words(bd, size);   /* Note [A probe that ages a sample] */
-        to = nonmoving_alloc_copy_inline(t->nm, size, era);
+        to = nonmoving_alloc_copy_inline(t->nm, size, era,
+                                         nonmoving_copy_needs_scan(info, t->tally != NULL));
     } else {
         to = gc_alloc_for_copy(size, to_gen, era);
     }

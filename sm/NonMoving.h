@@ -41,9 +41,19 @@ void nonmoving_exit(void);
  * Promotion (the copying collector's threads, the world stopped)
  * ---------------------------------------------------------------------- */
 
+/* Whether a copy into the generation of an object with header info must
+ * be queued to be scanned: it has pointers, or a census counts it as it is
+ * scanned (counting: a tally is due).  Note [Copies with nothing to scan]
+ * in NonMovingAlloc.c. */
+static inline bool nonmoving_copy_needs_scan(const StgInfoTable *info, bool counting)
+{
+    return counting || info->fixed_words == 0 || info->ptrs != 0;
+}
+
 /* A slot of n_words for a copy of an object of era era, into which the
- * calling GC thread copies next; the copy is queued to be scanned. */
-StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era);
+ * calling GC thread copies next; the copy is queued to be scanned if
+ * scan. */
+StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era, bool scan);
 
 /* The first free slot of seg at or after its hint; seg has one. */
 static inline unsigned nonmoving_first_free_slot(const Segment *seg)
@@ -69,24 +79,26 @@ static inline StgPtr nonmoving_take_slot(Segment *seg, unsigned i)
 /* nonmoving_alloc_copy for the GC thread whose state is nm, with its
  * common case inline (Note [The common copy into a segment] in
  * NonMovingAlloc.c): the class's current segment has a free slot of the
- * copy's era, and the todo block has room for the copy. */
+ * copy's era, and the todo block has room for the copy (or it needs no
+ * scan). */
 static inline StgPtr nonmoving_alloc_copy_inline(NonMovingThread *nm, StgWord n_words,
-                                                 uint64_t era)
+                                                 uint64_t era, bool scan)
 {
     Segment *seg = nm->current[segment_class_of(n_words)];
     BlockDesc *todo = nm->todo;
     if (STRATA_UNLIKELY(seg == NULL || seg->n_used == seg->n_slots || seg->runs != NULL ||
-                        seg->era != era || todo == NULL ||
-                        todo->free >= todo->start + BLOCK_SIZE_W))
-        return nonmoving_alloc_copy(n_words, era);
+                        seg->era != era ||
+                        (scan && (todo == NULL || todo->free >= todo->start + BLOCK_SIZE_W))))
+        return nonmoving_alloc_copy(n_words, era, scan);
     ASSERT(n_words <= SEGMENT_MAX_OBJECT_WORDS);
     StgPtr to = nonmoving_take_slot(seg, nonmoving_first_free_slot(seg));
-    *todo->free++ = (StgWord)to;
+    if (scan)
+        *todo->free++ = (StgWord)to;
     return to;
 }
 
-/* Takes back the calling thread's latest copy (another thread won the
- * object). */
+/* Takes back the calling thread's latest copy, at to, its header written
+ * (another thread won the object). */
 void nonmoving_retract_copy(StgPtr to);
 
 /* Scans one of the calling thread's copies into the generation (or a

@@ -257,10 +257,24 @@ void nonmoving_scavenge_todo_block(BlockDesc *bd)
  * cost binary-trees 8% of its pause instructions
  * (bench/optimisations.md, "the common copy into a segment, inline"). */
 
+/* Note [Copies with nothing to scan]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A copy whose info table gives it a fixed layout without pointers (a
+ * box: an Int, a Double, a constructor of non-pointer fields only) has
+ * nothing for the scan to evacuate and never needs remembering, so it is
+ * not listed in the todo block (nonmoving_copy_needs_scan): mutarray's
+ * minor collections copy a box into the generation for nearly every
+ * element the program wrote, and listing and scanning each one had cost
+ * about a sixth of their instructions (bench/optimisations.md, "issue 50,
+ * session 10").  A collection that counts a census still lists them: the
+ * scan is where a copy is counted (scan_copy).  nonmoving_retract_copy
+ * asks the same question of the copy's header, which is written before a
+ * claim can fail. */
+
 /* How far a copy of a new era looks for free slots after its own. */
 #define ERA_FREE_SCAN 32u
 
-StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era)
+StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era, bool scan)
 {
     GCThread *t = gct;
     NonMovingThread *nm = t->nm;
@@ -284,7 +298,8 @@ StgPtr nonmoving_alloc_copy(StgWord n_words, uint64_t era)
         segment_set_era(seg, i, end, era);
     }
     StgPtr to = nonmoving_take_slot(seg, i);
-    todo_push(t, nm, to);
+    if (scan)
+        todo_push(t, nm, to);
     return to;
 }
 
@@ -292,10 +307,13 @@ void nonmoving_retract_copy(StgPtr to)
 {
     Segment *seg = segment_of(to);
     unsigned i = segment_slot_index(seg, to);
-    NonMovingThread *nm = gct->nm;
-    ASSERT(nm->todo != NULL && nm->todo->free > nm->todo->start &&
-           nm->todo->free[-1] == (StgWord)to);
-    nm->todo->free--;
+    GCThread *t = gct;
+    NonMovingThread *nm = t->nm;
+    if (nonmoving_copy_needs_scan(((StgClosure *)to)->info, t->tally != NULL)) {
+        ASSERT(nm->todo != NULL && nm->todo->free > nm->todo->start &&
+               nm->todo->free[-1] == (StgWord)to);
+        nm->todo->free--;
+    }
     memset(to, 0, (size_t)seg->slot_words * WORD_SIZE);   /* free slots read as slop */
     __atomic_store_n(&seg->marks[i], 0, __ATOMIC_RELAXED);
     seg->n_used--;
