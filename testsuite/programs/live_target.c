@@ -6,7 +6,9 @@
  *         keeps changing, plus a retained one that grows) until a client
  *         sends the command ("live-test", 1), which this program registers
  *         with strata_control_register; exits 3 after MAX_SECONDS (default
- *         60) without it.  Prints "ready" once the runtime is up.
+ *         60) without it.  Prints "ready" once the runtime is up, and
+ *         "marker command ran" for each ("live-test", 2): a client's
+ *         commands before it in the same stream have run by then.
  *     live_target alloc MB [wait]   allocate MB megabytes in small
  *         short-lived objects, then print the peak resident set ("VmHWM
  *         <kB>"); with wait, then print "allocated" and go on allocating
@@ -32,6 +34,13 @@ static void on_stop(uint8_t command, void *data)
            *(int *)data, custom_runs);
     fflush(stdout);
     stop_requested = 1;
+}
+
+static void on_marker(uint8_t command, void *data)
+{
+    (void)data;
+    printf("marker command ran (command=%u)\n", (unsigned)command);
+    fflush(stdout);
 }
 
 static StgClosure *cons(StgClosure *next, StgWord v)
@@ -61,7 +70,8 @@ static long vm_hwm_kb(void)
 int main(int argc, char **argv)
 {
     static int data = 42;
-    if (strata_control_register("live-test", 1, on_stop, &data) != 0)
+    if (strata_control_register("live-test", 1, on_stop, &data) != 0 ||
+        strata_control_register("live-test", 2, on_marker, NULL) != 0)
         return 2;
     hs_init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "until-stop";

@@ -72,10 +72,15 @@ mode=$(stat -c %a "$sock")
 "$client" --unix "$sock" -o b.eventlog --ready b.ready 2>b.err &
 clientb=$!
 expect_status 0 "$client" --unix "$sock" --close-after 100 -o d.eventlog
-# C writes every kind of bad message, then goes (its last one cut short).
+# C writes every kind of bad message, then a marker, then goes (its last
+# message cut short).  A starts once the marker has run: the socket thread
+# reads the clients' streams side by side, so A's stop command could
+# otherwise run before C's unknown commands, which would then never run.
 expect_status 0 "$client" --unix "$sock" --send-hex 00f09e00f0f09e978c07 \
     --send-zeros 1048576 --send nobody:1 --send strata:99 --send eventlog-socket:77 \
-    --send-hex f09e978c0006737472 --close-after 1
+    --send live-test:2 --send-hex f09e978c0006737472 --close-after 1
+wait_while_running "$prog" prog.out 'marker command ran (command=2)' ||
+    fail "C's marker command did not run: $(cat prog.out)"
 for _ in $(seq 600); do [ -e b.ready ] && break; sleep 0.1; done   # B is connected
 # A asks for four censuses, an era increment, then stops the program.
 expect_status 0 "$client" --unix "$sock" -o a.eventlog --send eventlog-socket:5 \
@@ -112,8 +117,9 @@ done
 [ "$(head -c 4 d.eventlog | od -An -tx1 | tr -d ' ')" = 68647262 ] && pass ||
     fail "the client that left early did not get the header first"
 grep -q 'control bytes skipped' prog.err && pass || fail "+RTS -s has no control line"
-# C: 10 garbage bytes, 1 MiB of zeros, 9 cut short; 3 unknown commands.
-grep -qE '1,048,595 control bytes skipped \(9 messages, 6 run, 3 unknown, 2 bad' prog.err &&
+# C: 10 garbage bytes, 1 MiB of zeros, 9 cut short; 3 unknown commands
+# and the marker.
+grep -qE '1,048,595 control bytes skipped \(10 messages, 7 run, 3 unknown, 2 bad' prog.err &&
     pass || fail "+RTS -s control counts: $(grep control prog.err)"
 [ ! -e "$sock" ] && pass || fail "the socket file is still there after exit"
 
