@@ -93,10 +93,15 @@ void nonmoving_segment_put_locked(Segment *seg)
         push(&nonmoving_active[c], seg, SEGMENT_ON_ACTIVE);
 }
 
+bool nonmoving_pool_has_room(void)
+{
+    return nonmoving_n_free_pool < NONMOVING_POOL_MIN + n_segments / NONMOVING_POOL_SHARE;
+}
+
 BlockDesc *nonmoving_segment_release_locked(Segment *seg)
 {
     ASSERT(seg->n_used == 0);
-    if (nonmoving_n_free_pool < NONMOVING_POOL_MIN + n_segments / NONMOVING_POOL_SHARE) {
+    if (nonmoving_pool_has_room()) {
         segment_release(seg);
         push(&nonmoving_free_pool, seg, SEGMENT_ON_FREE);
         nonmoving_n_free_pool++;

@@ -72,6 +72,11 @@ void nonmoving_segment_put_locked(Segment *seg);
  * to the block allocator. */
 BlockDesc *nonmoving_segment_release_locked(Segment *seg);
 
+/* Whether the pool would take an empty segment now (so that
+ * nonmoving_segment_release_locked returns NULL).  Caller holds the lock
+ * or runs alone. */
+bool nonmoving_pool_has_room(void);
+
 /* The mark queue of the running cycle. */
 extern MarkQueue nonmoving_queue;
 

@@ -202,13 +202,50 @@ static Segment *next_to_sweep(void)
     return NULL;
 }
 
+/* Note [What the sweep zeroes]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A segment's free slots must read as zero (Note [Segments] in
+ * Segment.h), so the sweep zeroes the slots it frees -- but each run of
+ * neighbouring dead slots with one memset, not one call per slot: a
+ * segment of 3-word slots holds over 1,300, and whole segments die
+ * together (a tree, a window of messages).  A segment left empty that the
+ * pool has no room for leaves the generation for the block allocator,
+ * which keeps no promise about a free block's words, so its slots and
+ * marks are left as they are; only the dead objects' sizes are read, for
+ * the generation's count.  nonmoving_pool_has_room is asked before the
+ * slots are touched and again by nonmoving_segment_release_locked, with
+ * nothing in between that changes its answer.  A segment the pool takes
+ * is all zero after its header, so segment_reformat clears nothing when
+ * it is taken again. */
+
+/* Zeroes the dead slots of seg, and their marks, unless seg is empty and
+ * about to leave the generation (Note [What the sweep zeroes]). */
+static void clear_dead_slots(Segment *seg, unsigned used)
+{
+    if (used == 0 && !nonmoving_pool_has_room())
+        return;
+    uint8_t live = nonmoving_epoch;
+    size_t slot_bytes = (size_t)seg->slot_words * WORD_SIZE;
+    unsigned from = 0;
+    for (unsigned i = 0; i <= seg->n_slots; i++) {
+        bool dead = i < seg->n_slots && seg->marks[i] != live && seg->marks[i] != 0;
+        if (dead) {
+            seg->marks[i] = 0;
+            continue;
+        }
+        if (from < i)
+            memset(segment_slot(seg, from), 0, (i - from) * slot_bytes);
+        from = i + 1;
+    }
+}
+
 /* Frees the slots of seg that the mark left unmarked, and puts seg back;
  * beside the program (concurrent), what the program may read stays until
  * the next collection (Note [The sweep beside the program]). */
 static void sweep_segment(Segment *seg, NonMovingSwept *out, bool concurrent)
 {
     uint8_t live = nonmoving_epoch;
-    unsigned used = 0, first_free = seg->n_slots;
+    unsigned used = 0, dead = 0, first_free = seg->n_slots;
     for (unsigned i = 0; i < seg->n_slots; i++) {
         uint8_t m = seg->marks[i];
         if (m == live) {
@@ -216,17 +253,26 @@ static void sweep_segment(Segment *seg, NonMovingSwept *out, bool concurrent)
             continue;
         }
         if (m != 0) {
-            StgPtr p = segment_slot(seg, i);
-            out->words += closure_sizeW((StgClosure *)p);   /* dead, but whole */
-            memset(p, 0, (size_t)seg->slot_words * WORD_SIZE);
-            seg->marks[i] = 0;
+            dead++;
+            out->words += closure_sizeW((StgClosure *)segment_slot(seg, i));   /* dead, but whole */
         }
         if (first_free == seg->n_slots)
             first_free = i;
     }
+    if (dead > 0)
+        clear_dead_slots(seg, used);
     seg->n_used = (uint16_t)used;
     seg->next_free = (uint16_t)(first_free < seg->n_slots ? first_free : 0);
-    if (concurrent && used > 0 && seg->runs != NULL) {
+    seg->list = SEGMENT_ON_NONE;
+    if (used == 0) {   /* its era runs go with it */
+        BlockDesc *group = nonmoving_segment_release_locked(seg);
+        if (group != NULL) {
+            free_group(group, concurrent);
+            out->segment_blocks += SEGMENT_BLOCKS;
+        }
+        return;
+    }
+    if (concurrent && seg->runs != NULL) {
         if (GROW_ARRAY_RESERVE_MIN(eras_to_compact, cap_eras_to_compact,
                                    n_eras_to_compact + 1, 64) != 0)
             rts_panic("out of C heap listing segments to compact (segments=%zu)",
@@ -235,15 +281,7 @@ static void sweep_segment(Segment *seg, NonMovingSwept *out, bool concurrent)
     } else if (!segment_compact_eras(seg)) {
         rts_panic("out of C heap compacting a segment's era runs (segment=%p)", (void *)seg);
     }
-    seg->list = SEGMENT_ON_NONE;
-    if (used == 0) {
-        BlockDesc *group = nonmoving_segment_release_locked(seg);
-        if (group != NULL) {
-            free_group(group, concurrent);
-            out->segment_blocks += SEGMENT_BLOCKS;
-        }
-    } else
-        nonmoving_segment_put_locked(seg);
+    nonmoving_segment_put_locked(seg);
 }
 
 /* Frees a group the mark left unmarked. */

@@ -69,6 +69,20 @@ void segment_classes_init(void)
  * Formatting
  * ---------------------------------------------------------------------- */
 
+/* The byte after the segment's last slot word. */
+static char *segment_end(Segment *seg)
+{
+    return (char *)seg + SEGMENT_WORDS * WORD_SIZE;
+}
+
+static bool all_zero(const uint8_t *p, const char *end)
+{
+    for (; (const char *)p < end; p++)
+        if (*p != 0)
+            return false;
+    return true;
+}
+
 void segment_reformat(Segment *seg, unsigned c)
 {
     segment_release(seg);
@@ -81,9 +95,10 @@ void segment_reformat(Segment *seg, unsigned c)
     seg->n_used = 0;
     seg->era = 0;
     seg->slots = (StgPtr)((char *)seg + header_bytes(seg->n_slots));
-    /* The marks of the old class may reach into the new class's slots:
-     * all of it is zero again. */
-    memset(seg->marks, 0, (size_t)((char *)seg + SEGMENT_WORDS * WORD_SIZE - (char *)seg->marks));
+    /* Everything after the header is zero (the sweep zeroed what it
+     * freed), so the old class's marks and slots read as the new class's
+     * zero marks and free slots: nothing to clear. */
+    ASSERT_EXPENSIVE(all_zero(seg->marks, segment_end(seg)));
     Bdescr(seg)->free = segment_slots_end(seg);
 }
 
@@ -112,6 +127,7 @@ Segment *segment_format(BlockDesc *bd, unsigned c, struct Generation_ *gen, uint
     Segment *seg = (Segment *)bd->start;
     seg->runs = NULL;
     seg->n_runs = seg->cap_runs = 0;
+    memset(seg->marks, 0, (size_t)(segment_end(seg) - (char *)seg->marks));
     segment_reformat(seg, c);
     return seg;
 }

@@ -23,7 +23,10 @@
  *
  * Zero words are slop to every heap walker (HeapIter.h), so a segment's
  * free slots and the words after an object in its slot are kept zero:
- * a fresh segment is zeroed, and the sweep zeroes each slot it frees.
+ * a fresh segment is zeroed, the sweep zeroes each slot it frees (and
+ * the marks of a segment it keeps), and a segment taken from the pool is
+ * already all zero after its header (Note [What the sweep zeroes] in
+ * NonMovingSweep.c).
  * So the slots of a segment read as a block of objects separated by slop
  * (segment_slots .. segment_slots_end), and a walker that does not know
  * segments still finds every object in them; one that must tell live
@@ -167,8 +170,9 @@ bool segment_compact_eras(Segment *seg);
  * zeroed marks and slots. */
 Segment *segment_format(BlockDesc *bd, unsigned c, struct Generation_ *gen, uint16_t gen_no);
 
-/* Makes an emptied segment (every mark byte 0, every slot zero) ready for
- * class c. */
+/* Makes an emptied segment ready for class c.  Everything after its
+ * header must already be zero (every mark byte, every slot): nothing is
+ * cleared, so taking a segment from the pool costs no 32 KiB memset. */
 void segment_reformat(Segment *seg, unsigned c);
 
 /* Frees seg's era runs (before its blocks go back). */
