@@ -47,7 +47,7 @@ void nonmoving_exit(void);
  * in NonMovingAlloc.c. */
 static inline bool nonmoving_copy_needs_scan(const StgInfoTable *info, bool counting)
 {
-    return counting || info->fixed_words == 0 || info->ptrs != 0;
+    return info->ptrs != 0 || info->fixed_words == 0 || counting;
 }
 
 /* A slot of n_words for a copy of an object of era era, into which the
