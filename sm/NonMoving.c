@@ -83,7 +83,9 @@
  * queues every object of the generation it meets while evacuating a
  * root, a static root, a copy's field or a remembered object's field
  * (the last only for safety: a remembered object may be dead, so this can
- * keep garbage for one cycle), but not a weak pointer's value: weak
+ * keep garbage for one cycle; not a remembered array's elements, which
+ * the mark reads itself: Note [Scanning an array's cards] in Scav.c),
+ * but not a weak pointer's value: weak
  * pointers are decided in the sync.  A BLACKHOLE it meets is marked and
  * its free variables queued there and then, with the world stopped: the
  * concurrent mark never reads one (Note [Tracing beside the mutators] in

@@ -55,11 +55,17 @@ static inline __attribute__((always_inline)) void scavenge_ptrs(StgClosure **ptr
  * younger" flag in a local, and calls into Evac.c only for an object in
  * from-space (evacuate_from_space, which skips the test).  A major GC
  * has no older generation, so it scans with the plain evacuate; so does
- * a non-moving snapshot's collection, which must queue every object of
- * the generation it meets (Note [The snapshot] in NonMoving.c): an array
- * it promotes is allocated black, and an element in the generation that
- * it did not queue would go unmarked and be swept while the array still
- * holds it (msgbuf's window array, young at the snapshot).  Clean
+ * a non-moving snapshot's collection as it scans an array it promotes,
+ * which must queue every object of the generation it meets (Note [The
+ * snapshot] in NonMoving.c): the copy is allocated black, and an element
+ * in the generation that it did not queue would go unmarked and be swept
+ * while the array still holds it (msgbuf's window array, young at the
+ * snapshot).  An array on the remembered set was in the generation
+ * before the snapshot, unmarked, and the mark traces it (its old
+ * elements, or what the barrier logs as the program overwrites them), so
+ * the snapshot's collection scans its cards as a minor GC does: queueing
+ * each old element as well had cost mutarray's snapshots a mark test and
+ * a queue entry for each of its 2,000,000 elements.  Clean
  * cards are skipped eight at a time: the card table is whole words,
  * padded with zeros (Storage.c).  bench/optimisations.md, row 6476f83. */
 
@@ -150,7 +156,7 @@ static bool scavenge_array_cards(StgMutArrPtrs *a, bool only_marked)
     GCThread *t = gct;
     uint8_t *cards = mut_arr_ptrs_card_table(a);
     StgWord last = mut_arr_ptrs_cards(a->ptrs);
-    bool filter = t->collected_gen + 1 < storage_n_gens && !t->nm_push;
+    bool filter = t->collected_gen + 1 < storage_n_gens && (only_marked || !t->nm_push);
     bool saved = t->failed_to_evac;
     bool any = false;
     StgClosure **end = &a->payload[a->ptrs];   /* the prefetch's bound */
