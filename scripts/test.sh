@@ -32,6 +32,11 @@ DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
 # ThreadSanitizer runs the tests that start threads (capabilities, the
 # heap debugger's server, the ticker) at debug level 2.  None of them uses
 # strata-html or strata-live's page: built without them (no `npm ci`).
+# At autoconf's -O2, not -O1 as build-san/: the whole lane (`--lane tsan`,
+# build and tests) cost 408.7 s of CPU at -O1 and 414.6 at -O2, its tests
+# (all but eventlog-socket.sh, and the -N2 rerun) 290.4 at -O1 and 283.1
+# at -O2 (one run each, side by side, load 7-22): what -O1 saves in the
+# build, the instrumented tests give back.
 TSAN_CONFIG=(--enable-sanitizers=thread --enable-debug=2 --enable-werror --disable-html)
 TSAN_TESTS="testsuite/scripts/threads.sh testsuite/scripts/blackhole-cycle.sh testsuite/scripts/par-gc.sh testsuite/scripts/eventlog-socket.sh testsuite/scripts/debug.sh testsuite/unit/test_debug testsuite/unit/test_control"
 # The collector's tests run a second time with two capabilities and two GC
