@@ -28,7 +28,10 @@ cd "$STRATA_ROOT"
 # 82.2 s at -O2, 77.3 and 74.0 at -O1), and ASan and UBSan report the same
 # at -O1 (the level their documentation recommends).
 SAN_CONFIG=(--enable-sanitizers --enable-debug=3 --enable-werror "CFLAGS=-g -O1")
-DEBUG2_CONFIG=(--enable-debug=2 --enable-werror)
+# build-debug2/ at -O1 too: its lane (`--lane debug2`: configure, build,
+# tests) cost 249.0 s of CPU at -O1 and 265.3 at -O2, its tests alone (the
+# lane again in the built tree) 184.9 and 183.5 (side by side, load 6-8).
+DEBUG2_CONFIG=(--enable-debug=2 --enable-werror "CFLAGS=-g -O1")
 # ThreadSanitizer runs the tests that start threads (capabilities, the
 # heap debugger's server, the ticker) at debug level 2.  None of them uses
 # strata-html or strata-live's page: built without them (no `npm ci`).
