@@ -344,9 +344,8 @@ static bool mark_done(uint64_t cycle)
     bool first = nonmoving_phase_now() == NONMOVING_MARKING && nonmoving_cycle == cycle;
     StgWord marked = 0;
     if (first) {
-        /* Before the phase: a collection that sees SYNC_WANTED runs the
-         * sync, which resets phase_start_ns and marks on (counting into
-         * nonmoving_marked_objects), without this lock. */
+        /* Before the phase: a collection that sees SYNC_WANTED runs the sync,
+         * which resets phase_start_ns and counts its marks, without this lock. */
         stats.mark_ns += clock_elapsed_ns() - stats.phase_start_ns;
         marked = nonmoving_marked_objects;
         __atomic_store_n(&phase, NONMOVING_SYNC_WANTED, __ATOMIC_RELEASE);
